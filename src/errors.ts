@@ -1,0 +1,79 @@
+// Typed errors and the one table that maps each to the exit code and RunResult error type.
+
+export const EXIT = {
+  COMPLETED: 0,
+  FAILED: 1,
+  WAITING_FOR_INPUT: 101,
+  REFUSED: 126,
+  INTERRUPTED: 130,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** Base of every error the engine reports on purpose; anything else is a bug. */
+export abstract class DeltaError extends Error {
+  abstract readonly type: string;
+  abstract readonly exitCode: ExitCode;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** An agent package (agent.yaml, imports, hooks.yaml, context.yaml, prompt) is invalid. */
+export class ConfigError extends DeltaError {
+  readonly type = "CONFIG_ERROR";
+  readonly exitCode = EXIT.REFUSED;
+}
+
+/** A command line is wrong: unknown flag, missing value, bad number. */
+export class UsageError extends DeltaError {
+  readonly type = "USAGE_ERROR";
+  readonly exitCode = EXIT.REFUSED;
+}
+
+/** A run cannot be started or continued: bad or duplicate id, unknown run, live holder, wrong state. */
+export class RunRefusedError extends DeltaError {
+  readonly type = "RUN_REFUSED";
+  readonly exitCode = EXIT.REFUSED;
+}
+
+/** No API key or endpoint could be found for the provider. */
+export class MissingApiKeyError extends DeltaError {
+  readonly type = "MISSING_API_KEY";
+  readonly exitCode = EXIT.REFUSED;
+}
+
+/** The model endpoint failed after retries, or answered with something unusable. */
+export class LlmError extends DeltaError {
+  readonly type = "LLM_ERROR";
+  readonly exitCode = EXIT.FAILED;
+}
+
+/** A journal file cannot be read as a valid sequence of events. */
+export class JournalError extends DeltaError {
+  readonly type = "JOURNAL_ERROR";
+  readonly exitCode = EXIT.FAILED;
+}
+
+/** A recorded conversation ran out or no longer fits the agent. */
+export class ReplayError extends DeltaError {
+  readonly type = "REPLAY_ERROR";
+  readonly exitCode = EXIT.FAILED;
+}
+
+/** A hook refused a model request (pre_llm_request blocked). */
+export class HookBlockedError extends DeltaError {
+  readonly type = "HOOK_BLOCKED";
+  readonly exitCode = EXIT.FAILED;
+}
+
+/** The engine itself failed at run time (disk full, unwritable workspace, …). */
+export class EngineError extends DeltaError {
+  readonly type = "ENGINE_ERROR";
+  readonly exitCode = EXIT.FAILED;
+}
+
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

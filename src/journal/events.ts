@@ -1,0 +1,130 @@
+// The journal's vocabulary: one zod schema per event type, the only definition of an event.
+import { z } from "zod";
+
+export const RunStatusSchema = z.enum(["RUNNING", "WAITING_FOR_INPUT", "COMPLETED", "FAILED", "INTERRUPTED"]);
+export type RunStatus = z.infer<typeof RunStatusSchema>;
+
+export const ToolCallSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  /** The model's arguments exactly as sent: a JSON string that may be invalid. */
+  arguments: z.string(),
+});
+export type ToolCall = z.infer<typeof ToolCallSchema>;
+
+export const UsageSchema = z.object({
+  input_tokens: z.number().int().nonnegative(),
+  output_tokens: z.number().int().nonnegative(),
+});
+export type Usage = z.infer<typeof UsageSchema>;
+
+const base = {
+  seq: z.number().int().positive(),
+  timestamp: z.string(),
+};
+
+export const EngineStartEventSchema = z.object({
+  ...base,
+  type: z.literal("ENGINE_START"),
+  run_id: z.string(),
+  agent_home: z.string(),
+  work_dir: z.string(),
+  config: z.record(z.string(), z.unknown()),
+  engine_version: z.string(),
+});
+
+export const UserMessageEventSchema = z.object({
+  ...base,
+  type: z.literal("USER_MESSAGE"),
+  content: z.string(),
+});
+
+export const ThoughtEventSchema = z.object({
+  ...base,
+  type: z.literal("THOUGHT"),
+  iteration: z.number().int().positive(),
+  content: z.string().nullable(),
+  tool_calls: z.array(ToolCallSchema),
+  usage: UsageSchema.nullable(),
+  model: z.string(),
+});
+
+export const ActionRequestEventSchema = z.object({
+  ...base,
+  type: z.literal("ACTION_REQUEST"),
+  iteration: z.number().int().positive(),
+  action_id: z.string(),
+  tool_name: z.string(),
+  tool_args: z.unknown(),
+  /** The argv that will run, or null when the call could not be bound to a command. */
+  resolved_command: z.array(z.string()).nullable(),
+});
+
+export const ActionStatusSchema = z.enum(["SUCCESS", "FAILED", "ERROR"]);
+export type ActionStatus = z.infer<typeof ActionStatusSchema>;
+
+export const ActionResultEventSchema = z.object({
+  ...base,
+  type: z.literal("ACTION_RESULT"),
+  iteration: z.number().int().positive(),
+  action_id: z.string(),
+  tool_name: z.string(),
+  status: ActionStatusSchema,
+  observation_content: z.string(),
+  exit_code: z.number().int().nullable(),
+  duration_ms: z.number().nonnegative(),
+});
+
+export const HumanInputRequestEventSchema = z.object({
+  ...base,
+  type: z.literal("HUMAN_INPUT_REQUEST"),
+  iteration: z.number().int().positive(),
+  action_id: z.string(),
+  request_id: z.string(),
+  prompt: z.string(),
+  input_type: z.string(),
+  sensitive: z.boolean(),
+});
+
+export const HumanInputReceivedEventSchema = z.object({
+  ...base,
+  type: z.literal("HUMAN_INPUT_RECEIVED"),
+  iteration: z.number().int().positive(),
+  action_id: z.string(),
+  request_id: z.string(),
+  response: z.string(),
+});
+
+export const ErrorEventSchema = z.object({
+  ...base,
+  type: z.literal("ERROR"),
+  error_type: z.string(),
+  error_message: z.string(),
+  error_details: z.unknown().optional(),
+});
+
+export const EngineEndEventSchema = z.object({
+  ...base,
+  type: z.literal("ENGINE_END"),
+  run_id: z.string(),
+  status: RunStatusSchema,
+  final_iteration: z.number().int().nonnegative(),
+});
+
+export const JournalEventSchema = z.discriminatedUnion("type", [
+  EngineStartEventSchema,
+  UserMessageEventSchema,
+  ThoughtEventSchema,
+  ActionRequestEventSchema,
+  ActionResultEventSchema,
+  HumanInputRequestEventSchema,
+  HumanInputReceivedEventSchema,
+  ErrorEventSchema,
+  EngineEndEventSchema,
+]);
+
+export type JournalEvent = z.infer<typeof JournalEventSchema>;
+export type EventType = JournalEvent["type"];
+export type EventOf<T extends EventType> = Extract<JournalEvent, { type: T }>;
+/** What a writer supplies: the journal assigns seq and timestamp. */
+export type NewEvent = JournalEvent extends infer E ? (E extends JournalEvent ? Omit<E, "seq" | "timestamp"> : never) : never;
