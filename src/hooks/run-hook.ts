@@ -1,0 +1,71 @@
+// Runs the hook configured for one lifecycle point and tells the engine whether to go on.
+import { buildHookEnv, expandHookCommand, hookStdin } from "./hook-env.js";
+import { decideOutcome } from "./decide.js";
+import { spawnHook } from "./spawn-hook.js";
+import type { HookName, HooksConfig } from "./schema.js";
+import type { HookOutcome, HookRecord } from "./types.js";
+
+export type { HookOutcome, HookRecord } from "./types.js";
+export { validateLlmRequestReplacement, type LlmRequestReplacement } from "./llm-request-replacement.js";
+export { validatePostResponseAnnotation, type PostResponseReading, type ResponseAnnotation } from "./response-annotation.js";
+
+export interface HookContext {
+  agentHome: string;
+  /** The workspace: the hook's working directory and ${CWD}. */
+  cwd: string;
+  runId: string;
+  runDir: string;
+  journalPath: string;
+  iteration: number;
+  /** Called once per execution; the engine writes it to io/hooks/<hook>_<ts>.json. */
+  record: (hookName: HookName, record: HookRecord) => void;
+  log?: (line: string) => void;
+}
+
+export interface HookCall {
+  name: HookName;
+  /** The LLM request, the reply, the tool call or its result, depending on the hook. */
+  payload: unknown;
+  /** Hook-specific variables; TOOL_RESULT and ERROR_MESSAGE are cut to 64 KiB (the full text is in the payload). */
+  env?: { TOOL_NAME?: string; TOOL_RESULT?: string; ERROR_MESSAGE?: string };
+}
+
+export async function runHook(hooks: HooksConfig, call: HookCall, ctx: HookContext): Promise<HookOutcome> {
+  const definition = hooks[call.name];
+  if (definition === undefined) return { kind: "none" };
+
+  const command = expandHookCommand(definition.command, ctx);
+  const stdin = hookStdin(call.name, ctx.runId, ctx.iteration, call.payload);
+  const env = buildHookEnv({
+    ...ctx,
+    toolName: call.env?.TOOL_NAME,
+    toolResult: call.env?.TOOL_RESULT,
+    errorMessage: call.env?.ERROR_MESSAGE,
+  });
+  const startedAt = new Date().toISOString();
+  const result = await spawnHook({ argv: command, cwd: ctx.cwd, env, stdin, timeoutMs: definition.timeout_ms });
+  const outcome = decideOutcome(call.name, result, definition.timeout_ms);
+
+  ctx.record(call.name, {
+    hook: call.name,
+    started_at: startedAt,
+    command,
+    cwd: ctx.cwd,
+    stdin,
+    stdout: result.stdout,
+    stderr: result.stderr,
+    exit_code: result.exitCode,
+    signal: result.signal,
+    timed_out: result.timedOut,
+    duration_ms: result.durationMs,
+    outcome,
+  });
+  ctx.log?.(summarize(call.name, outcome, result.durationMs));
+  return outcome;
+}
+
+function summarize(hook: HookName, outcome: HookOutcome, durationMs: number): string {
+  if (outcome.kind === "block") return `[hook] ${hook} blocked (${durationMs} ms): ${outcome.reason}`;
+  if (outcome.kind === "continue" && outcome.warning !== undefined) return `[hook] ${hook} warning (${durationMs} ms): ${outcome.warning}`;
+  return `[hook] ${hook} ok (${durationMs} ms)`;
+}
