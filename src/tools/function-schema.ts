@@ -1,0 +1,24 @@
+// Advertises an expanded tool to the model as an OpenAI-style function with a JSON schema.
+import type { FunctionTool } from "../llm/types.js";
+import type { ExpandedTool } from "./expand.js";
+
+export function toFunctionTool(tool: ExpandedTool): FunctionTool {
+  const properties: Record<string, Record<string, string>> = {};
+  const required: string[] = [];
+  for (const parameter of tool.parameters) {
+    const property: Record<string, string> = { type: "string" };
+    if (parameter.description !== undefined) property.description = parameter.description;
+    if (parameter.default !== undefined) property.default = parameter.default;
+    properties[parameter.name] = property;
+    // A parameter with a default never has to come from the model.
+    if (parameter.required && parameter.default === undefined) required.push(parameter.name);
+  }
+  return {
+    type: "function",
+    function: {
+      name: tool.name,
+      description: tool.description,
+      parameters: { type: "object", properties, required, additionalProperties: false },
+    },
+  };
+}

@@ -1,0 +1,49 @@
+// Shows an expanded tool the way `delta tool expand` prints it (spec 2.2.7).
+import type { ExpandedTool } from "./expand.js";
+
+export interface ToolView {
+  name: string;
+  description: string;
+  command: string[];
+  parameters: ParameterView[];
+  timeout_ms?: number;
+}
+
+export interface ParameterView {
+  name: string;
+  type: "string";
+  description?: string;
+  inject_as: string;
+  position?: number;
+  option_name?: string;
+  default?: string;
+  required: boolean;
+  raw?: true;
+}
+
+/**
+ * exec shows each placeholder as `${name}`; shell shows the script and the fixed positionals
+ * (parameters are identified by position, "$N" = position N-1); command shows the fixed argv.
+ */
+export function renderTool(tool: ExpandedTool): ToolView {
+  const command = tool.argv.flatMap((entry) => {
+    if ("literal" in entry) return [entry.literal];
+    return tool.mode === "exec" ? [`\${${entry.param}}`] : [];
+  });
+  const view: ToolView = {
+    name: tool.name,
+    description: tool.description,
+    command,
+    parameters: tool.parameters.map((parameter) => {
+      const shown: ParameterView = { name: parameter.name, type: parameter.type, inject_as: parameter.inject_as, required: parameter.required };
+      if (parameter.description !== undefined) shown.description = parameter.description;
+      if (parameter.position !== undefined) shown.position = parameter.position;
+      if (parameter.option_name !== undefined) shown.option_name = parameter.option_name;
+      if (parameter.default !== undefined) shown.default = parameter.default;
+      if (parameter.raw) shown.raw = true;
+      return shown;
+    }),
+  };
+  if (tool.timeout_ms !== undefined) view.timeout_ms = tool.timeout_ms;
+  return view;
+}
