@@ -1,0 +1,131 @@
+// Reads journal.jsonl into validated events: once in full, or incrementally with the cached prefix verified each time.
+import { createHash } from "node:crypto";
+import { closeSync, fstatSync, openSync, readSync, type Stats } from "node:fs";
+import { JournalError, errorMessage } from "../errors.js";
+import type { JournalEvent } from "./events.js";
+import { parseChunk, refuseJsonArray } from "./parse-lines.js";
+
+export interface ReadOptions {
+  /** Told about a torn last line that is being ignored. */
+  warn?: (line: string) => void;
+}
+
+export interface JournalReader {
+  /** Every event now in the file; parses only bytes appended since the last call when the cache still matches. */
+  read(): JournalEvent[];
+}
+
+/** What the previous read learned about the file's newline-terminated prefix. */
+interface VerifiedPrefix {
+  dev: number;
+  ino: number;
+  bytes: number;
+  lines: number;
+  events: JournalEvent[];
+  firstLineHash: string;
+  firstLineBytes: number;
+  lastLineStart: number;
+  lastLine: Buffer;
+}
+
+/** Reads the whole journal at `path`. */
+export function readJournal(path: string, options: ReadOptions = {}): JournalEvent[] {
+  return createJournalReader(path, options).read();
+}
+
+export function createJournalReader(path: string, options: ReadOptions = {}): JournalReader {
+  let prefix: VerifiedPrefix | null = null;
+  let warnedTornAt = -1;
+
+  function read(): JournalEvent[] {
+    const fd = openJournalForRead(path);
+    try {
+      const stats = fstatSync(fd);
+      const from = prefix && prefixStillMatches(fd, stats, prefix) ? prefix : null;
+      const chunk = readRange(fd, from?.bytes ?? 0, stats.size);
+      if (!from) refuseJsonArray(path, chunk.subarray(0, 64));
+      const parsed = parseChunk(chunk, {
+        path,
+        firstLine: (from?.lines ?? 0) + 1,
+        nextSeq: (from?.events.length ?? 0) + 1,
+      });
+      const base = from?.bytes ?? 0;
+      if (parsed.tornBytes > 0 && warnedTornAt !== base + parsed.completeBytes) {
+        warnedTornAt = base + parsed.completeBytes;
+        options.warn?.(`${path}: ignoring a torn last line (${parsed.tornBytes} bytes with no newline, left by an interrupted write)`);
+      }
+      prefix = extendPrefix(fd, stats, from, chunk, parsed);
+      const events = prefix ? [...prefix.events] : [];
+      if (parsed.unterminated) events.push(parsed.unterminated);
+      return events;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  return { read };
+}
+
+function openJournalForRead(path: string): number {
+  try {
+    return openSync(path, "r");
+  } catch (err) {
+    throw new JournalError(`${path}: cannot open the journal (${errorMessage(err)})`, { cause: err });
+  }
+}
+
+function prefixStillMatches(fd: number, stats: Stats, prefix: VerifiedPrefix): boolean {
+  if (stats.dev !== prefix.dev || stats.ino !== prefix.ino || stats.size < prefix.bytes) return false;
+  if (prefix.bytes === 0) return true;
+  const lastLine = readRange(fd, prefix.lastLineStart, prefix.bytes);
+  if (!lastLine.equals(prefix.lastLine)) return false;
+  return hash(readRange(fd, 0, prefix.firstLineBytes)) === prefix.firstLineHash;
+}
+
+function extendPrefix(
+  fd: number,
+  stats: Stats,
+  from: VerifiedPrefix | null,
+  chunk: Buffer,
+  parsed: ReturnType<typeof parseChunk>,
+): VerifiedPrefix | null {
+  if (parsed.events.length === 0) return from ?? emptyPrefix(stats);
+  const base = from?.bytes ?? 0;
+  const firstLineBytes = from && from.bytes > 0 ? from.firstLineBytes : chunk.indexOf(0x0a) + 1;
+  return {
+    dev: stats.dev,
+    ino: stats.ino,
+    bytes: base + parsed.completeBytes,
+    lines: (from?.lines ?? 0) + parsed.events.length,
+    events: appendInPlace(from?.events ?? [], parsed.events),
+    firstLineHash: from && from.bytes > 0 ? from.firstLineHash : hash(readRange(fd, 0, firstLineBytes)),
+    firstLineBytes,
+    lastLineStart: base + parsed.lastLineStart,
+    lastLine: Buffer.from(chunk.subarray(parsed.lastLineStart, parsed.completeBytes)),
+  };
+}
+
+/** The cache owns its array, so growing it in place keeps each read O(new events). */
+function appendInPlace(target: JournalEvent[], added: JournalEvent[]): JournalEvent[] {
+  for (const event of added) target.push(event);
+  return target;
+}
+
+function emptyPrefix(stats: Stats): VerifiedPrefix {
+  return { dev: stats.dev, ino: stats.ino, bytes: 0, lines: 0, events: [], firstLineHash: "", firstLineBytes: 0, lastLineStart: 0, lastLine: Buffer.alloc(0) };
+}
+
+function readRange(fd: number, start: number, end: number): Buffer {
+  const buffer = Buffer.alloc(Math.max(0, end - start));
+  let filled = 0;
+  while (filled < buffer.length) {
+    const read = readSync(fd, buffer, filled, buffer.length - filled, start + filled);
+    if (read === 0) break;
+    filled += read;
+  }
+  return buffer.subarray(0, filled);
+}
+
+function hash(bytes: Buffer): string {
+  return createHash("sha1").update(bytes).digest("hex");
+}

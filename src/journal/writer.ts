@@ -1,0 +1,124 @@
+// Appends events to journal.jsonl: one write per event to an append-mode file, seq and timestamp assigned here.
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from "node:fs";
+import { EngineError, errorMessage } from "../errors.js";
+import { JournalEventSchema, type JournalEvent, type NewEvent } from "./events.js";
+import { parseChunk, refuseJsonArray } from "./parse-lines.js";
+
+export interface JournalWriter {
+  /** Records one event and returns it as written. Throws EngineError when the disk refuses it. */
+  append(event: NewEvent): JournalEvent;
+  /** Flushes to disk; call before anything that depends on the events being recorded. */
+  sync(): void;
+  close(): void;
+}
+
+export interface OpenOptions {
+  /** Told when a torn last line left by a crash is cut off. */
+  warn?: (line: string) => void;
+}
+
+export async function openJournal(path: string, options: OpenOptions = {}): Promise<JournalWriter> {
+  const fd = openForAppend(path);
+  try {
+    const nextSeq = repairTail(fd, path, options.warn) + 1;
+    return createWriter(fd, path, nextSeq, fstatSync(fd).size);
+  } catch (err) {
+    closeSync(fd);
+    throw err;
+  }
+}
+
+function openForAppend(path: string): number {
+  try {
+    return openSync(path, "a+");
+  } catch (err) {
+    throw new EngineError(`Cannot open the journal ${path} for writing: ${errorMessage(err)}`, { cause: err });
+  }
+}
+
+/** Validates the existing journal, cuts a torn last line, terminates a complete unterminated one; returns the last seq. */
+function repairTail(fd: number, path: string, warn: OpenOptions["warn"]): number {
+  const existing = readAll(fd);
+  if (existing.length === 0) return 0;
+  refuseJsonArray(path, existing.subarray(0, 64));
+  const parsed = parseChunk(existing, { path, firstLine: 1, nextSeq: 1 });
+  if (parsed.tornBytes > 0) {
+    ftruncateSync(fd, parsed.completeBytes);
+    warn?.(`${path}: cut off a torn last line (${parsed.tornBytes} bytes with no newline, left by an interrupted write)`);
+  }
+  if (parsed.unterminated) {
+    writeAll(fd, Buffer.from("\n"));
+    return parsed.unterminated.seq;
+  }
+  return parsed.events.length;
+}
+
+function createWriter(fd: number, path: string, firstSeq: number, initialSize: number): JournalWriter {
+  let nextSeq = firstSeq;
+  let size = initialSize;
+  let closed = false;
+  let broken: string | null = null;
+
+  function append(event: NewEvent): JournalEvent {
+    if (closed) throw new EngineError(`The journal ${path} is closed; cannot append a ${event.type} event`);
+    if (broken) throw new EngineError(`The journal ${path} can no longer be written: ${broken}`);
+    const checked = JournalEventSchema.safeParse({ seq: nextSeq, timestamp: new Date().toISOString(), ...event });
+    if (!checked.success) {
+      const issue = checked.error.issues[0];
+      throw new EngineError(`Engine bug: refusing to journal an invalid ${event.type} event (${issue?.path.join(".")}: ${issue?.message})`);
+    }
+    const bytes = Buffer.from(`${JSON.stringify(checked.data)}\n`);
+    try {
+      writeAll(fd, bytes);
+    } catch (err) {
+      undoPartialWrite();
+      throw new EngineError(`Cannot append to the journal ${path}: ${errorMessage(err)}`, { cause: err });
+    }
+    size += bytes.length;
+    nextSeq += 1;
+    return checked.data;
+  }
+
+  /** A partial write would glue the next event to a fragment, so cut it; if that fails, refuse further appends. */
+  function undoPartialWrite(): void {
+    try {
+      ftruncateSync(fd, size);
+    } catch (err) {
+      broken = `an earlier write failed and its fragment could not be removed (${errorMessage(err)})`;
+    }
+  }
+
+  function sync(): void {
+    if (closed) return;
+    try {
+      fsyncSync(fd);
+    } catch (err) {
+      throw new EngineError(`Cannot flush the journal ${path} to disk: ${errorMessage(err)}`, { cause: err });
+    }
+  }
+
+  function close(): void {
+    if (closed) return;
+    closed = true;
+    closeSync(fd);
+  }
+
+  return { append, sync, close };
+}
+
+function writeAll(fd: number, bytes: Buffer): void {
+  let written = 0;
+  while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+}
+
+function readAll(fd: number): Buffer {
+  const size = fstatSync(fd).size;
+  const buffer = Buffer.alloc(size);
+  let filled = 0;
+  while (filled < size) {
+    const read = readSync(fd, buffer, filled, size - filled, filled);
+    if (read === 0) break;
+    filled += read;
+  }
+  return buffer.subarray(0, filled);
+}

@@ -1,0 +1,41 @@
+// Replaces a small file atomically: readers see the old content or the new, never a half-written file.
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { dirname } from "node:path";
+
+export interface AtomicWriteOptions {
+  /** fsync the file and its directory, for states that must survive a power cut. */
+  durable?: boolean;
+}
+
+export function writeFileAtomic(path: string, content: string, options: AtomicWriteOptions = {}): void {
+  const temp = tempPathFor(path);
+  try {
+    const fd = openSync(temp, "wx");
+    try {
+      writeSync(fd, content);
+      if (options.durable) fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, path);
+  } catch (err) {
+    rmSync(temp, { force: true });
+    throw err;
+  }
+  if (options.durable) syncDirectory(dirname(path));
+}
+
+/** A name unique to this process and call, beside the target so rename stays on one file system. */
+export function tempPathFor(path: string): string {
+  return `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+}
+
+function syncDirectory(dir: string): void {
+  const fd = openSync(dir, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,92 @@
+// The run's audit trail beside the journal: io/ records of LLM calls, tools and hooks, and engine.log.
+import { appendFileSync, closeSync, openSync, writeFileSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import { EngineError, errorMessage } from "../errors.js";
+import { redactSecrets } from "../llm/redact.js";
+import type { RunPaths } from "./run-dir.js";
+
+/** A record the caller builds; stored as pretty-printed JSON. */
+export type IoRecord = Record<string, unknown>;
+
+export function writeInvocation(paths: RunPaths, record: IoRecord & { iteration: number }, secrets: readonly string[] = []): string {
+  const name = `${fileTimestamp()}_${String(record.iteration).padStart(4, "0")}`;
+  return writeRecord(paths.invocationsDir, name, record, secrets);
+}
+
+export function writeToolExecution(paths: RunPaths, record: IoRecord & { tool_name: string }, secrets: readonly string[] = []): string {
+  return writeRecord(paths.toolExecutionsDir, `${fileTimestamp()}_${safeName(record.tool_name)}`, record, secrets);
+}
+
+export function writeHookRecord(paths: RunPaths, hookName: string, record: IoRecord, secrets: readonly string[] = []): string {
+  return writeRecord(paths.hooksDir, `${safeName(hookName)}_${fileTimestamp()}`, record, secrets);
+}
+
+/** `20251013T143522123Z`: sortable and legal in every file system. */
+export function fileTimestamp(now: Date = new Date()): string {
+  return now.toISOString().replace(/[-:.]/g, "");
+}
+
+/** Keeps a tool or hook name readable in a file name without letting it escape the directory. */
+export function safeName(name: string): string {
+  const cleaned = name.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64);
+  return cleaned === "" ? "unnamed" : cleaned;
+}
+
+/** Exclusive creation, with a numeric suffix when the same millisecond already has a file of that name. */
+function writeRecord(dir: string, baseName: string, record: IoRecord, secrets: readonly string[]): string {
+  const content = `${JSON.stringify(redactSecrets(record, secrets), null, 2)}\n`;
+  for (let suffix = 0; ; suffix += 1) {
+    const path = join(dir, suffix === 0 ? `${baseName}.json` : `${baseName}_${suffix}.json`);
+    try {
+      writeFileSync(path, content, { flag: "wx" });
+      return path;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST" || suffix >= 999) {
+        throw new EngineError(`Cannot write ${path}: ${errorMessage(err)}`, { cause: err });
+      }
+    }
+  }
+}
+
+export interface EngineLogger {
+  log(line: string): void;
+  close(): void;
+}
+
+/** Keeps engine.log open for the run; logging is best effort, since a lost log line must not fail a run. */
+export function createEngineLogger(paths: RunPaths): EngineLogger {
+  let fd: number | null = null;
+  try {
+    fd = openSync(paths.engineLog, "a");
+  } catch {
+    fd = null;
+  }
+  return {
+    log(line: string): void {
+      if (fd === null) return;
+      try {
+        writeSync(fd, logLine(line));
+      } catch {
+        // See above: the journal, not this log, reports disk failures.
+      }
+    },
+    close(): void {
+      if (fd === null) return;
+      closeSync(fd);
+      fd = null;
+    },
+  };
+}
+
+/** One line to engine.log without keeping it open. */
+export function appendEngineLog(paths: RunPaths, line: string): void {
+  try {
+    appendFileSync(paths.engineLog, logLine(line));
+  } catch (err) {
+    throw new EngineError(`Cannot write ${paths.engineLog}: ${errorMessage(err)}`, { cause: err });
+  }
+}
+
+function logLine(line: string): string {
+  return `${new Date().toISOString()} ${line.replace(/\n/g, "\n  ")}\n`;
+}

@@ -1,0 +1,67 @@
+// One writer per run: a proper-lockfile lock inside the run directory, refreshed while held and stale after 10 s.
+import { rmSync } from "node:fs";
+import lockfile from "proper-lockfile";
+import { EngineError, RunRefusedError, errorMessage } from "../errors.js";
+import { appendEngineLog } from "./io-log.js";
+import type { RunPaths } from "./run-dir.js";
+import { readMetadata } from "./run-metadata.js";
+
+export const LOCK_STALE_MS = 10_000;
+
+export interface LockOptions {
+  /** Told when the lock was lost while held (e.g. the machine slept past the stale period); default: engine.log. */
+  onCompromised?: (message: string) => void;
+}
+
+/** Releases the lock; safe to call twice or after the lock was lost. */
+export type ReleaseLock = () => Promise<void>;
+
+export async function acquireRunLock(paths: RunPaths, options: LockOptions = {}): Promise<ReleaseLock> {
+  let release: () => Promise<void>;
+  try {
+    release = await lockfile.lock(paths.runDir, {
+      lockfilePath: paths.lock,
+      stale: LOCK_STALE_MS,
+      update: LOCK_STALE_MS / 2,
+      realpath: false,
+      retries: 0,
+      // The default rethrows from a timer and kills the process; the journal stays consistent, so report it instead.
+      onCompromised: (err) => reportCompromised(paths, options, `lost the lock on ${paths.runDir}: ${err.message}`),
+    });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ELOCKED") throw new RunRefusedError(describeHolder(paths));
+    throw new EngineError(`Cannot lock ${paths.runDir}: ${errorMessage(err)}`, { cause: err });
+  }
+  let released = false;
+  return async () => {
+    if (released) return;
+    released = true;
+    await release().catch(() => undefined);
+  };
+}
+
+function reportCompromised(paths: RunPaths, options: LockOptions, message: string): void {
+  try {
+    if (options.onCompromised) options.onCompromised(message);
+    else appendEngineLog(paths, `[warning] ${message}`);
+  } catch {
+    // Runs on a timer: throwing here would crash the process.
+  }
+}
+
+/** For the janitor, once it has proven the holder dead: removes the lock whatever its age. */
+export function forceBreakRunLock(paths: RunPaths): void {
+  rmSync(paths.lock, { recursive: true, force: true });
+}
+
+function describeHolder(paths: RunPaths): string {
+  const runId = paths.runDir.split(/[\\/]/).pop() ?? paths.runDir;
+  let holder = "another process";
+  try {
+    const metadata = readMetadata(paths);
+    holder = `another process (pid ${metadata.pid} on ${metadata.hostname || "unknown host"})`;
+  } catch {
+    // Metadata may not be written yet by a holder that just claimed the run.
+  }
+  return `run ${runId} is being written by ${holder}; wait for it to finish. If that process is gone, its lock goes stale after ${LOCK_STALE_MS / 1000} s`;
+}

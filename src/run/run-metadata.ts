@@ -1,0 +1,71 @@
+// metadata.json: the run's status and process facts, a cache of the journal that is replaced atomically.
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+import { EngineError, RunRefusedError, errorMessage } from "../errors.js";
+import { RunStatusSchema } from "../journal/events.js";
+import { writeFileAtomic } from "./atomic-file.js";
+import type { RunPaths } from "./run-dir.js";
+
+export const RunMetadataSchema = z.object({
+  run_id: z.string(),
+  workspace_id: z.string(),
+  agent_name: z.string(),
+  status: RunStatusSchema,
+  created_at: z.string(),
+  updated_at: z.string(),
+  end_time: z.string().nullable(),
+  initial_message: z.string(),
+  iterations: z.number().int().nonnegative(),
+  max_iterations: z.number().int().positive(),
+  error: z.string().nullable(),
+  agent_home: z.string(),
+  work_dir: z.string(),
+  pid: z.number().int().positive(),
+  hostname: z.string(),
+  start_time_unix: z.number().int().nonnegative(),
+  process_name: z.string(),
+});
+export type RunMetadata = z.infer<typeof RunMetadataSchema>;
+
+export interface WriteMetadataOptions {
+  /** fsync too: for terminal states, which must survive a power cut. */
+  durable?: boolean;
+}
+
+export function writeMetadata(paths: RunPaths, metadata: RunMetadata, options: WriteMetadataOptions = {}): void {
+  const checked = RunMetadataSchema.safeParse(metadata);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    throw new EngineError(`Engine bug: refusing to write invalid ${paths.metadata} (${issue?.path.join(".")}: ${issue?.message})`);
+  }
+  try {
+    writeFileAtomic(paths.metadata, `${JSON.stringify(checked.data, null, 2)}\n`, options);
+  } catch (err) {
+    throw new EngineError(`Cannot write ${paths.metadata}: ${errorMessage(err)}`, { cause: err });
+  }
+}
+
+export function readMetadata(paths: RunPaths): RunMetadata {
+  let text: string;
+  try {
+    text = readFileSync(paths.metadata, "utf8");
+  } catch (err) {
+    throw new RunRefusedError(
+      `Cannot read ${paths.metadata} (${errorMessage(err)}); the run may have been stopped before it started, or its files were moved`,
+      { cause: err },
+    );
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new RunRefusedError(`${paths.metadata} is not valid JSON (${errorMessage(err)}); it is written by the engine only, do not edit it`);
+  }
+  const result = RunMetadataSchema.safeParse(raw);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const field = issue && issue.path.length > 0 ? issue.path.map(String).join(".") : "(root)";
+    throw new RunRefusedError(`${paths.metadata}: field "${field}": ${issue?.message ?? "invalid"}; it is written by the engine only, do not edit it`);
+  }
+  return result.data;
+}

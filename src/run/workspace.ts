@@ -1,0 +1,120 @@
+// Chooses the workspace a run works in: `-w <dir>`, or W001, W002… under the agent, allocated without races.
+import { mkdirSync, readFileSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import { EngineError, UsageError, errorMessage } from "../errors.js";
+import { writeFileAtomic } from "./atomic-file.js";
+
+export interface WorkspaceRequest {
+  agentHome: string;
+  /** The `-w` flag, as typed. */
+  workDir?: string;
+  yes: boolean;
+  isTTY: boolean;
+  /** Shows a question on stderr and returns the answer typed; only used with a terminal and without `-y`. */
+  prompt?: (question: string) => Promise<string>;
+}
+
+export interface Workspace {
+  workDir: string;
+  workspaceId: string;
+  created: boolean;
+}
+
+const WORKSPACE_NAME = /^W(\d{3,})$/;
+const MAX_ALLOCATION_ATTEMPTS = 1000;
+
+export async function resolveWorkspace(request: WorkspaceRequest): Promise<Workspace> {
+  if (request.workDir !== undefined) return explicitWorkspace(request.workDir);
+  const root = workspacesRoot(request.agentHome);
+  const lastUsed = readLastUsed(root);
+  const reuse = lastUsed !== null && request.isTTY && !request.yes && request.prompt
+    ? await askToReuse(request.prompt, lastUsed)
+    : false;
+  const workspace = reuse && lastUsed ? { workDir: join(root, lastUsed), workspaceId: lastUsed, created: false } : allocateWorkspace(root);
+  writeFileAtomic(join(root, "LAST_USED"), `${workspace.workspaceId}\n`);
+  return workspace;
+}
+
+function explicitWorkspace(workDir: string): Workspace {
+  const absolute = resolve(workDir);
+  let created = false;
+  try {
+    const existing = statOrNull(absolute);
+    if (existing && !existing.isDirectory()) throw new UsageError(`-w ${workDir}: ${absolute} exists and is not a directory; give a directory`);
+    if (!existing) {
+      mkdirSync(absolute, { recursive: true });
+      created = true;
+    }
+    const real = realpathSync(absolute);
+    return { workDir: real, workspaceId: basename(real), created };
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`-w ${workDir}: cannot use ${absolute} as the workspace (${errorMessage(err)})`, { cause: err });
+  }
+}
+
+function workspacesRoot(agentHome: string): string {
+  const root = join(agentHome, "workspaces");
+  try {
+    mkdirSync(root, { recursive: true });
+  } catch (err) {
+    throw new EngineError(`Cannot create ${root}: ${errorMessage(err)}; check that the agent directory is writable, or pass -w <dir>`, { cause: err });
+  }
+  return root;
+}
+
+/** Exclusive mkdir decides who gets a number; a loser moves on to the next one. */
+export function allocateWorkspace(root: string): Workspace {
+  let next = highestNumber(root) + 1;
+  for (let attempt = 0; attempt < MAX_ALLOCATION_ATTEMPTS; attempt += 1, next += 1) {
+    const workspaceId = `W${String(next).padStart(3, "0")}`;
+    const workDir = join(root, workspaceId);
+    try {
+      mkdirSync(workDir);
+      return { workDir: realpathSync(workDir), workspaceId, created: true };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") {
+        throw new EngineError(`Cannot create the workspace ${workDir}: ${errorMessage(err)}`, { cause: err });
+      }
+    }
+  }
+  throw new EngineError(`Could not allocate a new workspace in ${root} after ${MAX_ALLOCATION_ATTEMPTS} attempts; pass -w <dir>`);
+}
+
+function highestNumber(root: string): number {
+  let highest = 0;
+  for (const name of readdirSync(root)) {
+    const match = WORKSPACE_NAME.exec(name);
+    if (match?.[1]) highest = Math.max(highest, Number(match[1]));
+  }
+  return highest;
+}
+
+/** The last used workspace id, if LAST_USED names one that still exists. */
+function readLastUsed(root: string): string | null {
+  let id: string;
+  try {
+    id = readFileSync(join(root, "LAST_USED"), "utf8").trim();
+  } catch {
+    return null;
+  }
+  return WORKSPACE_NAME.test(id) && statOrNull(join(root, id))?.isDirectory() ? id : null;
+}
+
+async function askToReuse(prompt: (question: string) => Promise<string>, lastUsed: string): Promise<boolean> {
+  const question = `Choose a workspace:\n  [N] new workspace (default)\n  [1] ${lastUsed} (last used)\n> `;
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    const answer = (await prompt(question)).trim();
+    if (answer === "" || /^n(ew)?$/i.test(answer)) return false;
+    if (answer === "1" || answer === lastUsed) return true;
+  }
+  throw new UsageError(`No workspace chosen: answer N for a new workspace or 1 for ${lastUsed}, or pass -y or -w <dir>`);
+}
+
+function statOrNull(path: string): ReturnType<typeof statSync> | null {
+  try {
+    return statSync(path);
+  } catch {
+    return null;
+  }
+}

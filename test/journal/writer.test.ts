@@ -1,0 +1,101 @@
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { EngineError, JournalError } from "../../src/errors.js";
+import type { NewEvent } from "../../src/journal/events.js";
+import { readJournal } from "../../src/journal/reader.js";
+import { openJournal } from "../../src/journal/writer.js";
+
+const message = (content: string): NewEvent => ({ type: "USER_MESSAGE", content });
+
+let dir: string;
+let path: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "journal-writer-"));
+  path = join(dir, "journal.jsonl");
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("openJournal", () => {
+  it("writes one newline-terminated JSON line per event that the reader returns unchanged", async () => {
+    const writer = await openJournal(path);
+    const first = writer.append({ type: "ENGINE_START", run_id: "r1", agent_home: "/a", work_dir: "/w", config: { model: "m" }, engine_version: "0.1.0" });
+    const second = writer.append({ type: "THOUGHT", iteration: 1, content: "hi", tool_calls: [{ id: "c1", name: "ls", arguments: "{}" }], usage: { input_tokens: 3, output_tokens: 4 }, model: "m" });
+    writer.sync();
+    writer.close();
+
+    const lines = readFileSync(path, "utf8").split("\n");
+    expect(lines).toHaveLength(3);
+    expect(lines[2]).toBe("");
+    expect(JSON.parse(lines[0] ?? "")).toEqual(first);
+    expect(readJournal(path)).toEqual([first, second]);
+  });
+
+  it("assigns seq from 1 and an ISO-8601 UTC timestamp", async () => {
+    const writer = await openJournal(path);
+    const a = writer.append(message("a"));
+    const b = writer.append(message("b"));
+    writer.close();
+    expect([a.seq, b.seq]).toEqual([1, 2]);
+    expect(a.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  });
+
+  it("continues seq after the last event when a journal is reopened", async () => {
+    const first = await openJournal(path);
+    first.append(message("a"));
+    first.append(message("b"));
+    first.close();
+
+    const second = await openJournal(path);
+    expect(second.append(message("c")).seq).toBe(3);
+    second.close();
+    expect(readJournal(path).map((event) => event.seq)).toEqual([1, 2, 3]);
+  });
+
+  it("cuts off a torn last line with a warning so the next event starts on its own line", async () => {
+    const first = await openJournal(path);
+    first.append(message("a"));
+    first.close();
+    appendFileSync(path, '{"seq":2,"type":"USER_Mes');
+
+    const warnings: string[] = [];
+    const second = await openJournal(path, { warn: (line) => warnings.push(line) });
+    second.append(message("b"));
+    second.close();
+
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(path);
+    expect(warnings[0]).toContain("torn");
+    expect(readFileSync(path, "utf8")).not.toContain("USER_Mes");
+    expect(readJournal(path).map((event) => [event.seq, event.type === "USER_MESSAGE" && event.content])).toEqual([[1, "a"], [2, "b"]]);
+  });
+
+  it("keeps a complete event whose newline was lost and terminates it before appending", async () => {
+    writeFileSync(path, JSON.stringify({ seq: 1, timestamp: "2025-01-01T00:00:00.000Z", type: "USER_MESSAGE", content: "kept" }));
+    const writer = await openJournal(path);
+    expect(writer.append(message("next")).seq).toBe(2);
+    writer.close();
+    expect(readJournal(path).map((event) => event.type === "USER_MESSAGE" && event.content)).toEqual(["kept", "next"]);
+  });
+
+  it("refuses to open a journal with a bad line in the middle", async () => {
+    writeFileSync(path, `${JSON.stringify({ seq: 1, timestamp: "t", type: "USER_MESSAGE", content: "a" })}\nnot json\n`);
+    await expect(openJournal(path)).rejects.toThrow(JournalError);
+  });
+
+  it("refuses an event that does not match its schema as an engine bug without writing it", async () => {
+    const writer = await openJournal(path);
+    const invalid = { type: "THOUGHT", iteration: 0, content: null, tool_calls: [], usage: null, model: "m" } as NewEvent;
+    expect(() => writer.append(invalid)).toThrow(EngineError);
+    expect(writer.append(message("after")).seq).toBe(1);
+    writer.close();
+    expect(readJournal(path)).toHaveLength(1);
+  });
+
+  it("refuses appends after close", async () => {
+    const writer = await openJournal(path);
+    writer.close();
+    expect(() => writer.append(message("late"))).toThrow(/closed/);
+  });
+});

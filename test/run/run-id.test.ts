@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import { RunRefusedError } from "../../src/errors.js";
+import { generateRunId, validateRunId } from "../../src/run/run-id.js";
+
+describe("validateRunId", () => {
+  it.each(["a", "run-1", "R_2.final", "550e8400-e29b-41d4-a716-446655440000", "x".repeat(128)])("accepts %s", (id) => {
+    expect(() => validateRunId(id)).not.toThrow();
+  });
+
+  it.each(["", ".hidden", "..", "a/b", "a b", "ü", "x".repeat(129), "a\nb", "a\\b"])("refuses %j and says what is allowed", (id) => {
+    expect(() => validateRunId(id)).toThrow(RunRefusedError);
+    expect(() => validateRunId(id)).toThrow(/1 to 128 characters of letters, digits, '\.', '_' and '-'/);
+  });
+});
+
+describe("generateRunId", () => {
+  it("formats the UTC time and six random hex digits", () => {
+    expect(generateRunId(new Date("2025-10-13T14:35:22.123Z"))).toMatch(/^20251013_143522_[0-9a-f]{6}$/);
+  });
+
+  it("produces ids that pass validation and differ from each other", () => {
+    const ids = new Set(Array.from({ length: 50 }, () => generateRunId()));
+    expect(ids.size).toBeGreaterThan(45);
+    for (const id of ids) validateRunId(id);
+  });
+});

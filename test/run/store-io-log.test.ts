@@ -1,0 +1,74 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  appendEngineLog,
+  claimRunDir,
+  createEngineLogger,
+  writeHookRecord,
+  writeInvocation,
+  writeToolExecution,
+  type RunPaths,
+} from "../../src/run/store.js";
+
+let workDir: string;
+let paths: RunPaths;
+beforeEach(() => {
+  workDir = mkdtempSync(join(tmpdir(), "store-io-"));
+  paths = claimRunDir(workDir, "r1");
+});
+afterEach(() => rmSync(workDir, { recursive: true, force: true }));
+
+describe("io logs", () => {
+  it("names invocation records by time and zero-padded iteration and pretty-prints them", () => {
+    const file = writeInvocation(paths, { iteration: 7, request: { model: "m" } });
+    expect(basename(file)).toMatch(/^\d{8}T\d{9}Z_0007\.json$/);
+    expect(readFileSync(file, "utf8")).toBe(`${JSON.stringify({ iteration: 7, request: { model: "m" } }, null, 2)}\n`);
+  });
+
+  it("keeps every record written in the same millisecond", () => {
+    for (let i = 0; i < 20; i += 1) writeToolExecution(paths, { tool_name: "ls", n: i });
+    const files = readdirSync(paths.toolExecutionsDir);
+    expect(files).toHaveLength(20);
+    const numbers = files.map((file) => JSON.parse(readFileSync(join(paths.toolExecutionsDir, file), "utf8")).n).sort((a, b) => a - b);
+    expect(numbers).toEqual(Array.from({ length: 20 }, (_, i) => i));
+  });
+
+  it("keeps a hostile tool name inside the directory", () => {
+    const file = writeToolExecution(paths, { tool_name: "../../x y" });
+    expect(file.startsWith(paths.toolExecutionsDir)).toBe(true);
+    expect(basename(file)).toMatch(/^\d{8}T\d{9}Z_______x_y\.json$/);
+  });
+
+  it("names hook records by hook then time", () => {
+    const file = writeHookRecord(paths, "pre_tool_execution", { exit_code: 0 });
+    expect(file.startsWith(paths.hooksDir)).toBe(true);
+    expect(basename(file)).toMatch(/^pre_tool_execution_\d{8}T\d{9}Z\.json$/);
+  });
+
+  it("redacts secret values, escaped or not, and authorization headers", () => {
+    const secret = 'sk-"live"-123';
+    const file = writeInvocation(paths, {
+      iteration: 1,
+      request: { headers: { Authorization: "Bearer other" }, body: `key=${secret}` },
+    }, [secret]);
+    const text = readFileSync(file, "utf8");
+    expect(text).not.toContain("live");
+    expect(text).not.toContain("Bearer other");
+    expect(text).toContain("[REDACTED]");
+  });
+});
+
+describe("engine.log", () => {
+  it("appends timestamped lines through the logger and the one-shot function", () => {
+    const logger = createEngineLogger(paths);
+    logger.log("first");
+    logger.log("second");
+    logger.close();
+    appendEngineLog(paths, "third");
+    const lines = readFileSync(paths.engineLog, "utf8").trimEnd().split("\n");
+    expect(lines.map((line) => line.replace(/^\S+ /, ""))).toEqual(["first", "second", "third"]);
+    expect(lines[0]).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z first$/);
+  });
+});
