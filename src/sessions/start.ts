@@ -1,0 +1,64 @@
+// Creates a session: claims its directory, checks the shell runs, and saves its initial state.
+import { rm } from "node:fs/promises";
+import shellQuote from "shell-quote";
+import { SessionError } from "./errors.js";
+import { runBounded } from "./run-process.js";
+import type { SessionStatus } from "./schema.js";
+import { wrapperArgv } from "./scripts.js";
+import { createSessionDir, sessionPaths, writeMetadata } from "./store.js";
+
+export const DEFAULT_SESSION_ARGV = ["bash"];
+const START_TIMEOUT_MS = 30_000;
+
+export interface StartRequest {
+  root: string;
+  argv: readonly string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  outputLimitBytes: number;
+}
+
+export interface StartResult {
+  session_id: string;
+  command: string;
+  work_dir: string;
+  status: SessionStatus;
+}
+
+export async function startSession(request: StartRequest): Promise<StartResult> {
+  const argv = request.argv.length > 0 ? [...request.argv] : DEFAULT_SESSION_ARGV;
+  const command = shellQuote.quote(argv);
+  const id = await createSessionDir(request.root);
+  const paths = sessionPaths(request.root, id);
+  try {
+    await writeMetadata(request.root, {
+      session_id: id,
+      command,
+      argv,
+      created_at: new Date().toISOString(),
+      last_executed_at: null,
+      status: "active",
+      work_dir: request.cwd,
+      execution_count: 0,
+    });
+    const outcome = await runBounded(wrapperArgv(argv, paths.dir, null), {
+      cwd: request.cwd,
+      env: definedOnly(request.env),
+      timeoutMs: START_TIMEOUT_MS,
+      outputLimitBytes: request.outputLimitBytes,
+    });
+    if (outcome.spawnError !== null || outcome.exitCode !== 0) {
+      const reason = outcome.spawnError ?? (outcome.stderr.trim() || `exit code ${outcome.exitCode ?? "none (timed out)"}`);
+      throw new SessionError(`cannot start a session running ${JSON.stringify(command)}: ${reason}`);
+    }
+  } catch (err) {
+    // A session that never started leaves nothing behind.
+    await rm(paths.dir, { recursive: true, force: true });
+    throw err;
+  }
+  return { session_id: id, command, work_dir: request.cwd, status: "active" };
+}
+
+function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
