@@ -34,15 +34,17 @@ export function renderTool(tool: ExpandedTool): ToolView {
     name: tool.name,
     description: tool.description,
     command,
-    parameters: tool.parameters.map((parameter) => {
-      const shown: ParameterView = { name: parameter.name, type: parameter.type, inject_as: parameter.inject_as, required: parameter.required };
-      if (parameter.description !== undefined) shown.description = parameter.description;
-      if (parameter.position !== undefined) shown.position = parameter.position;
-      if (parameter.option_name !== undefined) shown.option_name = parameter.option_name;
-      if (parameter.default !== undefined) shown.default = parameter.default;
-      if (parameter.raw) shown.raw = true;
-      return shown;
-    }),
+    parameters: tool.parameters.map((parameter) => ({
+      name: parameter.name,
+      type: parameter.type,
+      ...(parameter.description !== undefined && { description: parameter.description }),
+      inject_as: parameter.inject_as,
+      ...(parameter.position !== undefined && { position: parameter.position }),
+      ...(parameter.option_name !== undefined && { option_name: parameter.option_name }),
+      ...(parameter.default !== undefined && { default: parameter.default }),
+      required: parameter.required,
+      ...(parameter.raw && { raw: true as const }),
+    })),
   };
   if (tool.timeout_ms !== undefined) view.timeout_ms = tool.timeout_ms;
   return view;

@@ -1,0 +1,74 @@
+// Resolves `imports:` depth-first inside the agent home and merges the tools, last definition winning.
+import { realpath, stat } from "node:fs/promises";
+import path from "node:path";
+import { ConfigError } from "../errors.js";
+import { expandTool, type ExpandedTool } from "../tools/expand.js";
+import type { ToolDefinition } from "../tools/schema.js";
+import { ImportFileSchema } from "./schema.js";
+import { readYamlFile } from "./yaml-file.js";
+import { parseWithSchema } from "./zod-issues.js";
+
+/** A YAML file that may import others and define tools. */
+export interface ToolSource {
+  absolutePath: string;
+  display: string;
+  imports?: string[];
+  tools?: ToolDefinition[];
+}
+
+export async function collectTools(home: string, root: ToolSource): Promise<ExpandedTool[]> {
+  const merged = new Map<string, ExpandedTool>();
+  await visit(home, root, [root], merged);
+  return [...merged.values()];
+}
+
+export function displayPath(home: string, absolutePath: string): string {
+  const relative = path.relative(home, absolutePath);
+  return isInside(relative) ? relative.split(path.sep).join("/") : absolutePath;
+}
+
+function isInside(relative: string): boolean {
+  return relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative);
+}
+
+async function visit(home: string, source: ToolSource, chain: ToolSource[], merged: Map<string, ExpandedTool>): Promise<void> {
+  for (const [index, entry] of (source.imports ?? []).entries()) {
+    const where = `${source.display}: imports[${index}]`;
+    const target = path.resolve(path.dirname(source.absolutePath), entry);
+    if (!(await isFile(target))) {
+      throw new ConfigError(`${where}: '${entry}' not found (looked for ${target}); paths are relative to ${source.display}`);
+    }
+    const real = await realpath(target);
+    if (!isInside(path.relative(home, real))) {
+      throw new ConfigError(
+        `${where}: '${entry}' resolves to ${real}, outside the agent directory ${home}; imports must stay inside the agent directory (symlinks are resolved), so copy the file into it`,
+      );
+    }
+    const display = displayPath(home, real);
+    if (chain.some((visited) => visited.absolutePath === real)) {
+      const cycle = [...chain.map((visited) => visited.display), display].join(" -> ");
+      throw new ConfigError(`${where}: import cycle ${cycle}; remove one of these imports`);
+    }
+    const file = await readYamlFile(real, display);
+    const imported = parseWithSchema(ImportFileSchema, file);
+    const child: ToolSource = { absolutePath: real, display, imports: imported.imports, tools: imported.tools };
+    await visit(home, child, [...chain, child], merged);
+  }
+  const seen = new Map<string, number>();
+  for (const [index, definition] of (source.tools ?? []).entries()) {
+    const earlier = seen.get(definition.name);
+    if (earlier !== undefined) {
+      throw new ConfigError(`${source.display}: tools[${index}]: tool '${definition.name}' is already defined at tools[${earlier}] of this file; rename or remove one`);
+    }
+    seen.set(definition.name, index);
+    merged.set(definition.name, expandTool(definition, { file: source.display, path: `tools[${index}]` }));
+  }
+}
+
+async function isFile(target: string): Promise<boolean> {
+  try {
+    return (await stat(target)).isFile();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,51 @@
+// The agent.yaml schema (spec 2.7.2 plus pricing, endpoint and retry settings) and imported tool files.
+import { z } from "zod";
+import { HooksConfigSchema } from "../hooks/schema.js";
+import { ToolDefinitionSchema } from "../tools/schema.js";
+
+export const DEFAULT_LLM_TIMEOUT_MS = 120_000;
+export const DEFAULT_LLM_MAX_RETRIES = 3;
+
+export const PricingSchema = z.strictObject({
+  /** USD per million input tokens. */
+  input_per_million: z.number().nonnegative(),
+  /** USD per million output tokens. */
+  output_per_million: z.number().nonnegative(),
+});
+
+export const LlmConfigSchema = z.strictObject({
+  model: z.string().min(1),
+  temperature: z.number().min(0).max(2).optional(),
+  max_tokens: z.number().int().positive().optional(),
+  top_p: z.number().min(0).max(1).optional(),
+  presence_penalty: z.number().min(-2).max(2).optional(),
+  frequency_penalty: z.number().min(-2).max(2).optional(),
+  stop: z.union([z.string(), z.array(z.string()).max(4)]).optional(),
+  seed: z.number().int().optional(),
+  pricing: PricingSchema.optional(),
+  base_url: z.url().optional(),
+  timeout_ms: z.number().int().positive().default(DEFAULT_LLM_TIMEOUT_MS),
+  max_retries: z.number().int().nonnegative().default(DEFAULT_LLM_MAX_RETRIES),
+});
+export type LlmConfig = z.infer<typeof LlmConfigSchema>;
+
+export const DEFAULT_SYSTEM_PROMPT = "system_prompt.md";
+
+export const AgentConfigSchema = z.strictObject({
+  name: z.string().min(1),
+  version: z.string({ message: "version must be a string; quote it, e.g. version: \"1.0\"" }).optional(),
+  description: z.string().optional(),
+  llm: LlmConfigSchema,
+  system_prompt: z.string().min(1).default(DEFAULT_SYSTEM_PROMPT),
+  imports: z.array(z.string().min(1)).optional(),
+  tools: z.array(ToolDefinitionSchema).optional(),
+  lifecycle_hooks: HooksConfigSchema.optional(),
+});
+export type AgentConfig = z.infer<typeof AgentConfigSchema>;
+
+/** A file named in `imports:`: a `tools` list, and possibly its own imports. */
+export const ImportFileSchema = z.strictObject({
+  imports: z.array(z.string().min(1)).optional(),
+  tools: z.array(ToolDefinitionSchema),
+});
+export type ImportFile = z.infer<typeof ImportFileSchema>;

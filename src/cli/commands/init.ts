@@ -1,0 +1,80 @@
+// `delta init [name]`: writes a new agent directory from one of the bundled templates.
+import { existsSync } from "node:fs";
+import { cp, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseDocument } from "yaml";
+import { UsageError } from "../../errors.js";
+import type { CliIo } from "../io.js";
+
+export interface InitOptions {
+  name?: string;
+  template?: string;
+  /** Accepted for scripts; init never prompts anyway. */
+  yes?: boolean;
+  cwd: string;
+}
+
+export const DEFAULT_AGENT_NAME = "my-agent";
+export const DEFAULT_TEMPLATE = "hello-world";
+
+export async function init(options: InitOptions, io: CliIo): Promise<number> {
+  const templatesDir = findTemplatesDir();
+  const available = await listTemplates(templatesDir);
+  const templateName = options.template ?? DEFAULT_TEMPLATE;
+  if (!available.includes(templateName)) {
+    throw new UsageError(`Unknown template '${templateName}'. Available templates: ${available.join(", ")}`);
+  }
+  const target = path.resolve(options.cwd, options.name ?? DEFAULT_AGENT_NAME);
+  await refuseNonEmpty(target);
+
+  await cp(path.join(templatesDir, templateName), target, { recursive: true, errorOnExist: true, force: false });
+  await renameAgent(path.join(target, "agent.yaml"), path.basename(target));
+
+  const shown = path.relative(options.cwd, target) || ".";
+  io.err(
+    `Created agent '${path.basename(target)}' in ${target} from template '${templateName}'.\n\n` +
+      "Next steps:\n" +
+      "  export DELTA_API_KEY=<your key>        # or put it in a .env file; DELTA_BASE_URL for other endpoints\n" +
+      `  delta run --agent ${shown} -m "Say hello"\n` +
+      `  delta tool expand ${path.join(shown, "agent.yaml")}   # see how the tools expand\n`,
+  );
+  return 0;
+}
+
+/** The templates/ folder next to package.json, found from src/ (tests) as from dist/ (bundle). */
+export function findTemplatesDir(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const candidate = path.join(dir, "templates");
+    if (existsSync(path.join(dir, "package.json")) && existsSync(candidate)) return candidate;
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new UsageError("Cannot find the templates/ directory of the delta-engine package; reinstall it");
+    dir = parent;
+  }
+}
+
+async function listTemplates(templatesDir: string): Promise<string[]> {
+  const entries = await readdir(templatesDir, { withFileTypes: true });
+  return entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
+}
+
+async function refuseNonEmpty(target: string): Promise<void> {
+  let info;
+  try {
+    info = await stat(target);
+  } catch {
+    return;
+  }
+  if (!info.isDirectory()) throw new UsageError(`${target} exists and is not a directory; choose another name`);
+  if ((await readdir(target)).length > 0) {
+    throw new UsageError(`${target} already exists and is not empty; choose another name or empty it first`);
+  }
+}
+
+/** Sets `name:` to the directory's name, keeping the template's comments. */
+async function renameAgent(agentYamlPath: string, name: string): Promise<void> {
+  const document = parseDocument(await readFile(agentYamlPath, "utf8"));
+  document.set("name", name);
+  await writeFile(agentYamlPath, document.toString());
+}
