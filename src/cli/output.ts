@@ -1,0 +1,86 @@
+// Turns a RunOutcome into what stdout carries for --format text, json (RunResult v2.0) or raw.
+import { EXIT, type ExitCode } from "../errors.js";
+import type { RunOutcome } from "../run/outcome.js";
+
+export const FORMATS = ["text", "json", "raw"] as const;
+export type OutputFormat = (typeof FORMATS)[number];
+
+export function exitCodeFor(outcome: RunOutcome): ExitCode {
+  switch (outcome.status) {
+    case "COMPLETED":
+      return EXIT.COMPLETED;
+    case "WAITING_FOR_INPUT":
+      return EXIT.WAITING_FOR_INPUT;
+    case "INTERRUPTED":
+      return EXIT.INTERRUPTED;
+    default:
+      return EXIT.FAILED;
+  }
+}
+
+export function toRunResult(outcome: RunOutcome): Record<string, unknown> {
+  return {
+    schema_version: "2.0",
+    run_id: outcome.runId,
+    status: outcome.status,
+    ...(outcome.status === "COMPLETED" ? { result: outcome.result ?? null } : {}),
+    ...(outcome.error ? { error: outcome.error } : {}),
+    ...(outcome.interaction
+      ? { interaction: { prompt: outcome.interaction.prompt, input_type: outcome.interaction.input_type, sensitive: outcome.interaction.sensitive } }
+      : {}),
+    metrics: {
+      iterations: outcome.iterations,
+      duration_ms: outcome.endTime.getTime() - outcome.startTime.getTime(),
+      start_time: outcome.startTime.toISOString(),
+      end_time: outcome.endTime.toISOString(),
+      usage: outcome.usage,
+    },
+    metadata: {
+      agent_name: outcome.agentName,
+      workspace_path: outcome.workspacePath,
+    },
+  };
+}
+
+export function formatOutcome(outcome: RunOutcome, format: OutputFormat): string {
+  switch (format) {
+    case "json":
+      return `${JSON.stringify(toRunResult(outcome), null, 2)}\n`;
+    case "raw":
+      return outcome.status === "COMPLETED" ? rawResult(outcome.result) : "";
+    case "text":
+      return textSummary(outcome);
+  }
+}
+
+function rawResult(result: unknown): string {
+  if (result === null || result === undefined) return "";
+  const text = typeof result === "string" ? result : JSON.stringify(result, null, 2);
+  return text.endsWith("\n") ? text : `${text}\n`;
+}
+
+function textSummary(outcome: RunOutcome): string {
+  const lines = [
+    "--- Run Summary ---",
+    `Run ID:     ${outcome.runId ?? "-"}`,
+    `Status:     ${outcome.status}`,
+    `Duration:   ${formatDuration(outcome.endTime.getTime() - outcome.startTime.getTime())}`,
+    `Iterations: ${outcome.iterations}`,
+    "-------------------",
+  ];
+  if (outcome.status === "COMPLETED") {
+    lines.push("Result:", typeof outcome.result === "string" ? outcome.result : JSON.stringify(outcome.result, null, 2), "-------------------");
+  } else if (outcome.interaction) {
+    lines.push(`Question:   ${outcome.interaction.prompt}`, "-------------------");
+  } else if (outcome.error) {
+    lines.push(`Error:      ${outcome.error.type}: ${outcome.error.message}`, "-------------------");
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+function formatDuration(ms: number): string {
+  if (ms < 1000) return `${ms}ms`;
+  const seconds = Math.round(ms / 1000);
+  const minutes = Math.floor(seconds / 60);
+  return minutes > 0 ? `${minutes}m ${seconds % 60}s` : `${seconds}s`;
+}

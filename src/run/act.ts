@@ -1,0 +1,135 @@
+// ACT and OBSERVE: run one tool call the model asked for and record what came of it.
+import type { ToolCall } from "../journal/events.js";
+import { bindToolCall } from "../tools/bind.js";
+import { invokeTool } from "../tools/invoke.js";
+import { ASK_HUMAN, openQuestion, parseAskHumanArgs, recordAnswer, writeInteractionRequest, type InteractionRequest } from "./ask-human.js";
+import type { RunContext } from "./run-context.js";
+import { writeToolExecution } from "./store.js";
+import { oneLine } from "./think.js";
+
+const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
+
+export type ActOutcome = { kind: "done" } | { kind: "waiting"; request: InteractionRequest };
+
+export async function act(ctx: RunContext, call: ToolCall, iteration: number): Promise<ActOutcome> {
+  const pre = await ctx.hook("pre_tool_execution", iteration, call, { TOOL_NAME: call.name });
+  if (pre.kind === "block") {
+    refuse(ctx, call, iteration, parseArguments(call).value, `Blocked by pre_tool_execution hook: ${pre.reason}`);
+    return { kind: "done" };
+  }
+
+  const args = parseArguments(call);
+  if (args.error !== null) {
+    refuse(ctx, call, iteration, call.arguments, args.error);
+    return { kind: "done" };
+  }
+  if (call.name === ASK_HUMAN) return askHuman(ctx, call, iteration, args.value);
+
+  const tool = ctx.agent.tools.find((candidate) => candidate.name === call.name);
+  if (!tool) {
+    const known = [...ctx.agent.tools.map((t) => t.name), ASK_HUMAN].join(", ");
+    refuse(ctx, call, iteration, args.value, `Unknown tool '${call.name}'. Available tools: ${known}.`);
+    return { kind: "done" };
+  }
+  const bound = bindToolCall(tool, args.value, { AGENT_HOME: ctx.agent.home, CWD: ctx.workDir });
+  if (!bound.ok) {
+    refuse(ctx, call, iteration, args.value, bound.error);
+    return { kind: "done" };
+  }
+
+  ctx.append({ type: "ACTION_REQUEST", iteration, action_id: call.id, tool_name: call.name, tool_args: args.value, resolved_command: bound.argv });
+  ctx.sync();
+  ctx.progress(`[${iteration}] ACT: ${call.name} ${oneLine(JSON.stringify(args.value), 160)}`);
+
+  const result = await invokeTool({
+    argv: bound.argv,
+    stdin: bound.stdin,
+    cwd: ctx.workDir,
+    env: { DELTA_RUN_ID: ctx.runId, DELTA_AGENT_HOME: ctx.agent.home, DELTA_CWD: ctx.workDir },
+    timeoutMs: tool.timeout_ms ?? DEFAULT_TOOL_TIMEOUT_MS,
+    signal: ctx.signal,
+  });
+  writeToolExecution(ctx.paths, {
+    iteration,
+    action_id: call.id,
+    tool_name: call.name,
+    tool_args: args.value,
+    command: bound.argv,
+    stdin: bound.stdin ?? null,
+    exit_code: result.exitCode,
+    signal: result.signal,
+    timed_out: result.timedOut,
+    aborted: result.aborted,
+    spawn_error: result.spawnError,
+    duration_ms: result.durationMs,
+    stdout: result.stdout,
+    stderr: result.stderr,
+  }, ctx.secrets);
+  const recorded = ctx.append({
+    type: "ACTION_RESULT",
+    iteration,
+    action_id: call.id,
+    tool_name: call.name,
+    status: result.status,
+    observation_content: result.observation,
+    exit_code: result.exitCode,
+    duration_ms: result.durationMs,
+  });
+  ctx.progress(`[${iteration}] OBSERVE: ${result.status} ${oneLine(result.observation, 160)}`);
+  await afterTool(ctx, iteration, recorded);
+  return { kind: "done" };
+}
+
+/** A call that cannot run still gets a request and a result, so the model learns why. */
+function refuse(ctx: RunContext, call: ToolCall, iteration: number, toolArgs: unknown, reason: string): void {
+  ctx.append({ type: "ACTION_REQUEST", iteration, action_id: call.id, tool_name: call.name, tool_args: toolArgs, resolved_command: null });
+  ctx.append({
+    type: "ACTION_RESULT",
+    iteration,
+    action_id: call.id,
+    tool_name: call.name,
+    status: "ERROR",
+    observation_content: reason,
+    exit_code: null,
+    duration_ms: 0,
+  });
+  ctx.progress(`[${iteration}] OBSERVE: ERROR ${oneLine(reason, 200)}`);
+}
+
+async function afterTool(ctx: RunContext, iteration: number, result: ReturnType<RunContext["append"]>): Promise<void> {
+  if (result.type !== "ACTION_RESULT") return;
+  const post = await ctx.hook("post_tool_execution", iteration, result, { TOOL_NAME: result.tool_name, TOOL_RESULT: result.observation_content });
+  if (post.kind === "continue" && post.warning) ctx.progress(`[warning] ${post.warning}`);
+  if (result.status !== "SUCCESS") {
+    await ctx.hook("on_error", iteration, result, { TOOL_NAME: result.tool_name, ERROR_MESSAGE: result.observation_content });
+  }
+}
+
+function parseArguments(call: ToolCall): { value: unknown; error: string | null } {
+  const text = call.arguments.trim() === "" ? "{}" : call.arguments;
+  try {
+    return { value: JSON.parse(text), error: null };
+  } catch (err) {
+    return { value: call.arguments, error: `The arguments for '${call.name}' are not valid JSON (${(err as Error).message}). Send one JSON object.` };
+  }
+}
+
+async function askHuman(ctx: RunContext, call: ToolCall, iteration: number, args: unknown): Promise<ActOutcome> {
+  const question = parseAskHumanArgs(args);
+  if (typeof question === "string") {
+    refuse(ctx, call, iteration, args, question);
+    return { kind: "done" };
+  }
+  const startedAt = Date.now();
+  ctx.append({ type: "ACTION_REQUEST", iteration, action_id: call.id, tool_name: ASK_HUMAN, tool_args: args, resolved_command: null });
+  const request = openQuestion(ctx, call, iteration, question);
+  if (ctx.askInteractively) {
+    const answer = await ctx.askInteractively(question);
+    recordAnswer(ctx, { iteration, action_id: call.id, request_id: request.request_id }, answer, startedAt);
+    return { kind: "done" };
+  }
+  writeInteractionRequest(ctx.paths.interactionDir, request);
+  ctx.sync();
+  return { kind: "waiting", request };
+}
+

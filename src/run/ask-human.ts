@@ -1,0 +1,106 @@
+// The built-in ask_human tool: asks on the terminal with -i, otherwise pauses the run for a human.
+import { randomUUID } from "node:crypto";
+import { mkdirSync, rmSync, writeFileSync, renameSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import type { ToolCall } from "../journal/events.js";
+import type { FunctionTool } from "../llm/types.js";
+import type { HumanQuestion, RunContext } from "./run-context.js";
+
+export const ASK_HUMAN = "ask_human";
+
+export const ASK_HUMAN_TOOL: FunctionTool = {
+  type: "function",
+  function: {
+    name: ASK_HUMAN,
+    description: "Request input from human user. Execution pauses until response received.",
+    parameters: {
+      type: "object",
+      properties: {
+        prompt: { type: "string", description: "Question or instruction to display to user" },
+        input_type: { type: "string", enum: ["text", "password", "confirmation"], description: "Input type: text | password | confirmation" },
+        sensitive: { type: "boolean", description: "Whether input is sensitive (should hide input characters)" },
+      },
+      required: ["prompt"],
+      additionalProperties: false,
+    },
+  },
+};
+
+const AskHumanArgsSchema = z.strictObject({
+  prompt: z.string().min(1),
+  input_type: z.enum(["text", "password", "confirmation"]).default("text"),
+  sensitive: z.boolean().optional(),
+});
+
+/** The model's arguments as a question, or the reason they are unusable. */
+export function parseAskHumanArgs(args: unknown): HumanQuestion | string {
+  const parsed = AskHumanArgsSchema.safeParse(args);
+  if (!parsed.success) {
+    return `ask_human needs {"prompt": string, "input_type"?: "text"|"password"|"confirmation", "sensitive"?: boolean}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`).join("; ")}`;
+  }
+  const { prompt, input_type, sensitive } = parsed.data;
+  return { prompt, input_type, sensitive: sensitive ?? input_type === "password" };
+}
+
+export interface InteractionRequest extends HumanQuestion {
+  request_id: string;
+  timestamp: string;
+  run_id: string;
+  action_id: string;
+}
+
+/** Writes interaction/request.json (atomically) and records the question in the journal. */
+export function openQuestion(ctx: RunContext, call: ToolCall, iteration: number, question: HumanQuestion): InteractionRequest {
+  const request: InteractionRequest = {
+    request_id: randomUUID(),
+    timestamp: new Date().toISOString(),
+    run_id: ctx.runId,
+    action_id: call.id,
+    ...question,
+  };
+  ctx.append({
+    type: "HUMAN_INPUT_REQUEST",
+    iteration,
+    action_id: call.id,
+    request_id: request.request_id,
+    prompt: question.prompt,
+    input_type: question.input_type,
+    sensitive: question.sensitive,
+  });
+  return request;
+}
+
+export function writeInteractionRequest(interactionDir: string, request: InteractionRequest): void {
+  mkdirSync(interactionDir, { recursive: true });
+  const target = join(interactionDir, "request.json");
+  const temp = `${target}.${process.pid}.tmp`;
+  writeFileSync(temp, `${JSON.stringify(request, null, 2)}\n`);
+  renameSync(temp, target);
+}
+
+export function clearInteraction(interactionDir: string): void {
+  rmSync(join(interactionDir, "request.json"), { force: true });
+  rmSync(join(interactionDir, "response.txt"), { force: true });
+}
+
+/** Records the human's answer as HUMAN_INPUT_RECEIVED followed by the ask_human ACTION_RESULT. */
+export function recordAnswer(ctx: RunContext, request: { iteration: number; action_id: string; request_id: string }, answer: string, startedAt: number): void {
+  ctx.append({
+    type: "HUMAN_INPUT_RECEIVED",
+    iteration: request.iteration,
+    action_id: request.action_id,
+    request_id: request.request_id,
+    response: answer,
+  });
+  ctx.append({
+    type: "ACTION_RESULT",
+    iteration: request.iteration,
+    action_id: request.action_id,
+    tool_name: ASK_HUMAN,
+    status: "SUCCESS",
+    observation_content: answer,
+    exit_code: 0,
+    duration_ms: Math.max(0, Date.now() - startedAt),
+  });
+}

@@ -1,0 +1,88 @@
+// The Think-Act-Observe loop: iterate until the model finishes, a human is needed, or a limit is hit.
+import { DeltaError } from "../errors.js";
+import { act } from "./act.js";
+import type { InteractionRequest } from "./ask-human.js";
+import type { RunContext } from "./run-context.js";
+import { deriveRunState } from "./run-state.js";
+import { think } from "./think.js";
+
+export type LoopEnd =
+  | { status: "COMPLETED"; result: string | null }
+  | { status: "WAITING_FOR_INPUT"; request: InteractionRequest }
+  | { status: "FAILED"; error: { type: string; message: string } }
+  | { status: "INTERRUPTED"; error: { type: string; message: string } };
+
+export const MAX_ITERATIONS_ERROR = "MAX_ITERATIONS";
+
+/** Runs iterations until the run leaves RUNNING; each one starts from the journal on disk. */
+export async function runLoop(ctx: RunContext, maxIterations: number): Promise<LoopEnd> {
+  try {
+    const leftover = await finishPendingCalls(ctx);
+    if (leftover) return leftover;
+    for (let done = 0; done < maxIterations; done += 1) {
+      if (ctx.signal.aborted) return interrupted();
+      const iteration = deriveRunState(ctx.readEvents()).iterations + 1;
+      const end = await iterate(ctx, iteration);
+      if (end) return end;
+    }
+    return {
+      status: "FAILED",
+      error: { type: MAX_ITERATIONS_ERROR, message: `Reached --max-iterations (${maxIterations}) before the model finished; continue the run to give it more.` },
+    };
+  } catch (err) {
+    if (ctx.signal.aborted) return interrupted();
+    if (err instanceof DeltaError) return { status: "FAILED", error: { type: err.type, message: err.message } };
+    throw err;
+  }
+}
+
+async function iterate(ctx: RunContext, iteration: number): Promise<LoopEnd | null> {
+  await warnOnFailure(ctx, await ctx.hook("on_iteration_start", iteration, { iteration }));
+  const thought = await think(ctx, iteration);
+  if (ctx.signal.aborted) return interrupted();
+  if (thought.tool_calls.length === 0) return { status: "COMPLETED", result: thought.content };
+  for (const call of thought.tool_calls) {
+    const outcome = await act(ctx, call, iteration);
+    if (outcome.kind === "waiting") return { status: "WAITING_FOR_INPUT", request: outcome.request };
+    if (ctx.signal.aborted) return interrupted();
+  }
+  await warnOnFailure(ctx, await ctx.hook("on_iteration_end", iteration, { iteration }));
+  return null;
+}
+
+/**
+ * After a crash or a pause, the last THOUGHT may hold calls with no result. A call that was
+ * requested may have run: it gets a synthesized ERROR result and is never re-run behind the
+ * model's back. Calls never requested had not started, so they run now, in the model's order.
+ */
+async function finishPendingCalls(ctx: RunContext): Promise<LoopEnd | null> {
+  const state = deriveRunState(ctx.readEvents());
+  for (const pending of state.pending) {
+    if (pending.requested) {
+      ctx.append({
+        type: "ACTION_RESULT",
+        iteration: pending.iteration,
+        action_id: pending.call.id,
+        tool_name: pending.call.name,
+        status: "ERROR",
+        observation_content: "The engine stopped before this action finished; it may or may not have taken effect.",
+        exit_code: null,
+        duration_ms: 0,
+      });
+      ctx.progress(`[${pending.iteration}] ${pending.call.name}: no result was recorded before the engine stopped; told the model it may or may not have taken effect`);
+      continue;
+    }
+    const outcome = await act(ctx, pending.call, pending.iteration);
+    if (outcome.kind === "waiting") return { status: "WAITING_FOR_INPUT", request: outcome.request };
+    if (ctx.signal.aborted) return interrupted();
+  }
+  return null;
+}
+
+async function warnOnFailure(ctx: RunContext, outcome: Awaited<ReturnType<RunContext["hook"]>>): Promise<void> {
+  if (outcome.kind === "continue" && outcome.warning) ctx.progress(`[warning] ${outcome.warning}`);
+}
+
+function interrupted(): LoopEnd {
+  return { status: "INTERRUPTED", error: { type: "INTERRUPTED", message: "The run was interrupted by a signal; continue it with `delta continue --run-id <id>`." } };
+}

@@ -1,0 +1,78 @@
+// The janitor: decides whether a run marked RUNNING still has a live engine process behind it.
+import { readFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { RunRefusedError } from "../errors.js";
+
+export interface HolderFacts {
+  run_id: string;
+  pid: number;
+  hostname: string;
+}
+
+export type HolderAssessment =
+  | { state: "alive" }
+  | { state: "dead"; reason: string }
+  | { state: "other-host"; host: string };
+
+/** Looks at the recorded engine process without changing anything. */
+export function assessHolder(facts: HolderFacts): HolderAssessment {
+  if (facts.hostname !== hostname()) return { state: "other-host", host: facts.hostname };
+  if (facts.pid === process.pid) return { state: "dead", reason: `process ${facts.pid} is this process` };
+  if (!isProcessAlive(facts.pid) || isZombie(facts.pid)) return { state: "dead", reason: `process ${facts.pid} no longer exists` };
+  const name = processName(facts.pid);
+  if (name !== null && !/node|delta/i.test(name)) {
+    return { state: "dead", reason: `process ${facts.pid} is now '${name}', not a delta engine (pid reused)` };
+  }
+  return { state: "alive" };
+}
+
+/** Returns why the holder is gone, or refuses (126) when it may still be running. */
+export function checkHolder(facts: HolderFacts, options: { force: boolean }): { reason: string } {
+  const assessment = assessHolder(facts);
+  switch (assessment.state) {
+    case "dead":
+      return { reason: assessment.reason };
+    case "other-host":
+      if (options.force) return { reason: `started on host '${assessment.host}'; --force given` };
+      throw new RunRefusedError(
+        `Run ${facts.run_id} was started on host '${assessment.host}'.\n` +
+          `Cannot verify process status from host '${hostname()}'.\n` +
+          "If you're certain the original process is dead, use --force.",
+      );
+    case "alive":
+      throw new RunRefusedError(
+        `Run ${facts.run_id} is still active (PID ${facts.pid}).\nCannot continue while original process is running.`,
+      );
+  }
+}
+
+function isProcessAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** A killed process its parent has not reaped yet still answers kill(0) but runs nothing. */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const state = stat.charAt(stat.lastIndexOf(")") + 2);
+    return state === "Z" || state === "X";
+  } catch {
+    return false;
+  }
+}
+
+/** The process's command line on Linux (/proc), or null where that cannot be read. */
+function processName(pid: number): string | null {
+  try {
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ").trim();
+    return cmdline || readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,80 @@
+// Finds the runs of a workspace, with status taken from each journal (metadata is only a cache).
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { RunStatus } from "../journal/events.js";
+import { readJournal } from "../journal/reader.js";
+import { errorMessage } from "../errors.js";
+import { assessHolder } from "./janitor.js";
+import { deriveRunState } from "./run-state.js";
+import { readMetadata, runPaths } from "./store.js";
+
+export interface RunSummary {
+  run_id: string;
+  status: RunStatus;
+  task_summary: string;
+  last_updated: string;
+  created_at: string | null;
+  iterations: number;
+  agent_name: string | null;
+  /** RUNNING in the journal, but its engine process is gone: `delta continue` will recover it. */
+  orphaned: boolean;
+}
+
+export const RESUMABLE: readonly RunStatus[] = ["INTERRUPTED", "WAITING_FOR_INPUT", "FAILED", "COMPLETED"];
+
+export interface ListFilter {
+  resumable?: boolean;
+  status?: RunStatus;
+  first?: boolean;
+}
+
+/** Runs in `<workDir>/.delta`, newest first; unreadable runs are reported through warn and skipped. */
+export function listRuns(workDir: string, filter: ListFilter, warn: (line: string) => void): RunSummary[] {
+  const deltaDir = join(workDir, ".delta");
+  let names: string[];
+  try {
+    names = readdirSync(deltaDir, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+  } catch {
+    return [];
+  }
+  const runs: RunSummary[] = [];
+  for (const name of names) {
+    const summary = summarize(workDir, name, warn);
+    if (summary) runs.push(summary);
+  }
+  runs.sort((a, b) => b.last_updated.localeCompare(a.last_updated) || b.run_id.localeCompare(a.run_id));
+  const kept = runs.filter((run) => (!filter.resumable || RESUMABLE.includes(run.status) || run.orphaned) && (!filter.status || run.status === filter.status));
+  return filter.first ? kept.slice(0, 1) : kept;
+}
+
+function summarize(workDir: string, runId: string, warn: (line: string) => void): RunSummary | null {
+  const paths = runPaths(workDir, runId);
+  try {
+    const state = deriveRunState(readJournal(paths.journal, { warn }));
+    let metadata: ReturnType<typeof readMetadata> | null = null;
+    try {
+      metadata = readMetadata(paths);
+    } catch (err) {
+      warn(`run ${runId}: ${errorMessage(err)} (status taken from the journal)`);
+    }
+    const lastUpdated = metadata?.updated_at ?? statSync(paths.journal).mtime.toISOString();
+    return {
+      run_id: runId,
+      status: state.status,
+      task_summary: summarizeTask(state.initialMessage ?? metadata?.initial_message ?? ""),
+      last_updated: lastUpdated,
+      created_at: metadata?.created_at ?? null,
+      iterations: state.iterations,
+      agent_name: metadata?.agent_name ?? null,
+      orphaned: state.status === "RUNNING" && metadata !== null && assessHolder({ run_id: runId, pid: metadata.pid, hostname: metadata.hostname }).state === "dead",
+    };
+  } catch (err) {
+    warn(`run ${runId}: skipped: ${errorMessage(err)}`);
+    return null;
+  }
+}
+
+function summarizeTask(message: string): string {
+  const flat = message.replace(/\s+/g, " ").trim();
+  return flat.length > 60 ? `${flat.slice(0, 59)}…` : flat;
+}

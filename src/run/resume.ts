@@ -1,0 +1,130 @@
+// `delta continue`: check the run's state against the state table, repair it if needed, and resume.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { loadAgent } from "../agent/load.js";
+import { RunRefusedError } from "../errors.js";
+import type { EventOf } from "../journal/events.js";
+import { readJournal } from "../journal/reader.js";
+import { openJournal } from "../journal/writer.js";
+import { clearInteraction, recordAnswer } from "./ask-human.js";
+import { checkHolder } from "./janitor.js";
+import type { RunOutcome } from "./outcome.js";
+import { chooseProvider } from "./provider.js";
+import type { HumanQuestion, RunContext } from "./run-context.js";
+import { validateRunId } from "./run-id.js";
+import { deriveRunState, type RunState } from "./run-state.js";
+import { runSession } from "./session.js";
+import { acquireRunLock, findRunDir, forceBreakRunLock, readMetadata, writeMetadata, type RunPaths } from "./store.js";
+
+export interface ContinueRequest {
+  runId: string;
+  workDir: string;
+  message?: string;
+  force: boolean;
+  maxIterations: number;
+  replay?: string;
+  signal: AbortSignal;
+  progress: (line: string) => void;
+  warn: (line: string) => void;
+  askInteractively?: (question: HumanQuestion) => Promise<string>;
+}
+
+export async function continueRun(request: ContinueRequest): Promise<RunOutcome> {
+  validateRunId(request.runId);
+  const paths = findRunDir(request.workDir, request.runId);
+  const events = readJournal(paths.journal, { warn: request.warn });
+  const before = deriveRunState(events);
+  const answer = planAnswer(request, paths, before);
+  const start = events.find((event): event is EventOf<"ENGINE_START"> => event.type === "ENGINE_START");
+  if (!start) throw new RunRefusedError(`Run ${request.runId} has no ENGINE_START in ${paths.journal}; it cannot be continued.`);
+  const agent = await loadAgent(start.agent_home, { warn: request.warn });
+  const provider = await chooseProvider(agent, start.work_dir, { replay: request.replay, recordedThoughts: before.iterations });
+  const metadata = readMetadata(paths);
+
+  if (before.status === "RUNNING") {
+    const verdict = checkHolder({ run_id: request.runId, pid: metadata.pid, hostname: metadata.hostname }, { force: request.force });
+    await forceBreakRunLock(paths);
+    request.progress(`[Janitor] Cleaned up orphaned run: ${verdict.reason}`);
+  }
+  const release = await acquireRunLock(paths);
+  try {
+    const current = deriveRunState(readJournal(paths.journal, { warn: request.warn }));
+    if (current.status === "RUNNING") await markInterrupted(paths, request.runId, current, metadata, request.warn);
+  } catch (err) {
+    await release();
+    throw err;
+  }
+
+  return runSession({
+    runId: request.runId,
+    workDir: start.work_dir,
+    paths,
+    agent,
+    provider,
+    metadata: readMetadata(paths),
+    maxIterations: request.maxIterations,
+    signal: request.signal,
+    progress: request.progress,
+    askInteractively: request.askInteractively,
+    release,
+    opening: (ctx) => open(ctx, paths, before, answer),
+  });
+}
+
+type Answer = { kind: "text"; text: string } | { kind: "ask" } | { kind: "none" };
+
+/** Refuses (before anything is touched) a continuation the state table does not allow. */
+function planAnswer(request: ContinueRequest, paths: RunPaths, state: RunState): Answer {
+  const message = request.message;
+  switch (state.status) {
+    case "WAITING_FOR_INPUT": {
+      if (message !== undefined) return { kind: "text", text: message };
+      const responseFile = join(paths.interactionDir, "response.txt");
+      if (existsSync(responseFile)) return { kind: "text", text: readFileSync(responseFile, "utf8").replace(/\r?\n$/, "") };
+      if (request.askInteractively) return { kind: "ask" };
+      throw new RunRefusedError(
+        `Run ${request.runId} is WAITING_FOR_INPUT: ${state.waiting?.prompt ?? "a question is open"}\n` +
+          `Answer with: delta continue --run-id ${request.runId} -w ${request.workDir} -m "<answer>"\n` +
+          `or write the answer to ${responseFile} and continue without -m.`,
+      );
+    }
+    case "COMPLETED":
+    case "FAILED":
+      if (message === undefined) {
+        throw new RunRefusedError(
+          `Run is ${state.status}. To continue, provide a message using -m/--message\n` +
+            `Example: delta continue --run-id ${request.runId} -w ${request.workDir} -m "Now do something else"`,
+        );
+      }
+      return { kind: "text", text: message };
+    case "INTERRUPTED":
+    case "RUNNING":
+      return message === undefined ? { kind: "none" } : { kind: "text", text: message };
+  }
+}
+
+/** Records the janitor's RUNNING → INTERRUPTED transition in the journal and metadata. */
+async function markInterrupted(paths: RunPaths, runId: string, state: RunState, metadata: ReturnType<typeof readMetadata>, warn: (line: string) => void): Promise<void> {
+  const journal = await openJournal(paths.journal, { warn });
+  journal.append({
+    type: "ERROR",
+    error_type: "ORPHANED_RUN",
+    error_message: `[Janitor] The engine process (pid ${metadata.pid} on ${metadata.hostname}) stopped without recording an end; run marked INTERRUPTED.`,
+  });
+  journal.append({ type: "ENGINE_END", run_id: runId, status: "INTERRUPTED", final_iteration: state.iterations });
+  journal.sync();
+  journal.close();
+  writeMetadata(paths, { ...metadata, status: "INTERRUPTED", updated_at: new Date().toISOString() }, { durable: true });
+}
+
+async function open(ctx: RunContext, paths: RunPaths, state: RunState, answer: Answer): Promise<void> {
+  const waiting = state.status === "WAITING_FOR_INPUT" ? state.waiting : null;
+  if (waiting) {
+    const text = answer.kind === "text" ? answer.text : await ctx.askInteractively!(waiting);
+    recordAnswer(ctx, waiting, text, Date.parse(waiting.timestamp));
+    clearInteraction(paths.interactionDir);
+    return;
+  }
+  if (answer.kind === "text") ctx.append({ type: "USER_MESSAGE", content: answer.text });
+}
+

@@ -1,0 +1,37 @@
+// Everything one engine process needs to drive a run: its files, its agent, its model and its hooks.
+import type { AgentPackage } from "../agent/load.js";
+import type { HookName } from "../hooks/schema.js";
+import type { HookOutcome } from "../hooks/run-hook.js";
+import type { JournalEvent, NewEvent } from "../journal/events.js";
+import type { Provider } from "../llm/types.js";
+import type { RunPaths } from "./store.js";
+
+export interface HumanQuestion {
+  prompt: string;
+  input_type: string;
+  sensitive: boolean;
+}
+
+export interface RunContext {
+  runId: string;
+  workDir: string;
+  paths: RunPaths;
+  agent: AgentPackage;
+  provider: Provider;
+  /** Appends one event to journal.jsonl and returns it with seq and timestamp. */
+  append(event: NewEvent): JournalEvent;
+  /** Flushes the journal to disk before anything that depends on it. */
+  sync(): void;
+  /** The journal as it is on disk now (verified incremental read). */
+  readEvents(): JournalEvent[];
+  /** Runs a lifecycle hook; "none" when the agent defines none for that point. */
+  hook(name: HookName, iteration: number, payload: unknown, env?: Record<string, string>): Promise<HookOutcome>;
+  /** Lines for engine.log. */
+  log(line: string): void;
+  /** The live Think-Act-Observe stream, on stderr. */
+  progress(line: string): void;
+  /** Present with -i: asks on the terminal and returns the answer. */
+  askInteractively?: (question: HumanQuestion) => Promise<string>;
+  signal: AbortSignal;
+  secrets: string[];
+}

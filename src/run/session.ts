@@ -1,0 +1,160 @@
+// One engine process's hold on a run: opens journal and lock, drives the loop, and closes cleanly.
+import { hostname } from "node:os";
+import type { AgentPackage } from "../agent/load.js";
+import { DeltaError, errorMessage } from "../errors.js";
+import { runHook } from "../hooks/run-hook.js";
+import type { JournalEvent, NewEvent, RunStatus } from "../journal/events.js";
+import { openJournal } from "../journal/writer.js";
+import { createJournalReader } from "../journal/reader.js";
+import { runLoop, type LoopEnd } from "./engine.js";
+import type { RunOutcome } from "./outcome.js";
+import { parseResult, usageFromState } from "./outcome.js";
+import type { ProviderChoice } from "./provider.js";
+import type { HumanQuestion, RunContext } from "./run-context.js";
+import { deriveRunState } from "./run-state.js";
+import { createEngineLogger, writeHookRecord, writeMetadata, type RunMetadata, type RunPaths } from "./store.js";
+
+export const ENGINE_VERSION = "0.1.0";
+
+export interface SessionOptions {
+  runId: string;
+  workDir: string;
+  paths: RunPaths;
+  agent: AgentPackage;
+  provider: ProviderChoice;
+  /** Metadata carried over (created_at, initial_message) or made for a new run. */
+  metadata: RunMetadata;
+  maxIterations: number;
+  signal: AbortSignal;
+  progress: (line: string) => void;
+  askInteractively?: (question: HumanQuestion) => Promise<string>;
+  /** Events to append right after ENGINE_START (the user's message, a janitor's note…). */
+  opening: (ctx: RunContext) => Promise<void> | void;
+  release: () => Promise<void>;
+}
+
+/** Drives a run from this process's ENGINE_START to its ENGINE_END and returns the outcome. */
+export async function runSession(options: SessionOptions): Promise<RunOutcome> {
+  const startTime = new Date();
+  const { paths, agent, runId } = options;
+  const logger = createEngineLogger(paths);
+  const journal = await openJournal(paths.journal, { warn: (line: string) => options.progress(`[warning] ${line}`) });
+  const reader = createJournalReader(paths.journal);
+  let metadata: RunMetadata = { ...options.metadata, status: "RUNNING", end_time: null, error: null, pid: process.pid, hostname: hostname(), start_time_unix: startTime.getTime(), process_name: process.title || "node", max_iterations: options.maxIterations, updated_at: startTime.toISOString() };
+  writeMetadata(paths, metadata);
+
+  const ctx: RunContext = {
+    runId,
+    workDir: options.workDir,
+    paths,
+    agent,
+    provider: options.provider.provider,
+    secrets: options.provider.secrets,
+    signal: options.signal,
+    append: (event: NewEvent): JournalEvent => {
+      const written = journal.append(event);
+      if (written.type === "THOUGHT") {
+        metadata = { ...metadata, iterations: written.iteration, updated_at: written.timestamp };
+        writeMetadata(paths, metadata);
+      }
+      return written;
+    },
+    sync: () => journal.sync(),
+    readEvents: () => reader.read(),
+    log: (line) => logger.log(line),
+    progress: options.progress,
+    askInteractively: options.askInteractively,
+    hook: (name, iteration, payload, env) =>
+      runHook(agent.hooks, { name, payload, env }, {
+        agentHome: agent.home,
+        cwd: options.workDir,
+        runId,
+        runDir: paths.runDir,
+        journalPath: paths.journal,
+        iteration,
+        record: (hookName, record) => writeHookRecord(paths, hookName, record, options.provider.secrets),
+        log: (line) => logger.log(line),
+      }),
+  };
+
+  let end: LoopEnd;
+  try {
+    ctx.append({
+      type: "ENGINE_START",
+      run_id: runId,
+      agent_home: agent.home,
+      work_dir: options.workDir,
+      config: {
+        agent_name: agent.name,
+        model: agent.llm.model,
+        max_iterations: options.maxIterations,
+        tools: agent.tools.map((tool) => tool.name),
+        interactive: Boolean(options.askInteractively),
+        pid: process.pid,
+        ...options.provider.describe,
+      },
+      engine_version: ENGINE_VERSION,
+    });
+    await options.opening(ctx);
+    journal.sync();
+    end = await runLoop(ctx, options.maxIterations);
+  } catch (err) {
+    end = { status: "FAILED", error: { type: err instanceof DeltaError ? err.type : "ENGINE_ERROR", message: errorMessage(err) } };
+  }
+
+  return finish(ctx, options, { journal, logger, metadata, startTime }, end);
+}
+
+async function finish(
+  ctx: RunContext,
+  options: SessionOptions,
+  open: { journal: { sync(): void; close(): void }; logger: { close(): void }; metadata: RunMetadata; startTime: Date },
+  end: LoopEnd,
+): Promise<RunOutcome> {
+  const status: RunStatus = end.status;
+  const error = "error" in end ? end.error : undefined;
+  let finalError = error;
+  try {
+    if (error) {
+      ctx.append({ type: "ERROR", error_type: error.type, error_message: error.message });
+      await ctx.hook("on_error", deriveRunState(ctx.readEvents()).iterations, error, { ERROR_MESSAGE: error.message });
+    }
+    const state = deriveRunState(ctx.readEvents());
+    ctx.append({ type: "ENGINE_END", run_id: ctx.runId, status, final_iteration: state.iterations });
+    open.journal.sync();
+  } catch (err) {
+    finalError = { type: "ENGINE_ERROR", message: `Could not record the end of the run: ${errorMessage(err)}` };
+  }
+  const endTime = new Date();
+  const state = deriveRunState(ctx.readEvents());
+  writeMetadata(ctx.paths, {
+    ...open.metadata,
+    status,
+    iterations: state.iterations,
+    updated_at: endTime.toISOString(),
+    end_time: status === "WAITING_FOR_INPUT" ? null : endTime.toISOString(),
+    error: finalError ? `${finalError.type}: ${finalError.message}` : null,
+  }, { durable: true });
+  const runEnd = await ctx.hook("on_run_end", state.iterations, { status, error: finalError ?? null });
+  if (runEnd.kind === "continue" && runEnd.warning) ctx.progress(`[warning] ${runEnd.warning}`);
+  open.journal.close();
+  open.logger.close();
+  await options.release();
+
+  return {
+    runId: ctx.runId,
+    status,
+    result: end.status === "COMPLETED" ? parseResult(end.result) : undefined,
+    error: finalError,
+    interaction: end.status === "WAITING_FOR_INPUT"
+      ? { prompt: end.request.prompt, input_type: end.request.input_type, sensitive: end.request.sensitive, request_id: end.request.request_id }
+      : undefined,
+    iterations: state.iterations,
+    startTime: open.startTime,
+    endTime,
+    usage: usageFromState(state, ctx.agent.llm.pricing),
+    agentName: ctx.agent.name,
+    workspacePath: ctx.workDir,
+    runDir: ctx.paths.runDir,
+  };
+}

@@ -1,0 +1,79 @@
+// `delta run`: validate everything, claim a fresh run directory, then drive the run.
+import { basename } from "node:path";
+import { loadAgent } from "../agent/load.js";
+import { chooseProvider } from "./provider.js";
+import type { RunOutcome } from "./outcome.js";
+import type { HumanQuestion } from "./run-context.js";
+import { validateRunId } from "./run-id.js";
+import { runSession } from "./session.js";
+import { acquireRunLock, claimNewRunDir, claimRunDir } from "./store.js";
+import { resolveWorkspace } from "./workspace.js";
+
+export interface StartRequest {
+  agentHome: string;
+  message: string;
+  runId?: string;
+  workDir?: string;
+  yes: boolean;
+  isTTY: boolean;
+  promptWorkspace?: (question: string) => Promise<string>;
+  maxIterations: number;
+  replay?: string;
+  signal: AbortSignal;
+  progress: (line: string) => void;
+  warn: (line: string) => void;
+  askInteractively?: (question: HumanQuestion) => Promise<string>;
+}
+
+export async function startRun(request: StartRequest): Promise<RunOutcome> {
+  if (request.runId !== undefined) validateRunId(request.runId);
+  const agent = await loadAgent(request.agentHome, { warn: request.warn });
+  const workspace = await resolveWorkspace({
+    agentHome: agent.home,
+    workDir: request.workDir,
+    yes: request.yes,
+    isTTY: request.isTTY,
+    prompt: request.promptWorkspace,
+  });
+  const provider = await chooseProvider(agent, workspace.workDir, { replay: request.replay, recordedThoughts: 0 });
+  const { runId, paths } = request.runId === undefined
+    ? claimNewRunDir(workspace.workDir)
+    : { runId: request.runId, paths: claimRunDir(workspace.workDir, request.runId) };
+  const release = await acquireRunLock(paths);
+  request.progress(`Run ${runId} in ${workspace.workDir}`);
+  const now = new Date().toISOString();
+  return runSession({
+    runId,
+    workDir: workspace.workDir,
+    paths,
+    agent,
+    provider,
+    maxIterations: request.maxIterations,
+    signal: request.signal,
+    progress: request.progress,
+    askInteractively: request.askInteractively,
+    release,
+    metadata: {
+      run_id: runId,
+      workspace_id: basename(workspace.workDir),
+      agent_name: agent.name,
+      status: "RUNNING",
+      created_at: now,
+      updated_at: now,
+      end_time: null,
+      initial_message: request.message,
+      iterations: 0,
+      max_iterations: request.maxIterations,
+      error: null,
+      agent_home: agent.home,
+      work_dir: workspace.workDir,
+      pid: process.pid,
+      hostname: "",
+      start_time_unix: Date.now(),
+      process_name: process.title,
+    },
+    opening: (ctx) => {
+      ctx.append({ type: "USER_MESSAGE", content: request.message });
+    },
+  });
+}

@@ -1,0 +1,94 @@
+// THINK: rebuild the context from the journal, ask the model, record its reply as a THOUGHT.
+import { buildContext } from "../context/build.js";
+import { HookBlockedError } from "../errors.js";
+import { validateLlmRequestReplacement, validatePostResponseAnnotation } from "../hooks/run-hook.js";
+import type { EventOf } from "../journal/events.js";
+import type { LlmReply, LlmRequest } from "../llm/types.js";
+import { toFunctionTool } from "../tools/function-schema.js";
+import { ASK_HUMAN_TOOL } from "./ask-human.js";
+import type { RunContext } from "./run-context.js";
+import { writeInvocation } from "./store.js";
+
+export async function think(ctx: RunContext, iteration: number): Promise<EventOf<"THOUGHT">> {
+  const events = ctx.readEvents();
+  const messages = await buildContext(ctx.agent.context, {
+    agentHome: ctx.agent.home,
+    cwd: ctx.workDir,
+    runId: ctx.runId,
+    runDir: ctx.paths.runDir,
+    journalPath: ctx.paths.journal,
+    events,
+    signal: ctx.signal,
+    log: (line) => ctx.log(line),
+  });
+  let request = buildRequest(ctx, messages);
+
+  const pre = await ctx.hook("pre_llm_request", iteration, request);
+  if (pre.kind === "block") throw new HookBlockedError(`pre_llm_request hook blocked the model request: ${pre.reason}`);
+  if (pre.kind === "continue" && pre.output && "payload" in pre.output) {
+    const replaced = validateLlmRequestReplacement(pre.output.payload);
+    if (typeof replaced === "string") {
+      throw new HookBlockedError(`pre_llm_request hook returned an invalid replacement request: ${replaced}`);
+    }
+    request = { ...request, ...replaced, params: replaced.params ?? request.params };
+  }
+
+  const started = Date.now();
+  const reply = await ctx.provider.complete(request, {
+    signal: ctx.signal,
+    onRetry: ({ attempt, delayMs, reason }) => {
+      ctx.progress(`[${iteration}] model request failed (${reason}); retry ${attempt} in ${delayMs} ms`);
+      ctx.log(`llm retry ${attempt} after ${delayMs} ms: ${reason}`);
+    },
+  });
+  writeInvocation(ctx.paths, {
+    iteration,
+    timestamp: new Date(started).toISOString(),
+    request,
+    reply,
+    duration_ms: Date.now() - started,
+  }, ctx.secrets);
+
+  await runPostResponseHook(ctx, iteration, reply);
+
+  const thought = ctx.append({
+    type: "THOUGHT",
+    iteration,
+    content: reply.content,
+    tool_calls: reply.tool_calls,
+    usage: reply.usage,
+    model: reply.model || request.model,
+  });
+  if (thought.type !== "THOUGHT") throw new Error("journal returned a different event than appended");
+  if (reply.content) ctx.progress(`[${iteration}] THINK: ${oneLine(reply.content)}`);
+  return thought;
+}
+
+function buildRequest(ctx: RunContext, messages: LlmRequest["messages"]): LlmRequest {
+  const { model, pricing: _pricing, timeout_ms: _timeout, max_retries: _retries, base_url: _base, ...params } = ctx.agent.llm;
+  return {
+    model,
+    messages,
+    tools: [...ctx.agent.tools.map(toFunctionTool), ASK_HUMAN_TOOL],
+    params: stripUndefined(params),
+  };
+}
+
+async function runPostResponseHook(ctx: RunContext, iteration: number, reply: LlmReply): Promise<void> {
+  const post = await ctx.hook("post_llm_response", iteration, reply);
+  if (post.kind === "block") ctx.progress(`[warning] post_llm_response hook asked to block; a reply cannot be blocked, ignoring: ${post.reason}`);
+  if (post.kind !== "continue") return;
+  if (post.warning) ctx.progress(`[warning] ${post.warning}`);
+  const { annotation, warning } = validatePostResponseAnnotation(reply, post.output);
+  if (warning) ctx.progress(`[warning] post_llm_response: ${warning}`);
+  if (annotation !== undefined) ctx.log(`post_llm_response annotation: ${JSON.stringify(annotation)}`);
+}
+
+function stripUndefined(record: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined));
+}
+
+export function oneLine(text: string, max = 200): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}

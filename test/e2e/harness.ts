@@ -1,0 +1,112 @@
+// What e2e tests share: temp agents on disk, the real `delta` binary, and reading a run's files.
+import { execa, type ResultPromise } from "execa";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { JournalEvent } from "../../src/journal/events.js";
+
+export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+export const DELTA_BIN = join(REPO, "bin/delta.js");
+
+export interface DeltaResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface DeltaOptions {
+  cwd?: string;
+  env?: Record<string, string>;
+  input?: string;
+  timeoutMs?: number;
+}
+
+/** Environment for a run against the mock model: no inherited keys, fast retries. */
+export function modelEnv(baseUrl: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { DELTA_API_KEY: "sk-test-secret-key-123", DELTA_BASE_URL: baseUrl, DELTA_RETRY_BASE_MS: "5", ...extra };
+}
+
+export function spawnDelta(args: string[], options: DeltaOptions = {}): ResultPromise<{ reject: false }> {
+  return execa(process.execPath, [DELTA_BIN, ...args], {
+    cwd: options.cwd ?? REPO,
+    env: { OPENAI_API_KEY: "", OPENAI_BASE_URL: "", DELTA_API_KEY: "", DELTA_BASE_URL: "", ...options.env },
+    extendEnv: true,
+    input: options.input,
+    stdin: options.input === undefined ? "ignore" : undefined,
+    reject: false,
+    stripFinalNewline: false,
+    timeout: options.timeoutMs ?? 30_000,
+  }) as ResultPromise<{ reject: false }>;
+}
+
+export async function delta(args: string[], options: DeltaOptions = {}): Promise<DeltaResult> {
+  const result = await spawnDelta(args, options);
+  return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
+}
+
+export function tempDir(prefix = "delta-e2e-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+export interface AgentSpec {
+  agentYaml?: string;
+  tools?: string;
+  contextYaml?: string;
+  hooksYaml?: string;
+  systemPrompt?: string;
+  files?: Record<string, string>;
+}
+
+export const DEFAULT_CONTEXT = `sources:
+  - type: file
+    id: system_prompt
+    path: '\${AGENT_HOME}/system_prompt.md'
+  - type: file
+    id: workspace_guide
+    path: '\${CWD}/DELTA.md'
+    on_missing: skip
+  - type: journal
+    id: conversation_history
+`;
+
+/** Writes an agent package into `<root>/<name>` and returns its path. */
+export function writeAgent(root: string, spec: AgentSpec = {}, name = "agent"): string {
+  const home = join(root, name);
+  mkdirSync(home, { recursive: true });
+  const agentYaml = spec.agentYaml ?? `name: test-agent\nllm:\n  model: mock-model\n${spec.tools ?? "tools:\n  - name: echo\n    exec: \"echo \${text}\"\n"}`;
+  writeFileSync(join(home, "agent.yaml"), agentYaml);
+  writeFileSync(join(home, "system_prompt.md"), spec.systemPrompt ?? "You are a test agent.");
+  writeFileSync(join(home, "context.yaml"), spec.contextYaml ?? DEFAULT_CONTEXT);
+  if (spec.hooksYaml) writeFileSync(join(home, "hooks.yaml"), spec.hooksYaml);
+  for (const [file, content] of Object.entries(spec.files ?? {})) {
+    mkdirSync(dirname(join(home, file)), { recursive: true });
+    writeFileSync(join(home, file), content);
+  }
+  return home;
+}
+
+export function runDir(workDir: string, runId: string): string {
+  return join(workDir, ".delta", runId);
+}
+
+export function readEvents(workDir: string, runId: string): JournalEvent[] {
+  const text = readFileSync(join(runDir(workDir, runId), "journal.jsonl"), "utf8");
+  return text.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as JournalEvent);
+}
+
+export function readMetadataFile(workDir: string, runId: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(join(runDir(workDir, runId), "metadata.json"), "utf8")) as Record<string, unknown>;
+}
+
+export function listIo(workDir: string, runId: string, kind: "invocations" | "tool_executions" | "hooks"): string[] {
+  return readdirSync(join(runDir(workDir, runId), "io", kind)).sort();
+}
+
+export function eventTypes(events: JournalEvent[]): string[] {
+  return events.map((event) => event.type);
+}

@@ -1,0 +1,235 @@
+// End to end: the real `delta run` against a scripted model on 127.0.0.1.
+import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { fault, reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
+import { delta, eventTypes, listIo, modelEnv, readEvents, readMetadataFile, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
+
+let root: string;
+let server: MockLlm;
+
+beforeAll(() => {
+  root = tempDir();
+});
+afterAll(() => removeDir(root));
+afterEach(async () => {
+  await server?.close();
+});
+
+function workspace(name: string): string {
+  return join(root, name);
+}
+
+describe("delta run", () => {
+  it("runs a tool call, feeds its result to the second request and completes with the final text", async () => {
+    server = await startMockLlm([reply.toolCalls([{ name: "echo", arguments: { text: "hello from tool" } }]), reply.text("all done")]);
+    const agent = writeAgent(root, {}, "agent-basic");
+    const ws = workspace("ws-basic");
+    const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "basic-1", "-m", "say hello", "--format", "json"], { env: modelEnv(server.baseUrl) });
+
+    expect(result.exitCode).toBe(0);
+    const runResult = JSON.parse(result.stdout);
+    expect(runResult).toMatchObject({ schema_version: "2.0", run_id: "basic-1", status: "COMPLETED", result: "all done" });
+    expect(runResult.metrics.iterations).toBe(2);
+    expect(runResult.metrics.usage.input_tokens).toBeGreaterThan(0);
+    expect(runResult.metrics.usage.total_cost_usd).toBeNull();
+    expect(runResult.metadata).toEqual({ agent_name: "test-agent", workspace_path: ws });
+
+    const second = server.requests[1]!.body as { messages: Array<{ role: string; content: string | null; tool_call_id?: string }> };
+    const toolMessage = second.messages.find((message) => message.role === "tool");
+    expect(toolMessage?.content).toContain("hello from tool");
+    expect(second.messages[0]).toEqual({ role: "system", content: "You are a test agent." });
+    expect(second.messages.find((m) => m.role === "user")?.content).toBe("say hello");
+
+    const events = readEvents(ws, "basic-1");
+    expect(eventTypes(events)).toEqual(["ENGINE_START", "USER_MESSAGE", "THOUGHT", "ACTION_REQUEST", "ACTION_RESULT", "THOUGHT", "ENGINE_END"]);
+    expect(events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    const request = events[3]!;
+    expect(request.type === "ACTION_REQUEST" && request.resolved_command).toEqual(["echo", "hello from tool"]);
+    expect(readMetadataFile(ws, "basic-1")).toMatchObject({ status: "COMPLETED", iterations: 2, run_id: "basic-1", pid: expect.any(Number), hostname: expect.any(String) });
+    expect(listIo(ws, "basic-1", "invocations")).toHaveLength(2);
+    expect(listIo(ws, "basic-1", "tool_executions")).toHaveLength(1);
+    expect(readFileSync(join(ws, ".delta", "VERSION"), "utf8").trim()).toBe("1");
+  });
+
+  it("never writes the API key into the run's files", async () => {
+    server = await startMockLlm([reply.toolCalls([{ name: "echo", arguments: { text: "x" } }]), reply.text("ok")]);
+    const agent = writeAgent(root, {}, "agent-secret");
+    const ws = workspace("ws-secret");
+    const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "secret-1", "-m", "go"], { env: modelEnv(server.baseUrl) });
+    expect(result.exitCode).toBe(0);
+    const files = collectFiles(runDir(ws, "secret-1"));
+    expect(files.length).toBeGreaterThan(4);
+    for (const file of files) expect(readFileSync(file, "utf8")).not.toContain("sk-test-secret-key-123");
+  });
+
+  it("puts DELTA.md and a computed_file's output into the context", async () => {
+    server = await startMockLlm([reply.text("fine")]);
+    const agent = writeAgent(root, {
+      contextYaml: `sources:
+  - type: file
+    path: '\${AGENT_HOME}/system_prompt.md'
+  - type: file
+    id: guide
+    path: '\${CWD}/DELTA.md'
+    on_missing: skip
+  - type: computed_file
+    id: summary
+    generator:
+      command: ["sh", "-c", "mkdir -p out && echo \\"computed for $DELTA_RUN_ID\\" > out/summary.md"]
+    output_path: '\${CWD}/out/summary.md'
+  - type: journal
+`,
+    }, "agent-context");
+    const ws = workspace("ws-context");
+    await delta(["run", "--agent", agent, "-w", ws, "--run-id", "ctx-0", "-m", "warm up"], { env: modelEnv(server.baseUrl) });
+    writeFileSync(join(ws, "DELTA.md"), "Workspace rule: always be brief.");
+    server.push(reply.text("fine again"));
+    const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "ctx-1", "-m", "go"], { env: modelEnv(server.baseUrl) });
+    expect(result.exitCode).toBe(0);
+    const first = JSON.stringify(server.requests[0]!.body);
+    const second = JSON.stringify(server.requests[1]!.body);
+    expect(first).not.toContain("Workspace rule");
+    expect(second).toContain("Workspace rule: always be brief.");
+    expect(second).toContain("computed for ctx-1");
+  });
+
+  it("turns unknown tools and malformed arguments into observations the model sees", async () => {
+    server = await startMockLlm([
+      reply.toolCalls([{ name: "no_such_tool", arguments: {} }]),
+      reply.toolCalls([{ name: "echo", arguments: "{not json" }]),
+      reply.toolCalls([{ name: "echo", arguments: {} }]),
+      reply.text("recovered"),
+    ]);
+    const agent = writeAgent(root, {}, "agent-bad-calls");
+    const ws = workspace("ws-bad-calls");
+    const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "bad-1", "-m", "go", "--format", "json"], { env: modelEnv(server.baseUrl) });
+    expect(result.exitCode).toBe(0);
+    const results = readEvents(ws, "bad-1").filter((event) => event.type === "ACTION_RESULT");
+    expect(results.map((event) => event.type === "ACTION_RESULT" && event.status)).toEqual(["ERROR", "ERROR", "ERROR"]);
+    const observations = results.map((event) => (event.type === "ACTION_RESULT" ? event.observation_content : ""));
+    expect(observations[0]).toMatch(/Unknown tool 'no_such_tool'.*echo/);
+    expect(observations[1]).toMatch(/not valid JSON/);
+    expect(observations[2]).toMatch(/text/);
+    const last = server.requests[3]!.body as { messages: Array<{ role: string; content: string }> };
+    expect(last.messages.filter((m) => m.role === "tool")).toHaveLength(3);
+  });
+
+  it("retries 429 and 500 and still completes", async () => {
+    server = await startMockLlm([fault.status(429, { retryAfter: "0" }), fault.status(500), reply.text("after faults")]);
+    const agent = writeAgent(root, {}, "agent-retry");
+    const ws = workspace("ws-retry");
+    const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "retry-1", "-m", "go", "--format", "raw"], { env: modelEnv(server.baseUrl) });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe("after faults\n");
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it("fails with LLM_ERROR and exit 1 when the model keeps failing, and stays resumable", async () => {
+    server = await startMockLlm([fault.status(500), fault.status(500), fault.status(500), fault.status(500)]);
+    const agent = writeAgent(root, {}, "agent-llm-fail");
+    const ws = workspace("ws-llm-fail");
+    const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "fail-1", "-m", "go", "--format", "json"], { env: modelEnv(server.baseUrl) });
+    expect(result.exitCode).toBe(1);
+    const runResult = JSON.parse(result.stdout);
+    expect(runResult.status).toBe("FAILED");
+    expect(runResult.error.type).toBe("LLM_ERROR");
+    expect(readMetadataFile(ws, "fail-1").status).toBe("FAILED");
+    expect(eventTypes(readEvents(ws, "fail-1")).slice(-2)).toEqual(["ERROR", "ENGINE_END"]);
+  });
+
+  it("stops at --max-iterations with FAILED, MAX_ITERATIONS and exit 1", async () => {
+    server = await startMockLlm((_request, index) => reply.toolCalls([{ name: "echo", arguments: { text: `n${index}` } }]));
+    const agent = writeAgent(root, {}, "agent-max");
+    const ws = workspace("ws-max");
+    const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "max-1", "-m", "loop", "--max-iterations", "3", "--format", "json"], { env: modelEnv(server.baseUrl) });
+    expect(result.exitCode).toBe(1);
+    const runResult = JSON.parse(result.stdout);
+    expect(runResult.error.type).toBe("MAX_ITERATIONS");
+    expect(runResult.metrics.iterations).toBe(3);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it("parses a JSON final answer into result", async () => {
+    server = await startMockLlm([reply.text('{"summary": "ok", "count": 2}')]);
+    const agent = writeAgent(root, {}, "agent-json");
+    const result = await delta(["run", "--agent", agent, "-w", workspace("ws-json"), "-m", "go", "--format", "json"], { env: modelEnv(server.baseUrl) });
+    expect(JSON.parse(result.stdout).result).toEqual({ summary: "ok", count: 2 });
+  });
+
+  it("computes total_cost_usd from llm.pricing", async () => {
+    server = await startMockLlm([reply.text("priced")]);
+    const agent = writeAgent(root, { agentYaml: "name: priced\nllm:\n  model: m\n  pricing:\n    input_per_million: 1000000\n    output_per_million: 2000000\n" }, "agent-priced");
+    const result = await delta(["run", "--agent", agent, "-w", workspace("ws-priced"), "-m", "go", "--format", "json"], { env: modelEnv(server.baseUrl) });
+    const usage = JSON.parse(result.stdout).metrics.usage;
+    expect(usage.total_cost_usd).toBeCloseTo(usage.input_tokens * 1 + usage.output_tokens * 2, 6);
+  });
+
+  it("passes a hostile argument to exec: and shell: tools as one literal value", async () => {
+    const hostile = `"; touch pwned-exec; echo " $(touch pwned-sub) \`touch pwned-tick\` | touch pwned-pipe`;
+    server = await startMockLlm([
+      reply.toolCalls([{ name: "echo", arguments: { text: hostile } }, { name: "shout", arguments: { text: hostile } }]),
+      reply.text("done"),
+    ]);
+    const agent = writeAgent(root, { tools: 'tools:\n  - name: echo\n    exec: "printf %s ${text}"\n  - name: shout\n    shell: "printf %s ${text} | cat"\n' }, "agent-hostile");
+    const ws = workspace("ws-hostile");
+    const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "hostile-1", "-m", "go"], { env: modelEnv(server.baseUrl) });
+    expect(result.exitCode).toBe(0);
+    const observations = readEvents(ws, "hostile-1").flatMap((event) => (event.type === "ACTION_RESULT" ? [event.observation_content] : []));
+    expect(observations).toEqual([hostile, hostile]);
+    expect(readdirSync(ws).filter((name) => name.startsWith("pwned"))).toEqual([]);
+  });
+
+  it("refuses a duplicate run id with 126 and one JSON RunResult, leaving the first run intact", async () => {
+    server = await startMockLlm([reply.text("first")]);
+    const agent = writeAgent(root, {}, "agent-dup");
+    const ws = workspace("ws-dup");
+    await delta(["run", "--agent", agent, "-w", ws, "--run-id", "dup", "-m", "go"], { env: modelEnv(server.baseUrl) });
+    const before = readFileSync(join(runDir(ws, "dup"), "journal.jsonl"), "utf8");
+    const again = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "dup", "-m", "go", "--format", "json"], { env: modelEnv(server.baseUrl) });
+    expect(again.exitCode).toBe(126);
+    const runResult = JSON.parse(again.stdout);
+    expect(runResult).toMatchObject({ schema_version: "2.0", status: "FAILED", error: { type: "RUN_REFUSED" } });
+    expect(runResult.error.message).toContain("already exists");
+    expect(readFileSync(join(runDir(ws, "dup"), "journal.jsonl"), "utf8")).toBe(before);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it.each([
+    [["--run-id", "../escape"], "RUN_REFUSED"],
+    [["--run-id", ".hidden"], "RUN_REFUSED"],
+    [["--max-iterations", "zero"], "USAGE_ERROR"],
+    [["--format", "xml"], "USAGE_ERROR"],
+    [["--no-such-flag"], "USAGE_ERROR"],
+  ])("refuses bad flags %j with 126 and a JSON error", async (extra, type) => {
+    const agent = writeAgent(root, {}, "agent-flags");
+    const result = await delta(["run", "--agent", agent, "-w", workspace("ws-flags"), "-m", "go", "--format", "json", ...extra], { env: modelEnv("http://127.0.0.1:9/v1") });
+    expect(result.exitCode).toBe(126);
+    if (extra[0] !== "--format") expect(JSON.parse(result.stdout).error.type).toBe(type);
+    expect(existsSync(join(workspace("ws-flags"), ".delta", "..", "escape"))).toBe(false);
+  });
+
+  it("refuses to start without an API key (126) and creates no run", async () => {
+    const agent = writeAgent(root, {}, "agent-nokey");
+    const ws = workspace("ws-nokey");
+    const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "nokey", "-m", "go", "--format", "json"]);
+    expect(result.exitCode).toBe(126);
+    expect(JSON.parse(result.stdout).error.type).toBe("MISSING_API_KEY");
+    expect(existsSync(runDir(ws, "nokey"))).toBe(false);
+  });
+
+  it("keeps a numeric-looking run id and message exactly as typed", async () => {
+    server = await startMockLlm([reply.text("ok")]);
+    const agent = writeAgent(root, {}, "agent-numeric");
+    const ws = workspace("ws-numeric");
+    const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "007", "-m", "1e3", "--format", "json"], { env: modelEnv(server.baseUrl) });
+    expect(JSON.parse(result.stdout).run_id).toBe("007");
+    expect(readEvents(ws, "007").find((event) => event.type === "USER_MESSAGE")).toMatchObject({ content: "1e3" });
+  });
+});
+
+function collectFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? collectFiles(join(dir, entry.name)) : [join(dir, entry.name)],
+  );
+}
