@@ -1,4 +1,5 @@
 // `delta run`: validate everything, claim a fresh run directory, then drive the run.
+import { rmdirSync } from "node:fs";
 import { basename } from "node:path";
 import { loadAgent } from "../agent/load.js";
 import { chooseProvider } from "./provider.js";
@@ -35,7 +36,10 @@ export async function startRun(request: StartRequest): Promise<RunOutcome> {
     isTTY: request.isTTY,
     prompt: request.promptWorkspace,
   });
-  const provider = await chooseProvider(agent, workspace.workDir, { replay: request.replay, recordedThoughts: 0 });
+  const provider = await chooseProvider(agent, workspace.workDir, { replay: request.replay, recordedThoughts: 0 }).catch((err: unknown) => {
+    if (workspace.created) removeEmptyDir(workspace.workDir);
+    throw err;
+  });
   const { runId, paths } = request.runId === undefined
     ? claimNewRunDir(workspace.workDir)
     : { runId: request.runId, paths: claimRunDir(workspace.workDir, request.runId) };
@@ -76,4 +80,13 @@ export async function startRun(request: StartRequest): Promise<RunOutcome> {
       ctx.append({ type: "USER_MESSAGE", content: request.message });
     },
   });
+}
+
+/** A workspace made for a run that was then refused is removed, so a refusal leaves nothing behind. */
+function removeEmptyDir(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch {
+    // Not empty or already gone: leave it.
+  }
 }

@@ -1,0 +1,88 @@
+// Finds the provider's API key and base URL: workspace .env > agent .env > project-root .env > process environment.
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { parseDotenv } from "./dotenv.js";
+
+export interface ProviderEnv {
+  apiKey?: string;
+  baseUrl?: string;
+  /** Where each found value came from, highest priority first, e.g. "DELTA_API_KEY from /w/.env". */
+  sources: string[];
+}
+
+export interface ProviderEnvInput {
+  workDir: string;
+  agentHome: string;
+  processEnv: NodeJS.ProcessEnv;
+  /** Told about .env lines that could not be read; they are skipped. */
+  warn?: (message: string) => void;
+}
+
+// OPENAI_* names come last so a DELTA_* value at any level wins over them.
+const API_KEY_NAMES = ["DELTA_API_KEY", "OPENAI_API_KEY"] as const;
+const BASE_URL_NAMES = ["DELTA_BASE_URL", "OPENAI_BASE_URL"] as const;
+
+interface Layer {
+  label: string;
+  values: Record<string, string | undefined>;
+}
+
+/** Reads the layers without touching process.env; the first non-empty value wins. */
+export function resolveProviderEnv(input: ProviderEnvInput): ProviderEnv {
+  const warn = input.warn ?? (() => {});
+  const layers: Layer[] = [];
+  for (const file of envFiles(input.workDir, input.agentHome)) {
+    const values = readEnvFile(file, warn);
+    if (values) layers.push({ label: file, values });
+  }
+  layers.push({ label: "the environment", values: input.processEnv });
+
+  const sources: string[] = [];
+  const pick = (names: readonly string[]): string | undefined => {
+    for (const name of names) {
+      for (const layer of layers) {
+        const value = layer.values[name]?.trim();
+        if (value) {
+          sources.push(`${name} from ${layer.label}`);
+          return value;
+        }
+      }
+    }
+    return undefined;
+  };
+  const apiKey = pick(API_KEY_NAMES);
+  const baseUrl = pick(BASE_URL_NAMES);
+  return { ...(apiKey ? { apiKey } : {}), ...(baseUrl ? { baseUrl } : {}), sources };
+}
+
+/** The .env files in priority order, each listed once even when two levels are the same folder. */
+export function envFiles(workDir: string, agentHome: string): string[] {
+  const root = findProjectRoot(resolve(agentHome));
+  const folders = [resolve(workDir), resolve(agentHome), ...(root ? [root] : [])];
+  return [...new Set(folders)].map((folder) => join(folder, ".env"));
+}
+
+/** The nearest folder at or above `start` that holds a `.git` entry (a folder, or a file in worktrees). */
+export function findProjectRoot(start: string): string | undefined {
+  for (let folder = start; ; folder = dirname(folder)) {
+    if (existsSync(join(folder, ".git"))) return folder;
+    if (dirname(folder) === folder) return undefined;
+  }
+}
+
+function readEnvFile(file: string, warn: (message: string) => void): Record<string, string> | undefined {
+  let text: string;
+  try {
+    if (!statSync(file).isFile()) return undefined;
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    if (isMissing(err)) return undefined;
+    warn(`${file}: cannot be read (${err instanceof Error ? err.message : String(err)}); skipped`);
+    return undefined;
+  }
+  return parseDotenv(text, ({ line, message }) => warn(`${file}:${line}: ${message}; line skipped`));
+}
+
+function isMissing(err: unknown): boolean {
+  return typeof err === "object" && err !== null && "code" in err && (err.code === "ENOENT" || err.code === "ENOTDIR");
+}

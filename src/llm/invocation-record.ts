@@ -1,0 +1,45 @@
+// The schema of one recorded model exchange, io/invocations/<timestamp>_<iteration>.json, written by the engine and read by replay.
+import { z } from "zod";
+import { ToolCallSchema, UsageSchema } from "../journal/events.js";
+import type { ChatMessage, FunctionTool, LlmReply, LlmRequest } from "./types.js";
+
+export const ChatMessageSchema: z.ZodType<ChatMessage> = z.discriminatedUnion("role", [
+  z.object({ role: z.literal("system"), content: z.string() }),
+  z.object({ role: z.literal("user"), content: z.string() }),
+  z.object({ role: z.literal("assistant"), content: z.string().nullable(), tool_calls: z.array(ToolCallSchema).optional() }),
+  z.object({ role: z.literal("tool"), content: z.string(), tool_call_id: z.string() }),
+]);
+
+export const FunctionToolSchema: z.ZodType<FunctionTool> = z.object({
+  type: z.literal("function"),
+  function: z.object({
+    name: z.string(),
+    description: z.string(),
+    parameters: z.record(z.string(), z.unknown()),
+  }),
+});
+
+export const LlmRequestSchema: z.ZodType<LlmRequest> = z.object({
+  model: z.string(),
+  messages: z.array(ChatMessageSchema),
+  tools: z.array(FunctionToolSchema),
+  params: z.record(z.string(), z.unknown()),
+});
+
+export const LlmReplySchema: z.ZodType<LlmReply> = z.object({
+  content: z.string().nullable(),
+  tool_calls: z.array(ToolCallSchema),
+  usage: UsageSchema.nullable(),
+  model: z.string(),
+  finish_reason: z.string().nullable(),
+});
+
+export const InvocationRecordSchema = z.object({
+  iteration: z.number().int().positive(),
+  /** When the request was sent, ISO-8601 UTC. */
+  timestamp: z.string(),
+  request: LlmRequestSchema,
+  reply: LlmReplySchema,
+  duration_ms: z.number().nonnegative(),
+});
+export type InvocationRecord = z.infer<typeof InvocationRecordSchema>;

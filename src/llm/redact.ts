@@ -1,0 +1,68 @@
+// Removes secrets from anything headed for a file: known secret strings anywhere, and values under secret-looking keys.
+export const REDACTED = "[REDACTED]";
+
+const SENSITIVE_KEYS = new Set(["authorization", "proxy-authorization", "cookie", "set-cookie", "api-key", "x-api-key"]);
+const SENSITIVE_WORDS = new Set(["secret", "secrets", "password", "passwd", "passphrase", "apikey", "credential", "credentials"]);
+
+/** Deep copy of a JSON-like value with every known secret string and every secret-named field's value replaced by [REDACTED]. */
+export function redactSecrets(value: unknown, secrets: readonly string[]): unknown {
+  const known = usableSecrets(secrets);
+  const seen = new WeakSet<object>();
+  const visit = (current: unknown): unknown => {
+    if (typeof current === "string") return replaceKnown(current, known);
+    if (typeof current !== "object" || current === null) return current;
+    if (seen.has(current)) return "[Circular]";
+    seen.add(current);
+    const copy = Array.isArray(current)
+      ? current.map(visit)
+      : Object.fromEntries(Object.entries(current).map(([key, field]) => [replaceKnown(key, known), hidesValue(key, field) ? REDACTED : visit(field)]));
+    seen.delete(current);
+    return copy;
+  };
+  return visit(value);
+}
+
+/** A secret-named field's value is hidden unless it is an object, such as a tool's JSON schema for a `password` parameter. */
+function hidesValue(key: string, value: unknown): boolean {
+  const isPlainObject = typeof value === "object" && value !== null && !Array.isArray(value);
+  return !isPlainObject && isSensitiveKey(key);
+}
+
+/** The text with every occurrence of a known secret replaced by [REDACTED]. */
+export function redactText(text: string, secrets: readonly string[]): string {
+  return replaceKnown(text, usableSecrets(secrets));
+}
+
+/**
+ * True for header-like and credential-like names (authorization, x-api-key, client_secret,
+ * access_token, dbPassword) but not for counters such as max_tokens or input_tokens.
+ */
+export function isSensitiveKey(key: string): boolean {
+  const lower = key.toLowerCase();
+  if (SENSITIVE_KEYS.has(lower)) return true;
+  const words = splitWords(key);
+  if (words.some((word) => SENSITIVE_WORDS.has(word))) return true;
+  const joined = words.join("_");
+  if (joined.includes("api_key") || joined.includes("private_key") || joined.includes("access_key")) return true;
+  // A singular trailing "token" names a credential (access_token, authToken); plural "tokens" counts them.
+  return words.at(-1) === "token";
+}
+
+function splitWords(key: string): string[] {
+  return key
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word.length > 0);
+}
+
+function usableSecrets(secrets: readonly string[]): string[] {
+  // Longest first, so a secret that contains another is replaced whole.
+  return [...new Set(secrets.filter((secret) => secret.length > 0))].sort((a, b) => b.length - a.length);
+}
+
+function replaceKnown(text: string, secrets: readonly string[]): string {
+  let result = text;
+  for (const secret of secrets) result = result.split(secret).join(REDACTED);
+  return result;
+}

@@ -1,0 +1,128 @@
+// Loads a recorded sequence of model replies from a replies file (.jsonl/.json) or an earlier run's io/invocations/.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { extname, join } from "node:path";
+import { z } from "zod";
+import { ReplayError, errorMessage } from "../errors.js";
+import { UsageSchema } from "../journal/events.js";
+import { InvocationRecordSchema } from "./invocation-record.js";
+import type { LlmReply } from "./types.js";
+
+export interface Recording {
+  /** A description of where the replies came from, for messages. */
+  origin: string;
+  replies: LlmReply[];
+}
+
+// Hand-written replies files may leave out what has an obvious default: {"content": "done"} is a reply.
+const ReplyLineSchema = z
+  .object({
+    content: z.string().nullable().default(null),
+    tool_calls: z
+      .array(
+        z.object({
+          id: z.string().min(1).optional(),
+          name: z.string().min(1),
+          arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).default("{}"),
+        }),
+      )
+      .default([]),
+    usage: UsageSchema.nullable().default(null),
+    model: z.string().default("replay"),
+    finish_reason: z.string().nullable().default(null),
+  })
+  .refine((reply) => reply.content !== null || reply.tool_calls.length > 0, "a reply needs content or tool_calls");
+
+/** Reads the whole recording now, so a broken one is refused before the run starts. */
+export function loadRecording(source: string): Recording {
+  let isDirectory: boolean;
+  try {
+    isDirectory = statSync(source).isDirectory();
+  } catch (err) {
+    throw new ReplayError(`Cannot read the replay source ${source}: ${errorMessage(err)}. Pass a replies file (.jsonl or .json) or a run directory (.delta/<run_id>).`);
+  }
+  if (isDirectory) return loadRunDir(source);
+  const extension = extname(source).toLowerCase();
+  if (extension === ".jsonl") return { origin: `file ${source}`, replies: parseJsonl(source, readText(source)) };
+  if (extension === ".json") return { origin: `file ${source}`, replies: parseJsonArray(source, readText(source)) };
+  throw new ReplayError(`The replay source ${source} must be a .jsonl file (one reply a line), a .json file (an array of replies) or a run directory.`);
+}
+
+function parseJsonl(file: string, text: string): LlmReply[] {
+  const replies: LlmReply[] = [];
+  text.split("\n").forEach((line, index) => {
+    if (line.trim() === "") return;
+    replies.push(toReply(parseJson(line, `${file}:${index + 1}`), `${file}:${index + 1}`, replies.length));
+  });
+  return replies;
+}
+
+function parseJsonArray(file: string, text: string): LlmReply[] {
+  const value = parseJson(text, file);
+  if (!Array.isArray(value)) throw new ReplayError(`${file} must hold a JSON array of replies; for one reply per line use a .jsonl file.`);
+  return value.map((item, index) => toReply(item, `${file} [${index}]`, index));
+}
+
+function toReply(value: unknown, where: string, position: number): LlmReply {
+  const parsed = ReplyLineSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue && issue.path.length > 0 ? `field ${issue.path.join(".")}: ` : "";
+    throw new ReplayError(`${where}: not a valid reply (${field}${issue?.message ?? "unreadable"}). A reply looks like {"content": "…", "tool_calls": [{"name": "…", "arguments": {…}}]}.`);
+  }
+  const reply = parsed.data;
+  return {
+    content: reply.content,
+    // Ids must be stable across replays of the same file, so missing ones are derived from position.
+    tool_calls: reply.tool_calls.map((call, index) => ({
+      id: call.id ?? `call_replay_${position + 1}_${index + 1}`,
+      name: call.name,
+      arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments),
+    })),
+    usage: reply.usage,
+    model: reply.model,
+    finish_reason: reply.finish_reason,
+  };
+}
+
+function loadRunDir(runDir: string): Recording {
+  const dir = join(runDir, "io", "invocations");
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((name) => name.endsWith(".json"));
+  } catch (err) {
+    throw new ReplayError(`The replay source ${runDir} is a directory without a readable io/invocations/ (${errorMessage(err)}); pass a run directory (.delta/<run_id>) or a replies file.`);
+  }
+  const records = names.map((name) => {
+    const file = join(dir, name);
+    const parsed = InvocationRecordSchema.safeParse(parseJson(readText(file), file));
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new ReplayError(`${file}: not a valid invocation record (${issue ? `field ${issue.path.join(".") || "(root)"}: ${issue.message}` : "unreadable"}).`);
+    }
+    return { name, record: parsed.data };
+  });
+  // Iteration orders the calls; timestamp and file name only break ties.
+  records.sort(
+    (a, b) =>
+      a.record.iteration - b.record.iteration ||
+      a.record.timestamp.localeCompare(b.record.timestamp) ||
+      a.name.localeCompare(b.name),
+  );
+  return { origin: `run directory ${runDir}`, replies: records.map(({ record }) => record.reply) };
+}
+
+function readText(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (err) {
+    throw new ReplayError(`Cannot read ${file}: ${errorMessage(err)}.`);
+  }
+}
+
+function parseJson(text: string, where: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new ReplayError(`${where}: not valid JSON (${errorMessage(err)}).`);
+  }
+}

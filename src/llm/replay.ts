@@ -1,0 +1,50 @@
+// A Provider that answers with recorded replies instead of calling a model, so agents can be tested with no model and no key.
+import { ReplayError } from "../errors.js";
+import { loadRecording } from "./replay-source.js";
+import type { LlmReply, LlmRequest, Provider } from "./types.js";
+
+/** A replies file (.jsonl, or .json holding an array) or an earlier run's directory. */
+export type ReplaySource = string;
+
+export interface ReplayOptions {
+  /**
+   * The engine is stateless, so the position comes from the journal: pass the number of THOUGHT
+   * events already recorded. Each call in this process then takes the next reply.
+   */
+  startIndex?: number;
+}
+
+export function createReplayProvider(source: ReplaySource, options: ReplayOptions = {}): Provider {
+  const { origin, replies } = loadRecording(source);
+  let next = options.startIndex ?? 0;
+  if (!Number.isInteger(next) || next < 0) throw new ReplayError(`The replay start index must be a whole number ≥ 0, got ${next}.`);
+  return {
+    name: "replay",
+    async complete(request: LlmRequest): Promise<LlmReply> {
+      const reply = replies[next];
+      if (!reply) {
+        throw new ReplayError(`No recorded reply for model call ${next + 1}: recording exhausted after ${replies.length} replies (${origin}).`);
+      }
+      checkToolsOffered(reply, request, next + 1, origin);
+      next += 1;
+      return reply;
+    },
+  };
+}
+
+function checkToolsOffered(reply: LlmReply, request: LlmRequest, position: number, origin: string): void {
+  const offered = request.tools.map((tool) => tool.function.name);
+  for (const call of reply.tool_calls) {
+    if (!offered.includes(call.name)) {
+      throw new ReplayError(
+        `Recorded reply ${position} (${origin}) calls the tool "${call.name}", which this agent does not offer ` +
+          `(offered: ${offered.length > 0 ? offered.join(", ") : "none"}); the recording no longer fits the agent.`,
+      );
+    }
+  }
+}
+
+/** The replies of an earlier run as .jsonl text, one reply a line, to freeze a recording into a file. */
+export function exportReplies(runDir: string): string {
+  return loadRecording(runDir).replies.map((reply) => `${JSON.stringify(reply)}\n`).join("");
+}

@@ -1,0 +1,174 @@
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { buildContext, type ContextEnv } from "../../src/context/build.js";
+import { ContextConfigSchema } from "../../src/context/schema.js";
+import { ConfigError, EngineError } from "../../src/errors.js";
+import type { JournalEvent } from "../../src/journal/events.js";
+
+let root: string;
+let agentHome: string;
+let cwd: string;
+
+beforeEach(async () => {
+  root = await realpath(await mkdtemp(join(tmpdir(), "delta-context-")));
+  agentHome = join(root, "agent");
+  cwd = join(root, "W001");
+  await mkdir(agentHome);
+  await mkdir(join(cwd, ".delta", "run-1"), { recursive: true });
+});
+
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+function env(overrides: Partial<ContextEnv> = {}): ContextEnv {
+  const runDir = join(cwd, ".delta", "run-1");
+  return { agentHome, cwd, runId: "run-1", runDir, journalPath: join(runDir, "journal.jsonl"), events: [], ...overrides };
+}
+
+/** Parses like the agent loader does, so schema defaults (on_missing, timeout_ms) apply. */
+function config(sources: unknown[]) {
+  return ContextConfigSchema.parse({ sources });
+}
+
+const defaultTemplate = config([
+  { type: "file", id: "system_prompt", path: "${AGENT_HOME}/system_prompt.md" },
+  { type: "file", id: "workspace_guide", path: "${CWD}/DELTA.md", on_missing: "skip" },
+  { type: "journal", id: "conversation_history" },
+]);
+
+const task: JournalEvent = { seq: 1, timestamp: "2025-01-01T00:00:00.000Z", type: "USER_MESSAGE", content: "do the thing" };
+
+describe("buildContext", () => {
+  it("sends the system prompt verbatim, then the workspace guide as a labelled block, then the conversation", async () => {
+    await writeFile(join(agentHome, "system_prompt.md"), "You are careful.");
+    await writeFile(join(cwd, "DELTA.md"), "Run tests with make.");
+    const messages = await buildContext(defaultTemplate, env({ events: [task] }));
+    expect(messages).toEqual([
+      { role: "system", content: "You are careful." },
+      { role: "system", content: "# Context Block: workspace_guide\n\nRun tests with make." },
+      { role: "user", content: "do the thing" },
+    ]);
+  });
+
+  it("leaves out a DELTA.md that does not exist when on_missing is skip", async () => {
+    await writeFile(join(agentHome, "system_prompt.md"), "You are careful.");
+    const messages = await buildContext(defaultTemplate, env({ events: [task] }));
+    expect(messages.map((message) => message.role)).toEqual(["system", "user"]);
+  });
+
+  it("reads the files again on every build so edits between iterations are seen", async () => {
+    await writeFile(join(agentHome, "system_prompt.md"), "first");
+    expect((await buildContext(defaultTemplate, env()))[0]?.content).toBe("first");
+    await writeFile(join(agentHome, "system_prompt.md"), "second");
+    expect((await buildContext(defaultTemplate, env()))[0]?.content).toBe("second");
+  });
+
+  it("expands AGENT_HOME and CWD, leaves other variables as written, and labels unnamed blocks by file name", async () => {
+    await writeFile(join(agentHome, "a.md"), "from agent");
+    await mkdir(join(cwd, "${HOME}"));
+    await writeFile(join(cwd, "${HOME}", "b.md"), "literal dir");
+    const messages = await buildContext(
+      config([{ type: "file", path: "${AGENT_HOME}/a.md" }, { type: "file", path: "${CWD}/${HOME}/b.md" }]),
+      env(),
+    );
+    expect(messages).toEqual([
+      { role: "system", content: "from agent" },
+      { role: "system", content: "# Context Block: b.md\n\nliteral dir" },
+    ]);
+  });
+
+  it("reads a relative path from the agent's home", async () => {
+    await writeFile(join(agentHome, "prompt.md"), "relative");
+    expect(await buildContext(config([{ type: "file", path: "prompt.md" }]), env())).toEqual([{ role: "system", content: "relative" }]);
+  });
+
+  it("adds nothing for an empty file", async () => {
+    await writeFile(join(agentHome, "empty.md"), "");
+    expect(await buildContext(config([{ type: "file", path: "${AGENT_HOME}/empty.md" }]), env())).toEqual([]);
+  });
+
+  it("refuses a missing required file with a message naming the source, the path and the fix", async () => {
+    const error = await buildContext(defaultTemplate, env()).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as Error).message;
+    expect(message).toContain("'system_prompt' (sources[0])");
+    expect(message).toContain(join(agentHome, "system_prompt.md"));
+    expect(message).toContain("sources[0].path");
+    expect(message).toContain("set on_missing: skip to make it optional");
+  });
+
+  it("runs a generator in the workspace with the run's variables and includes what it wrote", async () => {
+    const script = join(agentHome, "gen.sh");
+    await writeFile(
+      script,
+      'mkdir -p out && printf "%s|%s|%s|%s|%s|%s" "$PWD" "$DELTA_RUN_ID" "$DELTA_AGENT_HOME" "$DELTA_CWD" "$JOURNAL_PATH" "$RUN_DIR" > out/summary.md\n',
+    );
+    const messages = await buildContext(
+      config([{
+        type: "computed_file",
+        id: "summary",
+        generator: { command: ["sh", "${AGENT_HOME}/gen.sh"] },
+        output_path: "${CWD}/out/summary.md",
+      }]),
+      env(),
+    );
+    const runDir = join(cwd, ".delta", "run-1");
+    expect(messages).toEqual([{
+      role: "system",
+      content: `# Context Block: summary\n\n${[cwd, "run-1", agentHome, cwd, join(runDir, "journal.jsonl"), runDir].join("|")}`,
+    }]);
+  });
+
+  it("reports a failing generator with its exit code and the end of its stderr", async () => {
+    const source = { type: "computed_file", id: "summary", generator: { command: ["sh", "-c", "echo noise >&2; echo 'index missing' >&2; exit 3"] }, output_path: "out.md" };
+    const error = await buildContext(config([source]), env()).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(EngineError);
+    expect((error as Error).message).toContain("'summary' (sources[0])");
+    expect((error as Error).message).toContain("exited with code 3");
+    expect((error as Error).message).toMatch(/stderr:\nnoise\nindex missing$/);
+  });
+
+  it("reports a generator that cannot start with the field to fix", async () => {
+    const source = { type: "computed_file", generator: { command: ["no-such-generator-delta-test"] }, output_path: "out.md" };
+    const error = await buildContext(config([source]), env()).catch((err: unknown) => err);
+    expect((error as Error).message).toContain("command not found: no-such-generator-delta-test. Fix sources[0].generator.command.");
+  });
+
+  it("kills a generator that runs past its timeout and says which limit to raise", async () => {
+    const pidFile = join(root, "generator.pid");
+    const source = {
+      type: "computed_file",
+      id: "slow",
+      generator: { command: ["sh", "-c", `echo $$ > ${pidFile}; sleep 30`], timeout_ms: 200 },
+      output_path: "out.md",
+    };
+    const started = Date.now();
+    const error = await buildContext(config([source]), env()).catch((err: unknown) => err);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(error).toBeInstanceOf(EngineError);
+    expect((error as Error).message).toContain("timed out after 200 ms");
+    expect((error as Error).message).toContain("sources[0].generator.timeout_ms");
+    const pid = Number((await readFile(pidFile, "utf8")).trim());
+    expect(() => process.kill(pid, 0)).toThrow();
+  });
+
+  it("applies on_missing to a generator that succeeded without writing its output", async () => {
+    const silent = { type: "computed_file", id: "summary", generator: { command: ["true"] }, output_path: "${CWD}/never.md" };
+    expect(await buildContext(config([{ ...silent, on_missing: "skip" }]), env())).toEqual([]);
+    const error = await buildContext(config([silent]), env()).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toContain("sources[0].output_path");
+  });
+
+  it("keeps only the configured number of iterations from the journal", async () => {
+    const events: JournalEvent[] = [task];
+    for (let iteration = 1; iteration <= 3; iteration += 1) {
+      events.push({ seq: events.length + 1, timestamp: task.timestamp, type: "THOUGHT", iteration, content: `t${iteration}`, tool_calls: [], usage: null, model: "m" });
+    }
+    const messages = await buildContext(config([{ type: "journal", max_iterations: 1 }]), env({ events }));
+    expect(messages).toEqual([{ role: "user", content: "do the thing" }, { role: "assistant", content: "t3" }]);
+  });
+});

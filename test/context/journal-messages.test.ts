@@ -1,0 +1,152 @@
+import { describe, expect, it } from "vitest";
+import { journalToMessages, NO_RESULT_CONTENT } from "../../src/context/journal-messages.js";
+import type { ActionStatus, JournalEvent, ToolCall } from "../../src/journal/events.js";
+import type { ChatMessage } from "../../src/llm/types.js";
+
+/** Builds a journal with consecutive seq numbers from terse event descriptions. */
+function journal(...makers: Array<(seq: number) => JournalEvent>): JournalEvent[] {
+  return makers.map((make, index) => make(index + 1));
+}
+
+const timestamp = "2025-01-01T00:00:00.000Z";
+
+const start = () => (seq: number): JournalEvent => ({
+  seq, timestamp, type: "ENGINE_START", run_id: "r", agent_home: "/a", work_dir: "/w", config: {}, engine_version: "0",
+});
+const user = (content: string) => (seq: number): JournalEvent => ({ seq, timestamp, type: "USER_MESSAGE", content });
+const call = (id: string, name = "ls"): ToolCall => ({ id, name, arguments: "{}" });
+const thought = (iteration: number, content: string | null, calls: ToolCall[] = []) => (seq: number): JournalEvent => ({
+  seq, timestamp, type: "THOUGHT", iteration, content, tool_calls: calls, usage: null, model: "m",
+});
+const request = (iteration: number, id: string) => (seq: number): JournalEvent => ({
+  seq, timestamp, type: "ACTION_REQUEST", iteration, action_id: id, tool_name: "ls", tool_args: {}, resolved_command: ["ls"],
+});
+const result = (iteration: number, id: string, observation: string, status: ActionStatus = "SUCCESS", exitCode: number | null = 0) =>
+  (seq: number): JournalEvent => ({
+    seq, timestamp, type: "ACTION_RESULT", iteration, action_id: id, tool_name: "ls", status,
+    observation_content: observation, exit_code: exitCode, duration_ms: 1,
+  });
+const end = () => (seq: number): JournalEvent => ({ seq, timestamp, type: "ENGINE_END", run_id: "r", status: "COMPLETED", final_iteration: 1 });
+
+/** Every assistant tool call must be answered, in order, right after it: what the API demands. */
+function expectValidToolPairing(messages: ChatMessage[]): void {
+  messages.forEach((message, index) => {
+    if (message.role !== "assistant" || !message.tool_calls) return;
+    message.tool_calls.forEach((toolCall, offset) => {
+      expect(messages[index + 1 + offset]).toMatchObject({ role: "tool", tool_call_id: toolCall.id });
+    });
+  });
+}
+
+describe("journalToMessages", () => {
+  it("turns the task, a tool call and its result into user, assistant and tool messages", () => {
+    const messages = journalToMessages(journal(
+      start(), user("list files"), thought(1, "looking", [call("c1")]), request(1, "c1"), result(1, "c1", "a.txt\n"),
+      thought(2, "done"), end(),
+    ));
+    expect(messages).toEqual([
+      { role: "user", content: "list files" },
+      { role: "assistant", content: "looking", tool_calls: [call("c1")] },
+      { role: "tool", tool_call_id: "c1", content: "a.txt\n" },
+      { role: "assistant", content: "done" },
+    ]);
+  });
+
+  it("answers several tool calls of one thought in the order the model made them, whatever order results were journaled in", () => {
+    const messages = journalToMessages(journal(
+      user("go"), thought(1, null, [call("c1"), call("c2"), call("c3")]),
+      result(1, "c2", "second"), result(1, "c3", "third"), result(1, "c1", "first"),
+    ));
+    expect(messages.slice(1)).toEqual([
+      { role: "assistant", content: null, tool_calls: [call("c1"), call("c2"), call("c3")] },
+      { role: "tool", tool_call_id: "c1", content: "first" },
+      { role: "tool", tool_call_id: "c2", content: "second" },
+      { role: "tool", tool_call_id: "c3", content: "third" },
+    ]);
+  });
+
+  it("answers a call with no recorded result with a placeholder so the conversation stays valid", () => {
+    const messages = journalToMessages(journal(user("go"), thought(1, null, [call("c1"), call("c2")]), request(1, "c1"), result(1, "c2", "ok")));
+    expect(messages.slice(2)).toEqual([
+      { role: "tool", tool_call_id: "c1", content: NO_RESULT_CONTENT },
+      { role: "tool", tool_call_id: "c2", content: "ok" },
+    ]);
+    expectValidToolPairing(messages);
+  });
+
+  it("pairs results with the right thought when a provider reuses call ids across replies", () => {
+    const messages = journalToMessages(journal(
+      user("go"), thought(1, null, [call("0")]), result(1, "0", "one"), thought(2, null, [call("0")]), result(2, "0", "two"),
+    ));
+    expect(messages.filter((message) => message.role === "tool").map((message) => message.content)).toEqual(["one", "two"]);
+  });
+
+  it("puts a user message journaled among a thought's results after those results", () => {
+    const messages = journalToMessages(journal(
+      user("go"), thought(1, null, [call("c1"), call("c2")]), result(1, "c1", "one"), user("hurry up"), result(1, "c2", "two"),
+    ));
+    expect(messages.map((message) => message.role)).toEqual(["user", "assistant", "tool", "tool", "user"]);
+    expectValidToolPairing(messages);
+  });
+
+  it("marks failed and errored results so the model can tell them from success", () => {
+    const messages = journalToMessages(journal(
+      user("go"), thought(1, null, [call("c1"), call("c2"), call("c3")]),
+      result(1, "c1", "no such file", "FAILED", 2), result(1, "c2", "command not found: foo", "ERROR", null),
+      result(1, "c3", "killed", "FAILED", null),
+    ));
+    expect(messages.slice(2).map((message) => message.content)).toEqual([
+      "[exit code 2]\nno such file",
+      "[error] command not found: foo",
+      "[failed]\nkilled",
+    ]);
+  });
+
+  it("produces no messages for engine, request, human-input and error events", () => {
+    const messages = journalToMessages(journal(
+      start(),
+      (seq) => ({ seq, timestamp, type: "ERROR", error_type: "LLM_ERROR", error_message: "boom" }),
+      (seq) => ({ seq, timestamp, type: "HUMAN_INPUT_REQUEST", iteration: 1, action_id: "a", request_id: "q", prompt: "?", input_type: "text", sensitive: false }),
+      (seq) => ({ seq, timestamp, type: "HUMAN_INPUT_RECEIVED", iteration: 1, action_id: "a", request_id: "q", response: "yes" }),
+      request(1, "a"),
+      end(),
+    ));
+    expect(messages).toEqual([]);
+  });
+
+  it("keeps only the last N iterations with their results, and every user message in journal order", () => {
+    const events = journal(
+      user("task"),
+      thought(1, "t1", [call("a")]), result(1, "a", "ra"),
+      user("also do X"),
+      thought(2, "t2", [call("b"), call("c")]), result(2, "b", "rb"), result(2, "c", "rc"),
+      user("and Y"),
+      thought(3, "t3", [call("d")]), result(3, "d", "rd"),
+      thought(4, "t4"),
+    );
+    const messages = journalToMessages(events, { maxIterations: 2 });
+    expect(messages).toEqual([
+      { role: "user", content: "task" },
+      { role: "user", content: "also do X" },
+      { role: "user", content: "and Y" },
+      { role: "assistant", content: "t3", tool_calls: [call("d")] },
+      { role: "tool", tool_call_id: "d", content: "rd" },
+      { role: "assistant", content: "t4" },
+    ]);
+    expectValidToolPairing(messages);
+    expect(journalToMessages(events, { maxIterations: 3 }).filter((message) => message.role === "tool")).toHaveLength(3);
+    expect(journalToMessages(events, { maxIterations: 10 })).toEqual(journalToMessages(events));
+  });
+
+  it("rebuilds a long journal quickly", () => {
+    const makers: Array<(seq: number) => JournalEvent> = [user("go")];
+    for (let iteration = 1; iteration <= 20_000; iteration += 1) {
+      makers.push(thought(iteration, "t", [call(`c${iteration}`)]), request(iteration, `c${iteration}`), result(iteration, `c${iteration}`, "out"));
+    }
+    const events = journal(...makers);
+    const started = performance.now();
+    const messages = journalToMessages(events, { maxIterations: 50 });
+    expect(performance.now() - started).toBeLessThan(200);
+    expect(messages).toHaveLength(1 + 50 * 2);
+  });
+});

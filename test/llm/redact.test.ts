@@ -1,0 +1,65 @@
+// Redaction: a known secret never survives, credential-named fields are hidden, token counters are kept.
+import { describe, expect, it } from "vitest";
+import { REDACTED, isSensitiveKey, redactSecrets, redactText } from "../../src/llm/redact.js";
+
+const KEY = "sk-live-abcdef123456";
+
+describe("redactSecrets", () => {
+  it("replaces a known secret wherever it appears, in values and keys, at any depth", () => {
+    const input = {
+      headers: { "X-Custom": `Bearer ${KEY}` },
+      messages: [{ role: "user", content: `my key is ${KEY}, again ${KEY}` }],
+      [`weird-${KEY}`]: 1,
+      nested: [[{ deep: KEY }]],
+    };
+    const output = redactSecrets(input, [KEY]);
+    expect(JSON.stringify(output)).not.toContain(KEY);
+    expect(output).toEqual({
+      headers: { "X-Custom": `Bearer ${REDACTED}` },
+      messages: [{ role: "user", content: `my key is ${REDACTED}, again ${REDACTED}` }],
+      [`weird-${REDACTED}`]: 1,
+      nested: [[{ deep: REDACTED }]],
+    });
+  });
+
+  it("hides values under credential-named keys even when the secret is not known", () => {
+    const output = redactSecrets(
+      { Authorization: "Bearer other", "x-api-key": "k1", "api-key": "k2", Cookie: "c", client_secret: "s", dbPassword: "p", access_token: "t", authToken: "t2", "set-cookie": ["a", "b"], OPENAI_API_KEY: "k3" },
+      [],
+    );
+    expect(Object.values(output as object).every((value) => value === REDACTED)).toBe(true);
+  });
+
+  it("keeps token counters and ordinary fields", () => {
+    const usage = { max_tokens: 100, input_tokens: 5, output_tokens: 7, prompt_tokens: 1, completion_tokens: 2, total_tokens: 3, max_completion_tokens: 9, model: "m", key: "k" };
+    expect(redactSecrets(usage, [])).toEqual(usage);
+  });
+
+  it("keeps an object under a secret-looking name, such as a tool's schema for a password parameter", () => {
+    const schema = { properties: { password: { type: "string", description: "the password" } } };
+    expect(redactSecrets(schema, [])).toEqual(schema);
+  });
+
+  it("returns a copy and leaves the input untouched", () => {
+    const input = { content: KEY, list: [KEY] };
+    redactSecrets(input, [KEY]);
+    expect(input).toEqual({ content: KEY, list: [KEY] });
+  });
+
+  it("ignores empty secrets and replaces a longer secret whole before a shorter one inside it", () => {
+    expect(redactText("abc-long abc", ["", "abc", "abc-long"])).toBe(`${REDACTED} ${REDACTED}`);
+  });
+
+  it("survives cycles", () => {
+    const cyclic: Record<string, unknown> = { a: KEY };
+    cyclic.self = cyclic;
+    expect(redactSecrets(cyclic, [KEY])).toEqual({ a: REDACTED, self: "[Circular]" });
+  });
+});
+
+describe("isSensitiveKey", () => {
+  it("matches whole key names, not fragments of counters", () => {
+    expect(["authorization", "api_key", "apiKey", "refresh_token", "token", "private_key", "AWS_SECRET_ACCESS_KEY"].every(isSensitiveKey)).toBe(true);
+    expect(["max_tokens", "tokens", "tokenizer", "keyboard", "monkey", "passage"].some(isSensitiveKey)).toBe(false);
+  });
+});

@@ -1,0 +1,238 @@
+// A scripted OpenAI Chat Completions server on 127.0.0.1 that stands in for the model in tests.
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+
+export interface ScriptedToolCall {
+  name: string;
+  /** An object is sent JSON-encoded; a string is sent exactly as given (it may be invalid JSON on purpose). */
+  arguments: Record<string, unknown> | string;
+  id?: string;
+}
+
+export interface ReplyOptions {
+  model?: string;
+  finishReason?: string;
+  usage?: { prompt_tokens: number; completion_tokens: number };
+}
+
+export type Step =
+  | { kind: "reply"; content: string | null; toolCalls: ScriptedToolCall[]; options: ReplyOptions }
+  | { kind: "raw"; status: number; body: string | object; headers: Record<string, string> }
+  | { kind: "status"; status: number; message: string; headers: Record<string, string> }
+  | { kind: "reset" }
+  | { kind: "hang" }
+  | { kind: "invalidJson" }
+  | { kind: "noChoices" };
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** The parsed JSON body, or the raw text when it was not JSON. */
+  body: unknown;
+  /** Position in the script that answered it; null when the script had run out or the path was wrong. */
+  stepIndex: number | null;
+  at: number;
+}
+
+export type Script = Step[] | ((request: RecordedRequest, index: number) => Step);
+
+export interface MockLlm {
+  /** e.g. "http://127.0.0.1:43121/v1" — what DELTA_BASE_URL should be. */
+  readonly baseUrl: string;
+  readonly requests: RecordedRequest[];
+  /** Steps not yet consumed (always 0 for a function script). */
+  remaining(): number;
+  push(...steps: Step[]): void;
+  close(): Promise<void>;
+}
+
+export const reply = {
+  text(content: string, options: ReplyOptions = {}): Step {
+    return { kind: "reply", content, toolCalls: [], options };
+  },
+  toolCalls(calls: ScriptedToolCall[], content: string | null = null, options: ReplyOptions = {}): Step {
+    return { kind: "reply", content, toolCalls: calls, options };
+  },
+  raw(status: number, body: string | object, headers: Record<string, string> = {}): Step {
+    return { kind: "raw", status, body, headers };
+  },
+};
+
+export const fault = {
+  /** An error status with an OpenAI-style error body; retryAfter sets `Retry-After`, retryAfterMs `retry-after-ms`. */
+  status(status: number, options: { retryAfter?: string; retryAfterMs?: number; message?: string } = {}): Step {
+    const headers: Record<string, string> = {};
+    if (options.retryAfter !== undefined) headers["retry-after"] = options.retryAfter;
+    if (options.retryAfterMs !== undefined) headers["retry-after-ms"] = String(options.retryAfterMs);
+    return { kind: "status", status, message: options.message ?? `mock error ${status}`, headers };
+  },
+  /** Sends the headers and half the body, then destroys the socket. */
+  reset(): Step {
+    return { kind: "reset" };
+  },
+  /** Never answers; the connection is closed by server.close(). */
+  hang(): Step {
+    return { kind: "hang" };
+  },
+  invalidJson(): Step {
+    return { kind: "invalidJson" };
+  },
+  noChoices(): Step {
+    return { kind: "noChoices" };
+  },
+};
+
+const COMPLETION_PATHS = new Set(["/v1/chat/completions", "/chat/completions"]);
+
+export async function startMockLlm(script: Script = []): Promise<MockLlm> {
+  const queue: Step[] = Array.isArray(script) ? [...script] : [];
+  const requests: RecordedRequest[] = [];
+  const sockets = new Set<Socket>();
+  let answered = 0;
+
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const text = Buffer.concat(chunks).toString("utf8");
+      const path = (req.url ?? "/").split("?")[0] ?? "/";
+      const recorded: RecordedRequest = {
+        method: req.method ?? "GET",
+        path,
+        headers: req.headers,
+        body: parseJsonOr(text),
+        stepIndex: null,
+        at: Date.now(),
+      };
+      requests.push(recorded);
+      if (req.method !== "POST" || !COMPLETION_PATHS.has(path)) {
+        sendJson(res, 404, errorBody(`mock LLM: no route for ${req.method} ${path}; use POST /v1/chat/completions`));
+        return;
+      }
+      const step = nextStep(recorded);
+      if (!step) {
+        sendJson(res, 500, errorBody(`mock LLM: script exhausted after ${answered} replies; request ${requests.length} was not expected`));
+        return;
+      }
+      recorded.stepIndex = answered;
+      answered += 1;
+      answer(res, step, recorded, answered);
+    });
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+
+  function nextStep(recorded: RecordedRequest): Step | undefined {
+    if (typeof script === "function") return script(recorded, answered);
+    return queue.shift();
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    requests,
+    remaining: () => queue.length,
+    push: (...steps) => {
+      queue.push(...steps);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function answer(res: ServerResponse, step: Step, request: RecordedRequest, ordinal: number): void {
+  switch (step.kind) {
+    case "reply":
+      sendJson(res, 200, completion(step, request, ordinal));
+      return;
+    case "raw": {
+      const body = typeof step.body === "string" ? step.body : JSON.stringify(step.body);
+      res.writeHead(step.status, { "content-type": "application/json", ...step.headers });
+      res.end(body);
+      return;
+    }
+    case "status":
+      sendJson(res, step.status, errorBody(step.message), step.headers);
+      return;
+    case "reset": {
+      const body = JSON.stringify(completion({ kind: "reply", content: "this reply is cut short", toolCalls: [], options: {} }, request, ordinal));
+      res.writeHead(200, { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) });
+      res.write(body.slice(0, Math.floor(body.length / 2)), () => res.socket?.destroy());
+      return;
+    }
+    case "hang":
+      return;
+    case "invalidJson":
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end('{"id": "chatcmpl-broken", "choices": [');
+      return;
+    case "noChoices":
+      sendJson(res, 200, { id: `chatcmpl-mock-${ordinal}`, object: "chat.completion", created: 1_700_000_000, model: modelOf(request), choices: [] });
+      return;
+  }
+}
+
+type ReplyStep = Extract<Step, { kind: "reply" }>;
+
+function completion(step: ReplyStep, request: RecordedRequest, ordinal: number): object {
+  const toolCalls = step.toolCalls.map((call, index) => ({
+    id: call.id ?? `call_${ordinal}_${index + 1}`,
+    type: "function",
+    function: { name: call.name, arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments) },
+  }));
+  const message = { role: "assistant", content: step.content, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) };
+  const usage = step.options.usage ?? derivedUsage(request, message);
+  return {
+    id: `chatcmpl-mock-${ordinal}`,
+    object: "chat.completion",
+    created: 1_700_000_000 + ordinal,
+    model: step.options.model ?? modelOf(request),
+    choices: [{ index: 0, message, finish_reason: step.options.finishReason ?? (toolCalls.length > 0 ? "tool_calls" : "stop") }],
+    usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+  };
+}
+
+/** Deterministic counts (about four characters a token) so tests can predict them. */
+function derivedUsage(request: RecordedRequest, message: object): { prompt_tokens: number; completion_tokens: number } {
+  const messages = isRecord(request.body) ? request.body.messages : undefined;
+  return {
+    prompt_tokens: Math.ceil(JSON.stringify(messages ?? []).length / 4),
+    completion_tokens: Math.max(1, Math.ceil(JSON.stringify(message).length / 4)),
+  };
+}
+
+function modelOf(request: RecordedRequest): string {
+  return isRecord(request.body) && typeof request.body.model === "string" ? request.body.model : "mock-model";
+}
+
+function errorBody(message: string): object {
+  return { error: { message, type: "mock_error", code: null } };
+}
+
+function sendJson(res: ServerResponse, status: number, body: object, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function parseJsonOr(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

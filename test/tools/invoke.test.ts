@@ -1,0 +1,161 @@
+import { existsSync, readFileSync } from "node:fs";
+import { mkdtemp, readFile, realpath, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { invokeTool, type InvokeRequest } from "../../src/tools/invoke.js";
+
+let dir: string;
+
+beforeEach(async () => {
+  dir = await realpath(await mkdtemp(join(tmpdir(), "delta-invoke-")));
+});
+
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function run(argv: string[], extra: Partial<InvokeRequest> = {}) {
+  return invokeTool({ argv, cwd: dir, env: {}, timeoutMs: 10_000, ...extra });
+}
+
+/** A killed process may linger as a zombie when no init reaps orphans; it counts as dead. */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  const stat = procStat(pid);
+  // Without /proc (not Linux) a successful signal 0 is the best evidence there is.
+  if (stat === null) return !existsSync("/proc/self");
+  return stat.charAt(stat.lastIndexOf(")") + 2) !== "Z";
+}
+
+function procStat(pid: number): string | null {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return null;
+  }
+}
+
+async function pidFrom(file: string): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    const text = await readFile(file, "utf8").catch(() => "");
+    if (text.trim() !== "") return Number(text.trim());
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`no pid written to ${file}`);
+}
+
+describe("invokeTool", () => {
+  it("reports exit 0 as SUCCESS with the output verbatim", async () => {
+    const result = await run(["sh", "-c", "printf 'a\\nb\\n'"]);
+    expect(result).toMatchObject({ status: "SUCCESS", exitCode: 0, stdout: "a\nb\n", observation: "a\nb\n", spawnError: null });
+  });
+
+  it("reports a non-zero exit as FAILED and keeps stdout and stderr apart, labelled in the observation", async () => {
+    const result = await run(["sh", "-c", "echo out; echo err >&2; exit 3"]);
+    expect(result.status).toBe("FAILED");
+    expect(result.exitCode).toBe(3);
+    expect(result.stdout).toBe("out\n");
+    expect(result.stderr).toBe("err\n");
+    expect(result.observation).toBe("[stdout]\nout\n[stderr]\nerr\n");
+  });
+
+  it("says so when a tool prints nothing", async () => {
+    expect((await run(["true"])).observation).toBe("(no output)");
+  });
+
+  it("feeds the stdin parameter to the process", async () => {
+    const result = await run(["cat"], { stdin: "héllo\nworld" });
+    expect(result.stdout).toBe("héllo\nworld");
+  });
+
+  it("closes stdin when there is no stdin parameter so a reader does not hang", async () => {
+    const result = await run(["cat"], { timeoutMs: 3_000 });
+    expect(result.timedOut).toBe(false);
+    expect(result.status).toBe("SUCCESS");
+    expect(result.stdout).toBe("");
+  });
+
+  it("runs in the given directory with the given variables on top of the engine's environment", async () => {
+    const result = await run(["sh", "-c", 'pwd; echo "$DELTA_RUN_ID"; echo "$PATH" | grep -c /'], { env: { DELTA_RUN_ID: "run-42" } });
+    expect(result.stdout).toBe(`${dir}\nrun-42\n1\n`);
+  });
+
+  it("passes hostile arguments as they are, without a shell", async () => {
+    const hostile = "$(touch pwned); `touch pwned2` ; rm -rf * | & > x";
+    const result = await run(["printf", "%s", hostile]);
+    expect(result.stdout).toBe(hostile);
+    await expect(readFile(join(dir, "pwned"))).rejects.toThrow();
+  });
+
+  it("kills the whole process group on timeout, grandchildren included, and says so", async () => {
+    const pidFile = join(dir, "grandchild.pid");
+    const started = Date.now();
+    const result = await run(["sh", "-c", `sleep 30 & echo $! > ${pidFile}; echo started; sleep 30`], { timeoutMs: 300 });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(result.timedOut).toBe(true);
+    expect(result.status).toBe("ERROR");
+    expect(result.stdout).toBe("started\n");
+    expect(result.observation).toContain("started\n[timed out after 300 ms");
+    expect(isAlive(await pidFrom(pidFile))).toBe(false);
+  });
+
+  it("kills a group member that ignores SIGTERM once the grace period is over", async () => {
+    const pidFile = join(dir, "stubborn.pid");
+    const result = await run(["sh", "-c", `sh -c 'trap "" TERM; echo $$ > ${pidFile}; sleep 30' & wait`], { timeoutMs: 300 });
+    expect(result.timedOut).toBe(true);
+    expect(isAlive(await pidFrom(pidFile))).toBe(false);
+  });
+
+  it("kills the process group when the engine is interrupted", async () => {
+    const pidFile = join(dir, "grandchild.pid");
+    const controller = new AbortController();
+    const pending = run(["sh", "-c", `sleep 30 & echo $! > ${pidFile}; sleep 30`], { signal: controller.signal });
+    const grandchild = await pidFrom(pidFile);
+    controller.abort();
+    const result = await pending;
+    expect(result).toMatchObject({ aborted: true, timedOut: false, status: "ERROR" });
+    expect(result.observation).toContain("[interrupted");
+    expect(isAlive(grandchild)).toBe(false);
+  });
+
+  it("does not start a tool when the engine was already interrupted", async () => {
+    const result = await run(["sh", "-c", `touch ${join(dir, "ran")}`], { signal: AbortSignal.abort() });
+    expect(result).toMatchObject({ aborted: true, status: "ERROR" });
+    await expect(readFile(join(dir, "ran"))).rejects.toThrow();
+  });
+
+  it("reports a missing command as an ERROR that names it", async () => {
+    const result = await run(["no-such-command-delta-test", "x"]);
+    expect(result.status).toBe("ERROR");
+    expect(result.spawnError).toBe("command not found: no-such-command-delta-test");
+    expect(result.observation).toBe("command not found: no-such-command-delta-test");
+  });
+
+  it("reports a missing working directory instead of a misleading command-not-found", async () => {
+    const result = await run(["true"], { cwd: join(dir, "gone") });
+    expect(result.spawnError).toBe(`working directory does not exist or is not a directory: ${join(dir, "gone")}`);
+  });
+
+  it("bounds the observation to head and tail with a marker but keeps the complete output", async () => {
+    const script = "i=0; while [ $i -lt 2000 ]; do echo line-$i; i=$((i+1)); done";
+    const result = await run(["sh", "-c", script], { maxObservationBytes: 1_000 });
+    const lines = Array.from({ length: 2000 }, (_, i) => `line-${i}\n`).join("");
+    expect(result.stdout).toBe(lines);
+    expect(result.observation.startsWith("line-0\nline-1\n")).toBe(true);
+    expect(result.observation.endsWith("line-1998\nline-1999\n")).toBe(true);
+    const omitted = Number(/\[\.\.\. (\d+) bytes omitted \.\.\.\]/.exec(result.observation)?.[1]);
+    expect(omitted).toBe(Buffer.byteLength(lines) - 1_000);
+    expect(Buffer.byteLength(result.observation)).toBeLessThan(1_100);
+  });
+
+  it("keeps several megabytes of output complete in stdout", async () => {
+    const result = await run(["node", "-e", "process.stdout.write('x'.repeat(5 * 1024 * 1024))"]);
+    expect(result.stdout.length).toBe(5 * 1024 * 1024);
+    expect(Buffer.byteLength(result.observation)).toBeLessThan(64 * 1024 + 100);
+  });
+});
