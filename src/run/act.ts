@@ -49,6 +49,7 @@ export async function act(ctx: RunContext, call: ToolCall, iteration: number): P
     timeoutMs: tool.timeout_ms ?? DEFAULT_TOOL_TIMEOUT_MS,
     signal: ctx.signal,
   });
+  ctx.log(`tool ${call.name}: ${JSON.stringify(bound.argv)} → ${result.status}, exit ${result.exitCode ?? result.signal ?? "none"}${result.timedOut ? " (timed out)" : ""} in ${result.durationMs} ms`);
   writeToolExecution(ctx.paths, {
     iteration,
     action_id: call.id,

@@ -25,6 +25,7 @@ export interface ContinueRequest {
   replay?: string;
   signal: AbortSignal;
   progress: (line: string) => void;
+  verbose: boolean;
   warn: (line: string) => void;
   askInteractively?: (question: HumanQuestion) => Promise<string>;
 }
@@ -65,6 +66,7 @@ export async function continueRun(request: ContinueRequest): Promise<RunOutcome>
     maxIterations: request.maxIterations,
     signal: request.signal,
     progress: request.progress,
+    verbose: request.verbose,
     askInteractively: request.askInteractively,
     release,
     opening: (ctx) => open(ctx, paths, before, answer),

@@ -27,6 +27,8 @@ export interface SessionOptions {
   maxIterations: number;
   signal: AbortSignal;
   progress: (line: string) => void;
+  /** -v: every engine.log line is echoed to stderr too. */
+  verbose: boolean;
   askInteractively?: (question: HumanQuestion) => Promise<string>;
   /** Events to append right after ENGINE_START (the user's message, a janitor's note…). */
   opening: (ctx: RunContext) => Promise<void> | void;
@@ -37,7 +39,14 @@ export interface SessionOptions {
 export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   const startTime = new Date();
   const { paths, agent, runId } = options;
-  const logger = createEngineLogger(paths);
+  const fileLogger = createEngineLogger(paths);
+  const logger = {
+    log: (line: string): void => {
+      fileLogger.log(line);
+      if (options.verbose) options.progress(`[log] ${line}`);
+    },
+    close: (): void => fileLogger.close(),
+  };
   const journal = await openJournal(paths.journal, { warn: (line: string) => options.progress(`[warning] ${line}`) });
   const reader = createJournalReader(paths.journal);
   let metadata: RunMetadata = { ...options.metadata, status: "RUNNING", end_time: null, error: null, pid: process.pid, hostname: hostname(), start_time_unix: startTime.getTime(), process_name: process.title || "node", max_iterations: options.maxIterations, updated_at: startTime.toISOString() };

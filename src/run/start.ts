@@ -22,6 +22,7 @@ export interface StartRequest {
   replay?: string;
   signal: AbortSignal;
   progress: (line: string) => void;
+  verbose: boolean;
   warn: (line: string) => void;
   askInteractively?: (question: HumanQuestion) => Promise<string>;
 }
@@ -55,6 +56,7 @@ export async function startRun(request: StartRequest): Promise<RunOutcome> {
     maxIterations: request.maxIterations,
     signal: request.signal,
     progress: request.progress,
+    verbose: request.verbose,
     askInteractively: request.askInteractively,
     release,
     metadata: {

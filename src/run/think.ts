@@ -41,6 +41,8 @@ export async function think(ctx: RunContext, iteration: number): Promise<EventOf
       ctx.log(`llm retry ${attempt} after ${delayMs} ms: ${reason}`);
     },
   });
+  const usage = reply.usage ? `, ${reply.usage.input_tokens} in / ${reply.usage.output_tokens} out tokens` : "";
+  ctx.log(`model call ${iteration}: ${request.messages.length} messages, ${request.tools.length} tools → ${reply.tool_calls.length} tool calls in ${Date.now() - started} ms${usage}`);
   writeInvocation(ctx.paths, {
     iteration,
     timestamp: new Date(started).toISOString(),

@@ -102,7 +102,7 @@ export async function invokeTool(request: InvokeRequest): Promise<InvokeResult> 
     request.maxObservationBytes ?? DEFAULT_MAX_OBSERVATION_BYTES,
   );
   const status: InvokeStatus = spawnError !== null || stoppedByEngine ? "ERROR" : exitCode === 0 ? "SUCCESS" : "FAILED";
-  return { exitCode, signal, timedOut, aborted, spawnError, stdout, stderr, durationMs: result.durationMs, observation, status };
+  return { exitCode, signal, timedOut, aborted, spawnError, stdout, stderr, durationMs: Math.round(result.durationMs), observation, status };
 }
 
 /** SIGTERM to the group now, SIGKILL after a grace period or as soon as the process has ended. */

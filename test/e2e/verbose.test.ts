@@ -1,0 +1,51 @@
+// End to end: -v mirrors the engine log (model calls, tool runs, hook runs) to stderr; without it only engine.log has it.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
+import { delta, modelEnv, readEvents, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
+
+let root: string;
+let server: MockLlm;
+
+beforeAll(() => {
+  root = tempDir();
+});
+afterAll(() => removeDir(root));
+afterEach(async () => {
+  await server?.close();
+});
+
+const script = () => [reply.toolCalls([{ name: "echo", arguments: { text: "hi" } }]), reply.text("done")];
+const hooksYaml = 'on_iteration_start:\n  command: ["true"]\n';
+
+describe("-v/--verbose", () => {
+  it("echoes each model call, tool run and hook run to stderr as [log] lines", async () => {
+    server = await startMockLlm(script());
+    const agent = writeAgent(root, { hooksYaml }, "agent-verbose");
+    const ws = join(root, "ws-verbose");
+    const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "v-1", "-m", "go", "-v"], { env: modelEnv(server.baseUrl) });
+
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toMatch(/\[log\] model call 1: 2 messages, 2 tools → 1 tool calls in \d+ ms/);
+    expect(result.stderr).toMatch(/\[log\] tool echo: \["echo","hi"\] → SUCCESS, exit 0 in \d+ ms/);
+    expect(result.stderr).toMatch(/\[log\] \[hook\] on_iteration_start ok \(\d+ ms\)/);
+    expect(result.stdout).not.toContain("[log]");
+  });
+
+  it("keeps the same lines in engine.log and off stderr without -v", async () => {
+    server = await startMockLlm(script());
+    const agent = writeAgent(root, { hooksYaml }, "agent-quiet");
+    const ws = join(root, "ws-quiet");
+    const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "q-1", "-m", "go"], { env: modelEnv(server.baseUrl) });
+
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).not.toContain("[log]");
+    const log = readFileSync(join(runDir(ws, "q-1"), "engine.log"), "utf8");
+    expect(log).toMatch(/model call 1: .* in \d+ ms/);
+    expect(log).toMatch(/tool echo: \["echo","hi"\] → SUCCESS/);
+    expect(log).toMatch(/\[hook\] on_iteration_start ok/);
+    const toolResult = readEvents(ws, "q-1").find((event) => event.type === "ACTION_RESULT");
+    expect(toolResult?.type === "ACTION_RESULT" && Number.isInteger(toolResult.duration_ms)).toBe(true);
+  });
+});
