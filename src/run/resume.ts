@@ -10,24 +10,17 @@ import { clearInteraction, recordAnswer } from "./ask-human.js";
 import { checkHolder } from "./janitor.js";
 import type { RunOutcome } from "./outcome.js";
 import { chooseProvider } from "./provider.js";
-import type { HumanQuestion, RunContext } from "./run-context.js";
+import type { DriveOptions, RunContext } from "./run-context.js";
 import { validateRunId } from "./run-id.js";
 import { deriveRunState, type RunState } from "./run-state.js";
 import { runSession } from "./session.js";
 import { acquireRunLock, findRunDir, forceBreakRunLock, readMetadata, writeMetadata, type RunPaths } from "./store.js";
 
-export interface ContinueRequest {
+export interface ContinueRequest extends DriveOptions {
   runId: string;
   workDir: string;
   message?: string;
   force: boolean;
-  maxIterations: number;
-  replay?: string;
-  signal: AbortSignal;
-  progress: (line: string) => void;
-  verbose: boolean;
-  warn: (line: string) => void;
-  askInteractively?: (question: HumanQuestion) => Promise<string>;
 }
 
 export async function continueRun(request: ContinueRequest): Promise<RunOutcome> {

@@ -12,6 +12,17 @@ export interface HumanQuestion {
   sensitive: boolean;
 }
 
+/** How `delta run` and `delta continue` alike drive a process: limits, model source, signal and output. */
+export interface DriveOptions {
+  maxIterations: number;
+  replay?: string;
+  signal: AbortSignal;
+  progress: (line: string) => void;
+  verbose: boolean;
+  warn: (line: string) => void;
+  askInteractively?: (question: HumanQuestion) => Promise<string>;
+}
+
 export interface RunContext {
   runId: string;
   workDir: string;

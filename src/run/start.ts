@@ -4,13 +4,13 @@ import { basename } from "node:path";
 import { loadAgent } from "../agent/load.js";
 import { chooseProvider } from "./provider.js";
 import type { RunOutcome } from "./outcome.js";
-import type { HumanQuestion } from "./run-context.js";
+import type { DriveOptions } from "./run-context.js";
 import { validateRunId } from "./run-id.js";
 import { runSession } from "./session.js";
 import { acquireRunLock, claimNewRunDir, claimRunDir } from "./store.js";
 import { resolveWorkspace } from "./workspace.js";
 
-export interface StartRequest {
+export interface StartRequest extends DriveOptions {
   agentHome: string;
   message: string;
   runId?: string;
@@ -18,13 +18,6 @@ export interface StartRequest {
   yes: boolean;
   isTTY: boolean;
   promptWorkspace?: (question: string) => Promise<string>;
-  maxIterations: number;
-  replay?: string;
-  signal: AbortSignal;
-  progress: (line: string) => void;
-  verbose: boolean;
-  warn: (line: string) => void;
-  askInteractively?: (question: HumanQuestion) => Promise<string>;
 }
 
 export async function startRun(request: StartRequest): Promise<RunOutcome> {

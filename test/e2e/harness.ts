@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { DEFAULT_CONTEXT_YAML } from "../../src/agent/load.js";
 import type { JournalEvent } from "../../src/journal/events.js";
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -62,17 +63,8 @@ export interface AgentSpec {
   files?: Record<string, string>;
 }
 
-export const DEFAULT_CONTEXT = `sources:
-  - type: file
-    id: system_prompt
-    path: '\${AGENT_HOME}/system_prompt.md'
-  - type: file
-    id: workspace_guide
-    path: '\${CWD}/DELTA.md'
-    on_missing: skip
-  - type: journal
-    id: conversation_history
-`;
+/** The default context.yaml of `delta init` and of the design (spec 2.4.4). */
+export const DEFAULT_CONTEXT = DEFAULT_CONTEXT_YAML;
 
 /** Writes an agent package into `<root>/<name>` and returns its path. */
 export function writeAgent(root: string, spec: AgentSpec = {}, name = "agent"): string {

@@ -2,6 +2,7 @@
 import { resolve } from "node:path";
 import { UsageError } from "../../errors.js";
 import type { RunOutcome } from "../../run/outcome.js";
+import type { DriveOptions } from "../../run/run-context.js";
 import { continueRun } from "../../run/resume.js";
 import { startRun } from "../../run/start.js";
 import type { CliIo } from "../io.js";
@@ -25,13 +26,7 @@ export async function runCommand(flags: Record<string, unknown>, io: CliIo): Pro
       yes: Boolean(flags.yes),
       isTTY: Boolean(process.stdin.isTTY && process.stderr.isTTY),
       promptWorkspace: promptLine,
-      maxIterations: parsePositiveInt("--max-iterations", flags.maxIterations, DEFAULT_MAX_ITERATIONS),
-      replay: replaySource(flags.replay),
-      signal,
-      progress: (line) => io.err(`${line}\n`),
-      verbose: Boolean(flags.verbose),
-      warn: (line) => io.err(`${line}\n`),
-      askInteractively: flags.interactive ? askOnTerminal : undefined,
+      ...driveOptions(flags, io, signal),
     }),
   );
 }
@@ -46,15 +41,22 @@ export async function continueCommand(flags: Record<string, unknown>, io: CliIo)
       workDir: resolve(workDir),
       message: optionalString("-m/--message", flags.message),
       force: Boolean(flags.force),
-      maxIterations: parsePositiveInt("--max-iterations", flags.maxIterations, DEFAULT_MAX_ITERATIONS),
-      replay: replaySource(flags.replay),
-      signal,
-      progress: (line) => io.err(`${line}\n`),
-      verbose: Boolean(flags.verbose),
-      warn: (line) => io.err(`${line}\n`),
-      askInteractively: flags.interactive ? askOnTerminal : undefined,
+      ...driveOptions(flags, io, signal),
     }),
   );
+}
+
+/** The flags `run` and `continue` share, turned into engine options. */
+function driveOptions(flags: Record<string, unknown>, io: CliIo, signal: AbortSignal): DriveOptions {
+  return {
+    maxIterations: parsePositiveInt("--max-iterations", flags.maxIterations, DEFAULT_MAX_ITERATIONS),
+    replay: replaySource(flags.replay),
+    signal,
+    progress: (line) => io.err(`${line}\n`),
+    verbose: Boolean(flags.verbose),
+    warn: (line) => io.err(`${line}\n`),
+    askInteractively: flags.interactive ? askOnTerminal : undefined,
+  };
 }
 
 function replaySource(value: unknown): string | undefined {
