@@ -40,7 +40,11 @@ async function iterate(ctx: RunContext, iteration: number): Promise<LoopEnd | nu
   await warnOnFailure(ctx, await ctx.hook("on_iteration_start", iteration, { iteration }));
   const thought = await think(ctx, iteration);
   if (ctx.signal.aborted) return interrupted();
-  if (thought.tool_calls.length === 0) return { status: "COMPLETED", result: thought.content };
+  if (thought.tool_calls.length === 0) {
+    // The final iteration is an iteration too: it ends before the run does.
+    await warnOnFailure(ctx, await ctx.hook("on_iteration_end", iteration, { iteration }));
+    return { status: "COMPLETED", result: thought.content };
+  }
   for (const call of thought.tool_calls) {
     const outcome = await act(ctx, call, iteration);
     if (outcome.kind === "waiting") return { status: "WAITING_FOR_INPUT", request: outcome.request };
