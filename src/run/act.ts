@@ -14,13 +14,13 @@ export type ActOutcome = { kind: "done" } | { kind: "waiting"; request: Interact
 export async function act(ctx: RunContext, call: ToolCall, iteration: number): Promise<ActOutcome> {
   const pre = await ctx.hook("pre_tool_execution", iteration, call, { TOOL_NAME: call.name });
   if (pre.kind === "block") {
-    refuse(ctx, call, iteration, parseArguments(call).value, `Blocked by pre_tool_execution hook: ${pre.reason}`);
+    await refuse(ctx, call, iteration, parseArguments(call).value, `Blocked by pre_tool_execution hook: ${pre.reason}`);
     return { kind: "done" };
   }
 
   const args = parseArguments(call);
   if (args.error !== null) {
-    refuse(ctx, call, iteration, call.arguments, args.error);
+    await refuse(ctx, call, iteration, call.arguments, args.error);
     return { kind: "done" };
   }
   if (call.name === ASK_HUMAN) return askHuman(ctx, call, iteration, args.value);
@@ -28,12 +28,12 @@ export async function act(ctx: RunContext, call: ToolCall, iteration: number): P
   const tool = ctx.agent.tools.find((candidate) => candidate.name === call.name);
   if (!tool) {
     const known = [...ctx.agent.tools.map((t) => t.name), ASK_HUMAN].join(", ");
-    refuse(ctx, call, iteration, args.value, `Unknown tool '${call.name}'. Available tools: ${known}.`);
+    await refuse(ctx, call, iteration, args.value, `Unknown tool '${call.name}'. Available tools: ${known}.`);
     return { kind: "done" };
   }
   const bound = bindToolCall(tool, args.value, { AGENT_HOME: ctx.agent.home, CWD: ctx.workDir });
   if (!bound.ok) {
-    refuse(ctx, call, iteration, args.value, bound.error);
+    await refuse(ctx, call, iteration, args.value, bound.error);
     return { kind: "done" };
   }
 
@@ -81,10 +81,10 @@ export async function act(ctx: RunContext, call: ToolCall, iteration: number): P
   return { kind: "done" };
 }
 
-/** A call that cannot run still gets a request and a result, so the model learns why. */
-function refuse(ctx: RunContext, call: ToolCall, iteration: number, toolArgs: unknown, reason: string): void {
+/** A call that cannot run still gets a request and a result, so the model learns why, and the hooks that follow a result. */
+async function refuse(ctx: RunContext, call: ToolCall, iteration: number, toolArgs: unknown, reason: string): Promise<void> {
   ctx.append({ type: "ACTION_REQUEST", iteration, action_id: call.id, tool_name: call.name, tool_args: toolArgs, resolved_command: null });
-  ctx.append({
+  const recorded = ctx.append({
     type: "ACTION_RESULT",
     iteration,
     action_id: call.id,
@@ -95,6 +95,7 @@ function refuse(ctx: RunContext, call: ToolCall, iteration: number, toolArgs: un
     duration_ms: 0,
   });
   ctx.progress(`[${iteration}] OBSERVE: ERROR ${oneLine(reason, 200)}`);
+  await afterTool(ctx, iteration, recorded);
 }
 
 async function afterTool(ctx: RunContext, iteration: number, result: ReturnType<RunContext["append"]>): Promise<void> {
@@ -118,7 +119,7 @@ function parseArguments(call: ToolCall): { value: unknown; error: string | null 
 async function askHuman(ctx: RunContext, call: ToolCall, iteration: number, args: unknown): Promise<ActOutcome> {
   const question = parseAskHumanArgs(args);
   if (typeof question === "string") {
-    refuse(ctx, call, iteration, args, question);
+    await refuse(ctx, call, iteration, args, question);
     return { kind: "done" };
   }
   const startedAt = Date.now();
