@@ -38,6 +38,7 @@ export function decideOutcome(hook: HookName, result: HookProcessResult, timeout
 /** What went wrong, or null when the hook ran and exited 0 or 2. */
 function describeFailure(result: HookProcessResult, timeoutMs: number): string | null {
   if (result.spawnError !== null) return result.spawnError;
+  if (result.interrupted === true) return "stopped because the run was interrupted";
   if (result.timedOut) return `timed out after ${timeoutMs} ms`;
   if (result.outputTooLarge) return "its output was too large";
   if (result.signal !== null) return withDetail(`killed by ${result.signal}`, result.stderr);

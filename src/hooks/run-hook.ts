@@ -20,6 +20,8 @@ export interface HookContext {
   /** Called once per execution; the engine writes it to io/hooks/<hook>_<ts>.json. */
   record: (hookName: HookName, record: HookRecord) => void;
   log?: (line: string) => void;
+  /** Aborting it (the run is interrupted) kills a running hook's process group at once. */
+  signal?: AbortSignal | undefined;
 }
 
 export interface HookCall {
@@ -43,7 +45,7 @@ export async function runHook(hooks: HooksConfig, call: HookCall, ctx: HookConte
     errorMessage: call.env?.ERROR_MESSAGE,
   });
   const startedAt = new Date().toISOString();
-  const result = await spawnHook({ argv: command, cwd: ctx.cwd, env, stdin, timeoutMs: definition.timeout_ms });
+  const result = await spawnHook({ argv: command, cwd: ctx.cwd, env, stdin, timeoutMs: definition.timeout_ms, signal: ctx.signal });
   const outcome = decideOutcome(call.name, result, definition.timeout_ms);
 
   ctx.record(call.name, {

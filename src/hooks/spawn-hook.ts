@@ -11,6 +11,8 @@ export interface HookSpawnRequest {
   env: Record<string, string>;
   stdin: string;
   timeoutMs: number;
+  /** When it aborts (the run is interrupted), the hook's whole process group is killed at once. */
+  signal?: AbortSignal | undefined;
 }
 
 /** Flat facts about one execution, in the manner of execa's result. */
@@ -24,6 +26,8 @@ export interface HookProcessResult {
   /** Why the process could not start (command not found, not executable), or null. */
   spawnError: string | null;
   outputTooLarge: boolean;
+  /** Stopped, or never started, because `signal` aborted. */
+  interrupted?: boolean;
 }
 
 export async function spawnHook(request: HookSpawnRequest): Promise<HookProcessResult> {
@@ -31,8 +35,10 @@ export async function spawnHook(request: HookSpawnRequest): Promise<HookProcessR
   if (file === undefined || file === "") {
     return failedToStart("empty command");
   }
+  if (request.signal?.aborted) return { ...failedToStart("not started: the run is being interrupted"), interrupted: true };
   const deadline = new AbortController();
   let timedOut = false;
+  let interrupted = false;
   // Start counting before spawning so slow starts count against the timeout too.
   const startedAt = performance.now();
   let subprocess;
@@ -59,9 +65,14 @@ export async function spawnHook(request: HookSpawnRequest): Promise<HookProcessR
     timedOut = true;
     deadline.abort();
   }, request.timeoutMs);
+  const onInterrupt = (): void => {
+    interrupted = true;
+    deadline.abort();
+  };
+  request.signal?.addEventListener("abort", onInterrupt, { once: true });
   try {
     const result = await subprocess;
-    const spawnError = result.exitCode === undefined && result.signal === undefined && !timedOut ? describeSpawnError(result.cause, file, request.cwd) : null;
+    const spawnError = result.exitCode === undefined && result.signal === undefined && !timedOut && !interrupted ? describeSpawnError(result.cause, file, request.cwd) : null;
     return {
       stdout: textOf(result.stdout),
       stderr: textOf(result.stderr),
@@ -71,9 +82,11 @@ export async function spawnHook(request: HookSpawnRequest): Promise<HookProcessR
       durationMs: Math.round(performance.now() - startedAt),
       spawnError,
       outputTooLarge: result.isMaxBuffer,
+      interrupted,
     };
   } finally {
     clearTimeout(timer);
+    request.signal?.removeEventListener("abort", onInterrupt);
   }
 }
 

@@ -51,6 +51,8 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   const reader = createJournalReader(paths.journal);
   let metadata: RunMetadata = { ...options.metadata, status: "RUNNING", end_time: null, error: null, pid: process.pid, hostname: hostname(), start_time_unix: startTime.getTime(), process_name: process.title || "node", max_iterations: options.maxIterations, updated_at: startTime.toISOString() };
   writeMetadata(paths, metadata);
+  // Hooks of the loop stop when the run is interrupted; on_error and on_run_end at the end still run.
+  let closing = false;
 
   const ctx: RunContext = {
     runId,
@@ -83,6 +85,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
         iteration,
         record: (hookName, record) => writeHookRecord(paths, hookName, record, options.provider.secrets),
         log: (line) => logger.log(line),
+        signal: closing ? undefined : options.signal,
       }),
   };
 
@@ -111,6 +114,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
     end = { status: "FAILED", error: { type: err instanceof DeltaError ? err.type : "ENGINE_ERROR", message: errorMessage(err) } };
   }
 
+  closing = true;
   return finish(ctx, options, { journal, logger, metadata, startTime }, end);
 }
 
