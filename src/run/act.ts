@@ -100,8 +100,7 @@ async function refuse(ctx: RunContext, call: ToolCall, iteration: number, toolAr
 
 async function afterTool(ctx: RunContext, iteration: number, result: ReturnType<RunContext["append"]>): Promise<void> {
   if (result.type !== "ACTION_RESULT") return;
-  const post = await ctx.hook("post_tool_execution", iteration, result, { TOOL_NAME: result.tool_name, TOOL_RESULT: result.observation_content });
-  if (post.kind === "continue" && post.warning) ctx.progress(`[warning] ${post.warning}`);
+  await ctx.hook("post_tool_execution", iteration, result, { TOOL_NAME: result.tool_name, TOOL_RESULT: result.observation_content });
   if (result.status !== "SUCCESS") {
     await ctx.hook("on_error", iteration, result, { TOOL_NAME: result.tool_name, ERROR_MESSAGE: result.observation_content });
   }

@@ -37,12 +37,12 @@ export async function runLoop(ctx: RunContext, maxIterations: number): Promise<L
 }
 
 async function iterate(ctx: RunContext, iteration: number): Promise<LoopEnd | null> {
-  await warnOnFailure(ctx, await ctx.hook("on_iteration_start", iteration, { iteration }));
+  await ctx.hook("on_iteration_start", iteration, { iteration });
   const thought = await think(ctx, iteration);
   if (ctx.signal.aborted) return interrupted();
   if (thought.tool_calls.length === 0) {
     // The final iteration is an iteration too: it ends before the run does.
-    await warnOnFailure(ctx, await ctx.hook("on_iteration_end", iteration, { iteration }));
+    await ctx.hook("on_iteration_end", iteration, { iteration });
     return { status: "COMPLETED", result: thought.content };
   }
   for (const call of thought.tool_calls) {
@@ -50,7 +50,7 @@ async function iterate(ctx: RunContext, iteration: number): Promise<LoopEnd | nu
     if (outcome.kind === "waiting") return { status: "WAITING_FOR_INPUT", request: outcome.request };
     if (ctx.signal.aborted) return interrupted();
   }
-  await warnOnFailure(ctx, await ctx.hook("on_iteration_end", iteration, { iteration }));
+  await ctx.hook("on_iteration_end", iteration, { iteration });
   return null;
 }
 
@@ -81,10 +81,6 @@ async function finishPendingCalls(ctx: RunContext): Promise<LoopEnd | null> {
     if (ctx.signal.aborted) return interrupted();
   }
   return null;
-}
-
-async function warnOnFailure(ctx: RunContext, outcome: Awaited<ReturnType<RunContext["hook"]>>): Promise<void> {
-  if (outcome.kind === "continue" && outcome.warning) ctx.progress(`[warning] ${outcome.warning}`);
 }
 
 function interrupted(): LoopEnd {

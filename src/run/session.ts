@@ -2,6 +2,7 @@
 import { hostname } from "node:os";
 import type { AgentPackage } from "../agent/load.js";
 import { DeltaError, errorMessage } from "../errors.js";
+import { redactText } from "../llm/redact.js";
 import { runHook } from "../hooks/run-hook.js";
 import type { JournalEvent, NewEvent, RunStatus } from "../journal/events.js";
 import { openJournal } from "../journal/writer.js";
@@ -12,6 +13,7 @@ import { parseResult, usageFromState } from "./outcome.js";
 import type { ProviderChoice } from "./provider.js";
 import type { HumanQuestion, RunContext } from "./run-context.js";
 import { deriveRunState } from "./run-state.js";
+import { reportHookOutcome } from "./hook-report.js";
 import { createEngineLogger, writeHookRecord, writeMetadata, type RunMetadata, type RunPaths } from "./store.js";
 
 export const ENGINE_VERSION = "0.1.0";
@@ -40,8 +42,11 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   const startTime = new Date();
   const { paths, agent, runId } = options;
   const fileLogger = createEngineLogger(paths);
+  const secrets = options.provider.secrets;
   const logger = {
-    log: (line: string): void => {
+    log: (text: string): void => {
+      // Lines may quote hook or tool output, which can hold a key.
+      const line = redactText(text, secrets);
       fileLogger.log(line);
       if (options.verbose) options.progress(`[log] ${line}`);
     },
@@ -75,8 +80,8 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
     log: (line) => logger.log(line),
     progress: options.progress,
     askInteractively: options.askInteractively,
-    hook: (name, iteration, payload, env) =>
-      runHook(agent.hooks, { name, payload, env }, {
+    hook: async (name, iteration, payload, env) => {
+      const outcome = await runHook(agent.hooks, { name, payload, env }, {
         agentHome: agent.home,
         cwd: options.workDir,
         runId,
@@ -86,7 +91,9 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
         record: (hookName, record) => writeHookRecord(paths, hookName, record, options.provider.secrets),
         log: (line) => logger.log(line),
         signal: closing ? undefined : options.signal,
-      }),
+      });
+      return reportHookOutcome(name, outcome, secrets, options.progress);
+    },
   };
 
   let end: LoopEnd;
@@ -148,8 +155,7 @@ async function finish(
     end_time: status === "WAITING_FOR_INPUT" ? null : endTime.toISOString(),
     error: finalError ? `${finalError.type}: ${finalError.message}` : null,
   }, { durable: true });
-  const runEnd = await ctx.hook("on_run_end", state.iterations, { status, error: finalError ?? null });
-  if (runEnd.kind === "continue" && runEnd.warning) ctx.progress(`[warning] ${runEnd.warning}`);
+  await ctx.hook("on_run_end", state.iterations, { status, error: finalError ?? null });
   open.journal.close();
   open.logger.close();
   await options.release();

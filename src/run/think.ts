@@ -78,9 +78,7 @@ function buildRequest(ctx: RunContext, messages: LlmRequest["messages"]): LlmReq
 
 async function runPostResponseHook(ctx: RunContext, iteration: number, reply: LlmReply): Promise<void> {
   const post = await ctx.hook("post_llm_response", iteration, reply);
-  if (post.kind === "block") ctx.progress(`[warning] post_llm_response hook asked to block; a reply cannot be blocked, ignoring: ${post.reason}`);
   if (post.kind !== "continue") return;
-  if (post.warning) ctx.progress(`[warning] ${post.warning}`);
   const { annotation, warning } = validatePostResponseAnnotation(reply, post.output);
   if (warning) ctx.progress(`[warning] post_llm_response: ${warning}`);
   if (annotation !== undefined) ctx.log(`post_llm_response annotation: ${JSON.stringify(annotation)}`);
