@@ -127,6 +127,20 @@ describe("runHook", () => {
     expect(isAlive(sleeper)).toBe(false);
   });
 
+  it("kills a running hook's process group at once when the run's signal aborts, and does not start one after", async () => {
+    const pidFile = join(root, "sleeper.pid");
+    const path = await script("slow.sh", `sleep 10 &\necho $! > "${pidFile}"\nwait`);
+    const interrupt = new AbortController();
+    const running = runHook(hooks("pre_llm_request", [path], 60_000), { name: "pre_llm_request", payload: {} }, context({ signal: interrupt.signal }));
+    while ((await readFile(pidFile, "utf8").catch(() => "")).trim() === "") await new Promise((resolve) => setTimeout(resolve, 20));
+    interrupt.abort();
+    expect(await running).toEqual({ kind: "block", reason: "pre_llm_request hook failed: stopped because the run was interrupted" });
+    expect(isAlive(Number(await readFile(pidFile, "utf8")))).toBe(false);
+
+    const after = await runHook(hooks("on_iteration_end", [path]), { name: "on_iteration_end", payload: {} }, context({ signal: interrupt.signal }));
+    expect(after).toEqual({ kind: "continue", warning: "on_iteration_end hook failed: not started: the run is being interrupted" });
+  });
+
   it("blocks a pre hook whose command does not exist", async () => {
     const missing = join(agentHome, "hooks", "missing.sh");
     const outcome = await runHook(hooks("pre_llm_request", [missing]), { name: "pre_llm_request", payload: {} }, context());
