@@ -224,12 +224,12 @@ describe.concurrent("lifecycle hooks, end to end", () => {
   it("fails closed when a pre_tool_execution hook times out, killing its process group", async () => {
     const c = await runCase(
       "timeout",
-      { hooksYaml: hooksYaml({ pre_tool_execution: { command: sh("sleep 30 & echo $! > child.pid; wait"), timeout_ms: 300 } }) },
+      { hooksYaml: hooksYaml({ pre_tool_execution: { command: sh("sleep 30 & echo $! > child.pid; wait"), timeout_ms: 1000 } }) },
       [reply.toolCalls([{ name: "touch_marker", arguments: {} }]), reply.text("ok")],
     );
     expect(c.result.exitCode, c.result.stderr).toBe(0);
     expect(existsSync(join(c.ws, "ran.txt"))).toBe(false);
-    expect(toolMessages(c.server, 1)).toEqual(["[error] Blocked by pre_tool_execution hook: pre_tool_execution hook failed: timed out after 300 ms"]);
+    expect(toolMessages(c.server, 1)).toEqual(["[error] Blocked by pre_tool_execution hook: pre_tool_execution hook failed: timed out after 1000 ms"]);
     expect(isAlive(Number(read(c.ws, "child.pid")))).toBe(false);
   });
 
@@ -349,6 +349,7 @@ describe.concurrent("lifecycle hooks, end to end", () => {
       const child = spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", "hooks-sigint", "-m", "go"], { env: modelEnv(server.baseUrl) });
       const pidFile = join(ws, "child.pid");
       while (!existsSync(pidFile) || readFileSync(pidFile, "utf8").trim() === "") {
+        if (child.exitCode !== null) throw new Error(`delta exited (${child.exitCode}) before the hook started: ${String((await child).stderr)}`);
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
       const hookChild = Number(readFileSync(pidFile, "utf8"));
