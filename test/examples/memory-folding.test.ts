@@ -3,27 +3,10 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO, delta, modelEnv, removeDir, tempDir } from "../e2e/harness.js";
-import { reply, startMockLlm, type MockLlm, type Step } from "../support/mock-llm.js";
+import { startMockLlm, type MockLlm } from "../support/mock-llm.js";
+import { recordingAsScript } from "./recording.js";
 
 const AGENT = join(REPO, "examples", "memory-folding");
-
-interface RecordedReply {
-  content: string | null;
-  tool_calls: { id: string; name: string; arguments: string }[];
-}
-
-/** The example's recording as scripted-server steps, so the same conversation goes over the wire. */
-function recordingAsScript(): Step[] {
-  return readFileSync(join(AGENT, "recording.jsonl"), "utf8")
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => JSON.parse(line) as RecordedReply)
-    .map((recorded) =>
-      recorded.tool_calls.length === 0
-        ? reply.text(recorded.content ?? "")
-        : reply.toolCalls(recorded.tool_calls.map((call) => ({ id: call.id, name: call.name, arguments: JSON.parse(call.arguments) as Record<string, unknown> }))),
-    );
-}
 
 interface WireMessage {
   role: string;
@@ -35,7 +18,7 @@ let root: string;
 let server: MockLlm;
 beforeAll(async () => {
   root = tempDir("delta-memory-folding-");
-  server = await startMockLlm(recordingAsScript());
+  server = await startMockLlm(recordingAsScript(join(AGENT, "recording.jsonl")));
 });
 afterAll(async () => {
   await server.close();
