@@ -78,11 +78,4 @@ describe.concurrent("examples/sub-agent", () => {
       .find((m) => m.content.includes('"words"'));
     expect(toolMessage?.content).toBe(result?.type === "ACTION_RESULT" ? result.observation_content : "");
   });
-
-  it("both agents load cleanly", async () => {
-    for (const agent of [AGENT, join(AGENT, "researcher")]) {
-      const expand = await delta(["tool", "expand", agent]);
-      expect(expand.exitCode, expand.stderr).toBe(0);
-    }
-  });
 });
