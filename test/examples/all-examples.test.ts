@@ -1,5 +1,5 @@
 // Every agent under examples/ loads cleanly (no error, no warning) and every example has a README.
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO, delta } from "../e2e/harness.js";
@@ -35,5 +35,24 @@ describe.concurrent("every example agent loads", () => {
       expect(expand.stderr).toBe("");
       expect(expand.stdout).toMatch(/^tools:\n {2}- name: /);
     });
+  }
+});
+
+// A recording is in the form the engine exports from a run's io/invocations/, every field spelled out.
+const recordings = agents.filter((dir) => existsSync(join(dir, "recording.jsonl")));
+it("has recordings for hello-world, tool-syntax and memory-folding", () => {
+  expect(recordings.map((dir) => relative(EXAMPLES, dir)).sort()).toEqual(["hello-world", "memory-folding", "tool-syntax"]);
+});
+
+it.each(recordings.map((dir) => relative(EXAMPLES, dir)))("examples/%s/recording.jsonl has the exported replies format", (name) => {
+  const lines = readFileSync(join(EXAMPLES, name, "recording.jsonl"), "utf8").split("\n").filter((line) => line !== "");
+  expect(lines.length).toBeGreaterThan(1);
+  for (const line of lines) {
+    const recorded = JSON.parse(line) as Record<string, unknown>;
+    expect(Object.keys(recorded)).toEqual(["content", "tool_calls", "usage", "model", "finish_reason"]);
+    for (const call of recorded.tool_calls as Record<string, unknown>[]) {
+      expect(Object.keys(call)).toEqual(["id", "name", "arguments"]);
+      expect(typeof call.arguments).toBe("string");
+    }
   }
 });
