@@ -53,6 +53,9 @@ describe.concurrent("replay", () => {
 
     const exported = join(root, "exported.jsonl");
     writeFileSync(exported, exportReplies(runDir(live, "live")));
+    // The example's recording round-trips: exporting the live run gives it back (usage aside, which the server derives).
+    const withoutUsage = (text: string) => text.split("\n").filter((line) => line !== "").map((line) => ({ ...JSON.parse(line), usage: null }));
+    expect(withoutUsage(readFileSync(exported, "utf8"))).toEqual(withoutUsage(readFileSync(join(TOOL_SYNTAX, "recording.jsonl"), "utf8")));
     const sources = { fromDir: runDir(live, "live"), fromFile: exported };
     const replays = await Promise.all(
       Object.entries(sources).map(async ([name, source]) => {
