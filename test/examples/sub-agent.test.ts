@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "
 import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DELTA_BIN, REPO, delta, eventTypes, modelEnv, readEvents, removeDir, tempDir } from "../e2e/harness.js";
-import { reply, startMockLlm, type MockLlm, type RecordedRequest, type Step } from "../support/mock-llm.js";
+import { fault, reply, startMockLlm, type MockLlm, type RecordedRequest, type Step } from "../support/mock-llm.js";
 
 const AGENT = join(REPO, "examples", "sub-agent");
 const TEXT = "Delta engines journal everything";
@@ -50,6 +50,25 @@ afterAll(async () => {
 });
 
 describe.concurrent("examples/sub-agent", () => {
+  it("a failing child becomes a FAILED observation with the child's exit code and error", async () => {
+    const failing = await startMockLlm(
+      scriptFor(
+        [reply.toolCalls([{ id: "call_parent_1", name: "ask_researcher", arguments: { task: "Measure: x" } }]), reply.text("The researcher failed.")],
+        [fault.status(400, { message: "model not found" })],
+      ),
+    );
+    try {
+      const ws = join(root, "ws-failing");
+      const run = await delta(["run", "--agent", AGENT, "-w", ws, "--run-id", "parent", "-m", "Measure x"], { env: { ...env, DELTA_BASE_URL: failing.baseUrl } });
+      expect(run.exitCode, run.stderr).toBe(0);
+      const result = readEvents(ws, "parent").find((event) => event.type === "ACTION_RESULT");
+      expect(result).toMatchObject({ tool_name: "ask_researcher", status: "FAILED", exit_code: 1 });
+      expect(result?.type === "ACTION_RESULT" ? result.observation_content : "").toMatch(/model not found/);
+    } finally {
+      await failing.close();
+    }
+  });
+
   it("the parent's observation is exactly what the child printed with --format raw", async () => {
     const ws = join(root, "ws");
     const run = await delta(["run", "--agent", AGENT, "-w", ws, "--run-id", "parent", "--format", "json", "-m", "How long is this text? " + TEXT], { env });
