@@ -1,5 +1,5 @@
 // Finds the runs of a workspace, with status taken from each journal (metadata is only a cache).
-import { readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { RunStatus } from "../journal/events.js";
 import { readJournal } from "../journal/reader.js";
@@ -39,12 +39,19 @@ export function listRuns(workDir: string, filter: ListFilter, warn: (line: strin
   }
   const runs: RunSummary[] = [];
   for (const name of names) {
+    // A directory with neither journal nor metadata is not a run: a claim that died before its first
+    // write, or something else kept in .delta/ (context_artifacts/ of a computed_file source).
+    if (!isRunDir(join(deltaDir, name))) continue;
     const summary = summarize(workDir, name, warn);
     if (summary) runs.push(summary);
   }
   runs.sort((a, b) => b.last_updated.localeCompare(a.last_updated) || b.run_id.localeCompare(a.run_id));
   const kept = runs.filter((run) => (!filter.resumable || RESUMABLE.includes(run.status) || run.orphaned) && (!filter.status || run.status === filter.status));
   return filter.first ? kept.slice(0, 1) : kept;
+}
+
+function isRunDir(dir: string): boolean {
+  return existsSync(join(dir, "journal.jsonl")) || existsSync(join(dir, "metadata.json"));
 }
 
 function summarize(workDir: string, runId: string, warn: (line: string) => void): RunSummary | null {

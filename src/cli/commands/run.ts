@@ -84,7 +84,8 @@ async function drive(format: OutputFormat, io: CliIo, go: (signal: AbortSignal) 
           `Or use: delta continue --run-id ${outcome.runId} -w ${outcome.workspacePath} -m <response>\n`,
       );
     }
-    if (format === "raw" && outcome.status !== "COMPLETED" && outcome.error) io.err(`${outcome.error.type}: ${outcome.error.message}\n`);
+    // stdout is for programs in json and raw; the person watching still needs to read why it failed.
+    if (format !== "text" && outcome.status !== "COMPLETED" && outcome.error) io.err(`${outcome.error.type}: ${outcome.error.message}\n`);
     return exitCodeFor(outcome);
   } finally {
     process.off("SIGINT", onSignal);

@@ -1,0 +1,58 @@
+// Every agent under examples/ loads cleanly (no error, no warning) and every example has a README.
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+import { REPO, delta } from "../e2e/harness.js";
+
+const EXAMPLES = join(REPO, "examples");
+
+/** Directories holding an agent.yaml, outside run workspaces. */
+function agentDirs(dir: string): string[] {
+  const found = existsSync(join(dir, "agent.yaml")) ? [dir] : [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.isDirectory() && entry.name !== "workspaces" && !entry.name.startsWith(".")) found.push(...agentDirs(join(dir, entry.name)));
+  }
+  return found;
+}
+
+const examples = readdirSync(EXAMPLES, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+const agents = agentDirs(EXAMPLES);
+
+it("finds the examples", () => {
+  expect(examples).toEqual(expect.arrayContaining(["hello-world", "tool-syntax", "memory-folding", "sub-agent", "interactive-shell"]));
+  expect(agents.map((dir) => relative(EXAMPLES, dir))).toContain(join("sub-agent", "researcher"));
+});
+
+it.each(examples)("examples/%s has a README", (name) => {
+  expect(existsSync(join(EXAMPLES, name, "README.md"))).toBe(true);
+});
+
+describe.concurrent("every example agent loads", () => {
+  for (const dir of agents) {
+    it(relative(EXAMPLES, dir), async () => {
+      const expand = await delta(["tool", "expand", dir]);
+      expect(expand.exitCode, expand.stderr).toBe(0);
+      expect(expand.stderr).toBe("");
+      expect(expand.stdout).toMatch(/^tools:\n {2}- name: /);
+    });
+  }
+});
+
+// A recording is in the form the engine exports from a run's io/invocations/, every field spelled out.
+const recordings = agents.filter((dir) => existsSync(join(dir, "recording.jsonl")));
+it("has recordings for hello-world, tool-syntax and memory-folding", () => {
+  expect(recordings.map((dir) => relative(EXAMPLES, dir)).sort()).toEqual(["hello-world", "memory-folding", "tool-syntax"]);
+});
+
+it.each(recordings.map((dir) => relative(EXAMPLES, dir)))("examples/%s/recording.jsonl has the exported replies format", (name) => {
+  const lines = readFileSync(join(EXAMPLES, name, "recording.jsonl"), "utf8").split("\n").filter((line) => line !== "");
+  expect(lines.length).toBeGreaterThan(1);
+  for (const line of lines) {
+    const recorded = JSON.parse(line) as Record<string, unknown>;
+    expect(Object.keys(recorded)).toEqual(["content", "tool_calls", "usage", "model", "finish_reason"]);
+    for (const call of recorded.tool_calls as Record<string, unknown>[]) {
+      expect(Object.keys(call)).toEqual(["id", "name", "arguments"]);
+      expect(typeof call.arguments).toBe("string");
+    }
+  }
+});

@@ -1,0 +1,100 @@
+// examples/sub-agent: the parent's tool runs `delta run … --format raw` on the child; its observation is the child's raw result.
+import { chmodSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { delimiter, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DELTA_BIN, REPO, delta, eventTypes, modelEnv, readEvents, removeDir, tempDir } from "../e2e/harness.js";
+import { fault, reply, startMockLlm, type MockLlm, type RecordedRequest, type Step } from "../support/mock-llm.js";
+
+const AGENT = join(REPO, "examples", "sub-agent");
+const TEXT = "Delta engines journal everything";
+
+/** Parent and child share one scripted server; a request is the child's when it offers the child's tools. */
+function scriptFor(parent: Step[], child: Step[]): (request: RecordedRequest) => Step {
+  return (request) => {
+    const tools = (request.body as { tools?: { function: { name: string } }[] }).tools ?? [];
+    const queue = tools.some((tool) => tool.function.name === "count_words") ? child : parent;
+    return queue.shift() ?? reply.text("script exhausted");
+  };
+}
+
+let root: string;
+let server: MockLlm;
+let env: Record<string, string>;
+beforeAll(async () => {
+  root = tempDir("delta-sub-agent-");
+  // `delta` on PATH, as after `npm install -g` or `npm link`.
+  const bin = join(root, "bin");
+  mkdirSync(bin);
+  writeFileSync(join(bin, "delta"), `#!/bin/sh\nexec "${process.execPath}" "${DELTA_BIN}" "$@"\n`);
+  chmodSync(join(bin, "delta"), 0o755);
+  server = await startMockLlm(
+    scriptFor(
+      [
+        reply.toolCalls([{ id: "call_parent_1", name: "ask_researcher", arguments: { task: `Measure this text: ${TEXT}` } }]),
+        reply.text("The text has 4 words; the longest is 'everything'."),
+      ],
+      [
+        reply.toolCalls([
+          { id: "call_child_1", name: "count_words", arguments: { text: TEXT } },
+          { id: "call_child_2", name: "longest_word", arguments: { text: TEXT } },
+        ]),
+        reply.text('{"words": 4, "longest_word": "everything"}'),
+      ],
+    ),
+  );
+  env = modelEnv(server.baseUrl, { PATH: `${bin}${delimiter}${process.env.PATH ?? ""}` });
+});
+afterAll(async () => {
+  await server.close();
+  removeDir(root);
+});
+
+describe.concurrent("examples/sub-agent", () => {
+  it("a failing child becomes a FAILED observation with the child's exit code and error", async () => {
+    const failing = await startMockLlm(
+      scriptFor(
+        [reply.toolCalls([{ id: "call_parent_1", name: "ask_researcher", arguments: { task: "Measure: x" } }]), reply.text("The researcher failed.")],
+        [fault.status(400, { message: "model not found" })],
+      ),
+    );
+    try {
+      const ws = join(root, "ws-failing");
+      const run = await delta(["run", "--agent", AGENT, "-w", ws, "--run-id", "parent", "-m", "Measure x"], { env: { ...env, DELTA_BASE_URL: failing.baseUrl } });
+      expect(run.exitCode, run.stderr).toBe(0);
+      const result = readEvents(ws, "parent").find((event) => event.type === "ACTION_RESULT");
+      expect(result).toMatchObject({ tool_name: "ask_researcher", status: "FAILED", exit_code: 1 });
+      expect(result?.type === "ACTION_RESULT" ? result.observation_content : "").toMatch(/model not found/);
+    } finally {
+      await failing.close();
+    }
+  });
+
+  it("the parent's observation is exactly what the child printed with --format raw", async () => {
+    const ws = join(root, "ws");
+    const run = await delta(["run", "--agent", AGENT, "-w", ws, "--run-id", "parent", "--format", "json", "-m", "How long is this text? " + TEXT], { env });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: "COMPLETED", result: "The text has 4 words; the longest is 'everything'." });
+
+    // The child ran for real: its own run in the parent's workspace, its tools measuring the text.
+    const childWs = join(ws, "researcher-runs");
+    const childRuns = readdirSync(join(childWs, ".delta")).filter((name) => name !== "VERSION");
+    expect(childRuns).toHaveLength(1);
+    const child = readEvents(childWs, childRuns[0]!);
+    expect(child.at(-1)).toMatchObject({ type: "ENGINE_END", status: "COMPLETED" });
+    expect(child.flatMap((event) => (event.type === "ACTION_RESULT" ? [event.observation_content.trim()] : []))).toEqual(["4", "everything"]);
+
+    const parent = readEvents(ws, "parent");
+    expect(eventTypes(parent)).toEqual(["ENGINE_START", "USER_MESSAGE", "THOUGHT", "ACTION_REQUEST", "ACTION_RESULT", "THOUGHT", "ENGINE_END"]);
+    const result = parent.find((event) => event.type === "ACTION_RESULT");
+    // --format raw prints a JSON result pretty-printed: what the child's final reply parses to.
+    expect(result).toMatchObject({ tool_name: "ask_researcher", status: "SUCCESS", exit_code: 0, observation_content: '{\n  "words": 4,\n  "longest_word": "everything"\n}\n' });
+    expect(readFileSync(join(ws, "researcher.stderr"), "utf8")).toContain("[1] ACT: count_words");
+
+    // The parent's second request carried that observation to the model.
+    const toolMessage = server.requests
+      .map((request) => (request.body as { messages: { role: string; content: string }[] }).messages)
+      .flatMap((messages) => messages.filter((m) => m.role === "tool"))
+      .find((m) => m.content.includes('"words"'));
+    expect(toolMessage?.content).toBe(result?.type === "ACTION_RESULT" ? result.observation_content : "");
+  });
+});
