@@ -1,6 +1,7 @@
 // Appends events to journal.jsonl: one write per event to an append-mode file, seq and timestamp assigned here.
 import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from "node:fs";
 import { EngineError, errorMessage } from "../errors.js";
+import { redactText } from "../llm/redact.js";
 import { JournalEventSchema, type JournalEvent, type NewEvent } from "./events.js";
 import { parseChunk, refuseJsonArray } from "./parse-lines.js";
 
@@ -15,13 +16,15 @@ export interface JournalWriter {
 export interface OpenOptions {
   /** Told when a torn last line left by a crash is cut off. */
   warn?: (line: string) => void;
+  /** Strings that must never reach the file (the API key): an event holding one is written with [REDACTED] in its place. */
+  secrets?: readonly string[];
 }
 
 export async function openJournal(path: string, options: OpenOptions = {}): Promise<JournalWriter> {
   const fd = openForAppend(path);
   try {
     const nextSeq = repairTail(fd, path, options.warn) + 1;
-    return createWriter(fd, path, nextSeq, fstatSync(fd).size);
+    return createWriter(fd, path, nextSeq, fstatSync(fd).size, jsonForms(options.secrets ?? []));
   } catch (err) {
     closeSync(fd);
     throw err;
@@ -53,7 +56,12 @@ function repairTail(fd: number, path: string, warn: OpenOptions["warn"]): number
   return parsed.events.length;
 }
 
-function createWriter(fd: number, path: string, firstSeq: number, initialSize: number): JournalWriter {
+/** Secrets as they appear inside a JSON string literal, so they can be found in a serialized line. */
+function jsonForms(secrets: readonly string[]): string[] {
+  return secrets.filter((secret) => secret.length > 0).map((secret) => JSON.stringify(secret).slice(1, -1));
+}
+
+function createWriter(fd: number, path: string, firstSeq: number, initialSize: number, secrets: readonly string[]): JournalWriter {
   let nextSeq = firstSeq;
   let size = initialSize;
   let closed = false;
@@ -67,7 +75,10 @@ function createWriter(fd: number, path: string, firstSeq: number, initialSize: n
       const issue = checked.error.issues[0];
       throw new EngineError(`Engine bug: refusing to journal an invalid ${event.type} event (${issue?.path.join(".")}: ${issue?.message})`);
     }
-    const bytes = Buffer.from(`${JSON.stringify(checked.data)}\n`);
+    const serialized = JSON.stringify(checked.data);
+    const holdsSecret = secrets.some((secret) => serialized.includes(secret));
+    const line = holdsSecret ? redactText(serialized, secrets) : serialized;
+    const bytes = Buffer.from(`${line}\n`);
     try {
       writeAll(fd, bytes);
     } catch (err) {
@@ -76,7 +87,7 @@ function createWriter(fd: number, path: string, firstSeq: number, initialSize: n
     }
     size += bytes.length;
     nextSeq += 1;
-    return checked.data;
+    return holdsSecret ? (JSON.parse(line) as JournalEvent) : checked.data;
   }
 
   /** A partial write would glue the next event to a fragment, so cut it; if that fails, refuse further appends. */

@@ -52,7 +52,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
     },
     close: (): void => fileLogger.close(),
   };
-  const journal = await openJournal(paths.journal, { warn: (line: string) => options.progress(`[warning] ${line}`) });
+  const journal = await openJournal(paths.journal, { warn: (line: string) => options.progress(`[warning] ${line}`), secrets });
   const reader = createJournalReader(paths.journal);
   let metadata: RunMetadata = { ...options.metadata, status: "RUNNING", end_time: null, error: null, pid: process.pid, hostname: hostname(), start_time_unix: startTime.getTime(), process_name: process.title || "node", max_iterations: options.maxIterations, updated_at: startTime.toISOString() };
   writeMetadata(paths, metadata);

@@ -52,8 +52,8 @@ describe("delta run", () => {
     expect(readFileSync(join(ws, ".delta", "VERSION"), "utf8").trim()).toBe("1");
   });
 
-  it("never writes the API key into the run's files", async () => {
-    server = await startMockLlm([reply.toolCalls([{ name: "echo", arguments: { text: "x" } }]), reply.text("ok")]);
+  it("never writes the API key into the run's files, even when the model and a tool repeat it", async () => {
+    server = await startMockLlm([reply.toolCalls([{ name: "echo", arguments: { text: "key=sk-test-secret-key-123" } }]), reply.text("ok")]);
     const agent = writeAgent(root, {}, "agent-secret");
     const ws = workspace("ws-secret");
     const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "secret-1", "-m", "go"], { env: modelEnv(server.baseUrl) });
@@ -61,6 +61,8 @@ describe("delta run", () => {
     const files = collectFiles(runDir(ws, "secret-1"));
     expect(files.length).toBeGreaterThan(4);
     for (const file of files) expect(readFileSync(file, "utf8")).not.toContain("sk-test-secret-key-123");
+    const toolResult = readEvents(ws, "secret-1").find((event) => event.type === "ACTION_RESULT");
+    expect(toolResult).toMatchObject({ observation_content: expect.stringContaining("key=[REDACTED]") });
   });
 
   it("puts DELTA.md and a computed_file's output into the context", async () => {

@@ -99,3 +99,16 @@ describe("openJournal", () => {
     expect(() => writer.append(message("late"))).toThrow(/closed/);
   });
 });
+
+describe("openJournal with secrets", () => {
+  it("writes [REDACTED] in place of a secret, also where JSON escaping changed its form, and returns the event as written", async () => {
+    const writer = await openJournal(path, { secrets: ["sk-abc", 'pa"ss'] });
+    const written = writer.append(message('key sk-abc and pa"ss'));
+    writer.close();
+    const text = readFileSync(path, "utf8");
+    expect(text).not.toContain("sk-abc");
+    expect(text).not.toContain('pa\\"ss');
+    expect(written).toMatchObject({ content: "key [REDACTED] and [REDACTED]" });
+    expect(readJournal(path)[0]).toEqual(written);
+  });
+});
