@@ -84,6 +84,14 @@ describe("startMockLlm", () => {
     expect((await (await post(server.baseUrl, request)).json()).choices).toEqual([]);
   });
 
+  it("answers a delayed step only after its delay, with the wrapped reply", async () => {
+    server = await startMockLlm([fault.delay(150, reply.text("late"))]);
+    const sent = Date.now();
+    const body = await (await post(server.baseUrl, request)).json();
+    expect(body.choices[0].message.content).toBe("late");
+    expect(Date.now() - sent).toBeGreaterThanOrEqual(140);
+  });
+
   it("never answers a hang, and close() ends the waiting request", async () => {
     server = await startMockLlm([fault.hang()]);
     const pending = post(server.baseUrl, request);
