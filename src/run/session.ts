@@ -32,6 +32,8 @@ export interface SessionOptions {
   askInteractively?: (question: HumanQuestion) => Promise<string>;
   /** Events to append right after ENGINE_START (the user's message, a janitor's note…). */
   opening: (ctx: RunContext) => Promise<void> | void;
+  /** ENGINE_START was already journaled by this process, before the run directory was published. */
+  started?: boolean;
   release: () => Promise<void>;
 }
 
@@ -88,22 +90,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
 
   let end: LoopEnd;
   try {
-    ctx.append({
-      type: "ENGINE_START",
-      run_id: runId,
-      agent_home: agent.home,
-      work_dir: options.workDir,
-      config: {
-        agent_name: agent.name,
-        model: agent.llm.model,
-        max_iterations: options.maxIterations,
-        tools: agent.tools.map((tool) => tool.name),
-        interactive: Boolean(options.askInteractively),
-        pid: process.pid,
-        ...options.provider.describe,
-      },
-      engine_version: ENGINE_VERSION,
-    });
+    if (!options.started) ctx.append(engineStartEvent(options));
     await options.opening(ctx);
     journal.sync();
     end = await runLoop(ctx, options.maxIterations);
@@ -112,6 +99,27 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   }
 
   return finish(ctx, options, { journal, logger, metadata, startTime }, end);
+}
+
+/** The ENGINE_START this process records: who runs what, with which settings (never secrets). */
+export function engineStartEvent(options: Pick<SessionOptions, "runId" | "workDir" | "agent" | "provider" | "maxIterations" | "askInteractively">): NewEvent {
+  const { agent } = options;
+  return {
+    type: "ENGINE_START",
+    run_id: options.runId,
+    agent_home: agent.home,
+    work_dir: options.workDir,
+    config: {
+      agent_name: agent.name,
+      model: agent.llm.model,
+      max_iterations: options.maxIterations,
+      tools: agent.tools.map((tool) => tool.name),
+      interactive: Boolean(options.askInteractively),
+      pid: process.pid,
+      ...options.provider.describe,
+    },
+    engine_version: ENGINE_VERSION,
+  };
 }
 
 async function finish(
