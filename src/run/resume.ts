@@ -7,7 +7,7 @@ import type { EventOf } from "../journal/events.js";
 import { readJournal } from "../journal/reader.js";
 import { openJournal } from "../journal/writer.js";
 import { clearInteraction, recordAnswer } from "./ask-human.js";
-import { checkHolder } from "./janitor.js";
+import { assessHolder, checkHolder } from "./janitor.js";
 import type { RunOutcome } from "./outcome.js";
 import { chooseProvider } from "./provider.js";
 import type { DriveOptions, RunContext } from "./run-context.js";
@@ -39,6 +39,13 @@ export async function continueRun(request: ContinueRequest): Promise<RunOutcome>
     const verdict = checkHolder({ run_id: request.runId, pid: metadata.pid, hostname: metadata.hostname }, { force: request.force });
     await forceBreakRunLock(paths);
     request.progress(`[Janitor] Cleaned up orphaned run: ${verdict.reason}`);
+  } else if (existsSync(paths.lock)) {
+    // Killed after recording its end but before releasing the lock: a dead holder's lock would refuse us for 10 s.
+    const holder = assessHolder({ run_id: request.runId, pid: metadata.pid, hostname: metadata.hostname });
+    if (holder.state === "dead") {
+      forceBreakRunLock(paths);
+      request.progress(`[Janitor] Removed the stale lock of run ${request.runId}: ${holder.reason}`);
+    }
   }
   const release = await acquireRunLock(paths);
   try {
