@@ -144,14 +144,19 @@ async function finish(
   }
   const endTime = new Date();
   const state = deriveRunState(ctx.readEvents());
-  writeMetadata(ctx.paths, {
-    ...open.metadata,
-    status,
-    iterations: state.iterations,
-    updated_at: endTime.toISOString(),
-    end_time: status === "WAITING_FOR_INPUT" ? null : endTime.toISOString(),
-    error: finalError ? `${finalError.type}: ${finalError.message}` : null,
-  }, { durable: true });
+  try {
+    writeMetadata(ctx.paths, {
+      ...open.metadata,
+      status,
+      iterations: state.iterations,
+      updated_at: endTime.toISOString(),
+      end_time: status === "WAITING_FOR_INPUT" ? null : endTime.toISOString(),
+      error: finalError ? `${finalError.type}: ${finalError.message}` : null,
+    }, { durable: true });
+  } catch (err) {
+    // metadata.json is only a cache of the journal: still release the lock and report the outcome.
+    ctx.progress(`[warning] ${errorMessage(err)}`);
+  }
   const runEnd = await ctx.hook("on_run_end", state.iterations, { status, error: finalError ?? null });
   if (runEnd.kind === "continue" && runEnd.warning) ctx.progress(`[warning] ${runEnd.warning}`);
   open.journal.close();
