@@ -2,8 +2,9 @@
 import { randomBytes } from "node:crypto";
 import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { EngineError, RunRefusedError, errorMessage } from "../errors.js";
+import { EngineError, RunRefusedError, WorkspaceError, errorMessage } from "../errors.js";
 import { tempPathFor } from "./atomic-file.js";
+import { makeDirs } from "./make-dirs.js";
 import { generateRunId, validateRunId } from "./run-id.js";
 
 export const LAYOUT_VERSION = "1";
@@ -53,10 +54,10 @@ export function ensureLayoutVersion(workDir: string): void {
   const dir = controlDir(workDir);
   const versionFile = join(dir, "VERSION");
   try {
-    mkdirSync(dir, { recursive: true });
+    makeDirs(dir);
     if (!existsSync(versionFile)) publishVersionFile(versionFile);
   } catch (err) {
-    throw new EngineError(`Cannot prepare ${dir}: ${errorMessage(err)}`, { cause: err });
+    throw new WorkspaceError(`Cannot write to the workspace ${workDir} (${errorMessage(err)}); give a writable directory with -w`, { cause: err });
   }
   checkLayoutVersion(versionFile);
 }
@@ -109,7 +110,7 @@ export function stageRunDir(workDir: string, runId: string): StagedRun {
     for (const dir of [staged.invocationsDir, staged.toolExecutionsDir, staged.hooksDir]) mkdirSync(dir, { recursive: true });
   } catch (err) {
     rmSync(staged.runDir, { recursive: true, force: true });
-    throw new EngineError(`Cannot create the run directory ${final.runDir}: ${errorMessage(err)}`, { cause: err });
+    throw new WorkspaceError(`Cannot create the run directory ${final.runDir}: ${errorMessage(err)}`, { cause: err });
   }
   const discard = (): void => rmSync(staged.runDir, { recursive: true, force: true });
   return {

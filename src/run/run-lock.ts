@@ -1,7 +1,7 @@
 // One writer per run: a proper-lockfile lock inside the run directory, refreshed while held and stale after 10 s.
 import { rmSync } from "node:fs";
 import lockfile from "proper-lockfile";
-import { EngineError, RunRefusedError, errorMessage } from "../errors.js";
+import { EngineError, RunRefusedError, WorkspaceError, errorMessage, isUnwritableError } from "../errors.js";
 import { appendEngineLog } from "./io-log.js";
 import type { RunPaths } from "./run-dir.js";
 import { readMetadata } from "./run-metadata.js";
@@ -30,7 +30,7 @@ export async function acquireRunLock(paths: RunPaths, options: LockOptions = {})
     });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ELOCKED") throw new RunRefusedError(describeHolder(paths));
-    throw new EngineError(`Cannot lock ${paths.runDir}: ${errorMessage(err)}`, { cause: err });
+    throw lockError(paths, err);
   }
   let released = false;
   return async () => {
@@ -51,7 +51,19 @@ function reportCompromised(paths: RunPaths, options: LockOptions, message: strin
 
 /** For the janitor, once it has proven the holder dead: removes the lock whatever its age. */
 export function forceBreakRunLock(paths: RunPaths): void {
-  rmSync(paths.lock, { recursive: true, force: true });
+  try {
+    rmSync(paths.lock, { recursive: true, force: true });
+  } catch (err) {
+    throw lockError(paths, err);
+  }
+}
+
+/** A read-only or forbidden run directory is the workspace's fault (126, nothing ran); anything else an engine error. */
+function lockError(paths: RunPaths, err: unknown): Error {
+  const message = `Cannot lock ${paths.runDir}: ${errorMessage(err)}`;
+  return isUnwritableError(err)
+    ? new WorkspaceError(`${message}; the workspace must be writable to continue a run`, { cause: err })
+    : new EngineError(message, { cause: err });
 }
 
 function describeHolder(paths: RunPaths): string {

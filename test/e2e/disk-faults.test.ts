@@ -84,4 +84,44 @@ describe.concurrent("disk faults", () => {
       await server.close();
     }
   });
+
+  it("refuses a read-only workspace with 126 and WORKSPACE_ERROR, for new runs and for continue, leaving the journal as it was", async (context) => {
+    if (unsupported) context.skip();
+    const server = await startMockLlm([reply.text("first answer")]);
+    const agent = writeAgent(root, {}, "agent-ro");
+    const ws = join(root, "ws-ro");
+    const out = join(root, "out-ro");
+    mkdirSync(ws);
+    mkdirSync(out);
+    try {
+      const script = [
+        'mount -t tmpfs -o size=1m tmpfs "$WS"',
+        DELTA("first", 'run --agent "$AGENT" -w "$WS" --run-id ro1 -m go'),
+        'cp "$WS/.delta/ro1/journal.jsonl" "$OUT/journal.before"',
+        'mount -o remount,ro "$WS"',
+        DELTA("continue", 'continue --run-id ro1 -w "$WS" -m again'),
+        DELTA("fresh", 'run --agent "$AGENT" -w "$WS" --run-id ro2 -m go'),
+        DELTA("sub", 'run --agent "$AGENT" -w "$WS/sub" --run-id ro3 -m go'),
+        'cp -a "$WS/.delta" "$OUT/after"',
+      ].join("\n");
+      const ns = await inMountNamespace(script, [], { ...modelEnv(server.baseUrl), OPENAI_API_KEY: "", OPENAI_BASE_URL: "", WS: ws, OUT: out, BIN: DELTA_BIN, AGENT: agent });
+      expect(ns.stderr).toBe("");
+      expect(captured(out, "first").exitCode).toBe(0);
+
+      for (const name of ["continue", "fresh", "sub"]) {
+        const refused = captured(out, name);
+        expect(refused.exitCode, name).toBe(126);
+        expect(refused.json.error?.type, name).toBe("WORKSPACE_ERROR");
+        expect(refused.json.error?.message, name).toMatch(/EROFS|read-only/i);
+        expect(refused.stderr, name).toMatch(/^Error: .*(EROFS|read-only)/i);
+        expectNoStackTrace(refused);
+      }
+      expect(readFileSync(join(out, "after", "ro1", "journal.jsonl"), "utf8")).toBe(readFileSync(join(out, "journal.before"), "utf8"));
+      expect(journalStatus(join(out, "after"), "ro1")).toBe("COMPLETED");
+      expect(existsSync(join(out, "after", "ro2"))).toBe(false);
+      expect(server.requests).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
 });
