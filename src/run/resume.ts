@@ -32,7 +32,7 @@ export async function continueRun(request: ContinueRequest): Promise<RunOutcome>
   const start = events.find((event): event is EventOf<"ENGINE_START"> => event.type === "ENGINE_START");
   if (!start) throw new RunRefusedError(`Run ${request.runId} has no ENGINE_START in ${paths.journal}; it cannot be continued.`);
   const agent = await loadAgent(start.agent_home, { warn: request.warn });
-  const provider = await chooseProvider(agent, start.work_dir, { replay: request.replay, recordedThoughts: before.iterations });
+  const provider = await chooseProvider(agent, start.work_dir, { replay: request.replay, recordedThoughts: before.iterations, warn: request.warn });
   const metadata = readMetadata(paths);
 
   if (before.status === "RUNNING") {

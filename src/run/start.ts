@@ -32,7 +32,7 @@ export async function startRun(request: StartRequest): Promise<RunOutcome> {
     isTTY: request.isTTY,
     prompt: request.promptWorkspace,
   });
-  const provider = await chooseProvider(agent, workspace.workDir, { replay: request.replay, recordedThoughts: 0 }).catch((err: unknown) => {
+  const provider = await chooseProvider(agent, workspace.workDir, { replay: request.replay, recordedThoughts: 0, warn: request.warn }).catch((err: unknown) => {
     if (workspace.created) removeEmptyDir(workspace.workDir);
     throw err;
   });
