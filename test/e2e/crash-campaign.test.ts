@@ -10,10 +10,12 @@ describe("crash campaign", () => {
   it(`recovers every one of ${RUNS} runs killed with SIGKILL (seed ${SEED})`, async () => {
     const report = await runCrashCampaign({ runs: RUNS, seed: SEED, concurrency: CONCURRENCY });
     const byMode = (mode: string) => report.runs.filter((run) => run.mode === mode && run.killed).length;
+    const recoveredBy = (how: string) => report.runs.filter((run) => run.killed && run.recovery === how).length;
     console.log(
       `crash campaign (seed ${SEED}): ${report.runs.length} runs, killed ${report.killed} ` +
         `(model call ${byMode("model")}, tool ${byMode("tool")}, claim ${byMode("claim")}, random ${byMode("random")}), ` +
-        `recovered ${report.recovered}, lost ${report.lost}; ` +
+        `recovered ${report.recovered} (${recoveredBy("continue")} by continue, ${recoveredBy("rerun")} by starting again: killed before the run existed, ` +
+        `${recoveredBy("none")} had already recorded COMPLETED), lost ${report.lost}; ` +
         `${report.synthesized} cut tool calls told to the model, ${report.markerExecutions} tool executions for ` +
         `${report.nonSynthesizedMarkResults} real results`,
     );
