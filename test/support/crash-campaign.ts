@@ -7,7 +7,7 @@ import { deriveRunState } from "../../src/run/run-state.js";
 import { delta, modelEnv, runDir, spawnDelta, tempDir, removeDir, waitFor, writeAgent } from "../e2e/harness.js";
 import { fault, reply, startMockLlm, type RecordedRequest, type Step } from "./mock-llm.js";
 
-/** Where in a run the kill lands; claim: the moment its directory appears in .delta. */
+/** Where in a run the kill lands; claim: the moment its directory appears in .delta; random: a random time after that. */
 export type KillMode = "model" | "tool" | "random" | "claim";
 
 export interface CampaignOptions {
@@ -24,7 +24,7 @@ interface RunPlan {
   marks: number;
   /** model: the n-th model request of the run is held and the run killed meanwhile; tool: the n-th tool execution. */
   target: number;
-  /** random: milliseconds after spawn. */
+  /** random: milliseconds after the run's directory appeared. */
   killAfterMs: number;
   requests: number;
   holding: boolean;
@@ -89,7 +89,7 @@ export async function runCrashCampaign(options: CampaignOptions): Promise<Campai
       marks,
       // Every run makes at least two model requests and `marks` tool executions, so the target is always reached.
       target: 1 + Math.floor(random() * (mode === "model" ? 2 : marks)),
-      killAfterMs: Math.floor(random() * 1500),
+      killAfterMs: Math.floor(random() * 1200),
       requests: 0,
       holding: false,
       killed: false,
@@ -165,6 +165,8 @@ async function crashAndRecover(plan: RunPlan, agent: string, workDir: string, ba
       await waitFor(() => markerFiles(workDir, plan.runId).length >= plan.target || exited, 20_000);
       break;
     case "random":
+      // Timed from the run's appearance, so a slow start-up on a busy machine does not swallow the kill.
+      await waitFor(() => existsSync(runDir(workDir, plan.runId)) || exited, 20_000);
       await new Promise<void>((resolve) => setTimeout(resolve, plan.killAfterMs));
       break;
     case "claim": {
