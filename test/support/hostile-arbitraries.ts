@@ -124,7 +124,7 @@ export const dotenvText: fc.Arbitrary<string> = fc
   .map(([lines, crlf]) => lines.join(crlf ? "\r\n" : "\n"));
 
 /** A valid journal line with sequence number `seq`. */
-export function journalLine(seq: number, content = `message ${seq}`): string {
+function journalLine(seq: number, content = `message ${seq}`): string {
   return JSON.stringify({ seq, type: "USER_MESSAGE", timestamp: "2026-11-23T10:00:00.000Z", content });
 }
 
