@@ -14,7 +14,7 @@ import type { DriveOptions, RunContext } from "./run-context.js";
 import { validateRunId } from "./run-id.js";
 import { deriveRunState, type RunState } from "./run-state.js";
 import { runSession } from "./session.js";
-import { acquireRunLock, findRunDir, forceBreakRunLock, readMetadata, writeMetadata, type RunPaths } from "./store.js";
+import { acquireRunLock, findRunDir, forceBreakRunLock, readLockOwner, readMetadata, writeMetadata, type RunPaths } from "./store.js";
 
 export interface ContinueRequest extends DriveOptions {
   runId: string;
@@ -41,8 +41,10 @@ export async function continueRun(request: ContinueRequest): Promise<RunOutcome>
     request.progress(`[Janitor] Cleaned up orphaned run: ${verdict.reason}`);
   } else if (existsSync(paths.lock)) {
     // Killed after recording its end but before releasing the lock: a dead holder's lock would refuse us for 10 s.
-    const holder = assessHolder({ run_id: request.runId, pid: metadata.pid, hostname: metadata.hostname });
-    if (holder.state === "dead") {
+    // The lock's own owner record decides, not metadata.json, which a new holder may not have rewritten yet.
+    const owner = readLockOwner(paths);
+    const holder = owner ? assessHolder({ run_id: request.runId, pid: owner.pid, hostname: owner.hostname }) : null;
+    if (holder?.state === "dead") {
       forceBreakRunLock(paths);
       request.progress(`[Janitor] Removed the stale lock of run ${request.runId}: ${holder.reason}`);
     }

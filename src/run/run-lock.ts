@@ -1,5 +1,6 @@
 // One writer per run: a proper-lockfile lock inside the run directory, refreshed while held and stale after 10 s.
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import lockfile from "proper-lockfile";
 import { EngineError, RunRefusedError, WorkspaceError, errorMessage, isUnwritableError } from "../errors.js";
 import { appendEngineLog } from "./io-log.js";
@@ -32,12 +33,43 @@ export async function acquireRunLock(paths: RunPaths, options: LockOptions = {})
     if ((err as NodeJS.ErrnoException).code === "ELOCKED") throw new RunRefusedError(describeHolder(paths));
     throw lockError(paths, err);
   }
+  writeOwner(paths);
   let released = false;
   return async () => {
     if (released) return;
     released = true;
+    rmSync(ownerFile(paths), { force: true });
     await release().catch(() => undefined);
   };
+}
+
+export interface LockOwner {
+  pid: number;
+  hostname: string;
+}
+
+/** Who holds the lock, as it recorded itself right after taking it; null when there is no record. */
+export function readLockOwner(paths: RunPaths): LockOwner | null {
+  try {
+    const owner = JSON.parse(readFileSync(ownerFile(paths), "utf8")) as Partial<LockOwner>;
+    return typeof owner.pid === "number" && typeof owner.hostname === "string" ? { pid: owner.pid, hostname: owner.hostname } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Beside the lock, not in it: proper-lockfile removes a stale lock with rmdir, which a file inside would stop. */
+function ownerFile(paths: RunPaths): string {
+  return `${paths.lock}.owner`;
+}
+
+/** Written at once after the lock is taken, so a janitor can tell a dead holder's lock from a new holder's. */
+function writeOwner(paths: RunPaths): void {
+  try {
+    writeFileSync(ownerFile(paths), `${JSON.stringify({ pid: process.pid, hostname: hostname() })}\n`);
+  } catch {
+    // Without the record the janitor only leaves this lock alone; it still goes stale after LOCK_STALE_MS.
+  }
 }
 
 function reportCompromised(paths: RunPaths, options: LockOptions, message: string): void {
@@ -53,6 +85,7 @@ function reportCompromised(paths: RunPaths, options: LockOptions, message: strin
 export function forceBreakRunLock(paths: RunPaths): void {
   try {
     rmSync(paths.lock, { recursive: true, force: true });
+    rmSync(ownerFile(paths), { force: true });
   } catch (err) {
     throw lockError(paths, err);
   }

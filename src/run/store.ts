@@ -2,7 +2,7 @@
 export { LAYOUT_VERSION, claimNewRunDir, claimRunDir, controlDir, ensureLayoutVersion, findRunDir, runPaths, type RunPaths } from "./run-dir.js";
 export { STAGING_PREFIX, stageNewRunDir, stageRunDir, type StagedRun } from "./run-dir.js";
 export { RunMetadataSchema, readMetadata, writeMetadata, type RunMetadata, type WriteMetadataOptions } from "./run-metadata.js";
-export { LOCK_STALE_MS, acquireRunLock, forceBreakRunLock, type LockOptions, type ReleaseLock } from "./run-lock.js";
+export { LOCK_STALE_MS, acquireRunLock, forceBreakRunLock, readLockOwner, type LockOptions, type LockOwner, type ReleaseLock } from "./run-lock.js";
 export {
   appendEngineLog,
   createEngineLogger,

@@ -2,6 +2,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { acquireRunLock, readLockOwner, runPaths } from "../../src/run/store.js";
 import { reply, startMockLlm } from "../support/mock-llm.js";
 import { delta, modelEnv, readEvents, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
 
@@ -36,6 +37,30 @@ describe("a stale lock left by a killed engine", () => {
       expect(next.exitCode).toBe(0);
       expect(JSON.parse(next.stdout)).toMatchObject({ status: "COMPLETED", result: "second answer" });
       expect(existsSync(join(runDir(ws, "s1"), ".lock"))).toBe(false);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("is left alone when a live process holds it, even while metadata.json still names the dead engine", async () => {
+    const server = await startMockLlm([reply.text("done")]);
+    const agent = writeAgent(root, {}, "agent-live");
+    const ws = join(root, "ws-live");
+    try {
+      expect((await delta(["run", "--agent", agent, "-w", ws, "--run-id", "l1", "-m", "go"], { env: modelEnv(server.baseUrl) })).exitCode).toBe(0);
+      // This test process takes the lock the way a second `continue` does, before it rewrites metadata.json.
+      const paths = runPaths(ws, "l1");
+      const release = await acquireRunLock(paths);
+      try {
+        expect(readLockOwner(paths)).toEqual({ pid: process.pid, hostname: expect.any(String) });
+        const refused = await delta(["continue", "--run-id", "l1", "-w", ws, "-m", "again"], { env: modelEnv(server.baseUrl) });
+        expect(refused.exitCode).toBe(126);
+        expect(refused.stderr).toContain("is being written by another process");
+        expect(existsSync(paths.lock)).toBe(true);
+      } finally {
+        await release();
+      }
+      expect(readLockOwner(paths)).toBeNull();
     } finally {
       await server.close();
     }
