@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, watch } from "node:fs
 import { join } from "node:path";
 import { readJournal } from "../../src/journal/reader.js";
 import type { EventOf, JournalEvent } from "../../src/journal/events.js";
+import { STAGING_PREFIX } from "../../src/run/run-dir.js";
 import { deriveRunState } from "../../src/run/run-state.js";
 import { delta, modelEnv, runDir, spawnDelta, tempDir, removeDir, waitFor, writeAgent } from "../e2e/harness.js";
 import { fault, reply, startMockLlm, type RecordedRequest, type Step } from "./mock-llm.js";
@@ -171,7 +172,7 @@ async function crashAndRecover(plan: RunPlan, agent: string, workDir: string, ba
       break;
     case "claim": {
       const watcher = watch(join(workDir, ".delta"), (_event, name) => {
-        if (name?.includes(plan.runId)) kill();
+        if (name === plan.runId || name?.startsWith(`${STAGING_PREFIX}${plan.runId}.`)) kill();
       });
       await done.catch(() => undefined);
       watcher.close();
