@@ -68,6 +68,18 @@ export class HookBlockedError extends DeltaError {
   readonly exitCode = EXIT.FAILED;
 }
 
+/** The workspace cannot be written (read-only mount, no permission): refused before anything ran. */
+export class WorkspaceError extends DeltaError {
+  readonly type = "WORKSPACE_ERROR";
+  readonly exitCode = EXIT.REFUSED;
+}
+
+/** A file system refusal that no retry fixes: read-only, or not permitted. */
+export function isUnwritableError(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === "EROFS" || code === "EACCES" || code === "EPERM";
+}
+
 /** The engine itself failed at run time (disk full, unwritable workspace, …). */
 export class EngineError extends DeltaError {
   readonly type = "ENGINE_ERROR";

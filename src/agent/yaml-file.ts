@@ -3,6 +3,9 @@ import { readFile } from "node:fs/promises";
 import { isMap, isNode, LineCounter, parseDocument, type Document } from "yaml";
 import { ConfigError, errorMessage } from "../errors.js";
 
+/** Alias expansions allowed per file; enough for anchors reused by hand, far below an exponential bomb. */
+const MAX_ALIAS_COUNT = 100;
+
 export interface YamlFile {
   /** How messages name the file (relative to the agent home when inside it). */
   display: string;
@@ -26,7 +29,7 @@ export async function readYamlFile(absolutePath: string, display: string, option
     const firstLine = problem.message.split("\n")[0] ?? problem.message;
     throw new ConfigError(`${display}:${where.line}:${where.col}: ${firstLine} (fix the YAML syntax at that spot)`);
   }
-  const data: unknown = doc.toJS({ maxAliasCount: 100 });
+  const data = toData(doc, display);
   const locate = (path: readonly PropertyKey[]): string | undefined => {
     const node = nodeAt(doc, path);
     const offset = node?.range?.[0];
@@ -43,6 +46,19 @@ export async function readYamlFile(absolutePath: string, display: string, option
     throw new ConfigError(`${position}: the top level must be a mapping (key: value lines), not ${Array.isArray(data) ? "a list" : `a ${typeof data}`}`);
   }
   return { display, data, locate };
+}
+
+/** yaml throws a bare ReferenceError when aliases expand too much (a "billion laughs" bomb): refuse it as a config error. */
+function toData(doc: Document, display: string): unknown {
+  try {
+    return doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (err) {
+    throw new ConfigError(
+      `${display}: refused: its aliases (*name) expand to more than ${MAX_ALIAS_COUNT} copies (${errorMessage(err)}); ` +
+        "write the repeated values out, or use fewer nested aliases",
+      { cause: err },
+    );
+  }
 }
 
 function nodeAt(doc: Document, path: readonly PropertyKey[]): { range?: [number, number, number] | null } | undefined {

@@ -33,7 +33,8 @@ export function listRuns(workDir: string, filter: ListFilter, warn: (line: strin
   const deltaDir = join(workDir, ".delta");
   let names: string[];
   try {
-    names = readdirSync(deltaDir, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    // Hidden entries (a .claim-* directory a crash left mid-claim) are not runs.
+    names = readdirSync(deltaDir, { withFileTypes: true }).filter((entry) => entry.isDirectory() && !entry.name.startsWith(".")).map((entry) => entry.name);
   } catch {
     return [];
   }

@@ -11,7 +11,7 @@ export interface ProviderChoice {
   describe: { provider: string; base_url?: string; replay?: string };
 }
 
-export async function chooseProvider(agent: AgentPackage, workDir: string, options: { replay?: string; recordedThoughts: number }): Promise<ProviderChoice> {
+export async function chooseProvider(agent: AgentPackage, workDir: string, options: { replay?: string; recordedThoughts: number; warn?: (line: string) => void }): Promise<ProviderChoice> {
   if (options.replay) {
     const { createReplayProvider } = await import("../llm/replay.js");
     return {
@@ -21,7 +21,7 @@ export async function chooseProvider(agent: AgentPackage, workDir: string, optio
     };
   }
   const { resolveProviderEnv } = await import("../llm/env.js");
-  const env = resolveProviderEnv({ workDir, agentHome: agent.home, processEnv: process.env });
+  const env = resolveProviderEnv({ workDir, agentHome: agent.home, processEnv: process.env, warn: (line) => options.warn?.(`[warning] ${line}`) });
   if (!env.apiKey) {
     throw new MissingApiKeyError(
       "No API key found. Set DELTA_API_KEY in the environment or in a .env file (workspace, agent directory or project root), " +

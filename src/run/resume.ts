@@ -7,14 +7,14 @@ import type { EventOf } from "../journal/events.js";
 import { readJournal } from "../journal/reader.js";
 import { openJournal } from "../journal/writer.js";
 import { clearInteraction, recordAnswer } from "./ask-human.js";
-import { checkHolder } from "./janitor.js";
+import { assessHolder, checkHolder } from "./janitor.js";
 import type { RunOutcome } from "./outcome.js";
 import { chooseProvider } from "./provider.js";
 import type { DriveOptions, RunContext } from "./run-context.js";
 import { validateRunId } from "./run-id.js";
 import { deriveRunState, type RunState } from "./run-state.js";
 import { runSession } from "./session.js";
-import { acquireRunLock, findRunDir, forceBreakRunLock, readMetadata, writeMetadata, type RunPaths } from "./store.js";
+import { acquireRunLock, findRunDir, forceBreakRunLock, readLockOwner, readMetadata, writeMetadata, type RunPaths } from "./store.js";
 
 export interface ContinueRequest extends DriveOptions {
   runId: string;
@@ -32,13 +32,22 @@ export async function continueRun(request: ContinueRequest): Promise<RunOutcome>
   const start = events.find((event): event is EventOf<"ENGINE_START"> => event.type === "ENGINE_START");
   if (!start) throw new RunRefusedError(`Run ${request.runId} has no ENGINE_START in ${paths.journal}; it cannot be continued.`);
   const agent = await loadAgent(start.agent_home, { warn: request.warn });
-  const provider = await chooseProvider(agent, start.work_dir, { replay: request.replay, recordedThoughts: before.iterations });
+  const provider = await chooseProvider(agent, start.work_dir, { replay: request.replay, recordedThoughts: before.iterations, warn: request.warn });
   const metadata = readMetadata(paths);
 
   if (before.status === "RUNNING") {
     const verdict = checkHolder({ run_id: request.runId, pid: metadata.pid, hostname: metadata.hostname }, { force: request.force });
     await forceBreakRunLock(paths);
     request.progress(`[Janitor] Cleaned up orphaned run: ${verdict.reason}`);
+  } else if (existsSync(paths.lock)) {
+    // Killed after recording its end but before releasing the lock: a dead holder's lock would refuse us for 10 s.
+    // The lock's own owner record decides, not metadata.json, which a new holder may not have rewritten yet.
+    const owner = readLockOwner(paths);
+    const holder = owner ? assessHolder({ run_id: request.runId, pid: owner.pid, hostname: owner.hostname }) : null;
+    if (holder?.state === "dead") {
+      forceBreakRunLock(paths);
+      request.progress(`[Janitor] Removed the stale lock of run ${request.runId}: ${holder.reason}`);
+    }
   }
   const release = await acquireRunLock(paths);
   try {

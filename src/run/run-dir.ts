@@ -1,11 +1,16 @@
 // The run directory layout under <workDir>/.delta/: paths, the layout VERSION, and exclusive claiming of a run id.
-import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { EngineError, RunRefusedError, errorMessage } from "../errors.js";
+import { EngineError, RunRefusedError, WorkspaceError, errorMessage } from "../errors.js";
 import { tempPathFor } from "./atomic-file.js";
+import { makeDirs } from "./make-dirs.js";
 import { generateRunId, validateRunId } from "./run-id.js";
 
 export const LAYOUT_VERSION = "1";
+
+/** Hidden name a run directory is built under before it is published; a crash can leave one behind, never a half-made run. */
+export const STAGING_PREFIX = ".claim-";
 
 export interface RunPaths {
   runDir: string;
@@ -27,7 +32,10 @@ export function controlDir(workDir: string): string {
 /** Where a run's files live; touches no disk. */
 export function runPaths(workDir: string, runId: string): RunPaths {
   validateRunId(runId);
-  const runDir = join(controlDir(workDir), runId);
+  return pathsIn(join(controlDir(workDir), runId));
+}
+
+function pathsIn(runDir: string): RunPaths {
   return {
     runDir,
     journal: join(runDir, "journal.jsonl"),
@@ -46,10 +54,10 @@ export function ensureLayoutVersion(workDir: string): void {
   const dir = controlDir(workDir);
   const versionFile = join(dir, "VERSION");
   try {
-    mkdirSync(dir, { recursive: true });
+    makeDirs(dir);
     if (!existsSync(versionFile)) publishVersionFile(versionFile);
   } catch (err) {
-    throw new EngineError(`Cannot prepare ${dir}: ${errorMessage(err)}`, { cause: err });
+    throw new WorkspaceError(`Cannot write to the workspace ${workDir} (${errorMessage(err)}); give a writable directory with -w`, { cause: err });
   }
   checkLayoutVersion(versionFile);
 }
@@ -77,37 +85,93 @@ function checkLayoutVersion(versionFile: string): void {
   }
 }
 
-/** Creates the run's directory exclusively: an existing one means the id is taken. */
-export function claimRunDir(workDir: string, runId: string): RunPaths {
-  const paths = runPaths(workDir, runId);
-  ensureLayoutVersion(workDir);
-  try {
-    mkdirSync(paths.runDir);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "EEXIST") {
-      throw new RunRefusedError(
-        `run id ${runId} already exists in ${workDir}; choose another id or use \`delta continue --run-id ${runId}\``,
-      );
-    }
-    throw new EngineError(`Cannot create the run directory ${paths.runDir}: ${errorMessage(err)}`, { cause: err });
-  }
-  try {
-    for (const dir of [paths.invocationsDir, paths.toolExecutionsDir, paths.hooksDir]) mkdirSync(dir, { recursive: true });
-  } catch (err) {
-    throw new EngineError(`Cannot create the io directories of ${paths.runDir}: ${errorMessage(err)}`, { cause: err });
-  }
-  return paths;
+/** A run directory built under a hidden name: write its first files into `paths`, then `publish` it under its id. */
+export interface StagedRun {
+  runId: string;
+  /** The staged (hidden) directory's paths. */
+  paths: RunPaths;
+  /** Renames the staged directory to `.delta/<runId>`; refuses (and removes the staged one) when the id was taken meanwhile. */
+  publish(): RunPaths;
+  /** Removes the staged directory. */
+  discard(): void;
 }
 
-/** Claims a generated id, drawing another on the rare clash. */
-export function claimNewRunDir(workDir: string): { runId: string; paths: RunPaths } {
+/**
+ * Starts claiming `runId`. The run directory only appears, by one rename, once the caller has written its first
+ * files, so a crash at any moment leaves either a complete run or no run (and maybe a hidden .claim-* directory).
+ */
+export function stageRunDir(workDir: string, runId: string): StagedRun {
+  const final = runPaths(workDir, runId);
+  ensureLayoutVersion(workDir);
+  if (existsSync(final.runDir)) throw idTaken(workDir, runId);
+  const staged = pathsIn(join(controlDir(workDir), `${STAGING_PREFIX}${runId}.${process.pid}.${randomBytes(4).toString("hex")}`));
+  try {
+    mkdirSync(staged.runDir);
+    for (const dir of [staged.invocationsDir, staged.toolExecutionsDir, staged.hooksDir]) mkdirSync(dir, { recursive: true });
+  } catch (err) {
+    rmSync(staged.runDir, { recursive: true, force: true });
+    throw new WorkspaceError(`Cannot create the run directory ${final.runDir}: ${errorMessage(err)}`, { cause: err });
+  }
+  const discard = (): void => rmSync(staged.runDir, { recursive: true, force: true });
+  return {
+    runId,
+    paths: staged,
+    discard,
+    publish: () => {
+      try {
+        // rename() would replace an empty directory, so an existing one is refused first.
+        if (existsSync(final.runDir)) throw idTaken(workDir, runId);
+        renameSync(staged.runDir, final.runDir);
+      } catch (err) {
+        discard();
+        const code = (err as NodeJS.ErrnoException).code;
+        if (err instanceof RunRefusedError) throw err;
+        if (code === "EEXIST" || code === "ENOTEMPTY") throw idTaken(workDir, runId);
+        throw new EngineError(`Cannot publish the run directory ${final.runDir}: ${errorMessage(err)}`, { cause: err });
+      }
+      syncDirectory(controlDir(workDir));
+      return final;
+    },
+  };
+}
+
+/** Claims a run id with an empty run directory (the engine stages one with its first events instead). */
+export function claimRunDir(workDir: string, runId: string): RunPaths {
+  return stageRunDir(workDir, runId).publish();
+}
+
+/** Stages a generated id, drawing another on the rare clash. */
+export function stageNewRunDir(workDir: string): StagedRun {
   for (let attempt = 0; ; attempt += 1) {
-    const runId = generateRunId();
     try {
-      return { runId, paths: claimRunDir(workDir, runId) };
+      return stageRunDir(workDir, generateRunId());
     } catch (err) {
       if (!(err instanceof RunRefusedError) || attempt >= 9) throw err;
     }
+  }
+}
+
+/** Claims a generated id with an empty run directory. */
+export function claimNewRunDir(workDir: string): { runId: string; paths: RunPaths } {
+  const staged = stageNewRunDir(workDir);
+  return { runId: staged.runId, paths: staged.publish() };
+}
+
+function idTaken(workDir: string, runId: string): RunRefusedError {
+  return new RunRefusedError(`run id ${runId} already exists in ${workDir}; choose another id or use \`delta continue --run-id ${runId}\``);
+}
+
+/** Makes a rename durable; best effort, since some file systems cannot fsync a directory. */
+function syncDirectory(dir: string): void {
+  try {
+    const fd = openSync(dir, "r");
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // The rename itself has happened; only its durability across a power cut is not guaranteed here.
   }
 }
 

@@ -1,7 +1,8 @@
 // One writer per run: a proper-lockfile lock inside the run directory, refreshed while held and stale after 10 s.
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import lockfile from "proper-lockfile";
-import { EngineError, RunRefusedError, errorMessage } from "../errors.js";
+import { EngineError, RunRefusedError, WorkspaceError, errorMessage, isUnwritableError } from "../errors.js";
 import { appendEngineLog } from "./io-log.js";
 import type { RunPaths } from "./run-dir.js";
 import { readMetadata } from "./run-metadata.js";
@@ -30,14 +31,45 @@ export async function acquireRunLock(paths: RunPaths, options: LockOptions = {})
     });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ELOCKED") throw new RunRefusedError(describeHolder(paths));
-    throw new EngineError(`Cannot lock ${paths.runDir}: ${errorMessage(err)}`, { cause: err });
+    throw lockError(paths, err);
   }
+  writeOwner(paths);
   let released = false;
   return async () => {
     if (released) return;
     released = true;
+    rmSync(ownerFile(paths), { force: true });
     await release().catch(() => undefined);
   };
+}
+
+export interface LockOwner {
+  pid: number;
+  hostname: string;
+}
+
+/** Who holds the lock, as it recorded itself right after taking it; null when there is no record. */
+export function readLockOwner(paths: RunPaths): LockOwner | null {
+  try {
+    const owner = JSON.parse(readFileSync(ownerFile(paths), "utf8")) as Partial<LockOwner>;
+    return typeof owner.pid === "number" && typeof owner.hostname === "string" ? { pid: owner.pid, hostname: owner.hostname } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Beside the lock, not in it: proper-lockfile removes a stale lock with rmdir, which a file inside would stop. */
+function ownerFile(paths: RunPaths): string {
+  return `${paths.lock}.owner`;
+}
+
+/** Written at once after the lock is taken, so a janitor can tell a dead holder's lock from a new holder's. */
+function writeOwner(paths: RunPaths): void {
+  try {
+    writeFileSync(ownerFile(paths), `${JSON.stringify({ pid: process.pid, hostname: hostname() })}\n`);
+  } catch {
+    // Without the record the janitor only leaves this lock alone; it still goes stale after LOCK_STALE_MS.
+  }
 }
 
 function reportCompromised(paths: RunPaths, options: LockOptions, message: string): void {
@@ -51,7 +83,20 @@ function reportCompromised(paths: RunPaths, options: LockOptions, message: strin
 
 /** For the janitor, once it has proven the holder dead: removes the lock whatever its age. */
 export function forceBreakRunLock(paths: RunPaths): void {
-  rmSync(paths.lock, { recursive: true, force: true });
+  try {
+    rmSync(paths.lock, { recursive: true, force: true });
+    rmSync(ownerFile(paths), { force: true });
+  } catch (err) {
+    throw lockError(paths, err);
+  }
+}
+
+/** A read-only or forbidden run directory is the workspace's fault (126, nothing ran); anything else an engine error. */
+function lockError(paths: RunPaths, err: unknown): Error {
+  const message = `Cannot lock ${paths.runDir}: ${errorMessage(err)}`;
+  return isUnwritableError(err)
+    ? new WorkspaceError(`${message}; the workspace must be writable to continue a run`, { cause: err })
+    : new EngineError(message, { cause: err });
 }
 
 function describeHolder(paths: RunPaths): string {

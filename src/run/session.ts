@@ -34,6 +34,8 @@ export interface SessionOptions {
   askInteractively?: (question: HumanQuestion) => Promise<string>;
   /** Events to append right after ENGINE_START (the user's message, a janitor's note…). */
   opening: (ctx: RunContext) => Promise<void> | void;
+  /** ENGINE_START was already journaled by this process, before the run directory was published. */
+  started?: boolean;
   release: () => Promise<void>;
 }
 
@@ -98,22 +100,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
 
   let end: LoopEnd;
   try {
-    ctx.append({
-      type: "ENGINE_START",
-      run_id: runId,
-      agent_home: agent.home,
-      work_dir: options.workDir,
-      config: {
-        agent_name: agent.name,
-        model: agent.llm.model,
-        max_iterations: options.maxIterations,
-        tools: agent.tools.map((tool) => tool.name),
-        interactive: Boolean(options.askInteractively),
-        pid: process.pid,
-        ...options.provider.describe,
-      },
-      engine_version: ENGINE_VERSION,
-    });
+    if (!options.started) ctx.append(engineStartEvent(options));
     await options.opening(ctx);
     journal.sync();
     end = await runLoop(ctx, options.maxIterations);
@@ -123,6 +110,27 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
 
   closing = true;
   return finish(ctx, options, { journal, logger, metadata, startTime }, end);
+}
+
+/** The ENGINE_START this process records: who runs what, with which settings (never secrets). */
+export function engineStartEvent(options: Pick<SessionOptions, "runId" | "workDir" | "agent" | "provider" | "maxIterations" | "askInteractively">): NewEvent {
+  const { agent } = options;
+  return {
+    type: "ENGINE_START",
+    run_id: options.runId,
+    agent_home: agent.home,
+    work_dir: options.workDir,
+    config: {
+      agent_name: agent.name,
+      model: agent.llm.model,
+      max_iterations: options.maxIterations,
+      tools: agent.tools.map((tool) => tool.name),
+      interactive: Boolean(options.askInteractively),
+      pid: process.pid,
+      ...options.provider.describe,
+    },
+    engine_version: ENGINE_VERSION,
+  };
 }
 
 async function finish(
@@ -147,14 +155,19 @@ async function finish(
   }
   const endTime = new Date();
   const state = deriveRunState(ctx.readEvents());
-  writeMetadata(ctx.paths, {
-    ...open.metadata,
-    status,
-    iterations: state.iterations,
-    updated_at: endTime.toISOString(),
-    end_time: status === "WAITING_FOR_INPUT" ? null : endTime.toISOString(),
-    error: finalError ? `${finalError.type}: ${finalError.message}` : null,
-  }, { durable: true });
+  try {
+    writeMetadata(ctx.paths, {
+      ...open.metadata,
+      status,
+      iterations: state.iterations,
+      updated_at: endTime.toISOString(),
+      end_time: status === "WAITING_FOR_INPUT" ? null : endTime.toISOString(),
+      error: finalError ? `${finalError.type}: ${finalError.message}` : null,
+    }, { durable: true });
+  } catch (err) {
+    // metadata.json is only a cache of the journal: still release the lock and report the outcome.
+    ctx.progress(`[warning] ${errorMessage(err)}`);
+  }
   await ctx.hook("on_run_end", state.iterations, { status, error: finalError ?? null });
   open.journal.close();
   open.logger.close();

@@ -1,13 +1,15 @@
-// `delta run`: validate everything, claim a fresh run directory, then drive the run.
+// `delta run`: validate everything, claim a fresh run directory (published complete with its first events), then drive the run.
 import { rmdirSync } from "node:fs";
+import { hostname } from "node:os";
 import { basename } from "node:path";
 import { loadAgent } from "../agent/load.js";
+import { openJournal } from "../journal/writer.js";
 import { chooseProvider } from "./provider.js";
 import type { RunOutcome } from "./outcome.js";
 import type { DriveOptions } from "./run-context.js";
 import { validateRunId } from "./run-id.js";
-import { runSession } from "./session.js";
-import { acquireRunLock, claimNewRunDir, claimRunDir } from "./store.js";
+import { engineStartEvent, runSession, type SessionOptions } from "./session.js";
+import { acquireRunLock, stageNewRunDir, stageRunDir, writeMetadata, type RunPaths, type StagedRun } from "./store.js";
 import { resolveWorkspace } from "./workspace.js";
 
 export interface StartRequest extends DriveOptions {
@@ -30,20 +32,16 @@ export async function startRun(request: StartRequest): Promise<RunOutcome> {
     isTTY: request.isTTY,
     prompt: request.promptWorkspace,
   });
-  const provider = await chooseProvider(agent, workspace.workDir, { replay: request.replay, recordedThoughts: 0 }).catch((err: unknown) => {
+  const provider = await chooseProvider(agent, workspace.workDir, { replay: request.replay, recordedThoughts: 0, warn: request.warn }).catch((err: unknown) => {
     if (workspace.created) removeEmptyDir(workspace.workDir);
     throw err;
   });
-  const { runId, paths } = request.runId === undefined
-    ? claimNewRunDir(workspace.workDir)
-    : { runId: request.runId, paths: claimRunDir(workspace.workDir, request.runId) };
-  const release = await acquireRunLock(paths);
-  request.progress(`Run ${runId} in ${workspace.workDir}`);
+  const staged = request.runId === undefined ? stageNewRunDir(workspace.workDir) : stageRunDir(workspace.workDir, request.runId);
+  const runId = staged.runId;
   const now = new Date().toISOString();
-  return runSession({
+  const session: Omit<SessionOptions, "paths" | "release"> = {
     runId,
     workDir: workspace.workDir,
-    paths,
     agent,
     provider,
     maxIterations: request.maxIterations,
@@ -51,7 +49,6 @@ export async function startRun(request: StartRequest): Promise<RunOutcome> {
     progress: request.progress,
     verbose: request.verbose,
     askInteractively: request.askInteractively,
-    release,
     metadata: {
       run_id: runId,
       workspace_id: basename(workspace.workDir),
@@ -67,14 +64,36 @@ export async function startRun(request: StartRequest): Promise<RunOutcome> {
       agent_home: agent.home,
       work_dir: workspace.workDir,
       pid: process.pid,
-      hostname: "",
+      hostname: hostname(),
       start_time_unix: Date.now(),
-      process_name: process.title,
+      process_name: process.title || "node",
     },
-    opening: (ctx) => {
-      ctx.append({ type: "USER_MESSAGE", content: request.message });
-    },
-  });
+    started: true,
+    opening: () => {},
+  };
+  const paths = await publishFirstEvents(staged, session, request.message);
+  const release = await acquireRunLock(paths);
+  request.progress(`Run ${runId} in ${workspace.workDir}`);
+  return runSession({ ...session, paths, release });
+}
+
+/** Journals ENGINE_START and the message in the staged directory, durably, then publishes it as the run. */
+async function publishFirstEvents(staged: StagedRun, session: Omit<SessionOptions, "paths" | "release">, message: string): Promise<RunPaths> {
+  try {
+    writeMetadata(staged.paths, session.metadata);
+    const journal = await openJournal(staged.paths.journal);
+    try {
+      journal.append(engineStartEvent(session));
+      journal.append({ type: "USER_MESSAGE", content: message });
+      journal.sync();
+    } finally {
+      journal.close();
+    }
+  } catch (err) {
+    staged.discard();
+    throw err;
+  }
+  return staged.publish();
 }
 
 /** A workspace made for a run that was then refused is removed, so a refusal leaves nothing behind. */

@@ -1,8 +1,9 @@
 // Chooses the workspace a run works in: `-w <dir>`, or W001, W002… under the agent, allocated without races.
 import { mkdirSync, readFileSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { EngineError, UsageError, errorMessage } from "../errors.js";
+import { EngineError, UsageError, WorkspaceError, errorMessage } from "../errors.js";
 import { writeFileAtomic } from "./atomic-file.js";
+import { makeDirs } from "./make-dirs.js";
 
 export interface WorkspaceRequest {
   agentHome: string;
@@ -42,14 +43,14 @@ function explicitWorkspace(workDir: string): Workspace {
     const existing = statOrNull(absolute);
     if (existing && !existing.isDirectory()) throw new UsageError(`-w ${workDir}: ${absolute} exists and is not a directory; give a directory`);
     if (!existing) {
-      mkdirSync(absolute, { recursive: true });
+      makeDirs(absolute);
       created = true;
     }
     const real = realpathSync(absolute);
     return { workDir: real, workspaceId: basename(real), created };
   } catch (err) {
     if (err instanceof UsageError) throw err;
-    throw new UsageError(`-w ${workDir}: cannot use ${absolute} as the workspace (${errorMessage(err)})`, { cause: err });
+    throw new WorkspaceError(`-w ${workDir}: cannot use ${absolute} as the workspace (${errorMessage(err)})`, { cause: err });
   }
 }
 
@@ -58,7 +59,7 @@ function workspacesRoot(agentHome: string): string {
   try {
     mkdirSync(root, { recursive: true });
   } catch (err) {
-    throw new EngineError(`Cannot create ${root}: ${errorMessage(err)}; check that the agent directory is writable, or pass -w <dir>`, { cause: err });
+    throw new WorkspaceError(`Cannot create ${root}: ${errorMessage(err)}; check that the agent directory is writable, or pass -w <dir>`, { cause: err });
   }
   return root;
 }
@@ -74,7 +75,7 @@ export function allocateWorkspace(root: string): Workspace {
       return { workDir: realpathSync(workDir), workspaceId, created: true };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") {
-        throw new EngineError(`Cannot create the workspace ${workDir}: ${errorMessage(err)}`, { cause: err });
+        throw new WorkspaceError(`Cannot create the workspace ${workDir}: ${errorMessage(err)}`, { cause: err });
       }
     }
   }

@@ -128,6 +128,9 @@ function sentinelPrefix(text: string): string {
 }
 
 function expandExec(template: string, fail: Fail): Inferred {
+  const quote = unclosedQuote(template);
+  // shell-quote silently drops an unclosed quote and splits what it held into words.
+  if (quote) fail("exec", `a ${quote} quote is never closed; close it, or escape it with \\`);
   const placeholders = findPlaceholders(template, "exec", fail);
   const prefix = sentinelPrefix(template);
   const sentinel = (index: number): string => `${prefix}${index}Z`;
@@ -181,6 +184,21 @@ function expandExec(template: string, fail: Fail): Inferred {
   }
   if (argv.length === 0) fail("exec", "the template is empty; write the program and its arguments");
   return { argv, parameters };
+}
+
+/** The quote character left open at the end of `text`, or null; a backslash escapes outside single quotes. */
+function unclosedQuote(text: string): string | null {
+  let open: string | null = null;
+  for (let i = 0; i < text.length; i += 1) {
+    const char = text[i]!;
+    if (char === "\\" && open !== "'") {
+      i += 1;
+      continue;
+    }
+    if (open === null && (char === "'" || char === '"')) open = char;
+    else if (char === open) open = null;
+  }
+  return open;
 }
 
 function globChar(pattern: string): string {

@@ -1,6 +1,6 @@
 // Runs one tool process: no shell, its own process group, bounded time, complete output kept.
 import { statSync } from "node:fs";
-import { execa } from "execa";
+import { execa, type ResultPromise } from "execa";
 import { formatObservation } from "./observation.js";
 import { DEFAULT_MAX_OBSERVATION_BYTES } from "./output-bound.js";
 
@@ -45,19 +45,8 @@ export async function invokeTool(request: InvokeRequest): Promise<InvokeResult> 
   if (file === undefined || file === "") return notStarted("the tool's command is empty", false);
   if (request.signal?.aborted) return notStarted(null, true);
 
-  const subprocess = execa(file, args, {
-    cwd: request.cwd,
-    env: request.env,
-    extendEnv: true,
-    ...(request.stdin === undefined ? { stdin: "ignore" as const } : { input: request.stdin }),
-    // Its own process group, so a timeout or interrupt can kill grandchildren too.
-    detached: true,
-    forceKillAfterDelay: KILL_GRACE_MS,
-    reject: false,
-    stripFinalNewline: false,
-    maxBuffer: MAX_CAPTURE_CHARS,
-    encoding: "utf8",
-  });
+  const subprocess = startProcess(file, args, request);
+  if (typeof subprocess === "string") return notStarted(subprocess, false);
 
   // execa's own timeout and cancelSignal kill only the direct child, and then wait for pipes
   // that grandchildren still hold; so the engine stops the whole group itself.
@@ -144,6 +133,27 @@ function isDirectory(path: string): boolean {
     return statSync(path).isDirectory();
   } catch {
     return false;
+  }
+}
+
+/** The running process, or why it could not start: Node refuses some argv outright (a NUL byte in an argument). */
+function startProcess(file: string, args: string[], request: InvokeRequest): ResultPromise<{ reject: false; encoding: "utf8" }> | string {
+  try {
+    return execa(file, args, {
+      cwd: request.cwd,
+      env: request.env,
+      extendEnv: true,
+      ...(request.stdin === undefined ? { stdin: "ignore" as const } : { input: request.stdin }),
+      // Its own process group, so a timeout or interrupt can kill grandchildren too.
+      detached: true,
+      forceKillAfterDelay: KILL_GRACE_MS,
+      reject: false,
+      stripFinalNewline: false,
+      maxBuffer: MAX_CAPTURE_CHARS,
+      encoding: "utf8",
+    });
+  } catch (err) {
+    return `[the tool could not be started: ${err instanceof Error ? err.message : String(err)}]`;
   }
 }
 

@@ -46,6 +46,15 @@ export async function delta(args: string[], options: DeltaOptions = {}): Promise
   return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
 }
 
+/** Polls `check` until it holds; throws after `timeoutMs`. */
+export async function waitFor(check: () => boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 export function tempDir(prefix = "delta-e2e-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }

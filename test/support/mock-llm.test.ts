@@ -84,6 +84,19 @@ describe("startMockLlm", () => {
     expect((await (await post(server.baseUrl, request)).json()).choices).toEqual([]);
   });
 
+  it("answers a delayed step with the reply it wraps", async () => {
+    server = await startMockLlm([fault.delay(50, reply.text("late"))]);
+    const body = await (await post(server.baseUrl, request)).json();
+    expect(body.choices[0].message.content).toBe("late");
+  });
+
+  it("lets a client give up on a delayed step and goes on with the next one", async () => {
+    server = await startMockLlm([fault.delay(10_000, reply.text("never seen")), reply.text("next")]);
+    await expect(fetch(`${server.baseUrl}/chat/completions`, { method: "POST", body: JSON.stringify(request), signal: AbortSignal.timeout(100) })).rejects.toThrow();
+    const body = await (await post(server.baseUrl, request)).json();
+    expect(body.choices[0].message.content).toBe("next");
+  });
+
   it("never answers a hang, and close() ends the waiting request", async () => {
     server = await startMockLlm([fault.hang()]);
     const pending = post(server.baseUrl, request);

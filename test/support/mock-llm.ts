@@ -22,7 +22,8 @@ export type Step =
   | { kind: "reset" }
   | { kind: "hang" }
   | { kind: "invalidJson" }
-  | { kind: "noChoices" };
+  | { kind: "noChoices" }
+  | { kind: "delayed"; ms: number; then: Step };
 
 export interface RecordedRequest {
   method: string;
@@ -80,6 +81,10 @@ export const fault = {
   },
   noChoices(): Step {
     return { kind: "noChoices" };
+  },
+  /** Answers with `then` only after `ms` milliseconds, so a client can be killed while it waits for the model. */
+  delay(ms: number, then: Step): Step {
+    return { kind: "delayed", ms, then };
   },
 };
 
@@ -179,6 +184,11 @@ function answer(res: ServerResponse, step: Step, request: RecordedRequest, ordin
       return;
     case "noChoices":
       sendJson(res, 200, { id: `chatcmpl-mock-${ordinal}`, object: "chat.completion", created: 1_700_000_000, model: modelOf(request), choices: [] });
+      return;
+    case "delayed":
+      setTimeout(() => {
+        if (!res.destroyed) answer(res, step.then, request, ordinal);
+      }, step.ms).unref();
       return;
   }
 }

@@ -1,0 +1,127 @@
+// A full disk and a read-only workspace: a clear error, the documented exit code, and a journal that stays valid.
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readJournal } from "../../src/journal/reader.js";
+import { deriveRunState } from "../../src/run/run-state.js";
+import { reply, startMockLlm } from "../support/mock-llm.js";
+import { inMountNamespace, mountUnsupportedReason } from "../support/mount-namespace.js";
+import { DELTA_BIN, modelEnv, removeDir, tempDir, writeAgent } from "./harness.js";
+
+let root: string;
+let unsupported: string | null;
+beforeAll(async () => {
+  root = tempDir("delta-disk-");
+  unsupported = await mountUnsupportedReason();
+  if (unsupported) console.log(`disk fault tests skipped: ${unsupported}`);
+});
+afterAll(() => removeDir(root));
+
+/** Runs delta inside the namespace; its stdout, stderr and exit code land in files under $OUT named after `name`. */
+const DELTA = (name: string, args: string): string =>
+  `node "$BIN" ${args} --format json > "$OUT/${name}.out" 2> "$OUT/${name}.err"; echo $? > "$OUT/${name}.code"`;
+
+interface Captured {
+  exitCode: number;
+  json: { status: string; error?: { type: string; message: string }; result?: unknown };
+  stderr: string;
+}
+
+function captured(out: string, name: string): Captured {
+  return {
+    exitCode: Number(readFileSync(join(out, `${name}.code`), "utf8")),
+    json: JSON.parse(readFileSync(join(out, `${name}.out`), "utf8")),
+    stderr: readFileSync(join(out, `${name}.err`), "utf8"),
+  };
+}
+
+function expectNoStackTrace(result: Captured): void {
+  expect(result.stderr).not.toMatch(/Internal error|\n\s+at .+:\d+:\d+/);
+}
+
+function journalStatus(deltaDir: string, runId: string): string {
+  return deriveRunState(readJournal(join(deltaDir, runId, "journal.jsonl"))).status;
+}
+
+describe.concurrent("disk faults", () => {
+  it("fails a run cleanly (exit 1, ENGINE_ERROR) when the disk fills up, and continue completes it once there is room", async (context) => {
+    if (unsupported) context.skip();
+    const server = await startMockLlm([reply.toolCalls([{ name: "fill", arguments: { bytes: "4000000" } }]), reply.text("recovered")]);
+    const agent = writeAgent(root, { tools: 'tools:\n  - name: fill\n    shell: "head -c ${bytes} /dev/zero > filler; echo filled"\n' }, "agent-full");
+    const ws = join(root, "ws-full");
+    const out = join(root, "out-full");
+    mkdirSync(ws);
+    mkdirSync(out);
+    try {
+      const script = [
+        'mount -t tmpfs -o size=256k tmpfs "$WS"',
+        DELTA("run", 'run --agent "$AGENT" -w "$WS" --run-id full -m "fill the disk"'),
+        'cp -a "$WS/.delta" "$OUT/failed"',
+        'rm -f "$WS/filler"',
+        DELTA("continue", 'continue --run-id full -w "$WS" -m "there is room again"'),
+        'cp -a "$WS/.delta" "$OUT/resumed"',
+      ].join("\n");
+      const ns = await inMountNamespace(script, [], { ...modelEnv(server.baseUrl), OPENAI_API_KEY: "", OPENAI_BASE_URL: "", WS: ws, OUT: out, BIN: DELTA_BIN, AGENT: agent });
+      expect(ns.stderr).toBe("");
+
+      const run = captured(out, "run");
+      expect(run.exitCode).toBe(1);
+      expect(run.json.status).toBe("FAILED");
+      expect(run.json.error?.type).toBe("ENGINE_ERROR");
+      expect(run.json.error?.message).toMatch(/ENOSPC|no space/i);
+      expectNoStackTrace(run);
+      // The run's own outcome, not a bare refusal: the engine finished the run and released its lock.
+      expect(run.json).toMatchObject({ run_id: "full", metadata: { agent_name: "test-agent" } });
+      expect(existsSync(join(out, "failed", "full", ".lock"))).toBe(false);
+      expect(journalStatus(join(out, "failed"), "full")).toBe("FAILED");
+
+      const resumed = captured(out, "continue");
+      expectNoStackTrace(resumed);
+      expect(resumed.exitCode).toBe(0);
+      expect(resumed.json).toMatchObject({ status: "COMPLETED", result: "recovered" });
+      expect(journalStatus(join(out, "resumed"), "full")).toBe("COMPLETED");
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("refuses a read-only workspace with 126 and WORKSPACE_ERROR, for new runs and for continue, leaving the journal as it was", async (context) => {
+    if (unsupported) context.skip();
+    const server = await startMockLlm([reply.text("first answer")]);
+    const agent = writeAgent(root, {}, "agent-ro");
+    const ws = join(root, "ws-ro");
+    const out = join(root, "out-ro");
+    mkdirSync(ws);
+    mkdirSync(out);
+    try {
+      const script = [
+        'mount -t tmpfs -o size=1m tmpfs "$WS"',
+        DELTA("first", 'run --agent "$AGENT" -w "$WS" --run-id ro1 -m go'),
+        'cp "$WS/.delta/ro1/journal.jsonl" "$OUT/journal.before"',
+        'mount -o remount,ro "$WS"',
+        DELTA("continue", 'continue --run-id ro1 -w "$WS" -m again'),
+        DELTA("fresh", 'run --agent "$AGENT" -w "$WS" --run-id ro2 -m go'),
+        DELTA("sub", 'run --agent "$AGENT" -w "$WS/sub" --run-id ro3 -m go'),
+        'cp -a "$WS/.delta" "$OUT/after"',
+      ].join("\n");
+      const ns = await inMountNamespace(script, [], { ...modelEnv(server.baseUrl), OPENAI_API_KEY: "", OPENAI_BASE_URL: "", WS: ws, OUT: out, BIN: DELTA_BIN, AGENT: agent });
+      expect(ns.stderr).toBe("");
+      expect(captured(out, "first").exitCode).toBe(0);
+
+      for (const name of ["continue", "fresh", "sub"]) {
+        const refused = captured(out, name);
+        expect(refused.exitCode, name).toBe(126);
+        expect(refused.json.error?.type, name).toBe("WORKSPACE_ERROR");
+        expect(refused.json.error?.message, name).toMatch(/EROFS|read-only/i);
+        expect(refused.stderr, name).toMatch(/^Error: .*(EROFS|read-only)/i);
+        expectNoStackTrace(refused);
+      }
+      expect(readFileSync(join(out, "after", "ro1", "journal.jsonl"), "utf8")).toBe(readFileSync(join(out, "journal.before"), "utf8"));
+      expect(journalStatus(join(out, "after"), "ro1")).toBe("COMPLETED");
+      expect(existsSync(join(out, "after", "ro2"))).toBe(false);
+      expect(server.requests).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -1,0 +1,131 @@
+// Model server faults end in a retry, a clear observation, or a clean FAILED (exit 1) that `continue` resumes — never a hang or exit 0 on failure.
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { EventOf } from "../../src/journal/events.js";
+import { fault, reply, startMockLlm, type Step } from "../support/mock-llm.js";
+import { delta, modelEnv, readEvents, removeDir, tempDir, writeAgent, type DeltaResult } from "./harness.js";
+
+let root: string;
+beforeAll(() => {
+  root = tempDir("delta-faults-");
+});
+afterAll(() => removeDir(root));
+
+interface RunResultJson {
+  status: string;
+  result?: unknown;
+  error?: { type: string; message: string };
+}
+
+/** stdout is exactly one RunResult object, and nothing on either stream looks like a crash. */
+function parseClean(result: DeltaResult): RunResultJson {
+  expect(result.stderr).not.toMatch(/Internal error|\n\s+at .+:\d+:\d+/);
+  return JSON.parse(result.stdout) as RunResultJson;
+}
+
+/** An agent whose llm block carries `llm` settings, in its own directory and workspace. */
+function setup(name: string, llm = ""): { agent: string; ws: string } {
+  const agentYaml = `name: test-agent\nllm:\n  model: mock-model\n${llm}tools:\n  - name: echo\n    exec: "echo \${text}"\n`;
+  return { agent: writeAgent(root, { agentYaml }, `agent-${name}`), ws: join(root, `ws-${name}`) };
+}
+
+async function run(name: string, steps: Step[], llm = ""): Promise<{ result: DeltaResult; json: RunResultJson; ws: string; requests: number; resume: (message: string, more: Step[]) => Promise<{ result: DeltaResult; json: RunResultJson }> }> {
+  const server = await startMockLlm(steps);
+  const { agent, ws } = setup(name, llm);
+  try {
+    const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", name, "-m", "go", "--format", "json"], { env: modelEnv(server.baseUrl) });
+    const requests = server.requests.length;
+    await server.close();
+    return {
+      result,
+      json: parseClean(result),
+      ws,
+      requests,
+      resume: async (message, more) => {
+        const again = await startMockLlm(more);
+        try {
+          const resumed = await delta(["continue", "--run-id", name, "-w", ws, "-m", message, "--format", "json"], { env: modelEnv(again.baseUrl) });
+          return { result: resumed, json: parseClean(resumed) };
+        } finally {
+          await again.close();
+        }
+      },
+    };
+  } catch (err) {
+    await server.close();
+    throw err;
+  }
+}
+
+describe.concurrent("model server faults", () => {
+  it("waits as long as a 429's Retry-After asks, then completes", async () => {
+    const { result, json, requests } = await run("rate-limited", [fault.status(429, { retryAfter: "1" }), reply.text("after the wait")]);
+    expect(result.stderr).toMatch(/model request failed \(.*429.*\); retry 1 in 1000 ms/);
+    expect(result.exitCode).toBe(0);
+    expect(json).toMatchObject({ status: "COMPLETED", result: "after the wait" });
+    expect(requests).toBe(2);
+  });
+
+  it("retries a 500 three times, then FAILs with LLM_ERROR (exit 1), and continue completes the run", async () => {
+    const failing = Array.from({ length: 4 }, () => fault.status(500));
+    const first = await run("server-error", failing);
+    expect(first.requests).toBe(4);
+    expect(first.result.exitCode).toBe(1);
+    expect(first.json).toMatchObject({ status: "FAILED", error: { type: "LLM_ERROR" } });
+    expect(first.json.error?.message).toMatch(/500/);
+
+    const resumed = await first.resume("try again", [reply.text("recovered")]);
+    expect(resumed.result.exitCode).toBe(0);
+    expect(resumed.json).toMatchObject({ status: "COMPLETED", result: "recovered" });
+  });
+
+  it("retries a connection reset mid-body and completes", async () => {
+    const { result, json, requests } = await run("reset", [fault.reset(), reply.text("second try")]);
+    expect(result.stderr).toMatch(/model request failed .*; retry 1 in/);
+    expect(result.exitCode).toBe(0);
+    expect(json).toMatchObject({ status: "COMPLETED", result: "second try" });
+    expect(requests).toBe(2);
+  });
+
+  it("gives up on a hanging model after llm.timeout_ms, FAILs, and continue completes the run", async () => {
+    const first = await run("hang", [fault.hang()], "  timeout_ms: 300\n  max_retries: 0\n");
+    expect(first.result.exitCode).toBe(1);
+    expect(first.json).toMatchObject({ status: "FAILED", error: { type: "LLM_ERROR" } });
+    expect(first.json.error?.message).toMatch(/no answer within 300 ms/);
+
+    const resumed = await first.resume("try again", [reply.text("awake now")]);
+    expect(resumed.result.exitCode).toBe(0);
+    expect(resumed.json).toMatchObject({ status: "COMPLETED", result: "awake now" });
+  });
+
+  it("FAILs on a reply that is not JSON, and continue completes the run", async () => {
+    const first = await run("invalid-json", [fault.invalidJson(), fault.invalidJson(), fault.invalidJson(), fault.invalidJson()]);
+    expect(first.result.exitCode).toBe(1);
+    expect(first.json).toMatchObject({ status: "FAILED", error: { type: "LLM_ERROR" } });
+    expect(first.json.error?.message).toMatch(/JSON/i);
+
+    const resumed = await first.resume("try again", [reply.text("valid now")]);
+    expect(resumed.result.exitCode).toBe(0);
+    expect(resumed.json).toMatchObject({ status: "COMPLETED", result: "valid now" });
+  });
+
+  it("FAILs on a reply with no choices, and continue completes the run", async () => {
+    const first = await run("no-choices", [fault.noChoices(), fault.noChoices(), fault.noChoices(), fault.noChoices()]);
+    expect(first.result.exitCode).toBe(1);
+    expect(first.json).toMatchObject({ status: "FAILED", error: { type: "LLM_ERROR" } });
+    expect(first.json.error?.message).toMatch(/choice/i);
+
+    const resumed = await first.resume("try again", [reply.text("a real answer")]);
+    expect(resumed.result.exitCode).toBe(0);
+    expect(resumed.json).toMatchObject({ status: "COMPLETED", result: "a real answer" });
+  });
+
+  it("turns tool-call arguments that are not JSON into an ERROR observation the model sees, and goes on", async () => {
+    const { result, json, ws } = await run("bad-args", [reply.toolCalls([{ name: "echo", arguments: '{"text": "unterminated' }]), reply.text("noted")]);
+    expect(result.exitCode).toBe(0);
+    expect(json).toMatchObject({ status: "COMPLETED", result: "noted" });
+    const observed = readEvents(ws, "bad-args").find((event): event is EventOf<"ACTION_RESULT"> => event.type === "ACTION_RESULT");
+    expect(observed).toMatchObject({ status: "ERROR", tool_name: "echo" });
+    expect(observed?.observation_content).toMatch(/JSON/);
+  });
+});

@@ -1,0 +1,44 @@
+// A run directory appears only complete: it is built under a hidden .claim-* name and published by rename.
+import { existsSync, mkdirSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { RunRefusedError } from "../../src/errors.js";
+import { listRuns } from "../../src/run/list-runs.js";
+import { STAGING_PREFIX, claimRunDir, runPaths, stageRunDir } from "../../src/run/store.js";
+import { removeDir, tempDir } from "../e2e/harness.js";
+
+let workDir: string;
+beforeEach(() => {
+  workDir = tempDir("delta-stage-");
+});
+afterEach(() => removeDir(workDir));
+
+describe("stageRunDir", () => {
+  it("builds the run under a hidden name and shows it under its id only once published", () => {
+    const staged = stageRunDir(workDir, "r1");
+    expect(existsSync(runPaths(workDir, "r1").runDir)).toBe(false);
+    expect(staged.paths.runDir.split("/").pop()).toMatch(new RegExp(`^\\${STAGING_PREFIX}r1\\.`));
+    expect(existsSync(staged.paths.invocationsDir)).toBe(true);
+
+    const paths = staged.publish();
+    expect(paths).toEqual(runPaths(workDir, "r1"));
+    expect(existsSync(paths.toolExecutionsDir)).toBe(true);
+    expect(readdirSync(join(workDir, ".delta")).filter((name) => name.startsWith("."))).toEqual([]);
+  });
+
+  it("refuses to publish an id another process claimed meanwhile, and removes its staged directory", () => {
+    const staged = stageRunDir(workDir, "r1");
+    claimRunDir(workDir, "r1");
+    expect(() => staged.publish()).toThrow(RunRefusedError);
+    expect(existsSync(staged.paths.runDir)).toBe(false);
+  });
+
+  it("lets list-runs skip a staged directory a crash left behind", () => {
+    stageRunDir(workDir, "crashed");
+    mkdirSync(join(workDir, ".delta", ".hidden-by-user"));
+    const warnings: string[] = [];
+    expect(listRuns(workDir, {}, (line) => warnings.push(line))).toEqual([]);
+    expect(warnings).toEqual([]);
+    expect(() => stageRunDir(workDir, "crashed").publish()).not.toThrow();
+  });
+});
