@@ -7,7 +7,13 @@ export interface HolderFacts {
   run_id: string;
   pid: number;
   hostname: string;
+  /** When the recorded engine began this hold on the run (metadata start_time_unix, ms). */
+  start_time_unix: number;
 }
+
+/** /proc gives process start times in clock ticks (100 a second on Linux) after a boot time in whole seconds. */
+const START_TIME_SLACK_MS = 2_000;
+const CLOCK_TICKS_PER_SECOND = 100;
 
 export type HolderAssessment =
   | { state: "alive" }
@@ -22,6 +28,10 @@ export function assessHolder(facts: HolderFacts): HolderAssessment {
   const name = processName(facts.pid);
   if (name !== null && !/node|delta/i.test(name)) {
     return { state: "dead", reason: `process ${facts.pid} is now '${name}', not a delta engine (pid reused)` };
+  }
+  const started = processStartTimeMs(facts.pid);
+  if (started !== null && started > facts.start_time_unix + START_TIME_SLACK_MS) {
+    return { state: "dead", reason: `process ${facts.pid} started after the run did, so it is not the run's engine (pid reused)` };
   }
   return { state: "alive" };
 }
@@ -72,6 +82,21 @@ function processName(pid: number): string | null {
   try {
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ").trim();
     return cmdline || readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+  } catch {
+    return null;
+  }
+}
+
+/** When the process started (Unix ms) from /proc/<pid>/stat and /proc/stat's btime, or null where that cannot be read. */
+function processStartTimeMs(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the parenthesized command name; starttime is field 22 of the whole line, 20th after ")".
+    const ticks = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
+    const bootLine = readFileSync("/proc/stat", "utf8").split("\n").find((line) => line.startsWith("btime "));
+    const bootSeconds = Number(bootLine?.split(/\s+/)[1]);
+    if (!Number.isFinite(ticks) || !Number.isFinite(bootSeconds)) return null;
+    return bootSeconds * 1000 + (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
   } catch {
     return null;
   }

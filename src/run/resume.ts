@@ -36,7 +36,7 @@ export async function continueRun(request: ContinueRequest): Promise<RunOutcome>
   const metadata = readMetadata(paths);
 
   if (before.status === "RUNNING") {
-    const verdict = checkHolder({ run_id: request.runId, pid: metadata.pid, hostname: metadata.hostname }, { force: request.force });
+    const verdict = checkHolder({ run_id: request.runId, pid: metadata.pid, hostname: metadata.hostname, start_time_unix: metadata.start_time_unix }, { force: request.force });
     await forceBreakRunLock(paths);
     request.progress(`[Janitor] Cleaned up orphaned run: ${verdict.reason}`);
   }

@@ -102,3 +102,22 @@ export function listIo(workDir: string, runId: string, kind: "invocations" | "to
 export function eventTypes(events: JournalEvent[]): string[] {
   return events.map((event) => event.type);
 }
+
+/** Polls until check() holds; for waiting on files a spawned run writes, never for timing. */
+export async function waitFor(check: () => boolean, timeoutMs = 15_000, what = "condition"): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** True once the run's journal holds an event of this type (a torn last line is ignored). */
+export function journalHas(workDir: string, runId: string, type: JournalEvent["type"]): boolean {
+  try {
+    const lines = readFileSync(join(runDir(workDir, runId), "journal.jsonl"), "utf8").split("\n");
+    return lines.some((line) => line.includes(`"type":"${type}"`));
+  } catch {
+    return false;
+  }
+}
