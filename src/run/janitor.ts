@@ -36,14 +36,18 @@ export function assessHolder(facts: HolderFacts): HolderAssessment {
   return { state: "alive" };
 }
 
-/** Returns why the holder is gone, or refuses (126) when it may still be running. */
-export function checkHolder(facts: HolderFacts, options: { force: boolean }): { reason: string } {
+/**
+ * Returns why the holder is gone, or refuses (126) when it may still be running. `provenDead` says the holder was
+ * checked on this host, so its lock may be broken at once; a forced cross-host verdict is only the user's word, and
+ * the lock must then go stale (stop being refreshed) before another process may take it.
+ */
+export function checkHolder(facts: HolderFacts, options: { force: boolean }): { reason: string; provenDead: boolean } {
   const assessment = assessHolder(facts);
   switch (assessment.state) {
     case "dead":
-      return { reason: assessment.reason };
+      return { reason: assessment.reason, provenDead: true };
     case "other-host":
-      if (options.force) return { reason: `started on host '${assessment.host}'; --force given` };
+      if (options.force) return { reason: `started on host '${assessment.host}'; --force given`, provenDead: false };
       throw new RunRefusedError(
         `Run ${facts.run_id} was started on host '${assessment.host}'.\n` +
           `Cannot verify process status from host '${hostname()}'.\n` +

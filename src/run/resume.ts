@@ -35,12 +35,14 @@ export async function continueRun(request: ContinueRequest): Promise<RunOutcome>
   const provider = await chooseProvider(agent, start.work_dir, { replay: request.replay, recordedThoughts: before.iterations });
   const metadata = readMetadata(paths);
 
+  let janitorNote: string | null = null;
   if (before.status === "RUNNING") {
     const verdict = checkHolder({ run_id: request.runId, pid: metadata.pid, hostname: metadata.hostname, start_time_unix: metadata.start_time_unix }, { force: request.force });
-    await forceBreakRunLock(paths);
-    request.progress(`[Janitor] Cleaned up orphaned run: ${verdict.reason}`);
+    if (verdict.provenDead) await forceBreakRunLock(paths);
+    janitorNote = verdict.reason;
   }
   const release = await acquireRunLock(paths);
+  if (janitorNote !== null) request.progress(`[Janitor] Cleaned up orphaned run: ${janitorNote}`);
   try {
     const current = deriveRunState(readJournal(paths.journal, { warn: request.warn }));
     if (current.status === "RUNNING") await markInterrupted(paths, request.runId, current, metadata, request.warn);

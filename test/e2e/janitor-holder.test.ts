@@ -1,4 +1,4 @@
-// End to end: the janitor tells a reused pid from the live engine.
+// End to end: the janitor tells a reused pid from the live engine, and --force never breaks a fresh lock.
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -71,6 +71,22 @@ describe.concurrent("the janitor's judgement of the recorded process", () => {
       child.kill("SIGKILL");
       await child;
     }
+  });
+
+  it("--force does not break the fresh lock of a live engine, whatever host metadata.json names", async () => {
+    const ws = join(root, "ws-force-live");
+    const { child } = await startSlowRun(ws, "force-live");
+    const journal = join(runDir(ws, "force-live"), "journal.jsonl");
+    rewriteMetadata(ws, "force-live", { hostname: "some-other-host" });
+    const before = readFileSync(journal, "utf8");
+    const forced = await delta(["continue", "--run-id", "force-live", "-w", ws, "--force", "--format", "json"], { env: modelEnv(server.baseUrl) });
+    expect(forced.exitCode).toBe(126);
+    expect(JSON.parse(forced.stdout).error.message).toMatch(/being written by another process/);
+    expect(readFileSync(journal, "utf8")).toBe(before);
+    // The live engine finishes alone, with one ENGINE_START and one ENGINE_END.
+    const finished = await child;
+    expect(finished.exitCode).toBe(0);
+    expect(eventTypes(readJournal(journal))).toEqual(["ENGINE_START", "USER_MESSAGE", "THOUGHT", "ACTION_REQUEST", "ACTION_RESULT", "THOUGHT", "ENGINE_END"]);
   });
 
   it("--force recovers a run from another host once its lock has gone stale", async () => {
