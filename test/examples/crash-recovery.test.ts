@@ -29,7 +29,7 @@ afterAll(async () => {
   removeDir(root);
 });
 
-describe("examples/crash-recovery/fan-out-and-recover.sh", () => {
+describe("examples/crash-recovery/fan-out-and-recover.sh", { timeout: 120_000 }, () => {
   it("kills runs mid-tool and recovers every one: all COMPLETED, journals valid, janitor and crash repair recorded", async () => {
     const ws = join(root, "ws");
     const result = await runScript(SCRIPT, ["-w", ws, "-n", String(RUNS), "-k", String(KILLS), "-p", "job", "-l", join(root, "logs")], {

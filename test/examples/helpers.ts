@@ -36,7 +36,7 @@ export async function runScript(script: string, args: string[], options: { cwd: 
     stdin: "ignore",
     reject: false,
     stripFinalNewline: false,
-    timeout: options.timeoutMs ?? 60_000,
+    timeout: options.timeoutMs ?? 110_000,
   });
   return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
 }
