@@ -58,9 +58,13 @@ for ((i = 1; i <= RUNS; i++)); do
 done
 say "started ${#IDS[@]} runs in $WORKSPACE (logs in $LOG_DIR)"
 
-# 2. Crash some: kill -9 the first KILLS runs once their journal shows a tool call in flight.
+# 2. Crash some: kill -9 the first KILLS runs while their journal shows a tool call in flight
+#    (more ACTION_REQUEST than ACTION_RESULT events).
 journal_shows_action() {
-  grep -q '"type":"ACTION_REQUEST"' "$WORKSPACE/.delta/$1/journal.jsonl" 2>/dev/null
+  local journal="$WORKSPACE/.delta/$1/journal.jsonl" requested finished
+  requested=$(grep -c '"type":"ACTION_REQUEST"' "$journal" 2>/dev/null) || return 1
+  finished=$(grep -c '"type":"ACTION_RESULT"' "$journal" 2>/dev/null) || finished=0
+  ((requested > finished))
 }
 killed=0
 for ((i = 0; i < KILLS; i++)); do

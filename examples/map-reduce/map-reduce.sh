@@ -83,7 +83,13 @@ MAP_AGENT=$(cd "$MAP_AGENT" && pwd)
 say() { echo "[map-reduce] $*" >&2; }
 
 # The item list every worker reads by index: non-empty lines, fixed before the fan-out starts.
-grep -v '^[[:space:]]*$' "$ITEMS" >"$OUT/items.txt" || true
+# A rerun must bring the same items, since run ids and kept results are matched by index.
+grep -v '^[[:space:]]*$' "$ITEMS" >"$OUT/items.next" || true
+if [[ -f $OUT/items.txt ]] && ! cmp -s "$OUT/items.txt" "$OUT/items.next"; then
+  rm -f "$OUT/items.next"
+  fail_usage "$OUT holds the results of a different item list; rerun with the same items, or use a new -o and -w"
+fi
+mv "$OUT/items.next" "$OUT/items.txt"
 COUNT=$(wc -l <"$OUT/items.txt")
 ((COUNT > 0)) || fail_usage "$ITEMS has no items"
 say "map: $COUNT items with $RUNNER -P $JOBS into $WORKSPACE (results in $OUT)"

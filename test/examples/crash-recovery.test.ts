@@ -16,12 +16,13 @@ let server: MockLlm;
 
 beforeAll(async () => {
   root = tempDir("delta-crash-");
-  // Each run: process its item with a 2 s tool call, then answer "done <item>" once it has a tool result.
+  // Each run: process its item with a tool call, then answer "done <item>" once it has a tool result.
+  // The runs the script kills get a slower tool, so the kill lands while the tool runs.
   server = await startMockLlm((request) => {
     const item = /Process item (\d+)/.exec(taskOf(request))?.[1] ?? "?";
     return toolResultsOf(request).length > 0
       ? reply.text(`done ${item}`)
-      : reply.toolCalls([{ name: "process_item", arguments: { item, seconds: "2" } }]);
+      : reply.toolCalls([{ name: "process_item", arguments: { item, seconds: Number(item) <= KILLS ? "4" : "1" } }]);
   });
 });
 afterAll(async () => {

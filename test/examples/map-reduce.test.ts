@@ -105,5 +105,13 @@ describe.concurrent("examples/map-reduce/map-reduce.sh", { timeout: 120_000 }, (
     // The rerun continued the failed run (a second ENGINE_START in its journal) and left the others alone.
     expect(readFileSync(join(root, "ws-failing/.delta/map-1/journal.jsonl"), "utf8").match(/"type":"ENGINE_START"/g)).toHaveLength(2);
     expect(readFileSync(join(root, "ws-failing/.delta/map-0/journal.jsonl"), "utf8").match(/"type":"ENGINE_START"/g)).toHaveLength(1);
+
+    // Results are matched to items by index, so a different item list for the same out dir is refused.
+    const other = join(root, "other-items.txt");
+    writeFileSync(other, "something else\n");
+    const mixed = await runScript(SCRIPT, ["-i", other, "-w", join(root, "ws-failing"), "-o", first.out], { cwd: root, env: { ...modelEnv(server.baseUrl), PATH: path } });
+    expect(mixed.exitCode).toBe(2);
+    expect(mixed.stderr).toContain("holds the results of a different item list");
+    expect(jsonLines(join(first.out, "results.jsonl"))).toHaveLength(3);
   });
 });
