@@ -20,7 +20,7 @@ WORKSPACE=${GITHUB_WORKSPACE:-$PWD}
 RUN_ID="ci-${GITHUB_RUN_ID:-local}-${GITHUB_RUN_ATTEMPT:-$(date +%s)}"
 RESULT_FILE=./delta-result.json
 
-usage() { sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 while getopts "a:m:w:i:r:o:h" opt; do
   case "$opt" in
     a) AGENT=$OPTARG ;;

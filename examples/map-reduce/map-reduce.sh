@@ -47,7 +47,7 @@ if [[ ${1:-} == --map-one ]]; then
   exit 0
 fi
 
-usage() { sed -n '2,15p' "$SELF" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,14p' "$SELF" | sed 's/^# \{0,1\}//'; }
 
 ITEMS="" WORKSPACE=./map-reduce-workspace OUT="" JOBS=4 RUNNER=xargs PREFIX=map FORCE=0
 MAP_AGENT="$HERE/map-agent" REDUCE_AGENT="$HERE/reduce-agent"
