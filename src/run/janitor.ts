@@ -11,7 +11,7 @@ export interface HolderFacts {
   start_time_unix: number;
 }
 
-/** /proc gives process start times in clock ticks (100 a second on Linux) after a boot time in whole seconds. */
+/** /proc gives a process's start in clock ticks (100 a second on Linux) after a boot time in whole seconds: allow for that. */
 const START_TIME_SLACK_MS = 2_000;
 const CLOCK_TICKS_PER_SECOND = 100;
 
