@@ -16,10 +16,11 @@ let agent: string;
 beforeAll(async () => {
   root = tempDir();
   agent = writeAgent(root, { tools: SLOW_TOOLS });
-  // Every run here: one slow tool call, then "done".
+  // Every run here: one slow tool call (as long as the task says), then "done".
   server = await startMockLlm((request) => {
-    const messages = (request.body as { messages: Array<{ role: string }> }).messages;
-    return messages.some((m) => m.role === "tool") ? reply.text("done") : reply.toolCalls([{ name: "slow", arguments: { seconds: "4" } }]);
+    const messages = (request.body as { messages: Array<{ role: string; content: string }> }).messages;
+    const seconds = /sleep (\d+)/.exec(messages.find((m) => m.role === "user")?.content ?? "")?.[1] ?? "3";
+    return messages.some((m) => m.role === "tool") ? reply.text("done") : reply.toolCalls([{ name: "slow", arguments: { seconds } }]);
   });
 });
 afterAll(async () => {
@@ -27,9 +28,12 @@ afterAll(async () => {
   removeDir(root);
 });
 
-/** Starts a run and returns once its slow tool is running: the engine is alive and holds the run's lock. */
-async function startSlowRun(ws: string, runId: string) {
-  const child = spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", runId, "-m", "go", "--format", "json"], { env: modelEnv(server.baseUrl) });
+/**
+ * Starts a run and returns once its slow tool is running: the engine is alive and holds the run's lock.
+ * A test that acts on the live engine gives it a longer tool, so a busy machine cannot end the run first.
+ */
+async function startSlowRun(ws: string, runId: string, seconds = 3) {
+  const child = spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", runId, "-m", `sleep ${seconds}`, "--format", "json"], { env: modelEnv(server.baseUrl) });
   await waitFor(() => journalHas(ws, runId, "ACTION_REQUEST"), 15_000, `${runId} reaching its tool`);
   return { child }; // wrapped: the child is a promise, and returning it bare would await its exit
 }
@@ -62,7 +66,7 @@ describe.concurrent("the janitor's judgement of the recorded process", () => {
 
   it("still refuses while the recorded node process is the engine itself (started before the run)", async () => {
     const ws = join(root, "ws-alive");
-    const { child } = await startSlowRun(ws, "alive");
+    const { child } = await startSlowRun(ws, "alive", 8);
     try {
       const refused = await delta(["continue", "--run-id", "alive", "-w", ws, "--format", "json"], { env: modelEnv(server.baseUrl) });
       expect(refused.exitCode).toBe(126);
@@ -75,7 +79,7 @@ describe.concurrent("the janitor's judgement of the recorded process", () => {
 
   it("--force does not break the fresh lock of a live engine, whatever host metadata.json names", async () => {
     const ws = join(root, "ws-force-live");
-    const { child } = await startSlowRun(ws, "force-live");
+    const { child } = await startSlowRun(ws, "force-live", 6);
     const journal = join(runDir(ws, "force-live"), "journal.jsonl");
     rewriteMetadata(ws, "force-live", { hostname: "some-other-host" });
     const before = readFileSync(journal, "utf8");
