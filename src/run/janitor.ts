@@ -7,7 +7,13 @@ export interface HolderFacts {
   run_id: string;
   pid: number;
   hostname: string;
+  /** When the recorded engine began this hold on the run (metadata start_time_unix, ms). */
+  start_time_unix: number;
 }
+
+/** /proc gives a process's start in clock ticks (100 a second on Linux) after a boot time in whole seconds: allow for that. */
+const START_TIME_SLACK_MS = 2_000;
+const CLOCK_TICKS_PER_SECOND = 100;
 
 export type HolderAssessment =
   | { state: "alive" }
@@ -23,17 +29,25 @@ export function assessHolder(facts: HolderFacts): HolderAssessment {
   if (name !== null && !/node|delta/i.test(name)) {
     return { state: "dead", reason: `process ${facts.pid} is now '${name}', not a delta engine (pid reused)` };
   }
+  const started = processStartTimeMs(facts.pid);
+  if (started !== null && started > facts.start_time_unix + START_TIME_SLACK_MS) {
+    return { state: "dead", reason: `process ${facts.pid} started after the run did, so it is not the run's engine (pid reused)` };
+  }
   return { state: "alive" };
 }
 
-/** Returns why the holder is gone, or refuses (126) when it may still be running. */
-export function checkHolder(facts: HolderFacts, options: { force: boolean }): { reason: string } {
+/**
+ * Returns why the holder is gone, or refuses (126) when it may still be running. `provenDead` says the holder was
+ * checked on this host, so its lock may be broken at once; a forced cross-host verdict is only the user's word, and
+ * the lock must then go stale (stop being refreshed) before another process may take it.
+ */
+export function checkHolder(facts: HolderFacts, options: { force: boolean }): { reason: string; provenDead: boolean } {
   const assessment = assessHolder(facts);
   switch (assessment.state) {
     case "dead":
-      return { reason: assessment.reason };
+      return { reason: assessment.reason, provenDead: true };
     case "other-host":
-      if (options.force) return { reason: `started on host '${assessment.host}'; --force given` };
+      if (options.force) return { reason: `started on host '${assessment.host}'; --force given`, provenDead: false };
       throw new RunRefusedError(
         `Run ${facts.run_id} was started on host '${assessment.host}'.\n` +
           `Cannot verify process status from host '${hostname()}'.\n` +
@@ -72,6 +86,21 @@ function processName(pid: number): string | null {
   try {
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ").trim();
     return cmdline || readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+  } catch {
+    return null;
+  }
+}
+
+/** When the process started (Unix ms) from /proc/<pid>/stat and /proc/stat's btime, or null where that cannot be read. */
+function processStartTimeMs(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the parenthesized command name; starttime is field 22 of the whole line, 20th after ")".
+    const ticks = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
+    const bootLine = readFileSync("/proc/stat", "utf8").split("\n").find((line) => line.startsWith("btime "));
+    const bootSeconds = Number(bootLine?.split(/\s+/)[1]);
+    if (!Number.isFinite(ticks) || !Number.isFinite(bootSeconds)) return null;
+    return bootSeconds * 1000 + (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
   } catch {
     return null;
   }

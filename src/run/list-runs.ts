@@ -74,7 +74,7 @@ function summarize(workDir: string, runId: string, warn: (line: string) => void)
       created_at: metadata?.created_at ?? null,
       iterations: state.iterations,
       agent_name: metadata?.agent_name ?? null,
-      orphaned: state.status === "RUNNING" && metadata !== null && assessHolder({ run_id: runId, pid: metadata.pid, hostname: metadata.hostname }).state === "dead",
+      orphaned: state.status === "RUNNING" && metadata !== null && assessHolder({ run_id: runId, pid: metadata.pid, hostname: metadata.hostname, start_time_unix: metadata.start_time_unix }).state === "dead",
     };
   } catch (err) {
     warn(`run ${runId}: skipped: ${errorMessage(err)}`);

@@ -35,21 +35,22 @@ export async function continueRun(request: ContinueRequest): Promise<RunOutcome>
   const provider = await chooseProvider(agent, start.work_dir, { replay: request.replay, recordedThoughts: before.iterations, warn: request.warn });
   const metadata = readMetadata(paths);
 
+  let janitorNote: string | null = null;
   if (before.status === "RUNNING") {
-    const verdict = checkHolder({ run_id: request.runId, pid: metadata.pid, hostname: metadata.hostname }, { force: request.force });
-    await forceBreakRunLock(paths);
-    request.progress(`[Janitor] Cleaned up orphaned run: ${verdict.reason}`);
+    const verdict = checkHolder({ run_id: request.runId, pid: metadata.pid, hostname: metadata.hostname, start_time_unix: metadata.start_time_unix }, { force: request.force });
+    // Another continue may have taken the lock since metadata.json was written: its own record decides.
+    if (verdict.provenDead && lockHolderGone(paths, request.runId) !== false) forceBreakRunLock(paths);
+    janitorNote = verdict.reason;
   } else if (existsSync(paths.lock)) {
     // Killed after recording its end but before releasing the lock: a dead holder's lock would refuse us for 10 s.
-    // The lock's own owner record decides, not metadata.json, which a new holder may not have rewritten yet.
-    const owner = readLockOwner(paths);
-    const holder = owner ? assessHolder({ run_id: request.runId, pid: owner.pid, hostname: owner.hostname }) : null;
-    if (holder?.state === "dead") {
+    const gone = lockHolderGone(paths, request.runId);
+    if (gone) {
       forceBreakRunLock(paths);
-      request.progress(`[Janitor] Removed the stale lock of run ${request.runId}: ${holder.reason}`);
+      request.progress(`[Janitor] Removed the stale lock of run ${request.runId}: ${gone}`);
     }
   }
   const release = await acquireRunLock(paths);
+  if (janitorNote !== null) request.progress(`[Janitor] Cleaned up orphaned run: ${janitorNote}`);
   try {
     const current = deriveRunState(readJournal(paths.journal, { warn: request.warn }));
     if (current.status === "RUNNING") await markInterrupted(paths, request.runId, current, metadata, request.warn);
@@ -132,3 +133,13 @@ async function open(ctx: RunContext, paths: RunPaths, state: RunState, answer: A
   if (answer.kind === "text") ctx.append({ type: "USER_MESSAGE", content: answer.text });
 }
 
+/**
+ * Judges the holder named in the lock's own record (written the moment the lock is taken, unlike metadata.json):
+ * why it is gone, false while it may be alive, or null when there is no record to judge.
+ */
+function lockHolderGone(paths: RunPaths, runId: string): string | false | null {
+  const owner = readLockOwner(paths);
+  if (!owner) return null;
+  const holder = assessHolder({ run_id: runId, pid: owner.pid, hostname: owner.hostname, start_time_unix: owner.locked_at_unix });
+  return holder.state === "dead" ? holder.reason : false;
+}

@@ -2,6 +2,7 @@
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import lockfile from "proper-lockfile";
+import { z } from "zod";
 import { EngineError, RunRefusedError, WorkspaceError, errorMessage, isUnwritableError } from "../errors.js";
 import { appendEngineLog } from "./io-log.js";
 import type { RunPaths } from "./run-dir.js";
@@ -43,16 +44,19 @@ export async function acquireRunLock(paths: RunPaths, options: LockOptions = {})
   };
 }
 
-export interface LockOwner {
-  pid: number;
-  hostname: string;
-}
+const LockOwnerSchema = z.object({
+  pid: z.number().int().positive(),
+  hostname: z.string(),
+  /** When the lock was taken (ms); the holder process started before it, so a newer process with its pid is not it. */
+  locked_at_unix: z.number(),
+});
+export type LockOwner = z.infer<typeof LockOwnerSchema>;
 
 /** Who holds the lock, as it recorded itself right after taking it; null when there is no record. */
 export function readLockOwner(paths: RunPaths): LockOwner | null {
   try {
-    const owner = JSON.parse(readFileSync(ownerFile(paths), "utf8")) as Partial<LockOwner>;
-    return typeof owner.pid === "number" && typeof owner.hostname === "string" ? { pid: owner.pid, hostname: owner.hostname } : null;
+    const owner = LockOwnerSchema.safeParse(JSON.parse(readFileSync(ownerFile(paths), "utf8")));
+    return owner.success ? owner.data : null;
   } catch {
     return null;
   }
@@ -66,7 +70,7 @@ function ownerFile(paths: RunPaths): string {
 /** Written at once after the lock is taken, so a janitor can tell a dead holder's lock from a new holder's. */
 function writeOwner(paths: RunPaths): void {
   try {
-    writeFileSync(ownerFile(paths), `${JSON.stringify({ pid: process.pid, hostname: hostname() })}\n`);
+    writeFileSync(ownerFile(paths), `${JSON.stringify({ pid: process.pid, hostname: hostname(), locked_at_unix: Date.now() } satisfies LockOwner)}\n`);
   } catch {
     // Without the record the janitor only leaves this lock alone; it still goes stale after LOCK_STALE_MS.
   }

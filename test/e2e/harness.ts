@@ -46,15 +46,6 @@ export async function delta(args: string[], options: DeltaOptions = {}): Promise
   return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
 }
 
-/** Polls `check` until it holds; throws after `timeoutMs`. */
-export async function waitFor(check: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 export function tempDir(prefix = "delta-e2e-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
@@ -110,4 +101,23 @@ export function listIo(workDir: string, runId: string, kind: "invocations" | "to
 
 export function eventTypes(events: JournalEvent[]): string[] {
   return events.map((event) => event.type);
+}
+
+/** Polls until check() holds; for waiting on files a spawned run writes, never for timing. */
+export async function waitFor(check: () => boolean, timeoutMs = 15_000, what = "condition"): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** True once the run's journal holds an event of this type (a torn last line is ignored). */
+export function journalHas(workDir: string, runId: string, type: JournalEvent["type"]): boolean {
+  try {
+    const lines = readFileSync(join(runDir(workDir, runId), "journal.jsonl"), "utf8").split("\n");
+    return lines.some((line) => line.includes(`"type":"${type}"`));
+  } catch {
+    return false;
+  }
 }

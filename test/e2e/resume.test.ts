@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { readJournal } from "../../src/journal/reader.js";
 import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
-import { delta, eventTypes, modelEnv, readEvents, readMetadataFile, removeDir, runDir, spawnDelta, tempDir, writeAgent } from "./harness.js";
+import { delta, eventTypes, modelEnv, readEvents, readMetadataFile, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
 
 let root: string;
 let server: MockLlm;
@@ -18,14 +18,6 @@ afterEach(async () => {
 });
 
 const SLOW_TOOLS = 'tools:\n  - name: slow\n    shell: "echo started >> progress.txt; sleep ${seconds}; echo finished >> progress.txt"\n';
-
-async function waitFor(check: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 function toolStarted(ws: string): boolean {
   return existsSync(join(ws, "progress.txt"));

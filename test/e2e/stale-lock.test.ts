@@ -52,7 +52,7 @@ describe("a stale lock left by a killed engine", () => {
       const paths = runPaths(ws, "l1");
       const release = await acquireRunLock(paths);
       try {
-        expect(readLockOwner(paths)).toEqual({ pid: process.pid, hostname: expect.any(String) });
+        expect(readLockOwner(paths)).toEqual({ pid: process.pid, hostname: expect.any(String), locked_at_unix: expect.any(Number) });
         const refused = await delta(["continue", "--run-id", "l1", "-w", ws, "-m", "again"], { env: modelEnv(server.baseUrl) });
         expect(refused.exitCode).toBe(126);
         expect(refused.stderr).toContain("is being written by another process");

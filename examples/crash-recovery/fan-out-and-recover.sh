@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# Fans out N runs with client-made run ids in one workspace, kills some of them with kill -9 while
+# their tool runs, then recovers every unfinished run with `delta list-runs --resumable --format raw`
+# and `delta continue`, and prints a summary: started, killed, recovered, lost.
+#
+# Usage: fan-out-and-recover.sh [-a AGENT_DIR] [-w WORKSPACE] [-n RUNS] [-k KILLS] [-p ID_PREFIX] [-l LOG_DIR]
+# Exit status: 0 when every run this script started ended COMPLETED, 1 when any was lost, 2 on bad usage.
+# DELTA names the delta command (default: delta).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+DELTA=${DELTA:-delta}
+AGENT="$HERE/agent"
+WORKSPACE=./crash-recovery-workspace
+RUNS=6
+KILLS=2
+PREFIX="job-$(date +%Y%m%d%H%M%S)"
+LOG_DIR=""
+WAIT_FOR_TOOL_S=60
+
+usage() {
+  sed -n '2,8p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+}
+
+while getopts "a:w:n:k:p:l:h" opt; do
+  case "$opt" in
+    a) AGENT=$OPTARG ;;
+    w) WORKSPACE=$OPTARG ;;
+    n) RUNS=$OPTARG ;;
+    k) KILLS=$OPTARG ;;
+    p) PREFIX=$OPTARG ;;
+    l) LOG_DIR=$OPTARG ;;
+    h) usage; exit 0 ;;
+    *) usage >&2; exit 2 ;;
+  esac
+done
+if ! [[ $RUNS =~ ^[0-9]+$ && $KILLS =~ ^[0-9]+$ ]] || ((RUNS < 1 || KILLS > RUNS)); then
+  echo "error: -n must be at least 1 and -k at most -n (got -n $RUNS -k $KILLS)" >&2
+  exit 2
+fi
+command -v "$DELTA" >/dev/null || { echo "error: '$DELTA' not found; install delta-engine or set DELTA" >&2; exit 2; }
+
+mkdir -p "$WORKSPACE"
+WORKSPACE=$(cd "$WORKSPACE" && pwd)
+LOG_DIR=${LOG_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/fan-out-logs.XXXXXX")}
+mkdir -p "$LOG_DIR"
+say() { echo "[fan-out] $*" >&2; }
+
+# 1. Fan out: one background engine per run id. The ids are ours, so we can find every run again.
+declare -a IDS=()
+declare -A PID=()
+for ((i = 1; i <= RUNS; i++)); do
+  id="$PREFIX-$i"
+  IDS+=("$id")
+  "$DELTA" run --agent "$AGENT" -w "$WORKSPACE" --run-id "$id" -m "Process item $i" --format json \
+    >"$LOG_DIR/$id.run.json" 2>"$LOG_DIR/$id.run.log" &
+  PID[$id]=$!
+done
+say "started ${#IDS[@]} runs in $WORKSPACE (logs in $LOG_DIR)"
+
+# 2. Crash some: kill -9 the first KILLS runs while their journal shows a tool call in flight
+#    (more ACTION_REQUEST than ACTION_RESULT events).
+journal_shows_action() {
+  local journal="$WORKSPACE/.delta/$1/journal.jsonl" requested finished
+  requested=$(grep -c '"type":"ACTION_REQUEST"' "$journal" 2>/dev/null) || return 1
+  finished=$(grep -c '"type":"ACTION_RESULT"' "$journal" 2>/dev/null) || finished=0
+  ((requested > finished))
+}
+killed=0
+for ((i = 0; i < KILLS; i++)); do
+  id=${IDS[$i]}
+  deadline=$((SECONDS + WAIT_FOR_TOOL_S))
+  until journal_shows_action "$id" || ((SECONDS > deadline)) || ! kill -0 "${PID[$id]}" 2>/dev/null; do
+    sleep 0.1
+  done
+  if journal_shows_action "$id" && kill -9 "${PID[$id]}" 2>/dev/null; then
+    killed=$((killed + 1))
+    say "kill -9 ${PID[$id]} ($id) while its tool runs"
+  else
+    say "could not kill $id mid-run (it had already ended or never reached a tool)"
+  fi
+done
+
+# Every engine exits: killed ones with 137, the others with their own exit code.
+for id in "${IDS[@]}"; do
+  rc=0
+  wait "${PID[$id]}" || rc=$?
+  echo "$rc" >"$LOG_DIR/$id.run.exit"
+done
+
+# 3. Recover: resumable runs that are not COMPLETED are continued. list-runs reads each journal, so
+#    a killed run (journal says RUNNING, process gone) is listed; `continue` lets the janitor mark it
+#    INTERRUPTED and gives the cut tool call a synthesized result before the model goes on.
+declare -A OURS=() COMPLETED=() FAILED=()
+for id in "${IDS[@]}"; do OURS[$id]=1; done
+while read -r id; do COMPLETED[$id]=1; done < <("$DELTA" list-runs -w "$WORKSPACE" --status COMPLETED --format raw)
+while read -r id; do FAILED[$id]=1; done < <("$DELTA" list-runs -w "$WORKSPACE" --status FAILED --format raw)
+
+declare -A RECOVERING=()
+while read -r id; do
+  [[ -n ${OURS[$id]:-} && -z ${COMPLETED[$id]:-} ]] || continue
+  if [[ -n ${FAILED[$id]:-} ]]; then
+    # FAILED needs a message to retry; INTERRUPTED and orphaned RUNNING resume without one.
+    "$DELTA" continue --run-id "$id" -w "$WORKSPACE" -m "The previous attempt failed; try again." --format json \
+      >"$LOG_DIR/$id.continue.json" 2>"$LOG_DIR/$id.continue.log" &
+  else
+    "$DELTA" continue --run-id "$id" -w "$WORKSPACE" --format json \
+      >"$LOG_DIR/$id.continue.json" 2>"$LOG_DIR/$id.continue.log" &
+  fi
+  RECOVERING[$id]=$!
+done < <("$DELTA" list-runs -w "$WORKSPACE" --resumable --format raw)
+
+recovered=0
+for id in "${!RECOVERING[@]}"; do
+  rc=0
+  wait "${RECOVERING[$id]}" || rc=$?
+  if ((rc == 0)); then
+    recovered=$((recovered + 1))
+    say "recovered $id"
+  else
+    say "continue of $id exited $rc (see $LOG_DIR/$id.continue.log)"
+  fi
+done
+
+# 4. Account for every run: whatever is not COMPLETED now is lost (or waiting for a human).
+declare -A DONE=() WAITING=()
+while read -r id; do DONE[$id]=1; done < <("$DELTA" list-runs -w "$WORKSPACE" --status COMPLETED --format raw)
+while read -r id; do WAITING[$id]=1; done < <("$DELTA" list-runs -w "$WORKSPACE" --status WAITING_FOR_INPUT --format raw)
+lost=0
+waiting=0
+for id in "${IDS[@]}"; do
+  if [[ -n ${DONE[$id]:-} ]]; then continue; fi
+  if [[ -n ${WAITING[$id]:-} ]]; then
+    waiting=$((waiting + 1))
+    say "$id is waiting for an answer: delta continue --run-id $id -w $WORKSPACE -m \"<answer>\""
+  else
+    lost=$((lost + 1))
+    say "LOST $id: see $LOG_DIR/$id.*"
+  fi
+done
+
+printf 'started %d\nkilled %d\nrecovered %d\nwaiting %d\nlost %d\n' "${#IDS[@]}" "$killed" "$recovered" "$waiting" "$lost"
+((lost == 0))

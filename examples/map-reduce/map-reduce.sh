@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# Map-reduce with Delta runs: one map run per input line (run id <prefix>-<index>), fanned out with
+# xargs -P or GNU parallel; every RunResult (--format json) is collected with jq, failures are
+# reported without losing any item; then one reduce run totals the collected results.
+#
+# Usage: map-reduce.sh -i ITEMS_FILE [-w WORKSPACE] [-o OUT_DIR] [-P JOBS] [-r xargs|parallel]
+#                      [-p ID_PREFIX] [-m MAP_AGENT] [-R REDUCE_AGENT] [-f]
+#        map-reduce.sh --map-one WORKSPACE OUT_DIR ID_PREFIX MAP_AGENT FORCE INDEX   (one map item; used by
+#                      xargs, GNU parallel, ssh workers and Kubernetes Indexed Jobs)
+# Writes OUT_DIR/items.txt, <id>.json / .log / .exit per item, results.jsonl, failures.jsonl, reduce.json.
+# stdout: the reduce run's result. Exit: 0 all items and the reduce completed; 1 a map item or the
+# reduce failed (the reduce still runs over the items that completed); 2 bad usage.
+# DELTA names the delta command (default: delta). With -r parallel, GNU parallel also reads its
+# options from $PARALLEL, e.g. PARALLEL="--sshloginfile hosts.txt --env DELTA_API_KEY".
+set -euo pipefail
+
+SELF=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")
+HERE=$(dirname "$SELF")
+DELTA=${DELTA:-delta}
+
+# One map item: run it, or pick up the run this id already has (a rerun, or a retried pod).
+map_one() {
+  local ws=$1 out=$2 prefix=$3 agent=$4 force=$5 index=$6
+  local id="$prefix-$index" item status rc=0
+  item=$(sed -n "$((index + 1))p" "$out/items.txt")
+  if [[ -f "$out/$id.json" ]] && jq -e '.status == "COMPLETED"' "$out/$id.json" >/dev/null 2>&1; then
+    return 0 # done in an earlier attempt
+  fi
+  if [[ -f "$ws/.delta/$id/metadata.json" ]]; then
+    status=$(jq -r .status "$ws/.delta/$id/metadata.json")
+    local -a again=(continue --run-id "$id" -w "$ws" --format json)
+    [[ $force == 1 ]] && again+=(--force)
+    [[ $status == FAILED ]] && again+=(-m "The previous attempt failed; try again.")
+    "$DELTA" "${again[@]}" >"$out/$id.json" 2>>"$out/$id.log" || rc=$?
+  else
+    "$DELTA" run --agent "$agent" -w "$ws" --run-id "$id" -m "Count the words. Text: $item" --format json \
+      >"$out/$id.json" 2>"$out/$id.log" || rc=$?
+  fi
+  echo "$rc" >"$out/$id.exit"
+  return 0 # a failed item is reported by the collector, so one failure never stops the others
+}
+
+if [[ ${1:-} == --map-one ]]; then
+  shift
+  (($# == 6)) || { echo "usage: $0 --map-one WORKSPACE OUT_DIR ID_PREFIX MAP_AGENT FORCE INDEX" >&2; exit 2; }
+  map_one "$@"
+  exit 0
+fi
+
+usage() { sed -n '2,14p' "$SELF" | sed 's/^# \{0,1\}//'; }
+
+ITEMS="" WORKSPACE=./map-reduce-workspace OUT="" JOBS=4 RUNNER=xargs PREFIX=map FORCE=0
+MAP_AGENT="$HERE/map-agent" REDUCE_AGENT="$HERE/reduce-agent"
+while getopts "i:w:o:P:r:p:m:R:fh" opt; do
+  case "$opt" in
+    i) ITEMS=$OPTARG ;;
+    w) WORKSPACE=$OPTARG ;;
+    o) OUT=$OPTARG ;;
+    P) JOBS=$OPTARG ;;
+    r) RUNNER=$OPTARG ;;
+    p) PREFIX=$OPTARG ;;
+    m) MAP_AGENT=$OPTARG ;;
+    R) REDUCE_AGENT=$OPTARG ;;
+    f) FORCE=1 ;;
+    h) usage; exit 0 ;;
+    *) usage >&2; exit 2 ;;
+  esac
+done
+fail_usage() { echo "error: $*" >&2; exit 2; }
+[[ -n $ITEMS && -r $ITEMS ]] || fail_usage "-i ITEMS_FILE is required and must be readable"
+[[ $JOBS =~ ^[1-9][0-9]*$ ]] || fail_usage "-P must be a positive number (got '$JOBS')"
+[[ $RUNNER == xargs || $RUNNER == parallel ]] || fail_usage "-r must be xargs or parallel (got '$RUNNER')"
+for tool in "$DELTA" jq "$RUNNER"; do
+  command -v "$tool" >/dev/null || fail_usage "'$tool' not found on PATH"
+done
+
+mkdir -p "$WORKSPACE"
+WORKSPACE=$(cd "$WORKSPACE" && pwd)
+OUT=${OUT:-$WORKSPACE.out}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+MAP_AGENT=$(cd "$MAP_AGENT" && pwd)
+say() { echo "[map-reduce] $*" >&2; }
+
+# The item list every worker reads by index: non-empty lines, fixed before the fan-out starts.
+# A rerun must bring the same items, since run ids and kept results are matched by index.
+grep -v '^[[:space:]]*$' "$ITEMS" >"$OUT/items.next" || true
+if [[ -f $OUT/items.txt ]] && ! cmp -s "$OUT/items.txt" "$OUT/items.next"; then
+  rm -f "$OUT/items.next"
+  fail_usage "$OUT holds the results of a different item list; rerun with the same items, or use a new -o and -w"
+fi
+mv "$OUT/items.next" "$OUT/items.txt"
+COUNT=$(wc -l <"$OUT/items.txt")
+((COUNT > 0)) || fail_usage "$ITEMS has no items"
+say "map: $COUNT items with $RUNNER -P $JOBS into $WORKSPACE (results in $OUT)"
+
+# Map: indexes 0…COUNT-1, one `delta run` each, at most JOBS at a time.
+if [[ $RUNNER == xargs ]]; then
+  seq 0 $((COUNT - 1)) | xargs -P "$JOBS" -n 1 "$SELF" --map-one "$WORKSPACE" "$OUT" "$PREFIX" "$MAP_AGENT" "$FORCE"
+else
+  seq 0 $((COUNT - 1)) | parallel --will-cite -q -j "$JOBS" "$SELF" --map-one "$WORKSPACE" "$OUT" "$PREFIX" "$MAP_AGENT" "$FORCE" {}
+fi
+
+# Collect: every index ends up in results.jsonl or failures.jsonl, never in neither.
+: >"$OUT/results.jsonl"
+: >"$OUT/failures.jsonl"
+for ((index = 0; index < COUNT; index++)); do
+  id="$PREFIX-$index"
+  item=$(sed -n "$((index + 1))p" "$OUT/items.txt")
+  exit_code=$(cat "$OUT/$id.exit" 2>/dev/null || echo null)
+  if jq -e '.status == "COMPLETED"' "$OUT/$id.json" >/dev/null 2>&1; then
+    jq -c --arg item "$item" '{item: $item, run_id, result}' "$OUT/$id.json" >>"$OUT/results.jsonl"
+  elif jq -e . "$OUT/$id.json" >/dev/null 2>&1; then
+    jq -c --arg item "$item" --arg id "$id" --argjson exit "$exit_code" \
+      '{item: $item, run_id: (.run_id // $id), status: (.status // "REFUSED"), exit_code: $exit, error}' \
+      "$OUT/$id.json" >>"$OUT/failures.jsonl"
+  else
+    jq -nc --arg item "$item" --arg id "$id" --argjson exit "$exit_code" \
+      '{item: $item, run_id: $id, status: "NO_RESULT", exit_code: $exit,
+        error: {type: "NO_RESULT", message: "the map process left no RunResult; see its .log"}}' >>"$OUT/failures.jsonl"
+  fi
+done
+DONE=$(wc -l <"$OUT/results.jsonl")
+FAILED=$(wc -l <"$OUT/failures.jsonl")
+say "map: $DONE completed, $FAILED failed"
+while read -r failure; do
+  say "  FAILED $(jq -r '"\(.run_id) (\(.status), exit \(.exit_code)): \(.error.type // "?"): \(.error.message // "")"' <<<"$failure")"
+done <"$OUT/failures.jsonl"
+if ((FAILED > 0)); then
+  say "retry the failed items by running the same command again: completed items are kept, failed runs are continued"
+fi
+
+# Reduce: one run over the collected results, which it reads from the workspace.
+cp "$OUT/results.jsonl" "$WORKSPACE/$PREFIX-results.jsonl"
+reduce_id="$PREFIX-reduce-$(date +%Y%m%d%H%M%S)-$$"
+rc=0
+"$DELTA" run --agent "$REDUCE_AGENT" -w "$WORKSPACE" --run-id "$reduce_id" \
+  -m "Total the word counts in the results file $PREFIX-results.jsonl ($DONE items)." --format json \
+  >"$OUT/reduce.json" 2>"$OUT/reduce.log" || rc=$?
+if ((rc != 0)); then
+  say "reduce run $reduce_id exited $rc: $(jq -r '.error.message // .status' "$OUT/reduce.json" 2>/dev/null || echo "no RunResult")"
+  exit 1
+fi
+say "reduce: run $reduce_id completed"
+jq -c .result "$OUT/reduce.json"
+((FAILED == 0))

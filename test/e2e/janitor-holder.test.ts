@@ -1,0 +1,117 @@
+// End to end: the janitor tells a reused pid from the live engine, and --force never breaks a fresh lock.
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readJournal } from "../../src/journal/reader.js";
+import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
+import { delta, eventTypes, journalHas, modelEnv, readMetadataFile, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
+
+const SLOW_TOOLS = 'tools:\n  - name: slow\n    shell: "sleep ${seconds}"\n';
+
+let root: string;
+let server: MockLlm;
+let agent: string;
+
+beforeAll(async () => {
+  root = tempDir();
+  agent = writeAgent(root, { tools: SLOW_TOOLS });
+  // Every run here: one slow tool call (as long as the task says), then "done".
+  server = await startMockLlm((request) => {
+    const messages = (request.body as { messages: Array<{ role: string; content: string }> }).messages;
+    const seconds = /sleep (\d+)/.exec(messages.find((m) => m.role === "user")?.content ?? "")?.[1] ?? "3";
+    return messages.some((m) => m.role === "tool") ? reply.text("done") : reply.toolCalls([{ name: "slow", arguments: { seconds } }]);
+  });
+});
+afterAll(async () => {
+  await server.close();
+  removeDir(root);
+});
+
+/**
+ * Starts a run and returns once its slow tool is running: the engine is alive and holds the run's lock.
+ * A test that acts on the live engine gives it a longer tool, so a busy machine cannot end the run first.
+ */
+async function startSlowRun(ws: string, runId: string, seconds = 3) {
+  const child = spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", runId, "-m", `sleep ${seconds}`, "--format", "json"], { env: modelEnv(server.baseUrl) });
+  await waitFor(() => journalHas(ws, runId, "ACTION_REQUEST"), 15_000, `${runId} reaching its tool`);
+  return { child }; // wrapped: the child is a promise, and returning it bare would await its exit
+}
+
+function rewriteMetadata(ws: string, runId: string, changes: Record<string, unknown>): void {
+  const file = join(runDir(ws, runId), "metadata.json");
+  writeFileSync(file, JSON.stringify({ ...readMetadataFile(ws, runId), ...changes }, null, 2));
+}
+
+describe.concurrent("the janitor's judgement of the recorded process", () => {
+  it("treats a pid now held by a newer node process as reused: the run is recovered", async () => {
+    const ws = join(root, "ws-reused");
+    const { child } = await startSlowRun(ws, "reused");
+    child.kill("SIGKILL");
+    await child;
+    // A node process that is not the engine now holds a pid; pretend the dead engine had that pid.
+    const impostor = spawn(process.execPath, ["-e", "setTimeout(() => {}, 20000)"], { stdio: "ignore" });
+    try {
+      const started = readMetadataFile(ws, "reused").start_time_unix as number;
+      rewriteMetadata(ws, "reused", { pid: impostor.pid, start_time_unix: started - 60_000 });
+      const resumed = await delta(["continue", "--run-id", "reused", "-w", ws, "--format", "json"], { env: modelEnv(server.baseUrl) });
+      expect(resumed.stderr).toMatch(/\[Janitor\].*started after the run/);
+      expect(resumed.exitCode).toBe(0);
+      const events = readJournal(join(runDir(ws, "reused"), "journal.jsonl"));
+      expect(events.find((e) => e.type === "ERROR")).toMatchObject({ error_type: "ORPHANED_RUN" });
+    } finally {
+      impostor.kill("SIGKILL");
+    }
+  });
+
+  it("still refuses while the recorded node process is the engine itself (started before the run)", async () => {
+    const ws = join(root, "ws-alive");
+    const { child } = await startSlowRun(ws, "alive", 6);
+    try {
+      const refused = await delta(["continue", "--run-id", "alive", "-w", ws, "--format", "json"], { env: modelEnv(server.baseUrl) });
+      expect(refused.exitCode).toBe(126);
+      expect(JSON.parse(refused.stdout).error.message).toMatch(/still active/);
+    } finally {
+      child.kill("SIGKILL");
+      await child;
+    }
+  });
+
+  it("--force does not break the fresh lock of a live engine, whatever host metadata.json names", async () => {
+    const ws = join(root, "ws-force-live");
+    const { child } = await startSlowRun(ws, "force-live", 6);
+    const journal = join(runDir(ws, "force-live"), "journal.jsonl");
+    try {
+      rewriteMetadata(ws, "force-live", { hostname: "some-other-host" });
+      const before = readFileSync(journal, "utf8");
+      const forced = await delta(["continue", "--run-id", "force-live", "-w", ws, "--force", "--format", "json"], { env: modelEnv(server.baseUrl) });
+      expect(forced.exitCode).toBe(126);
+      expect(JSON.parse(forced.stdout).error.message).toMatch(/being written by another process/);
+      // Nothing was written: the live engine is still the run's only writer.
+      expect(readFileSync(journal, "utf8")).toBe(before);
+      expect(eventTypes(readJournal(journal))).toEqual(["ENGINE_START", "USER_MESSAGE", "THOUGHT", "ACTION_REQUEST"]);
+    } finally {
+      child.kill("SIGKILL");
+      await child;
+    }
+  });
+
+  it("--force recovers a run from another host once its lock has gone stale", async () => {
+    const ws = join(root, "ws-force-stale");
+    const { child } = await startSlowRun(ws, "force-stale");
+    child.kill("SIGKILL");
+    await child;
+    rewriteMetadata(ws, "force-stale", { hostname: "some-other-host" });
+    const refused = await delta(["continue", "--run-id", "force-stale", "-w", ws, "--format", "json"], { env: modelEnv(server.baseUrl) });
+    expect(refused.exitCode).toBe(126);
+    expect(JSON.parse(refused.stdout).error.message).toMatch(/use --force/);
+    // The dead holder stopped refreshing its lock; age it past the stale period instead of waiting.
+    const lock = join(runDir(ws, "force-stale"), ".lock");
+    expect(existsSync(lock)).toBe(true);
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(lock, old, old);
+    const forced = await delta(["continue", "--run-id", "force-stale", "-w", ws, "--force", "--format", "json"], { env: modelEnv(server.baseUrl) });
+    expect(forced.exitCode).toBe(0);
+    expect(JSON.parse(forced.stdout)).toMatchObject({ status: "COMPLETED", result: "done" });
+  });
+});
