@@ -15,6 +15,8 @@ import { deriveRunState } from "./run-state.js";
 import { createEngineLogger, writeHookRecord, writeMetadata, type RunMetadata, type RunPaths } from "./store.js";
 
 export const ENGINE_VERSION = "0.1.0";
+/** How often metadata.json's iteration count is refreshed during a run; the journal is the truth in between. */
+export const METADATA_REFRESH_MS = 1_000;
 
 export interface SessionOptions {
   runId: string;
@@ -51,6 +53,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   const reader = createJournalReader(paths.journal);
   let metadata: RunMetadata = { ...options.metadata, status: "RUNNING", end_time: null, error: null, pid: process.pid, hostname: hostname(), start_time_unix: startTime.getTime(), process_name: process.title || "node", max_iterations: options.maxIterations, updated_at: startTime.toISOString() };
   writeMetadata(paths, metadata);
+  let metadataWrittenAt = Date.now();
 
   const ctx: RunContext = {
     runId,
@@ -64,7 +67,12 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
       const written = journal.append(event);
       if (written.type === "THOUGHT") {
         metadata = { ...metadata, iterations: written.iteration, updated_at: written.timestamp };
-        writeMetadata(paths, metadata);
+        // A cache of the journal: refreshed at most once a second while RUNNING; every status change is written at once.
+        const now = Date.now();
+        if (now - metadataWrittenAt >= METADATA_REFRESH_MS) {
+          writeMetadata(paths, metadata);
+          metadataWrittenAt = now;
+        }
       }
       return written;
     },
