@@ -1,6 +1,5 @@
 // Runs one hook process: argv without a shell, JSON on stdin, a timeout that kills its whole process group.
 import { existsSync } from "node:fs";
-import { execa } from "execa";
 
 /** Hook output beyond this is a failure, not something to keep in memory or in io/hooks/. */
 export const HOOK_OUTPUT_MAX_BYTES = 16 * 1024 * 1024;
@@ -31,6 +30,8 @@ export async function spawnHook(request: HookSpawnRequest): Promise<HookProcessR
   if (file === undefined || file === "") {
     return failedToStart("empty command");
   }
+  // Loaded on first use: most runs define no hooks, and execa is a large part of start-up otherwise.
+  const { execa } = await import("execa");
   const deadline = new AbortController();
   let timedOut = false;
   // Start counting before spawning so slow starts count against the timeout too.
