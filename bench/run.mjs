@@ -4,7 +4,7 @@
 // Usage: npm run bench [-- --quick] [-- --json <file>]
 // Every number is a median over repetitions with its spread; see bench/README.md for what each means.
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -45,6 +45,9 @@ try {
     rows.push(row(`node -e 0 (${label})`, walls, "ms"));
   }
 
+  // One append + fsync of a journal-sized line on this disk: the engine does one per iteration (before the tool runs).
+  rows.push(row("append + fsync of one 300-byte line, this disk", fsyncTimes(join(root, "fsync-probe"), 50), "ms", undefined, 2));
+
   // Start-up: process start → first model request, and the whole one-turn run.
   for (const [label, env] of environments(ambient, noExtraCa)) {
     const toFirst = [];
@@ -69,6 +72,15 @@ try {
   }
   rows.push(row(`per-iteration overhead, (wall(${plan.turns})−wall(1))/${plan.turns - 1}`, overheads, "ms", { target: 8, le: true }));
   rows.push(row("per-iteration, median gap between model requests", arrivalGaps, "ms"));
+
+  // The same formula for a bare Node loop (HTTP call, spawn echo, append a line; no fsync): the machine's floor.
+  const bare = [];
+  for (let i = 0; i < plan.iterationReps; i += 1) {
+    const one = await runBareLoop(1);
+    const many = await runBareLoop(plan.turns);
+    bare.push((many.wall - one.wall) / (plan.turns - 1));
+  }
+  rows.push(row("bare Node loop, same formula (floor of this machine)", bare, "ms"));
 
   // Long runs with journal.max_iterations: 20: iteration N's cost against iteration 10's.
   const ratios = [];
@@ -133,6 +145,23 @@ try {
   rmSync(root, { recursive: true, force: true });
 }
 
+function fsyncTimes(path, count) {
+  const fd = openSync(path, "a");
+  const line = `${"x".repeat(299)}\n`;
+  const times = [];
+  try {
+    for (let i = 0; i < count; i += 1) {
+      const started = performance.now();
+      writeSync(fd, line);
+      fsyncSync(fd);
+      times.push(performance.now() - started);
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return times;
+}
+
 function environments(ambient, noExtraCa) {
   const list = [["as configured", ambient]];
   if (process.env.NODE_EXTRA_CA_CERTS) list.push(["without NODE_EXTRA_CA_CERTS", noExtraCa]);
@@ -165,6 +194,14 @@ async function runDelta(agent, ws, turns, env, extra = [], tolerant = false) {
   if (run.exitCode !== 0 && !tolerant) throw new Error(`run ${runId} exited ${run.exitCode}: ${run.stderr.slice(0, 2000)}`);
   if (arrivals.length !== turns && run.exitCode === 0) throw new Error(`run ${runId}: expected ${turns} model calls, saw ${arrivals.length}`);
   return { ...run, runId, arrivals };
+}
+
+async function runBareLoop(turns) {
+  keySeq += 1;
+  const key = `bare-${process.pid}-${keySeq}`;
+  const run = await spawnTimed([process.execPath, join(REPO, "bench/lib/bare-loop.mjs"), server.baseUrl, String(turns), key, join(root, `${key}.jsonl`)], process.env);
+  if (run.exitCode !== 0 || server.arrivals(key).length !== turns) throw new Error(`bare loop ${key} failed: ${run.stderr}`);
+  return run;
 }
 
 function spawnTimed(argv, env) {
