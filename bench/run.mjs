@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Benchmarks the real `bin/delta.js` against an instant local model: start-up, per-iteration cost, long runs, memory, fan-out.
 //
-// Usage: npm run bench [-- --quick] [-- --json <file>]
+// Usage: npm run bench [-- --quick] [-- --json <file>] [-- --bin <path/to/bin/delta.js>]
 // Every number is a median over repetitions with its spread; see bench/README.md for what each means.
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
@@ -14,8 +14,9 @@ import { formatSummary, gaps, median, summarize } from "./lib/stats.mjs";
 import { checkRun } from "./lib/check-run.mjs";
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const DELTA_BIN = join(REPO, "bin/delta.js");
 const args = process.argv.slice(2);
+/** `--bin <path>` benchmarks another build of the launcher, e.g. an older checkout's bin/delta.js. */
+const DELTA_BIN = args.includes("--bin") ? resolve(args[args.indexOf("--bin") + 1]) : join(REPO, "bin/delta.js");
 const QUICK = args.includes("--quick");
 const jsonOut = args.includes("--json") ? args[args.indexOf("--json") + 1] : null;
 
@@ -247,7 +248,7 @@ function row(name, values, unit, target, decimals = 1) {
 
 function printTable(list) {
   const lines = [
-    `Delta Engine benchmark${QUICK ? " (--quick)" : ""} — node ${process.version}, ${new Date().toISOString().slice(0, 10)}`,
+    `Delta Engine benchmark${QUICK ? " (--quick)" : ""} of ${DELTA_BIN} — node ${process.version}, ${new Date().toISOString().slice(0, 10)}`,
     "",
     "| Measure | Median | Unit | Spread | Target | Met |",
     "|---|---:|---|---|---|---|",
