@@ -1,6 +1,5 @@
 // Runs one hook process: argv without a shell, JSON on stdin, a timeout that kills its whole process group.
 import { existsSync } from "node:fs";
-import { execa } from "execa";
 
 /** Hook output beyond this is a failure, not something to keep in memory or in io/hooks/. */
 export const HOOK_OUTPUT_MAX_BYTES = 16 * 1024 * 1024;
@@ -36,6 +35,8 @@ export async function spawnHook(request: HookSpawnRequest): Promise<HookProcessR
     return failedToStart("empty command");
   }
   if (request.signal?.aborted) return { ...failedToStart("not started: the run is being interrupted"), interrupted: true };
+  // Loaded on first use: most runs define no hooks, and execa is a large part of start-up otherwise.
+  const { execa } = await import("execa");
   const deadline = new AbortController();
   let timedOut = false;
   let interrupted = false;

@@ -13,6 +13,13 @@ export interface ReadOptions {
 export interface JournalReader {
   /** Every event now in the file; parses only bytes appended since the last call when the cache still matches. */
   read(): JournalEvent[];
+  /** What the reads so far cost: bytes read from the file and lines parsed, both cumulative. */
+  cost(): ReadCost;
+}
+
+export interface ReadCost {
+  bytesRead: number;
+  linesParsed: number;
 }
 
 /** What the previous read learned about the file's newline-terminated prefix. */
@@ -36,25 +43,32 @@ export function readJournal(path: string, options: ReadOptions = {}): JournalEve
 export function createJournalReader(path: string, options: ReadOptions = {}): JournalReader {
   let prefix: VerifiedPrefix | null = null;
   let warnedTornAt = -1;
+  const spent: ReadCost = { bytesRead: 0, linesParsed: 0 };
+  const readCounted = (fd: number, start: number, end: number): Buffer => {
+    const bytes = readRange(fd, start, end);
+    spent.bytesRead += bytes.length;
+    return bytes;
+  };
 
   function read(): JournalEvent[] {
     const fd = openJournalForRead(path);
     try {
       const stats = fstatSync(fd);
-      const from = prefix && prefixStillMatches(fd, stats, prefix) ? prefix : null;
-      const chunk = readRange(fd, from?.bytes ?? 0, stats.size);
+      const from = prefix && prefixStillMatches(fd, stats, prefix, readCounted) ? prefix : null;
+      const chunk = readCounted(fd, from?.bytes ?? 0, stats.size);
       if (!from) refuseJsonArray(path, chunk.subarray(0, 64));
       const parsed = parseChunk(chunk, {
         path,
         firstLine: (from?.lines ?? 0) + 1,
         nextSeq: (from?.events.length ?? 0) + 1,
       });
+      spent.linesParsed += parsed.events.length + (parsed.unterminated ? 1 : 0);
       const base = from?.bytes ?? 0;
       if (parsed.tornBytes > 0 && warnedTornAt !== base + parsed.completeBytes) {
         warnedTornAt = base + parsed.completeBytes;
         options.warn?.(`${path}: ignoring a torn last line (${parsed.tornBytes} bytes with no newline, left by an interrupted write)`);
       }
-      prefix = extendPrefix(fd, stats, from, chunk, parsed);
+      prefix = extendPrefix(stats, from, chunk, parsed);
       const events = prefix ? [...prefix.events] : [];
       if (parsed.unterminated) events.push(parsed.unterminated);
       return events;
@@ -63,7 +77,7 @@ export function createJournalReader(path: string, options: ReadOptions = {}): Jo
     }
   }
 
-  return { read };
+  return { read, cost: () => ({ ...spent }) };
 }
 
 function openJournalForRead(path: string): number {
@@ -74,16 +88,17 @@ function openJournalForRead(path: string): number {
   }
 }
 
-function prefixStillMatches(fd: number, stats: Stats, prefix: VerifiedPrefix): boolean {
+type RangeReader = (fd: number, start: number, end: number) => Buffer;
+
+function prefixStillMatches(fd: number, stats: Stats, prefix: VerifiedPrefix, read: RangeReader): boolean {
   if (stats.dev !== prefix.dev || stats.ino !== prefix.ino || stats.size < prefix.bytes) return false;
   if (prefix.bytes === 0) return true;
-  const lastLine = readRange(fd, prefix.lastLineStart, prefix.bytes);
+  const lastLine = read(fd, prefix.lastLineStart, prefix.bytes);
   if (!lastLine.equals(prefix.lastLine)) return false;
-  return hash(readRange(fd, 0, prefix.firstLineBytes)) === prefix.firstLineHash;
+  return hash(read(fd, 0, prefix.firstLineBytes)) === prefix.firstLineHash;
 }
 
 function extendPrefix(
-  fd: number,
   stats: Stats,
   from: VerifiedPrefix | null,
   chunk: Buffer,
@@ -98,7 +113,7 @@ function extendPrefix(
     bytes: base + parsed.completeBytes,
     lines: (from?.lines ?? 0) + parsed.events.length,
     events: appendInPlace(from?.events ?? [], parsed.events),
-    firstLineHash: from && from.bytes > 0 ? from.firstLineHash : hash(readRange(fd, 0, firstLineBytes)),
+    firstLineHash: from && from.bytes > 0 ? from.firstLineHash : hash(chunk.subarray(0, firstLineBytes)),
     firstLineBytes,
     lastLineStart: base + parsed.lastLineStart,
     lastLine: Buffer.from(chunk.subarray(parsed.lastLineStart, parsed.completeBytes)),

@@ -38,6 +38,20 @@ export function redactText(text: string, secrets: readonly string[]): string {
  * access_token, dbPassword) but not for counters such as max_tokens or input_tokens.
  */
 export function isSensitiveKey(key: string): boolean {
+  let known = sensitiveKeyCache.get(key);
+  if (known === undefined) {
+    if (sensitiveKeyCache.size >= SENSITIVE_KEY_CACHE_LIMIT) sensitiveKeyCache.clear();
+    known = classifyKey(key);
+    sensitiveKeyCache.set(key, known);
+  }
+  return known;
+}
+
+/** Records repeat the same few keys (role, content, tool_calls…) every iteration, so the verdicts are kept. */
+const sensitiveKeyCache = new Map<string, boolean>();
+const SENSITIVE_KEY_CACHE_LIMIT = 10_000;
+
+function classifyKey(key: string): boolean {
   const lower = key.toLowerCase();
   if (SENSITIVE_KEYS.has(lower)) return true;
   const words = splitWords(key);
@@ -63,6 +77,8 @@ function usableSecrets(secrets: readonly string[]): string[] {
 
 function replaceKnown(text: string, secrets: readonly string[]): string {
   let result = text;
-  for (const secret of secrets) result = result.split(secret).join(REDACTED);
+  for (const secret of secrets) {
+    if (result.includes(secret)) result = result.split(secret).join(REDACTED);
+  }
   return result;
 }

@@ -17,6 +17,8 @@ import { reportHookOutcome } from "./hook-report.js";
 import { createEngineLogger, writeHookRecord, writeMetadata, type RunMetadata, type RunPaths } from "./store.js";
 
 export const ENGINE_VERSION = "0.1.0";
+/** How often metadata.json's iteration count is refreshed during a run; the journal is the truth in between. */
+export const METADATA_REFRESH_MS = 1_000;
 
 export interface SessionOptions {
   runId: string;
@@ -60,6 +62,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   writeMetadata(paths, metadata);
   // Hooks of the loop stop when the run is interrupted; on_error and on_run_end at the end still run.
   let closing = false;
+  let metadataWrittenAt = Date.now();
 
   const ctx: RunContext = {
     runId,
@@ -73,7 +76,12 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
       const written = journal.append(event);
       if (written.type === "THOUGHT") {
         metadata = { ...metadata, iterations: written.iteration, updated_at: written.timestamp };
-        writeMetadata(paths, metadata);
+        // A cache of the journal: refreshed at most once a second while RUNNING; every status change is written at once.
+        const now = Date.now();
+        if (now - metadataWrittenAt >= METADATA_REFRESH_MS) {
+          writeMetadata(paths, metadata);
+          metadataWrittenAt = now;
+        }
       }
       return written;
     },

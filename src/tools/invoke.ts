@@ -1,6 +1,7 @@
 // Runs one tool process: no shell, its own process group, bounded time, complete output kept.
+import { spawn, type ChildProcess } from "node:child_process";
 import { statSync } from "node:fs";
-import { execa, type ResultPromise } from "execa";
+import { performance } from "node:perf_hooks";
 import { formatObservation } from "./observation.js";
 import { DEFAULT_MAX_OBSERVATION_BYTES } from "./output-bound.js";
 
@@ -45,53 +46,128 @@ export async function invokeTool(request: InvokeRequest): Promise<InvokeResult> 
   if (file === undefined || file === "") return notStarted("the tool's command is empty", false);
   if (request.signal?.aborted) return notStarted(null, true);
 
-  const subprocess = startProcess(file, args, request);
-  if (typeof subprocess === "string") return notStarted(subprocess, false);
-
-  // execa's own timeout and cancelSignal kill only the direct child, and then wait for pipes
-  // that grandchildren still hold; so the engine stops the whole group itself.
-  const group = subprocess.pid === undefined ? null : groupStopper(subprocess.pid);
-  let timedOut = false;
-  let aborted = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    group?.stop();
-  }, Math.min(Math.max(request.timeoutMs, 0), MAX_TIMER_MS));
-  const onAbort = (): void => {
-    aborted = true;
-    group?.stop();
-  };
-  request.signal?.addEventListener("abort", onAbort, { once: true });
-
-  const result = await subprocess;
-  clearTimeout(timer);
-  request.signal?.removeEventListener("abort", onAbort);
-  if (result.isMaxBuffer) group?.stop();
-  group?.finish();
-
-  const spawnError = result.failed && result.exitCode === undefined && result.signal === undefined
-    ? describeSpawnError(file, request.cwd, result.code, result.originalMessage)
-    : null;
-  const stoppedByEngine = timedOut || aborted || result.isMaxBuffer;
-  const signal = result.signal ?? null;
-  const stdout = result.stdout ?? "";
-  const stderr = result.stderr ?? "";
-  const exitCode = result.exitCode ?? null;
+  const ended = await runProcess(file, args, request);
+  const spawnError = ended.error ? describeSpawnError(file, request.cwd, ended.error) : null;
+  const stoppedByEngine = ended.timedOut || ended.aborted || ended.overLimit;
   const observation = formatObservation(
     {
-      stdout,
-      stderr,
-      timedOut,
+      stdout: ended.stdout,
+      stderr: ended.stderr,
+      timedOut: ended.timedOut,
       timeoutMs: request.timeoutMs,
-      aborted,
+      aborted: ended.aborted,
       spawnError,
-      signal: stoppedByEngine ? null : signal,
-      captureLimit: result.isMaxBuffer ? MAX_CAPTURE_CHARS : null,
+      signal: stoppedByEngine ? null : ended.signal,
+      captureLimit: ended.overLimit ? MAX_CAPTURE_CHARS : null,
     },
     request.maxObservationBytes ?? DEFAULT_MAX_OBSERVATION_BYTES,
   );
-  const status: InvokeStatus = spawnError !== null || stoppedByEngine ? "ERROR" : exitCode === 0 ? "SUCCESS" : "FAILED";
-  return { exitCode, signal, timedOut, aborted, spawnError, stdout, stderr, durationMs: Math.round(result.durationMs), observation, status };
+  const status: InvokeStatus = spawnError !== null || stoppedByEngine ? "ERROR" : ended.exitCode === 0 ? "SUCCESS" : "FAILED";
+  return {
+    exitCode: ended.exitCode,
+    signal: ended.signal,
+    timedOut: ended.timedOut,
+    aborted: ended.aborted,
+    spawnError,
+    stdout: ended.stdout,
+    stderr: ended.stderr,
+    durationMs: ended.durationMs,
+    observation,
+    status,
+  };
+}
+
+interface ProcessEnd {
+  exitCode: number | null;
+  signal: string | null;
+  /** Set when the process could not be started (ENOENT, EACCES…). */
+  error: NodeJS.ErrnoException | null;
+  timedOut: boolean;
+  aborted: boolean;
+  overLimit: boolean;
+  stdout: string;
+  stderr: string;
+  durationMs: number;
+}
+
+/**
+ * node:child_process directly (a plain spawn costs a fraction of a wrapper's per-call work):
+ * settles once the process has exited and both pipes are closed, so output written by
+ * grandchildren is kept too, unless the engine stops the group.
+ */
+function runProcess(file: string, args: string[], request: InvokeRequest): Promise<ProcessEnd> {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    let child: ChildProcess;
+    try {
+      child = spawn(file, args, {
+        cwd: request.cwd,
+        env: { ...process.env, ...request.env },
+        stdio: [request.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+        // Its own process group, so a timeout or interrupt can kill grandchildren too.
+        detached: true,
+      });
+    } catch (err) {
+      // spawn throws synchronously for argv it refuses outright (a NUL byte, say).
+      resolve({ ...emptyEnd(), error: err as NodeJS.ErrnoException, durationMs: Math.round(performance.now() - started) });
+      return;
+    }
+    const group = child.pid === undefined ? null : groupStopper(child.pid);
+    const end = emptyEnd();
+    const capture = (stream: NodeJS.ReadableStream | null, key: "stdout" | "stderr"): void => {
+      stream?.setEncoding("utf8");
+      stream?.on("data", (chunk: string) => {
+        if (end.overLimit) return;
+        if (end[key].length + chunk.length > MAX_CAPTURE_CHARS) {
+          end[key] += chunk.slice(0, MAX_CAPTURE_CHARS - end[key].length);
+          end.overLimit = true;
+          group?.stop();
+          return;
+        }
+        end[key] += chunk;
+      });
+    };
+    capture(child.stdout, "stdout");
+    capture(child.stderr, "stderr");
+    if (child.stdin) {
+      // A tool that exits without reading its input closes the pipe; that is its business.
+      child.stdin.on("error", () => {});
+      child.stdin.end(request.stdin);
+    }
+
+    const timer = setTimeout(() => {
+      end.timedOut = true;
+      group?.stop();
+    }, Math.min(Math.max(request.timeoutMs, 0), MAX_TIMER_MS));
+    const onAbort = (): void => {
+      end.aborted = true;
+      group?.stop();
+    };
+    request.signal?.addEventListener("abort", onAbort, { once: true });
+
+    let settled = false;
+    const settle = (): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      request.signal?.removeEventListener("abort", onAbort);
+      group?.finish();
+      resolve({ ...end, durationMs: Math.round(performance.now() - started) });
+    };
+    child.on("error", (err: NodeJS.ErrnoException) => {
+      end.error = err;
+      if (child.pid === undefined) settle();
+    });
+    child.on("close", (code, signal) => {
+      end.exitCode = code;
+      end.signal = signal;
+      settle();
+    });
+  });
+}
+
+function emptyEnd(): Omit<ProcessEnd, "durationMs"> {
+  return { exitCode: null, signal: null, error: null, timedOut: false, aborted: false, overLimit: false, stdout: "", stderr: "" };
 }
 
 /** SIGTERM to the group now, SIGKILL after a grace period or as soon as the process has ended. */
@@ -121,11 +197,11 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-function describeSpawnError(file: string, cwd: string, code: string | undefined, message: string | undefined): string {
+function describeSpawnError(file: string, cwd: string, error: NodeJS.ErrnoException): string {
   if (!isDirectory(cwd)) return `working directory does not exist or is not a directory: ${cwd}`;
-  if (code === "ENOENT") return `command not found: ${file}`;
-  if (code === "EACCES") return `permission denied: ${file} is not executable`;
-  return `could not start ${file}: ${message ?? code ?? "unknown error"}`;
+  if (error.code === "ENOENT") return `command not found: ${file}`;
+  if (error.code === "EACCES") return `permission denied: ${file} is not executable`;
+  return `could not start ${file}: ${error.message}`;
 }
 
 function isDirectory(path: string): boolean {
@@ -133,27 +209,6 @@ function isDirectory(path: string): boolean {
     return statSync(path).isDirectory();
   } catch {
     return false;
-  }
-}
-
-/** The running process, or why it could not start: Node refuses some argv outright (a NUL byte in an argument). */
-function startProcess(file: string, args: string[], request: InvokeRequest): ResultPromise<{ reject: false; encoding: "utf8" }> | string {
-  try {
-    return execa(file, args, {
-      cwd: request.cwd,
-      env: request.env,
-      extendEnv: true,
-      ...(request.stdin === undefined ? { stdin: "ignore" as const } : { input: request.stdin }),
-      // Its own process group, so a timeout or interrupt can kill grandchildren too.
-      detached: true,
-      forceKillAfterDelay: KILL_GRACE_MS,
-      reject: false,
-      stripFinalNewline: false,
-      maxBuffer: MAX_CAPTURE_CHARS,
-      encoding: "utf8",
-    });
-  } catch (err) {
-    return `[the tool could not be started: ${err instanceof Error ? err.message : String(err)}]`;
   }
 }
 

@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, renameSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -110,5 +110,64 @@ describe("createJournalReader", () => {
     const reader = createJournalReader(path);
     reader.read().pop();
     expect(contents(reader.read())).toEqual(["m1"]);
+  });
+});
+
+describe("read cost over a long run (why iteration 1000 costs what iteration 10 does)", () => {
+  const thoughtOf = (iteration: number) => ({
+    type: "THOUGHT" as const,
+    iteration,
+    content: null,
+    tool_calls: [{ id: `call_${iteration}`, name: "echo", arguments: JSON.stringify({ text: `${iteration}` }) }],
+    usage: { input_tokens: 10, output_tokens: 5 },
+    model: "m",
+  });
+
+  it("reads only the new bytes plus the first and last cached lines, as much at event 1000 as at event 10", async () => {
+    const writer = await openJournal(path);
+    const reader = createJournalReader(path);
+    writer.append({ type: "USER_MESSAGE", content: "start" });
+    reader.read();
+    const costOfOneRead = (iteration: number) => {
+      const before = reader.cost();
+      const sizeBefore = statSync(path).size;
+      writer.append(thoughtOf(iteration));
+      const appended = statSync(path).size - sizeBefore;
+      reader.read();
+      const after = reader.cost();
+      return { appended, bytesRead: after.bytesRead - before.bytesRead, linesParsed: after.linesParsed - before.linesParsed };
+    };
+    const costs = new Map<number, ReturnType<typeof costOfOneRead>>();
+    for (let iteration = 1; iteration <= 1000; iteration += 1) costs.set(iteration, costOfOneRead(iteration));
+    writer.close();
+
+    const firstLineBytes = readFileSync(path, "utf8").indexOf("\n") + 1;
+    for (const iteration of [10, 1000]) {
+      const cost = costs.get(iteration)!;
+      expect(cost.linesParsed).toBe(1);
+      // Exactly: the appended line, the previous last line (compared) and the first line (hashed).
+      expect(cost.bytesRead).toBe(cost.appended + costs.get(iteration - 1)!.appended + firstLineBytes);
+    }
+    expect(reader.read()).toHaveLength(1001);
+  });
+
+  it("parses each line exactly once when reads follow appends as in the engine loop", async () => {
+    const writer = await openJournal(path);
+    const reader = createJournalReader(path);
+    writer.append({ type: "USER_MESSAGE", content: "start" });
+    for (let iteration = 1; iteration <= 500; iteration += 1) {
+      reader.read(); // deriving the next iteration number
+      reader.read(); // building the context
+      writer.append(thoughtOf(iteration));
+      writer.append({ type: "ACTION_REQUEST", iteration, action_id: `call_${iteration}`, tool_name: "echo", tool_args: { text: `${iteration}` }, resolved_command: ["echo", `${iteration}`] });
+      writer.append({ type: "ACTION_RESULT", iteration, action_id: `call_${iteration}`, tool_name: "echo", status: "SUCCESS", observation_content: `${iteration}\n`, exit_code: 0, duration_ms: 1 });
+    }
+    const events = reader.read();
+    writer.close();
+    const fileBytes = statSync(path).size;
+    expect(events).toHaveLength(1 + 500 * 3);
+    expect(reader.cost().linesParsed).toBe(events.length);
+    // Each byte is read once as new, and the two check lines per read stay small: linear in the file, not quadratic.
+    expect(reader.cost().bytesRead).toBeLessThan(fileBytes * 3);
   });
 });

@@ -142,6 +142,12 @@ describe("invokeTool", () => {
     expect(result.observation).toBe("command not found: no-such-command-delta-test");
   });
 
+  it("reports an argument the system cannot pass (a NUL byte) as an ERROR instead of throwing", async () => {
+    const result = await run(["echo", "a\u0000b"]);
+    expect(result.status).toBe("ERROR");
+    expect(result.spawnError).toMatch(/^could not start echo: .*null bytes/);
+  });
+
   it("reports a missing working directory instead of a misleading command-not-found", async () => {
     const result = await run(["true"], { cwd: join(dir, "gone") });
     expect(result.spawnError).toBe(`working directory does not exist or is not a directory: ${join(dir, "gone")}`);

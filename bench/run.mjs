@@ -1,0 +1,258 @@
+#!/usr/bin/env node
+// Benchmarks the real `bin/delta.js` against an instant local model: start-up, per-iteration cost, long runs, memory, fan-out.
+//
+// Usage: npm run bench [-- --quick] [-- --json <file>] [-- --bin <path/to/bin/delta.js>]
+// Every number is a median over repetitions with its spread; see bench/README.md for what each means.
+import { spawn } from "node:child_process";
+import { closeSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { startModelServer } from "./lib/model-server.mjs";
+import { formatSummary, gaps, median, summarize } from "./lib/stats.mjs";
+import { checkRun } from "./lib/check-run.mjs";
+
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const args = process.argv.slice(2);
+/** `--bin <path>` benchmarks another build of the launcher, e.g. an older checkout's bin/delta.js. */
+const DELTA_BIN = args.includes("--bin") ? resolve(args[args.indexOf("--bin") + 1]) : join(REPO, "bin/delta.js");
+const QUICK = args.includes("--quick");
+const jsonOut = args.includes("--json") ? args[args.indexOf("--json") + 1] : null;
+
+const plan = QUICK
+  ? { startupReps: 3, iterationReps: 3, turns: 30, longTurns: 120, longLate: 100, longReps: 1, rssReps: 2, fanOut: 20, fanOutReps: 1 }
+  : { startupReps: 10, iterationReps: 7, turns: 30, longTurns: 1010, longLate: 1000, longReps: 2, rssReps: 5, fanOut: 100, fanOutReps: 3 };
+const LONG_EARLY = 10;
+
+const root = mkdtempSync(join(tmpdir(), "delta-bench-"));
+const server = await startModelServer();
+const rows = [];
+let keySeq = 0;
+
+try {
+  const agent = writeAgent(join(root, "agent"), null);
+  const windowed = writeAgent(join(root, "agent-window"), 20);
+  const ws = join(root, "ws");
+  mkdirSync(ws);
+  const ambient = { ...process.env };
+  const noExtraCa = { ...process.env };
+  delete noExtraCa.NODE_EXTRA_CA_CERTS;
+
+  // Node itself, for scale.
+  for (const [label, env] of environments(ambient, noExtraCa)) {
+    const walls = [];
+    for (let i = 0; i < plan.startupReps; i += 1) walls.push((await spawnTimed([process.execPath, "-e", "0"], env)).wall);
+    rows.push(row(`node -e 0 (${label})`, walls, "ms"));
+  }
+
+  // One append + fsync of a journal-sized line on this disk: the engine does one per iteration (before the tool runs).
+  rows.push(row("append + fsync of one 300-byte line, this disk", fsyncTimes(join(root, "fsync-probe"), 50), "ms", undefined, 2));
+
+  // Start-up: process start → first model request, and the whole one-turn run.
+  for (const [label, env] of environments(ambient, noExtraCa)) {
+    const toFirst = [];
+    const walls = [];
+    for (let i = 0; i < plan.startupReps; i += 1) {
+      const run = await runDelta(agent, ws, 1, env);
+      toFirst.push(run.arrivals[0] - run.startedAt);
+      walls.push(run.wall);
+    }
+    rows.push(row(`start → first model request (${label})`, toFirst, "ms"));
+    rows.push(row(`one-turn run, wall (${label})`, walls, "ms", label === "as configured" ? { target: 200, le: true } : undefined));
+  }
+
+  // Per-iteration overhead: (wall(30 turns) − wall(1 turn)) / 29, one pair per repetition.
+  const overheads = [];
+  const arrivalGaps = [];
+  for (let i = 0; i < plan.iterationReps; i += 1) {
+    const one = await runDelta(agent, ws, 1, ambient);
+    const many = await runDelta(agent, ws, plan.turns, ambient);
+    overheads.push((many.wall - one.wall) / (plan.turns - 1));
+    arrivalGaps.push(median(gaps(many.arrivals)));
+  }
+  rows.push(row(`per-iteration overhead, (wall(${plan.turns})−wall(1))/${plan.turns - 1}`, overheads, "ms", { target: 8, le: true }));
+  rows.push(row("per-iteration, median gap between model requests", arrivalGaps, "ms"));
+
+  // The same formula for a bare Node loop (HTTP call, spawn echo, append a line; no fsync): the machine's floor.
+  const bare = [];
+  for (let i = 0; i < plan.iterationReps; i += 1) {
+    const one = await runBareLoop(1);
+    const many = await runBareLoop(plan.turns);
+    bare.push((many.wall - one.wall) / (plan.turns - 1));
+  }
+  rows.push(row("bare Node loop, same formula (floor of this machine)", bare, "ms"));
+
+  // Long runs with journal.max_iterations: 20: iteration N's cost against iteration 10's.
+  const ratios = [];
+  const early = [];
+  const late = [];
+  for (let i = 0; i < plan.longReps; i += 1) {
+    const run = await runDelta(windowed, ws, plan.longTurns, ambient, ["--max-iterations", String(plan.longTurns + 5)]);
+    const g = gaps(run.arrivals); // g[k-1] = time from request k to request k+1, i.e. iteration k's cost
+    const around = (iteration) => median(g.slice(iteration - 5, iteration + 5));
+    early.push(around(LONG_EARLY));
+    late.push(around(plan.longLate));
+    ratios.push(around(plan.longLate) / around(LONG_EARLY));
+  }
+  rows.push(row(`long run: iteration ~${LONG_EARLY} (median of 10 gaps)`, early, "ms"));
+  rows.push(row(`long run: iteration ~${plan.longLate} (median of 10 gaps)`, late, "ms"));
+  rows.push(row(`long run: iteration ${plan.longLate} / iteration ${LONG_EARLY}`, ratios, "×", { target: 1.5, le: true }, 2));
+
+  // Peak RSS and CPU time (user + system, less sensitive to a busy machine than wall time).
+  if (existsSync("/usr/bin/time")) {
+    const peaks = [];
+    const cpuOne = [];
+    const cpuPerIteration = [];
+    for (let i = 0; i < plan.rssReps; i += 1) {
+      const one = await resources(agent, ws, 1, ambient);
+      const many = await resources(agent, ws, plan.turns, ambient);
+      peaks.push(many.rssMb);
+      cpuOne.push(one.cpuMs);
+      cpuPerIteration.push((many.cpuMs - one.cpuMs) / (plan.turns - 1));
+    }
+    rows.push(row(`peak RSS, ${plan.turns}-turn run`, peaks, "MB", { target: 80, le: true }));
+    rows.push(row("one-turn run, CPU user+sys", cpuOne, "ms"));
+    rows.push(row(`per-iteration CPU, (cpu(${plan.turns})−cpu(1))/${plan.turns - 1}`, cpuPerIteration, "ms"));
+  } else {
+    console.error("[bench] /usr/bin/time not found: peak RSS and CPU time skipped");
+  }
+
+  // Fan-out: many runs at once in one workspace, each with its own run id.
+  const rates = [];
+  let lost = 0;
+  for (let i = 0; i < plan.fanOutReps; i += 1) {
+    const fanWs = join(root, `fan-${i}`);
+    mkdirSync(fanWs);
+    const started = performance.now();
+    const runs = await Promise.all(Array.from({ length: plan.fanOut }, () => runDelta(agent, fanWs, 2, ambient, [], true)));
+    rates.push(plan.fanOut / ((performance.now() - started) / 1000));
+    for (const run of runs) {
+      const problem = run.exitCode !== 0 ? `exit ${run.exitCode}: ${run.stderr.slice(0, 300)}` : checkRun(join(fanWs, ".delta", run.runId), run.stdout);
+      if (problem) {
+        lost += 1;
+        console.error(`[bench] fan-out run ${run.runId}: ${problem}`);
+      }
+    }
+  }
+  rows.push(row(`fan-out: ${plan.fanOut} runs at once, runs/s`, rates, "runs/s"));
+  rows.push({ name: `fan-out: lost or corrupted runs (of ${plan.fanOut * plan.fanOutReps})`, unit: "", value: String(lost), spread: "", target: "0", met: lost === 0 ? "yes" : "NO" });
+
+  printTable(rows);
+  if (jsonOut) writeFileSync(jsonOut, `${JSON.stringify({ quick: QUICK, plan, rows }, null, 2)}\n`);
+  if (lost > 0) process.exitCode = 1;
+} finally {
+  await server.close();
+  rmSync(root, { recursive: true, force: true });
+}
+
+function fsyncTimes(path, count) {
+  const fd = openSync(path, "a");
+  const line = `${"x".repeat(299)}\n`;
+  const times = [];
+  try {
+    for (let i = 0; i < count; i += 1) {
+      const started = performance.now();
+      writeSync(fd, line);
+      fsyncSync(fd);
+      times.push(performance.now() - started);
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return times;
+}
+
+function environments(ambient, noExtraCa) {
+  const list = [["as configured", ambient]];
+  if (process.env.NODE_EXTRA_CA_CERTS) list.push(["without NODE_EXTRA_CA_CERTS", noExtraCa]);
+  return list;
+}
+
+function writeAgent(home, journalWindow) {
+  mkdirSync(home, { recursive: true });
+  writeFileSync(join(home, "agent.yaml"), 'name: bench-agent\nllm:\n  model: bench-model\ntools:\n  - name: echo\n    exec: "echo ${text}"\n');
+  writeFileSync(join(home, "system_prompt.md"), "You are a benchmark agent.");
+  const journal = journalWindow === null ? "  - type: journal\n" : `  - type: journal\n    max_iterations: ${journalWindow}\n`;
+  writeFileSync(join(home, "context.yaml"), `sources:\n  - type: file\n    path: '\${AGENT_HOME}/system_prompt.md'\n  - type: file\n    path: '\${CWD}/DELTA.md'\n    on_missing: skip\n${journal}`);
+  return home;
+}
+
+function modelEnv(base) {
+  const env = { ...base, DELTA_API_KEY: "sk-bench", DELTA_BASE_URL: server.baseUrl };
+  delete env.OPENAI_API_KEY;
+  delete env.OPENAI_BASE_URL;
+  return env;
+}
+
+/** One `delta run` with `turns` model calls; a failure throws unless `tolerant` (fan-out checks runs itself). */
+async function runDelta(agent, ws, turns, env, extra = [], tolerant = false) {
+  keySeq += 1;
+  const runId = `bench-${process.pid}-${keySeq}`;
+  const argv = [process.execPath, DELTA_BIN, "run", "--agent", agent, "-w", ws, "--run-id", runId, "-m", `turns=${turns} key=${runId}`, "--format", "json", ...extra];
+  const run = await spawnTimed(argv, modelEnv(env));
+  const arrivals = server.arrivals(runId);
+  if (run.exitCode !== 0 && !tolerant) throw new Error(`run ${runId} exited ${run.exitCode}: ${run.stderr.slice(0, 2000)}`);
+  if (arrivals.length !== turns && run.exitCode === 0) throw new Error(`run ${runId}: expected ${turns} model calls, saw ${arrivals.length}`);
+  return { ...run, runId, arrivals };
+}
+
+async function runBareLoop(turns) {
+  keySeq += 1;
+  const key = `bare-${process.pid}-${keySeq}`;
+  const run = await spawnTimed([process.execPath, join(REPO, "bench/lib/bare-loop.mjs"), server.baseUrl, String(turns), key, join(root, `${key}.jsonl`)], process.env);
+  if (run.exitCode !== 0 || server.arrivals(key).length !== turns) throw new Error(`bare loop ${key} failed: ${run.stderr}`);
+  return run;
+}
+
+function spawnTimed(argv, env) {
+  return new Promise((resolvePromise, reject) => {
+    const startedAt = performance.now();
+    const child = spawn(argv[0], argv.slice(1), { env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => resolvePromise({ startedAt, wall: performance.now() - startedAt, exitCode: code, stdout, stderr }));
+  });
+}
+
+/** Peak RSS (MB) and CPU time (ms, user + system) of one run, from /usr/bin/time; the tool's children count too. */
+async function resources(agent, ws, turns, env) {
+  keySeq += 1;
+  const runId = `bench-${process.pid}-${keySeq}`;
+  const out = join(root, `${runId}.time`);
+  const run = await spawnTimed(
+    ["/usr/bin/time", "-f", "%M %U %S", "-o", out, process.execPath, DELTA_BIN, "run", "--agent", agent, "-w", ws, "--run-id", runId, "-m", `turns=${turns} key=${runId}`, "--format", "json"],
+    modelEnv(env),
+  );
+  if (run.exitCode !== 0) throw new Error(`run ${runId} failed: ${run.stderr}`);
+  const [rssKb, user, system] = readFileSync(out, "utf8").trim().split("\n").at(-1).split(" ").map(Number);
+  return { rssMb: rssKb / 1024, cpuMs: (user + system) * 1000 };
+}
+
+function row(name, values, unit, target, decimals = 1) {
+  const s = summarize(values);
+  const met = target ? (target.le ? s.median <= target.target : s.median >= target.target) : null;
+  return {
+    name,
+    unit,
+    value: s.median.toFixed(decimals),
+    spread: formatSummary(s, decimals).replace(/^[^(]*\(/, "").replace(/\)$/, ""),
+    target: target ? `${target.le ? "≤" : "≥"} ${target.target}` : "",
+    met: met === null ? "" : met ? "yes" : "NO",
+    summary: s,
+  };
+}
+
+function printTable(list) {
+  const lines = [
+    `Delta Engine benchmark${QUICK ? " (--quick)" : ""} of ${DELTA_BIN} — node ${process.version}, ${new Date().toISOString().slice(0, 10)}`,
+    "",
+    "| Measure | Median | Unit | Spread | Target | Met |",
+    "|---|---:|---|---|---|---|",
+    ...list.map((r) => `| ${r.name} | ${r.value} | ${r.unit} | ${r.spread} | ${r.target} | ${r.met} |`),
+  ];
+  console.log(lines.join("\n"));
+}
