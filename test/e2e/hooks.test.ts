@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HookName } from "../../src/hooks/schema.js";
 import { reply, startMockLlm, type MockLlm, type Step } from "../support/mock-llm.js";
+import { diesSoon } from "../support/processes.js";
 import { delta, listIo, modelEnv, readEvents, removeDir, runDir, spawnDelta, tempDir, writeAgent, type AgentSpec, type DeltaResult } from "./harness.js";
 
 const API_KEY = modelEnv("").DELTA_API_KEY!;
@@ -97,16 +98,6 @@ function toolMessages(server: MockLlm, requestIndex: number): string[] {
 
 function hookRecords(ws: string, runId: string): Array<Record<string, unknown>> {
   return listIo(ws, runId, "hooks").map((file) => JSON.parse(readFileSync(join(runDir(ws, runId), "io", "hooks", file), "utf8")));
-}
-
-/** A process counts as gone once it no longer exists or is a zombie nobody has reaped yet. */
-function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
 }
 
 function collectFiles(dir: string): string[] {
@@ -230,7 +221,7 @@ describe.concurrent("lifecycle hooks, end to end", () => {
     expect(c.result.exitCode, c.result.stderr).toBe(0);
     expect(existsSync(join(c.ws, "ran.txt"))).toBe(false);
     expect(toolMessages(c.server, 1)).toEqual(["[error] Blocked by pre_tool_execution hook: pre_tool_execution hook failed: timed out after 1000 ms"]);
-    expect(isAlive(Number(read(c.ws, "child.pid")))).toBe(false);
+    expect(await diesSoon(Number(read(c.ws, "child.pid")))).toBe(true);
   });
 
   it("fails the run with exit 1 when pre_llm_request blocks, and fires on_error and on_run_end once", async () => {
@@ -356,7 +347,7 @@ describe.concurrent("lifecycle hooks, end to end", () => {
       child.kill("SIGINT");
       const result = await child;
       expect(result.exitCode, String(result.stderr)).toBe(130);
-      expect(isAlive(hookChild)).toBe(false);
+      expect(await diesSoon(hookChild)).toBe(true);
       expect(server.requests).toHaveLength(0);
       expect(runEnds(ws).map((end) => end.payload.status)).toEqual(["INTERRUPTED"]);
     } finally {

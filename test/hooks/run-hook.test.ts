@@ -1,10 +1,10 @@
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runHook, type HookContext, type HookRecord } from "../../src/hooks/run-hook.js";
 import { HookRecordSchema } from "../../src/hooks/types.js";
+import { diesSoon } from "../support/processes.js";
 import type { HookName, HooksConfig } from "../../src/hooks/schema.js";
 
 let root: string;
@@ -48,16 +48,6 @@ async function script(name: string, body: string): Promise<string> {
 
 function hooks(name: HookName, command: string[], timeout_ms = 5_000): HooksConfig {
   return { [name]: { command, timeout_ms } };
-}
-
-/** A process counts as gone once it no longer exists or is a zombie nobody has reaped yet. */
-function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
 }
 
 describe("runHook", () => {
@@ -124,7 +114,7 @@ describe("runHook", () => {
     expect(outcome).toEqual({ kind: "block", reason: "pre_tool_execution hook failed: timed out after 300 ms" });
     expect(records[0]?.record.timed_out).toBe(true);
     const sleeper = Number(await readFile(pidFile, "utf8"));
-    expect(isAlive(sleeper)).toBe(false);
+    expect(await diesSoon(sleeper)).toBe(true);
   });
 
   it("kills a running hook's process group at once when the run's signal aborts, and does not start one after", async () => {
@@ -135,7 +125,7 @@ describe("runHook", () => {
     while ((await readFile(pidFile, "utf8").catch(() => "")).trim() === "") await new Promise((resolve) => setTimeout(resolve, 20));
     interrupt.abort();
     expect(await running).toEqual({ kind: "block", reason: "pre_llm_request hook failed: stopped because the run was interrupted" });
-    expect(isAlive(Number(await readFile(pidFile, "utf8")))).toBe(false);
+    expect(await diesSoon(Number(await readFile(pidFile, "utf8")))).toBe(true);
 
     const after = await runHook(hooks("on_iteration_end", [path]), { name: "on_iteration_end", payload: {} }, context({ signal: interrupt.signal }));
     expect(after).toEqual({ kind: "continue", warning: "on_iteration_end hook failed: not started: the run is being interrupted" });

@@ -1,9 +1,9 @@
-import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, readFile, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { invokeTool, type InvokeRequest } from "../../src/tools/invoke.js";
+import { diesSoon } from "../support/processes.js";
 
 let dir: string;
 
@@ -17,33 +17,6 @@ afterEach(async () => {
 
 function run(argv: string[], extra: Partial<InvokeRequest> = {}) {
   return invokeTool({ argv, cwd: dir, env: {}, timeoutMs: 10_000, ...extra });
-}
-
-/** A killed process may linger as a zombie when no init reaps orphans; it counts as dead. */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  const stat = procStat(pid);
-  // Without /proc (not Linux) a successful signal 0 is the best evidence there is.
-  if (stat === null) return !existsSync("/proc/self");
-  return stat.charAt(stat.lastIndexOf(")") + 2) !== "Z";
-}
-
-/** A signalled process dies when the kernel next schedules it, which on a busy machine is not at once. */
-async function diesSoon(pid: number): Promise<boolean> {
-  for (let attempt = 0; attempt < 100 && isAlive(pid); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 20));
-  return !isAlive(pid);
-}
-
-function procStat(pid: number): string | null {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, "utf8");
-  } catch {
-    return null;
-  }
 }
 
 async function pidFrom(file: string): Promise<number> {
