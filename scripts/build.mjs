@@ -1,4 +1,5 @@
 // Bundles the two CLIs into dist/ so start-up loads a few files instead of hundreds of modules.
+import { rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createRequire } from "node:module";
 import { build } from "esbuild";
@@ -21,6 +22,9 @@ const zodEnglishOnly = {
     }));
   },
 };
+
+// Chunk names carry content hashes: start empty so no stale chunk is left to ship.
+rmSync("dist", { recursive: true, force: true });
 
 await build({
   entryPoints: { delta: "src/cli/main.ts", "delta-sessions": "src/sessions/main.ts" },

@@ -1,0 +1,29 @@
+// Whether a process is still running, as tests of killing process groups need to know: zombies count as gone.
+import { existsSync, readFileSync } from "node:fs";
+
+/** A killed process may linger as a zombie when no init reaps orphans; it counts as dead. */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  const stat = procStat(pid);
+  // Without /proc (not Linux) a successful signal 0 is the best evidence there is.
+  if (stat === null) return !existsSync("/proc/self");
+  return stat.charAt(stat.lastIndexOf(")") + 2) !== "Z";
+}
+
+/** A signalled process dies when the kernel next schedules it, which on a busy machine is not at once. */
+export async function diesSoon(pid: number): Promise<boolean> {
+  for (let attempt = 0; attempt < 100 && isAlive(pid); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+  return !isAlive(pid);
+}
+
+function procStat(pid: number): string | null {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return null;
+  }
+}
