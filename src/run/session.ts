@@ -147,7 +147,7 @@ async function finish(
   open: { journal: { sync(): void; close(): void }; logger: { close(): void }; metadata: RunMetadata; startTime: Date },
   end: LoopEnd,
 ): Promise<RunOutcome> {
-  const status: RunStatus = end.status;
+  let status: RunStatus = end.status;
   const error = "error" in end ? end.error : undefined;
   let finalError = error;
   try {
@@ -159,6 +159,8 @@ async function finish(
     ctx.append({ type: "ENGINE_END", run_id: ctx.runId, status, final_iteration: state.iterations });
     open.journal.sync();
   } catch (err) {
+    // Without ENGINE_END on disk the outcome is not recorded: never report it as a success.
+    status = "FAILED";
     finalError = { type: "ENGINE_ERROR", message: `Could not record the end of the run: ${errorMessage(err)}` };
   }
   const endTime = new Date();
@@ -184,9 +186,9 @@ async function finish(
   return {
     runId: ctx.runId,
     status,
-    result: end.status === "COMPLETED" ? parseResult(end.result) : undefined,
+    result: end.status === "COMPLETED" && status === "COMPLETED" ? parseResult(end.result) : undefined,
     error: finalError,
-    interaction: end.status === "WAITING_FOR_INPUT"
+    interaction: end.status === "WAITING_FOR_INPUT" && status === "WAITING_FOR_INPUT"
       ? { prompt: end.request.prompt, input_type: end.request.input_type, sensitive: end.request.sensitive, request_id: end.request.request_id }
       : undefined,
     iterations: state.iterations,
