@@ -1,7 +1,7 @@
 // Appends events to journal.jsonl: one write per event to an append-mode file, seq and timestamp assigned here.
 import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from "node:fs";
 import { EngineError, errorMessage } from "../errors.js";
-import { redactText } from "../llm/redact.js";
+import { redactSecrets, usableSecrets } from "../llm/redact.js";
 import { JournalEventSchema, type JournalEvent, type NewEvent } from "./events.js";
 import { parseChunk, refuseJsonArray } from "./parse-lines.js";
 
@@ -56,12 +56,12 @@ function repairTail(fd: number, path: string, warn: OpenOptions["warn"]): number
   return parsed.events.length;
 }
 
-/** Secrets as they appear inside a JSON string literal, so they can be found in a serialized line. */
-function jsonForms(secrets: readonly string[]): string[] {
-  return secrets.filter((secret) => secret.length > 0).map((secret) => JSON.stringify(secret).slice(1, -1));
+/** Secrets as they appear inside a JSON string literal, so a serialized line can be checked for them cheaply. */
+function jsonForms(secrets: readonly string[]): { raw: string; json: string }[] {
+  return usableSecrets(secrets).map((secret) => ({ raw: secret, json: JSON.stringify(secret).slice(1, -1) }));
 }
 
-function createWriter(fd: number, path: string, firstSeq: number, initialSize: number, secrets: readonly string[]): JournalWriter {
+function createWriter(fd: number, path: string, firstSeq: number, initialSize: number, secrets: readonly { raw: string; json: string }[]): JournalWriter {
   let nextSeq = firstSeq;
   let size = initialSize;
   let closed = false;
@@ -75,9 +75,13 @@ function createWriter(fd: number, path: string, firstSeq: number, initialSize: n
       const issue = checked.error.issues[0];
       throw new EngineError(`Engine bug: refusing to journal an invalid ${event.type} event (${issue?.path.join(".")}: ${issue?.message})`);
     }
-    const serialized = JSON.stringify(checked.data);
-    const holdsSecret = secrets.some((secret) => serialized.includes(secret));
-    const line = holdsSecret ? redactText(serialized, secrets) : serialized;
+    let recorded = checked.data;
+    let line = JSON.stringify(recorded);
+    if (secrets.some((secret) => line.includes(secret.json))) {
+      // Only string values change, so the event keeps its shape.
+      recorded = redactSecrets(recorded, secrets.map((secret) => secret.raw), { fields: false }) as JournalEvent;
+      line = JSON.stringify(recorded);
+    }
     const bytes = Buffer.from(`${line}\n`);
     try {
       writeAll(fd, bytes);
@@ -87,7 +91,7 @@ function createWriter(fd: number, path: string, firstSeq: number, initialSize: n
     }
     size += bytes.length;
     nextSeq += 1;
-    return holdsSecret ? (JSON.parse(line) as JournalEvent) : checked.data;
+    return recorded;
   }
 
   /** A partial write would glue the next event to a fragment, so cut it; if that fails, refuse further appends. */

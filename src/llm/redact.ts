@@ -4,9 +4,18 @@ export const REDACTED = "[REDACTED]";
 const SENSITIVE_KEYS = new Set(["authorization", "proxy-authorization", "cookie", "set-cookie", "api-key", "x-api-key"]);
 const SENSITIVE_WORDS = new Set(["secret", "secrets", "password", "passwd", "passphrase", "apikey", "credential", "credentials"]);
 
+/** Shorter strings are not treated as secrets: replacing "x" or "ollama" everywhere would corrupt what is written, not protect it. */
+export const MIN_SECRET_LENGTH = 8;
+
+export interface RedactOptions {
+  /** Also hide the values of secret-named fields and redact field names (default). Off: only string values change. */
+  fields?: boolean;
+}
+
 /** Deep copy of a JSON-like value with every known secret string and every secret-named field's value replaced by [REDACTED]. */
-export function redactSecrets(value: unknown, secrets: readonly string[]): unknown {
+export function redactSecrets(value: unknown, secrets: readonly string[], options: RedactOptions = {}): unknown {
   const known = usableSecrets(secrets);
+  const fields = options.fields ?? true;
   const seen = new WeakSet<object>();
   const visit = (current: unknown): unknown => {
     if (typeof current === "string") return replaceKnown(current, known);
@@ -15,7 +24,9 @@ export function redactSecrets(value: unknown, secrets: readonly string[]): unkno
     seen.add(current);
     const copy = Array.isArray(current)
       ? current.map(visit)
-      : Object.fromEntries(Object.entries(current).map(([key, field]) => [replaceKnown(key, known), hidesValue(key, field) ? REDACTED : visit(field)]));
+      : Object.fromEntries(
+          Object.entries(current).map(([key, field]) => (fields ? [replaceKnown(key, known), hidesValue(key, field) ? REDACTED : visit(field)] : [key, visit(field)])),
+        );
     seen.delete(current);
     return copy;
   };
@@ -70,9 +81,9 @@ function splitWords(key: string): string[] {
     .filter((word) => word.length > 0);
 }
 
-function usableSecrets(secrets: readonly string[]): string[] {
-  // Longest first, so a secret that contains another is replaced whole.
-  return [...new Set(secrets.filter((secret) => secret.length > 0))].sort((a, b) => b.length - a.length);
+/** The secrets worth replacing, longest first so a secret that contains another is replaced whole. */
+export function usableSecrets(secrets: readonly string[]): string[] {
+  return [...new Set(secrets.filter((secret) => secret.length >= MIN_SECRET_LENGTH))].sort((a, b) => b.length - a.length);
 }
 
 function replaceKnown(text: string, secrets: readonly string[]): string {

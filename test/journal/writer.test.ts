@@ -102,13 +102,23 @@ describe("openJournal", () => {
 
 describe("openJournal with secrets", () => {
   it("writes [REDACTED] in place of a secret, also where JSON escaping changed its form, and returns the event as written", async () => {
-    const writer = await openJournal(path, { secrets: ["sk-abc", 'pa"ss'] });
-    const written = writer.append(message('key sk-abc and pa"ss'));
+    const writer = await openJournal(path, { secrets: ["sk-abc-123456", 'pa"ss-word-1'] });
+    const written = writer.append(message('key sk-abc-123456 and pa"ss-word-1'));
     writer.close();
     const text = readFileSync(path, "utf8");
-    expect(text).not.toContain("sk-abc");
-    expect(text).not.toContain('pa\\"ss');
+    expect(text).not.toContain("sk-abc-123456");
+    expect(text).not.toContain('pa\\"ss-word-1');
     expect(written).toMatchObject({ content: "key [REDACTED] and [REDACTED]" });
     expect(readJournal(path)[0]).toEqual(written);
+  });
+
+  it("leaves field names and short keys alone, so a key such as 'x' cannot corrupt the journal", async () => {
+    const writer = await openJournal(path, { secrets: ["x", "result-key-1"] });
+    writer.append({ type: "ACTION_RESULT", iteration: 1, action_id: "c1", tool_name: "echo", status: "SUCCESS", observation_content: "exit text", exit_code: 0, duration_ms: 1 });
+    writer.append({ type: "ACTION_RESULT", iteration: 1, action_id: "c2", tool_name: "echo", status: "SUCCESS", observation_content: "result-key-1", exit_code: 0, duration_ms: 1 });
+    writer.close();
+    const events = readJournal(path);
+    expect(events[0]).toMatchObject({ observation_content: "exit text", exit_code: 0 });
+    expect(events[1]).toMatchObject({ observation_content: "[REDACTED]", exit_code: 0 });
   });
 });

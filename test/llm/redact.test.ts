@@ -1,6 +1,6 @@
 // Redaction: a known secret never survives, credential-named fields are hidden, token counters are kept.
 import { describe, expect, it } from "vitest";
-import { REDACTED, isSensitiveKey, redactSecrets, redactText } from "../../src/llm/redact.js";
+import { MIN_SECRET_LENGTH, REDACTED, isSensitiveKey, redactSecrets, redactText } from "../../src/llm/redact.js";
 
 const KEY = "sk-live-abcdef123456";
 
@@ -47,7 +47,13 @@ describe("redactSecrets", () => {
   });
 
   it("ignores empty secrets and replaces a longer secret whole before a shorter one inside it", () => {
-    expect(redactText("abc-long abc", ["", "abc", "abc-long"])).toBe(`${REDACTED} ${REDACTED}`);
+    expect(redactText("abcdefgh-long abcdefgh", ["", "abcdefgh", "abcdefgh-long"])).toBe(`${REDACTED} ${REDACTED}`);
+  });
+
+  it("ignores keys shorter than MIN_SECRET_LENGTH, which would corrupt text rather than protect anything", () => {
+    const short = "x".repeat(MIN_SECRET_LENGTH - 1);
+    expect(redactText(`exit ${short}`, [short])).toBe(`exit ${short}`);
+    expect(redactSecrets({ exit_code: 0, text: "x" }, ["x"])).toEqual({ exit_code: 0, text: "x" });
   });
 
   it("survives cycles", () => {
