@@ -65,6 +65,16 @@ describe("delta run", () => {
     expect(toolResult).toMatchObject({ observation_content: expect.stringContaining("key=[REDACTED]") });
   });
 
+  it("runs normally with a one-letter key (as local servers accept): short keys are not redacted into field names", async () => {
+    server = await startMockLlm([reply.toolCalls([{ name: "echo", arguments: { text: "x marks" } }]), reply.text("ok")]);
+    const agent = writeAgent(root, {}, "agent-short-key");
+    const ws = workspace("ws-short-key");
+    const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "short-1", "-m", "go"], { env: modelEnv(server.baseUrl, { DELTA_API_KEY: "x" }) });
+    expect(result.exitCode).toBe(0);
+    const toolResult = readEvents(ws, "short-1").find((event) => event.type === "ACTION_RESULT");
+    expect(toolResult).toMatchObject({ status: "SUCCESS", observation_content: expect.stringContaining("x marks"), exit_code: 0 });
+  });
+
   it("puts DELTA.md and a computed_file's output into the context", async () => {
     server = await startMockLlm([reply.text("fine")]);
     const agent = writeAgent(root, {
