@@ -24,12 +24,13 @@ export type HolderAssessment =
 export function assessHolder(facts: HolderFacts): HolderAssessment {
   if (facts.hostname !== hostname()) return { state: "other-host", host: facts.hostname };
   if (facts.pid === process.pid) return { state: "dead", reason: `process ${facts.pid} is this process` };
-  if (!isProcessAlive(facts.pid) || isZombie(facts.pid)) return { state: "dead", reason: `process ${facts.pid} no longer exists` };
+  const stat = isProcessAlive(facts.pid) ? procStatFields(facts.pid) : undefined;
+  if (stat === undefined || isZombie(stat)) return { state: "dead", reason: `process ${facts.pid} no longer exists` };
   const name = processName(facts.pid);
   if (name !== null && !/node|delta/i.test(name)) {
     return { state: "dead", reason: `process ${facts.pid} is now '${name}', not a delta engine (pid reused)` };
   }
-  const started = processStartTimeMs(facts.pid);
+  const started = processStartTimeMs(stat);
   if (started !== null && started > facts.start_time_unix + START_TIME_SLACK_MS) {
     return { state: "dead", reason: `process ${facts.pid} started after the run did, so it is not the run's engine (pid reused)` };
   }
@@ -70,15 +71,19 @@ function isProcessAlive(pid: number): boolean {
   }
 }
 
-/** A killed process its parent has not reaped yet still answers kill(0) but runs nothing. */
-function isZombie(pid: number): boolean {
+/** The fields of /proc/<pid>/stat after the parenthesized command name (state first), or null where that cannot be read. */
+function procStatFields(pid: number): string[] | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const state = stat.charAt(stat.lastIndexOf(")") + 2);
-    return state === "Z" || state === "X";
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   } catch {
-    return false;
+    return null;
   }
+}
+
+/** A killed process its parent has not reaped yet still answers kill(0) but runs nothing. */
+function isZombie(stat: string[] | null): boolean {
+  return stat?.[0] === "Z" || stat?.[0] === "X";
 }
 
 /** The process's command line on Linux (/proc), or null where that cannot be read. */
@@ -91,12 +96,12 @@ function processName(pid: number): string | null {
   }
 }
 
-/** When the process started (Unix ms) from /proc/<pid>/stat and /proc/stat's btime, or null where that cannot be read. */
-function processStartTimeMs(pid: number): number | null {
+/** When the process started (Unix ms) from its stat fields and /proc/stat's btime, or null where that cannot be read. */
+function processStartTimeMs(stat: string[] | null): number | null {
+  if (stat === null) return null;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Fields after the parenthesized command name; starttime is field 22 of the whole line, 20th after ")".
-    const ticks = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
+    // starttime is field 22 of the whole line, the 20th after ")".
+    const ticks = Number(stat[19]);
     const bootLine = readFileSync("/proc/stat", "utf8").split("\n").find((line) => line.startsWith("btime "));
     const bootSeconds = Number(bootLine?.split(/\s+/)[1]);
     if (!Number.isFinite(ticks) || !Number.isFinite(bootSeconds)) return null;
