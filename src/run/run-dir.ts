@@ -135,11 +135,6 @@ export function stageRunDir(workDir: string, runId: string): StagedRun {
   };
 }
 
-/** Claims a run id with an empty run directory (the engine stages one with its first events instead). */
-export function claimRunDir(workDir: string, runId: string): RunPaths {
-  return stageRunDir(workDir, runId).publish();
-}
-
 /** Stages a generated id, drawing another on the rare clash. */
 export function stageNewRunDir(workDir: string): StagedRun {
   for (let attempt = 0; ; attempt += 1) {
@@ -149,12 +144,6 @@ export function stageNewRunDir(workDir: string): StagedRun {
       if (!(err instanceof RunRefusedError) || attempt >= 9) throw err;
     }
   }
-}
-
-/** Claims a generated id with an empty run directory. */
-export function claimNewRunDir(workDir: string): { runId: string; paths: RunPaths } {
-  const staged = stageNewRunDir(workDir);
-  return { runId: staged.runId, paths: staged.publish() };
 }
 
 function idTaken(workDir: string, runId: string): RunRefusedError {

@@ -35,8 +35,8 @@ export interface SessionOptions {
   verbose: boolean;
   askInteractively?: (question: HumanQuestion) => Promise<string>;
   /** Events to append right after ENGINE_START (the user's message, a janitor's note…). */
-  opening: (ctx: RunContext) => Promise<void> | void;
-  /** ENGINE_START was already journaled by this process, before the run directory was published. */
+  opening?: (ctx: RunContext) => Promise<void> | void;
+  /** ENGINE_START and metadata.json were already written by this process, before the run directory was published. */
   started?: boolean;
   release: () => Promise<void>;
 }
@@ -59,7 +59,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   const journal = await openJournal(paths.journal, { warn: (line: string) => options.progress(`[warning] ${line}`), secrets });
   const reader = createJournalReader(paths.journal);
   let metadata: RunMetadata = { ...options.metadata, status: "RUNNING", end_time: null, error: null, pid: process.pid, hostname: hostname(), start_time_unix: startTime.getTime(), process_name: process.title || "node", max_iterations: options.maxIterations, updated_at: startTime.toISOString() };
-  writeMetadata(paths, metadata);
+  if (!options.started) writeMetadata(paths, metadata);
   // Hooks of the loop stop when the run is interrupted; on_error and on_run_end at the end still run.
   let closing = false;
   let metadataWrittenAt = Date.now();
@@ -109,7 +109,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   let end: LoopEnd;
   try {
     if (!options.started) ctx.append(engineStartEvent(options));
-    await options.opening(ctx);
+    await options.opening?.(ctx);
     journal.sync();
     end = await runLoop(ctx, options.maxIterations);
   } catch (err) {

@@ -69,7 +69,6 @@ export async function startRun(request: StartRequest): Promise<RunOutcome> {
       process_name: process.title || "node",
     },
     started: true,
-    opening: () => {},
   };
   const paths = await publishFirstEvents(staged, session, request.message);
   const release = await acquireRunLock(paths);

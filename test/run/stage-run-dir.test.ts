@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RunRefusedError } from "../../src/errors.js";
 import { listRuns } from "../../src/run/list-runs.js";
-import { STAGING_PREFIX, claimRunDir, runPaths, stageRunDir } from "../../src/run/store.js";
+import { STAGING_PREFIX, runPaths, stageRunDir } from "../../src/run/store.js";
 import { removeDir, tempDir } from "../e2e/harness.js";
 
 let workDir: string;
@@ -28,7 +28,7 @@ describe("stageRunDir", () => {
 
   it("refuses to publish an id another process claimed meanwhile, and removes its staged directory", () => {
     const staged = stageRunDir(workDir, "r1");
-    claimRunDir(workDir, "r1");
+    stageRunDir(workDir, "r1").publish();
     expect(() => staged.publish()).toThrow(RunRefusedError);
     expect(existsSync(staged.paths.runDir)).toBe(false);
   });

@@ -4,8 +4,8 @@ import { basename, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   appendEngineLog,
-  claimRunDir,
   createEngineLogger,
+  stageRunDir,
   writeHookRecord,
   writeInvocation,
   writeToolExecution,
@@ -16,7 +16,7 @@ let workDir: string;
 let paths: RunPaths;
 beforeEach(() => {
   workDir = mkdtempSync(join(tmpdir(), "store-io-"));
-  paths = claimRunDir(workDir, "r1");
+  paths = stageRunDir(workDir, "r1").publish();
 });
 afterEach(() => rmSync(workDir, { recursive: true, force: true }));
 

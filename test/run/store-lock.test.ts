@@ -3,13 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RunRefusedError } from "../../src/errors.js";
-import { acquireRunLock, claimRunDir, forceBreakRunLock, writeMetadata, type RunPaths } from "../../src/run/store.js";
+import { acquireRunLock, forceBreakRunLock, stageRunDir, writeMetadata, type RunPaths } from "../../src/run/store.js";
 
 let workDir: string;
 let paths: RunPaths;
 beforeEach(() => {
   workDir = mkdtempSync(join(tmpdir(), "store-lock-"));
-  paths = claimRunDir(workDir, "r1");
+  paths = stageRunDir(workDir, "r1").publish();
 });
 afterEach(() => rmSync(workDir, { recursive: true, force: true }));
 

@@ -3,13 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EngineError, RunRefusedError } from "../../src/errors.js";
-import { claimRunDir, readMetadata, writeMetadata, type RunMetadata, type RunPaths } from "../../src/run/store.js";
+import { readMetadata, stageRunDir, writeMetadata, type RunMetadata, type RunPaths } from "../../src/run/store.js";
 
 let workDir: string;
 let paths: RunPaths;
 beforeEach(() => {
   workDir = mkdtempSync(join(tmpdir(), "store-metadata-"));
-  paths = claimRunDir(workDir, "r1");
+  paths = stageRunDir(workDir, "r1").publish();
 });
 afterEach(() => rmSync(workDir, { recursive: true, force: true }));
 

@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { build } from "esbuild";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EngineError, RunRefusedError } from "../../src/errors.js";
-import { claimNewRunDir, claimRunDir, findRunDir, runPaths } from "../../src/run/store.js";
+import { findRunDir, runPaths, stageNewRunDir, stageRunDir } from "../../src/run/store.js";
 
 let workDir: string;
 beforeEach(() => {
@@ -28,9 +28,9 @@ describe("runPaths", () => {
   });
 });
 
-describe("claimRunDir", () => {
+describe("stageRunDir + publish", () => {
   it("creates the run directory, its io folders and .delta/VERSION", () => {
-    const paths = claimRunDir(workDir, "r1");
+    const paths = stageRunDir(workDir, "r1").publish();
     for (const dir of [paths.runDir, paths.invocationsDir, paths.toolExecutionsDir, paths.hooksDir]) {
       expect(statSync(dir).isDirectory()).toBe(true);
     }
@@ -39,16 +39,16 @@ describe("claimRunDir", () => {
   });
 
   it("refuses a second claim of the same id and points at continue", () => {
-    claimRunDir(workDir, "r1");
-    expect(() => claimRunDir(workDir, "r1")).toThrow(RunRefusedError);
-    expect(() => claimRunDir(workDir, "r1")).toThrow(`run id r1 already exists in ${workDir}; choose another id or use \`delta continue --run-id r1\``);
+    stageRunDir(workDir, "r1").publish();
+    expect(() => stageRunDir(workDir, "r1").publish()).toThrow(RunRefusedError);
+    expect(() => stageRunDir(workDir, "r1").publish()).toThrow(`run id r1 already exists in ${workDir}; choose another id or use \`delta continue --run-id r1\``);
   });
 
   it("refuses a workspace whose layout version it does not understand", () => {
-    claimRunDir(workDir, "r1");
+    stageRunDir(workDir, "r1").publish();
     writeFileSync(join(workDir, ".delta", "VERSION"), "7\n");
-    expect(() => claimRunDir(workDir, "r2")).toThrow(EngineError);
-    expect(() => claimRunDir(workDir, "r2")).toThrow(/layout version "7"/);
+    expect(() => stageRunDir(workDir, "r2").publish()).toThrow(EngineError);
+    expect(() => stageRunDir(workDir, "r2").publish()).toThrow(/layout version "7"/);
     expect(existsSync(join(workDir, ".delta", "r2"))).toBe(false);
   });
 
@@ -56,8 +56,8 @@ describe("claimRunDir", () => {
     const script = join(workDir, "claim.cjs");
     await build({
       stdin: {
-        contents: `import { claimRunDir } from ${JSON.stringify(resolve("src/run/run-dir.ts"))};
-          try { claimRunDir(process.argv[2], "shared"); console.log("won"); }
+        contents: `import { stageRunDir } from ${JSON.stringify(resolve("src/run/run-dir.ts"))};
+          try { stageRunDir(process.argv[2], "shared").publish(); console.log("won"); }
           catch (err) { console.log(err.constructor.name); }`,
         resolveDir: resolve("."),
         loader: "ts",
@@ -76,17 +76,18 @@ describe("claimRunDir", () => {
   });
 });
 
-describe("claimNewRunDir", () => {
+describe("stageNewRunDir", () => {
   it("claims a generated id", () => {
-    const { runId, paths } = claimNewRunDir(workDir);
-    expect(runId).toMatch(/^\d{8}_\d{6}_[0-9a-f]{6}$/);
+    const staged = stageNewRunDir(workDir);
+    const paths = staged.publish();
+    expect(staged.runId).toMatch(/^\d{8}_\d{6}_[0-9a-f]{6}$/);
     expect(statSync(paths.runDir).isDirectory()).toBe(true);
   });
 });
 
 describe("findRunDir", () => {
   it("finds a claimed run", () => {
-    const claimed = claimRunDir(workDir, "r1");
+    const claimed = stageRunDir(workDir, "r1").publish();
     expect(findRunDir(workDir, "r1")).toEqual(claimed);
   });
 
