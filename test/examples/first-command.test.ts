@@ -3,8 +3,7 @@ import { execa } from "execa";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { REPO, eventTypes, removeDir, tempDir } from "../e2e/harness.js";
-import type { JournalEvent } from "../../src/journal/events.js";
+import { REPO, eventTypes, readEvents, removeDir, tempDir } from "../e2e/harness.js";
 
 let clone: string;
 beforeAll(async () => {
@@ -43,10 +42,7 @@ it("installs, builds and replays hello-world: exit 0, the result on stdout, hell
 
   const runIds = readdirSync(join(workDir, ".delta")).filter((name) => name !== "VERSION");
   expect(runIds).toHaveLength(1);
-  const events = readFileSync(join(workDir, ".delta", runIds[0]!, "journal.jsonl"), "utf8")
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => JSON.parse(line) as JournalEvent);
+  const events = readEvents(workDir, runIds[0]!);
   expect(eventTypes(events)).toEqual([
     "ENGINE_START", "USER_MESSAGE",
     "THOUGHT", "ACTION_REQUEST", "ACTION_RESULT",
@@ -61,3 +57,20 @@ it("installs, builds and replays hello-world: exit 0, the result on stdout, hell
   ]);
   expect(events.at(-1)).toMatchObject({ type: "ENGINE_END", status: "COMPLETED" });
 }, 300_000);
+
+it("then, in the same clone, npx delta --help, npx delta init demo -y and npx delta tool expand demo/agent.yaml work", async () => {
+  const npx = (args: string[]) => execa("npx", ["--no-install", ...args], { cwd: clone, env: noKeys, reject: false, stdin: "ignore" });
+  const help = await npx(["delta", "--help"]);
+  expect(help.exitCode, help.stderr).toBe(0);
+  expect(help.stdout).toMatch(/continue/);
+  expect(help.stdout).toMatch(/list-runs/);
+
+  const init = await npx(["delta", "init", "demo", "-y"]);
+  expect(init.exitCode, init.stderr).toBe(0);
+  expect(readdirSync(join(clone, "demo")).sort()).toEqual(expect.arrayContaining(["agent.yaml", "context.yaml", "system_prompt.md"]));
+
+  const expand = await npx(["delta", "tool", "expand", "demo/agent.yaml"]);
+  expect(expand.exitCode, expand.stderr).toBe(0);
+  expect(expand.stdout).toMatch(/^tools:\n  - name: list_files\n/);
+  expect(expand.stdout).toContain("inject_as: argument");
+}, 60_000);
