@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventOf } from "../../src/journal/events.js";
 import { fault, reply, startMockLlm, type Step } from "../support/mock-llm.js";
-import { delta, modelEnv, readEvents, removeDir, tempDir, writeAgent, type DeltaResult } from "./harness.js";
+import { CRASH_TRACE, delta, type DeltaResult, modelEnv, readEvents, removeDir, tempDir, writeAgent } from "./harness.js";
 
 let root: string;
 beforeAll(() => {
@@ -19,7 +19,7 @@ interface RunResultJson {
 
 /** stdout is exactly one RunResult object, and nothing on either stream looks like a crash. */
 function parseClean(result: DeltaResult): RunResultJson {
-  expect(result.stderr).not.toMatch(/Internal error|\n\s+at .+:\d+:\d+/);
+  expect(result.stderr).not.toMatch(CRASH_TRACE);
   return JSON.parse(result.stdout) as RunResultJson;
 }
 

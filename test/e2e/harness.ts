@@ -28,10 +28,16 @@ export function modelEnv(baseUrl: string, extra: Record<string, string> = {}): R
   return { DELTA_API_KEY: "sk-test-secret-key-123", DELTA_BASE_URL: baseUrl, DELTA_RETRY_BASE_MS: "5", ...extra };
 }
 
+/** Blanks every variable that could point a run at a real model, so tests never inherit this machine's keys. */
+export const NO_MODEL_KEYS = { OPENAI_API_KEY: "", OPENAI_BASE_URL: "", DELTA_API_KEY: "", DELTA_BASE_URL: "" };
+
+/** What a crash looks like on stderr: the engine's internal-error banner or a stack frame. */
+export const CRASH_TRACE = /Internal error|\n\s+at .+:\d+:\d+/;
+
 export function spawnDelta(args: string[], options: DeltaOptions = {}): ResultPromise<{ reject: false }> {
   return execa(process.execPath, [DELTA_BIN, ...args], {
     cwd: options.cwd ?? REPO,
-    env: { OPENAI_API_KEY: "", OPENAI_BASE_URL: "", DELTA_API_KEY: "", DELTA_BASE_URL: "", ...options.env },
+    env: { ...NO_MODEL_KEYS, ...options.env },
     extendEnv: true,
     input: options.input,
     stdin: options.input === undefined ? "ignore" : undefined,
@@ -120,4 +126,9 @@ export function journalHas(workDir: string, runId: string, type: JournalEvent["t
   } catch {
     return false;
   }
+}
+
+/** Every file below `dir`, at any depth. */
+export function collectFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? collectFiles(join(dir, entry.name)) : [join(dir, entry.name)]));
 }

@@ -1,11 +1,11 @@
 // End to end: lifecycle hooks (hooks.yaml) run by the real `delta` binary against the scripted model.
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HookName } from "../../src/hooks/schema.js";
 import { reply, startMockLlm, type MockLlm, type Step } from "../support/mock-llm.js";
 import { diesSoon } from "../support/processes.js";
-import { delta, listIo, modelEnv, readEvents, removeDir, runDir, spawnDelta, tempDir, writeAgent, type AgentSpec, type DeltaResult } from "./harness.js";
+import { type AgentSpec, collectFiles, delta, type DeltaResult, listIo, modelEnv, readEvents, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
 
 const API_KEY = modelEnv("").DELTA_API_KEY!;
 
@@ -100,9 +100,6 @@ function hookRecords(ws: string, runId: string): Array<Record<string, unknown>> 
   return listIo(ws, runId, "hooks").map((file) => JSON.parse(readFileSync(join(runDir(ws, runId), "io", "hooks", file), "utf8")));
 }
 
-function collectFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? collectFiles(join(dir, entry.name)) : [join(dir, entry.name)]));
-}
 
 const ALL_HOOKS: HookName[] = ["pre_llm_request", "post_llm_response", "pre_tool_execution", "post_tool_execution", "on_error", "on_run_end", "on_iteration_start", "on_iteration_end"];
 
@@ -339,10 +336,8 @@ describe.concurrent("lifecycle hooks, end to end", () => {
       const ws = join(root, "ws-sigint");
       const child = spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", "hooks-sigint", "-m", "go"], { env: modelEnv(server.baseUrl) });
       const pidFile = join(ws, "child.pid");
-      while (!existsSync(pidFile) || readFileSync(pidFile, "utf8").trim() === "") {
-        if (child.exitCode !== null) throw new Error(`delta exited (${child.exitCode}) before the hook started: ${String((await child).stderr)}`);
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
+      await waitFor(() => child.exitCode !== null || (existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== ""), 15_000, "the hook's child pid");
+      if (child.exitCode !== null) throw new Error(`delta exited (${child.exitCode}) before the hook started: ${String((await child).stderr)}`);
       const hookChild = Number(readFileSync(pidFile, "utf8"));
       child.kill("SIGINT");
       const result = await child;

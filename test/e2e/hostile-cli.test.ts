@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CANARY, CANARY_CONTEXT, CANARY_HOOKS, hostileText, invalidAgentYaml, invalidRunId } from "../support/hostile-arbitraries.js";
 import { reply, startMockLlm } from "../support/mock-llm.js";
-import { delta, modelEnv, readEvents, removeDir, runDir, tempDir, writeAgent, type DeltaResult } from "./harness.js";
+import { CRASH_TRACE, delta, type DeltaResult, modelEnv, readEvents, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
 
 const SEED = Number(process.env.DELTA_PROPERTY_SEED ?? 1123);
 let root: string;
@@ -33,7 +33,7 @@ function tree(dir: string): string[] {
 async function cli(args: string[], env: Record<string, string> = {}): Promise<DeltaResult> {
   ran += 1;
   const result = await delta(args, { env });
-  expect(result.stderr).not.toMatch(/Internal error|\n\s+at .+:\d+:\d+/);
+  expect(result.stderr).not.toMatch(CRASH_TRACE);
   return result;
 }
 

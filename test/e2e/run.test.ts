@@ -3,7 +3,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { fault, reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
-import { delta, eventTypes, listIo, modelEnv, readEvents, readMetadataFile, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
+import { collectFiles, delta, eventTypes, listIo, modelEnv, readEvents, readMetadataFile, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
 
 let root: string;
 let server: MockLlm;
@@ -240,8 +240,3 @@ describe("delta run", () => {
   });
 });
 
-function collectFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? collectFiles(join(dir, entry.name)) : [join(dir, entry.name)],
-  );
-}

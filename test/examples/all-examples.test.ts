@@ -2,9 +2,9 @@
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { REPO, delta } from "../e2e/harness.js";
+import { delta } from "../e2e/harness.js";
+import { EXAMPLES } from "./helpers.js";
 
-const EXAMPLES = join(REPO, "examples");
 
 /** Directories holding an agent.yaml, outside run workspaces. */
 function agentDirs(dir: string): string[] {

@@ -3,7 +3,7 @@ import { execa } from "execa";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { REPO, eventTypes, readEvents, removeDir, tempDir } from "../e2e/harness.js";
+import { NO_MODEL_KEYS, REPO, eventTypes, readEvents, removeDir, tempDir } from "../e2e/harness.js";
 
 let clone: string;
 beforeAll(async () => {
@@ -21,13 +21,11 @@ function firstReadmeCommand(readme: string): string {
   return block[1].split("\n")[0]!;
 }
 
-const noKeys = { DELTA_API_KEY: "", DELTA_BASE_URL: "", OPENAI_API_KEY: "", OPENAI_BASE_URL: "" };
-
 it("installs, builds and replays hello-world: exit 0, the result on stdout, hello.txt and the journal in W001", async () => {
   const command = firstReadmeCommand(readFileSync(join(clone, "README.md"), "utf8"));
   expect(command).toMatch(/^npm install && npx delta run --agent examples\/hello-world /);
 
-  const run = await execa("bash", ["-c", command], { cwd: clone, env: noKeys, reject: false, timeout: 280_000, stdin: "ignore" });
+  const run = await execa("bash", ["-c", command], { cwd: clone, env: NO_MODEL_KEYS, reject: false, timeout: 280_000, stdin: "ignore" });
   expect(run.exitCode, run.stderr).toBe(0);
   expect(run.stdout).toContain("Status:     COMPLETED");
   expect(run.stdout).toContain("Iterations: 3");
@@ -59,7 +57,7 @@ it("installs, builds and replays hello-world: exit 0, the result on stdout, hell
 }, 300_000);
 
 it("then, in the same clone, npx delta --help, npx delta init demo -y and npx delta tool expand demo/agent.yaml work", async () => {
-  const npx = (args: string[]) => execa("npx", ["--no-install", ...args], { cwd: clone, env: noKeys, reject: false, stdin: "ignore" });
+  const npx = (args: string[]) => execa("npx", ["--no-install", ...args], { cwd: clone, env: NO_MODEL_KEYS, reject: false, stdin: "ignore" });
   const help = await npx(["delta", "--help"]);
   expect(help.exitCode, help.stderr).toBe(0);
   expect(help.stdout).toMatch(/continue/);

@@ -3,7 +3,7 @@ import { execa } from "execa";
 import { mkdirSync, symlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { RecordedRequest } from "../support/mock-llm.js";
-import { REPO, tempDir } from "../e2e/harness.js";
+import { NO_MODEL_KEYS, REPO, tempDir } from "../e2e/harness.js";
 
 export const EXAMPLES = join(REPO, "examples");
 
@@ -31,7 +31,7 @@ export interface ScriptResult {
 export async function runScript(script: string, args: string[], options: { cwd: string; env: Record<string, string>; timeoutMs?: number }): Promise<ScriptResult> {
   const result = await execa("bash", [script, ...args], {
     cwd: options.cwd,
-    env: { OPENAI_API_KEY: "", OPENAI_BASE_URL: "", DELTA_API_KEY: "", DELTA_BASE_URL: "", ...options.env },
+    env: { ...NO_MODEL_KEYS, ...options.env },
     extendEnv: true,
     stdin: "ignore",
     reject: false,

@@ -2,11 +2,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { REPO, delta, modelEnv, removeDir, tempDir } from "../e2e/harness.js";
+import { delta, modelEnv, removeDir, tempDir } from "../e2e/harness.js";
+import { EXAMPLES } from "./helpers.js";
 import { startMockLlm, type MockLlm } from "../support/mock-llm.js";
 import { recordingAsScript } from "./recording.js";
 
-const AGENT = join(REPO, "examples", "memory-folding");
+const AGENT = join(EXAMPLES, "memory-folding");
 
 interface WireMessage {
   role: string;

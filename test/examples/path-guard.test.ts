@@ -4,9 +4,10 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, startMockLlm } from "../support/mock-llm.js";
-import { REPO, delta, listIo, modelEnv, readEvents, removeDir, tempDir } from "../e2e/harness.js";
+import { delta, listIo, modelEnv, readEvents, removeDir, tempDir } from "../e2e/harness.js";
+import { EXAMPLES } from "./helpers.js";
 
-const AGENT = join(REPO, "examples/path-guard");
+const AGENT = join(EXAMPLES, "path-guard");
 const GUARD = join(AGENT, "hooks/path-guard.mjs");
 const SECRET_TEXT = "contents that must stay outside";
 

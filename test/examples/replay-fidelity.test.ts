@@ -4,12 +4,13 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JournalEvent } from "../../src/journal/events.js";
 import { exportReplies } from "../../src/llm/replay.js";
-import { REPO, delta, eventTypes, modelEnv, readEvents, removeDir, runDir, tempDir, writeAgent } from "../e2e/harness.js";
+import { delta, eventTypes, modelEnv, readEvents, removeDir, runDir, tempDir, writeAgent } from "../e2e/harness.js";
+import { EXAMPLES } from "./helpers.js";
 import { startMockLlm, type MockLlm } from "../support/mock-llm.js";
 import { recordingAsScript } from "./recording.js";
 
-const TOOL_SYNTAX = join(REPO, "examples", "tool-syntax");
-const HELLO = join(REPO, "examples", "hello-world");
+const TOOL_SYNTAX = join(EXAMPLES, "tool-syntax");
+const HELLO = join(EXAMPLES, "hello-world");
 const TASK = "Save two notes, echo a tricky text, count apples, list the notes, search a text";
 
 /** What a replay must reproduce: each event without its timestamp, durations, and the engine start facts that name paths. */

@@ -2,10 +2,11 @@
 import { chmodSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DELTA_BIN, REPO, delta, eventTypes, modelEnv, readEvents, removeDir, tempDir } from "../e2e/harness.js";
+import { DELTA_BIN, delta, eventTypes, modelEnv, readEvents, removeDir, tempDir } from "../e2e/harness.js";
+import { EXAMPLES } from "./helpers.js";
 import { fault, reply, startMockLlm, type MockLlm, type RecordedRequest, type Step } from "../support/mock-llm.js";
 
-const AGENT = join(REPO, "examples", "sub-agent");
+const AGENT = join(EXAMPLES, "sub-agent");
 const TEXT = "Delta engines journal everything";
 
 /** Parent and child share one scripted server; a request is the child's when it offers the child's tools. */

@@ -2,9 +2,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO, delta, readEvents, removeDir, tempDir } from "../e2e/harness.js";
+import { delta, readEvents, removeDir, tempDir } from "../e2e/harness.js";
+import { EXAMPLES } from "./helpers.js";
 
-const AGENT = join(REPO, "examples", "tool-syntax");
+const AGENT = join(EXAMPLES, "tool-syntax");
 let root: string;
 beforeAll(() => {
   root = tempDir("delta-tool-syntax-");

@@ -1,9 +1,11 @@
+import { existsSync, readFileSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runHook, type HookContext, type HookRecord } from "../../src/hooks/run-hook.js";
 import { HookRecordSchema } from "../../src/hooks/types.js";
+import { waitFor } from "../e2e/harness.js";
 import { diesSoon } from "../support/processes.js";
 import type { HookName, HooksConfig } from "../../src/hooks/schema.js";
 
@@ -122,7 +124,7 @@ describe("runHook", () => {
     const path = await script("slow.sh", `sleep 10 &\necho $! > "${pidFile}"\nwait`);
     const interrupt = new AbortController();
     const running = runHook(hooks("pre_llm_request", [path], 60_000), { name: "pre_llm_request", payload: {} }, context({ signal: interrupt.signal }));
-    while ((await readFile(pidFile, "utf8").catch(() => "")).trim() === "") await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "", 5_000, "the hook's pid");
     interrupt.abort();
     expect(await running).toEqual({ kind: "block", reason: "pre_llm_request hook failed: stopped because the run was interrupted" });
     expect(await diesSoon(Number(await readFile(pidFile, "utf8")))).toBe(true);

@@ -64,7 +64,7 @@ const TOOLS = `tools:
 `;
 
 /** mulberry32: a small seeded generator, so a failing campaign can be replayed with its seed. */
-export function seededRandom(seed: number): () => number {
+function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

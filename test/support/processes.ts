@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from "node:fs";
 
 /** A killed process may linger as a zombie when no init reaps orphans; it counts as dead. */
-export function isAlive(pid: number): boolean {
+function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
   } catch {

@@ -121,6 +121,12 @@ describe("invokeTool", () => {
     expect(result.spawnError).toMatch(/^could not start echo: .*null bytes/);
   });
 
+  it("reports an argument beyond the kernel's per-argument limit as a spawn error", async () => {
+    const result = await run(["printf", "%s", "x".repeat(200_000)]);
+    expect(result.status).toBe("ERROR");
+    expect(result.observation).toMatch(/E2BIG/);
+  });
+
   it("reports a missing working directory instead of a misleading command-not-found", async () => {
     const result = await run(["true"], { cwd: join(dir, "gone") });
     expect(result.spawnError).toBe(`working directory does not exist or is not a directory: ${join(dir, "gone")}`);
