@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HookName } from "../../src/hooks/schema.js";
-import { reply, startMockLlm, type MockLlm, type Step } from "../support/mock-llm.js";
+import { type MockLlm, reply, startMockLlm, type Step, toolResultsOf } from "../support/mock-llm.js";
 import { diesSoon } from "../support/processes.js";
 import { type AgentSpec, collectFiles, delta, type DeltaResult, listIo, modelEnv, readEvents, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
 
@@ -90,11 +90,6 @@ function runEnds(ws: string): Array<{ hook: string; payload: { status: string; e
   return lines(read(ws, "run_end.jsonl")).map((line) => JSON.parse(line));
 }
 
-/** What the model was told in reply to its tool call, as the next request carried it. */
-function toolMessages(server: MockLlm, requestIndex: number): string[] {
-  const body = server.requests[requestIndex]!.body as { messages: Array<{ role: string; content: string }> };
-  return body.messages.filter((message) => message.role === "tool").map((message) => message.content);
-}
 
 function hookRecords(ws: string, runId: string): Array<Record<string, unknown>> {
   return listIo(ws, runId, "hooks").map((file) => JSON.parse(readFileSync(join(runDir(ws, runId), "io", "hooks", file), "utf8")));
@@ -201,7 +196,7 @@ describe.concurrent("lifecycle hooks, end to end", () => {
     );
     expect(c.result.exitCode, c.result.stderr).toBe(0);
     expect(existsSync(join(c.ws, "ran.txt"))).toBe(false);
-    expect(toolMessages(c.server, 1)).toEqual([`[error] Blocked by pre_tool_execution hook: ${reason}`]);
+    expect(toolResultsOf(c.server.requests[1]!)).toEqual([`[error] Blocked by pre_tool_execution hook: ${reason}`]);
     const result = readEvents(c.ws, c.runId).find((event) => event.type === "ACTION_RESULT");
     expect(result).toMatchObject({ status: "ERROR", observation_content: `Blocked by pre_tool_execution hook: ${reason}` });
     expect(listIo(c.ws, c.runId, "tool_executions")).toEqual([]);
@@ -217,7 +212,7 @@ describe.concurrent("lifecycle hooks, end to end", () => {
     );
     expect(c.result.exitCode, c.result.stderr).toBe(0);
     expect(existsSync(join(c.ws, "ran.txt"))).toBe(false);
-    expect(toolMessages(c.server, 1)).toEqual(["[error] Blocked by pre_tool_execution hook: pre_tool_execution hook failed: timed out after 1000 ms"]);
+    expect(toolResultsOf(c.server.requests[1]!)).toEqual(["[error] Blocked by pre_tool_execution hook: pre_tool_execution hook failed: timed out after 1000 ms"]);
     expect(await diesSoon(Number(read(c.ws, "child.pid")))).toBe(true);
   });
 

@@ -4,7 +4,7 @@ import { existsSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readJournal } from "../../src/journal/reader.js";
-import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
+import { type MockLlm, reply, startMockLlm, taskOf, toolResultsOf } from "../support/mock-llm.js";
 import { delta, eventTypes, journalHas, modelEnv, readMetadataFile, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
 
 const SLOW_TOOLS = 'tools:\n  - name: slow\n    shell: "sleep ${seconds}"\n';
@@ -18,9 +18,8 @@ beforeAll(async () => {
   agent = writeAgent(root, { tools: SLOW_TOOLS });
   // Every run here: one slow tool call (as long as the task says), then "done".
   server = await startMockLlm((request) => {
-    const messages = (request.body as { messages: Array<{ role: string; content: string }> }).messages;
-    const seconds = /sleep (\d+)/.exec(messages.find((m) => m.role === "user")?.content ?? "")?.[1] ?? "3";
-    return messages.some((m) => m.role === "tool") ? reply.text("done") : reply.toolCalls([{ name: "slow", arguments: { seconds } }]);
+    const seconds = /sleep (\d+)/.exec(taskOf(request))?.[1] ?? "3";
+    return toolResultsOf(request).length > 0 ? reply.text("done") : reply.toolCalls([{ name: "slow", arguments: { seconds } }]);
   });
 });
 afterAll(async () => {

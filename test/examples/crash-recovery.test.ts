@@ -3,9 +3,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readJournal } from "../../src/journal/reader.js";
 import type { JournalEvent } from "../../src/journal/events.js";
-import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
+import { type MockLlm, reply, startMockLlm, taskOf, toolResultsOf } from "../support/mock-llm.js";
 import { modelEnv, removeDir, runDir, tempDir } from "../e2e/harness.js";
-import { EXAMPLES, binDir, pathWith, runScript, taskOf, toolResultsOf } from "./helpers.js";
+import { EXAMPLES, binDir, pathWith, runScript } from "./helpers.js";
 
 const SCRIPT = join(EXAMPLES, "crash-recovery/fan-out-and-recover.sh");
 const RUNS = 4;

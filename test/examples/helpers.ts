@@ -2,7 +2,6 @@
 import { execa } from "execa";
 import { mkdirSync, symlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { RecordedRequest } from "../support/mock-llm.js";
 import { NO_MODEL_KEYS, REPO, tempDir } from "../e2e/harness.js";
 
 export const EXAMPLES = join(REPO, "examples");
@@ -39,21 +38,4 @@ export async function runScript(script: string, args: string[], options: { cwd: 
     timeout: options.timeoutMs ?? 110_000,
   });
   return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
-}
-
-type Message = { role: string; content: string | null };
-
-/** The messages of a recorded model request. */
-export function messagesOf(request: RecordedRequest): Message[] {
-  return (request.body as { messages: Message[] }).messages;
-}
-
-/** The first user message of a recorded model request: the run's task. */
-export function taskOf(request: RecordedRequest): string {
-  return messagesOf(request).find((m) => m.role === "user")?.content ?? "";
-}
-
-/** The tool results the model has seen so far in this request. */
-export function toolResultsOf(request: RecordedRequest): string[] {
-  return messagesOf(request).filter((m) => m.role === "tool").map((m) => m.content ?? "");
 }

@@ -3,9 +3,9 @@ import { realpathSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JournalEvent } from "../../src/journal/events.js";
-import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
+import { type MockLlm, reply, startMockLlm, toolResultsOf } from "../support/mock-llm.js";
 import { delta, modelEnv, readEvents, removeDir, tempDir } from "../e2e/harness.js";
-import { EXAMPLES, binDir, pathWith, toolResultsOf } from "./helpers.js";
+import { EXAMPLES, binDir, pathWith } from "./helpers.js";
 
 let root: string;
 let server: MockLlm;

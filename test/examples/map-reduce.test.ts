@@ -3,9 +3,9 @@ import { execaSync } from "execa";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fault, reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
+import { fault, type MockLlm, reply, startMockLlm, taskOf, toolResultsOf } from "../support/mock-llm.js";
 import { modelEnv, removeDir, tempDir } from "../e2e/harness.js";
-import { EXAMPLES, binDir, pathWith, runScript, taskOf, toolResultsOf } from "./helpers.js";
+import { EXAMPLES, binDir, pathWith, runScript } from "./helpers.js";
 
 const SCRIPT = join(EXAMPLES, "map-reduce/map-reduce.sh");
 const hasParallel = execaSync("sh", ["-c", "command -v parallel"], { reject: false }).exitCode === 0;

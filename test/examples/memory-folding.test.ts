@@ -4,16 +4,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { delta, modelEnv, removeDir, tempDir } from "../e2e/harness.js";
 import { EXAMPLES } from "./helpers.js";
-import { startMockLlm, type MockLlm } from "../support/mock-llm.js";
+import { messagesOf, type MockLlm, startMockLlm, type WireMessage } from "../support/mock-llm.js";
 import { recordingAsScript } from "./recording.js";
 
 const AGENT = join(EXAMPLES, "memory-folding");
-
-interface WireMessage {
-  role: string;
-  content: string | null;
-  tool_calls?: { id: string }[];
-}
 
 let root: string;
 let server: MockLlm;
@@ -34,16 +28,16 @@ it("sends the summary of iterations 1–5 and only iterations 6–8 in full on t
   expect(server.requests).toHaveLength(9);
   expect(readFileSync(join(ws, "log.md"), "utf8").trim().split("\n")).toHaveLength(8);
 
-  const messagesOf = (call: number) => (server.requests[call - 1]!.body as { messages: WireMessage[] }).messages;
+  const messagesAt = (call: number) => messagesOf(server.requests[call - 1]!);
   const memoryBlock = (messages: WireMessage[]) => messages.find((m) => m.role === "system" && m.content?.startsWith("# Context Block: memory"));
   const iterationsShown = (messages: WireMessage[]) => messages.filter((m) => m.role === "assistant").map((m) => m.tool_calls?.[0]?.id);
 
   // Call 3: two iterations recorded, nothing to fold yet.
-  expect(memoryBlock(messagesOf(3))).toBeUndefined();
-  expect(iterationsShown(messagesOf(3))).toEqual(["call_mf_1", "call_mf_2"]);
+  expect(memoryBlock(messagesAt(3))).toBeUndefined();
+  expect(iterationsShown(messagesAt(3))).toEqual(["call_mf_1", "call_mf_2"]);
 
   // Call 9: eight recorded; 1–5 folded into the summary, 6–8 in full, the task kept.
-  const last = messagesOf(9);
+  const last = messagesAt(9);
   expect(last.map((m) => m.role)).toEqual(["system", "system", "user", "assistant", "tool", "assistant", "tool", "assistant", "tool"]);
   expect(last[2]).toMatchObject({ role: "user", content: "Research the question, logging every step" });
   expect(iterationsShown(last)).toEqual(["call_mf_6", "call_mf_7", "call_mf_8"]);

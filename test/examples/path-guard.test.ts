@@ -3,7 +3,7 @@ import { execa } from "execa";
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { reply, startMockLlm } from "../support/mock-llm.js";
+import { reply, startMockLlm, toolResultsOf } from "../support/mock-llm.js";
 import { delta, listIo, modelEnv, readEvents, removeDir, tempDir } from "../e2e/harness.js";
 import { EXAMPLES } from "./helpers.js";
 
@@ -56,8 +56,7 @@ describe.concurrent("examples/path-guard", () => {
       const result = await delta(["run", "--agent", AGENT, "-w", ws, "--run-id", "guard-1", "-m", "read ../../etc/passwd, then do my notes"], { env: modelEnv(server.baseUrl) });
       expect(result.exitCode, result.stderr).toBe(0);
 
-      const body = server.requests[1]!.body as { messages: Array<{ role: string; content: string }> };
-      const observations = body.messages.filter((message) => message.role === "tool").map((message) => message.content);
+      const observations = toolResultsOf(server.requests[1]!);
       expect(observations).toHaveLength(3);
       expect(observations[0]).toContain('Blocked by pre_tool_execution hook: read_file: path "../../etc/passwd" resolves to');
       expect(observations[0]).toContain(`outside the workspace ${ws}`);

@@ -1,10 +1,10 @@
 // examples/sub-agent: the parent's tool runs `delta run … --format raw` on the child; its observation is the child's raw result.
-import { chmodSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
-import { delimiter, join } from "node:path";
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DELTA_BIN, delta, eventTypes, modelEnv, readEvents, removeDir, tempDir } from "../e2e/harness.js";
-import { EXAMPLES } from "./helpers.js";
-import { fault, reply, startMockLlm, type MockLlm, type RecordedRequest, type Step } from "../support/mock-llm.js";
+import { delta, eventTypes, modelEnv, readEvents, removeDir, tempDir } from "../e2e/harness.js";
+import { EXAMPLES, binDir, pathWith } from "./helpers.js";
+import { fault, reply, startMockLlm, toolResultsOf, type MockLlm, type RecordedRequest, type Step } from "../support/mock-llm.js";
 
 const AGENT = join(EXAMPLES, "sub-agent");
 const TEXT = "Delta engines journal everything";
@@ -24,10 +24,7 @@ let env: Record<string, string>;
 beforeAll(async () => {
   root = tempDir("delta-sub-agent-");
   // `delta` on PATH, as after `npm install -g` or `npm link`.
-  const bin = join(root, "bin");
-  mkdirSync(bin);
-  writeFileSync(join(bin, "delta"), `#!/bin/sh\nexec "${process.execPath}" "${DELTA_BIN}" "$@"\n`);
-  chmodSync(join(bin, "delta"), 0o755);
+  const bin = binDir(root);
   server = await startMockLlm(
     scriptFor(
       [
@@ -43,7 +40,7 @@ beforeAll(async () => {
       ],
     ),
   );
-  env = modelEnv(server.baseUrl, { PATH: `${bin}${delimiter}${process.env.PATH ?? ""}` });
+  env = modelEnv(server.baseUrl, { PATH: pathWith(bin) });
 });
 afterAll(async () => {
   await server.close();
@@ -92,10 +89,7 @@ describe.concurrent("examples/sub-agent", () => {
     expect(readFileSync(join(ws, "researcher.stderr"), "utf8")).toContain("[1] ACT: count_words");
 
     // The parent's second request carried that observation to the model.
-    const toolMessage = server.requests
-      .map((request) => (request.body as { messages: { role: string; content: string }[] }).messages)
-      .flatMap((messages) => messages.filter((m) => m.role === "tool"))
-      .find((m) => m.content.includes('"words"'));
-    expect(toolMessage?.content).toBe(result?.type === "ACTION_RESULT" ? result.observation_content : "");
+    const toolMessage = server.requests.flatMap(toolResultsOf).find((content) => content.includes('"words"'));
+    expect(toolMessage).toBe(result?.type === "ACTION_RESULT" ? result.observation_content : "");
   });
 });

@@ -6,7 +6,7 @@ import type { EventOf, JournalEvent } from "../../src/journal/events.js";
 import { STAGING_PREFIX } from "../../src/run/run-dir.js";
 import { deriveRunState } from "../../src/run/run-state.js";
 import { delta, modelEnv, runDir, spawnDelta, tempDir, removeDir, waitFor, writeAgent } from "../e2e/harness.js";
-import { fault, reply, startMockLlm, type RecordedRequest, type Step } from "./mock-llm.js";
+import { fault, messagesOf, type RecordedRequest, reply, startMockLlm, type Step } from "./mock-llm.js";
 
 /** Where in a run the kill lands; claim: the moment its directory appears in .delta; random: a random time after that. */
 export type KillMode = "model" | "tool" | "random" | "claim";
@@ -120,11 +120,11 @@ export async function runCrashCampaign(options: CampaignOptions): Promise<Campai
 /** The model: one or two `mark` calls per reply until enough have succeeded, re-asking for any that were cut. */
 function scriptedModel(plans: Map<string, RunPlan>, request: RecordedRequest, ordinal: number): Step {
   const messages = messagesOf(request);
-  const runId = messages.map((message) => /crash-campaign run (\S+)/.exec(message.content)?.[1]).find(Boolean);
+  const runId = messages.map((message) => /crash-campaign run (\S+)/.exec(message.content ?? "")?.[1]).find(Boolean);
   const plan = runId ? plans.get(runId) : undefined;
   if (!plan) return reply.text("unknown run");
   plan.requests += 1;
-  const succeeded = messages.filter((message) => message.role === "tool" && message.content.includes("marked ")).length;
+  const succeeded = messages.filter((message) => message.role === "tool" && (message.content ?? "").includes("marked ")).length;
   const wanted = plan.marks - succeeded;
   const step = wanted <= 0
     ? reply.text(JSON.stringify({ run: plan.runId, marks: succeeded }))
@@ -138,13 +138,6 @@ function scriptedModel(plans: Map<string, RunPlan>, request: RecordedRequest, or
   return step;
 }
 
-function messagesOf(request: RecordedRequest): { role: string; content: string }[] {
-  const body = request.body as { messages?: { role?: unknown; content?: unknown }[] };
-  return (body.messages ?? []).map((message) => ({
-    role: String(message.role),
-    content: typeof message.content === "string" ? message.content : JSON.stringify(message.content ?? ""),
-  }));
-}
 
 async function crashAndRecover(plan: RunPlan, agent: string, workDir: string, baseUrl: string): Promise<RunReport> {
   const env = modelEnv(baseUrl);

@@ -38,6 +38,28 @@ export interface RecordedRequest {
 
 export type Script = Step[] | ((request: RecordedRequest, index: number) => Step);
 
+/** One chat message of a recorded request, as far as tests look at it. */
+export interface WireMessage {
+  role: string;
+  content: string | null;
+  tool_calls?: { id: string }[];
+}
+
+/** The messages of a recorded model request; none when the body had no messages. */
+export function messagesOf(request: RecordedRequest): WireMessage[] {
+  return (request.body as { messages?: WireMessage[] }).messages ?? [];
+}
+
+/** The first user message of a recorded model request: the run's task. */
+export function taskOf(request: RecordedRequest): string {
+  return messagesOf(request).find((m) => m.role === "user")?.content ?? "";
+}
+
+/** The tool results the model has seen so far in this request. */
+export function toolResultsOf(request: RecordedRequest): string[] {
+  return messagesOf(request).filter((m) => m.role === "tool").map((m) => m.content ?? "");
+}
+
 export interface MockLlm {
   /** e.g. "http://127.0.0.1:43121/v1" — what DELTA_BASE_URL should be. */
   readonly baseUrl: string;
