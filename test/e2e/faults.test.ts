@@ -66,19 +66,6 @@ describe.concurrent("model server faults", () => {
     expect(requests).toBe(2);
   });
 
-  it("retries a 500 three times, then FAILs with LLM_ERROR (exit 1), and continue completes the run", async () => {
-    const failing = Array.from({ length: 4 }, () => fault.status(500));
-    const first = await run("server-error", failing);
-    expect(first.requests).toBe(4);
-    expect(first.result.exitCode).toBe(1);
-    expect(first.json).toMatchObject({ status: "FAILED", error: { type: "LLM_ERROR" } });
-    expect(first.json.error?.message).toMatch(/500/);
-
-    const resumed = await first.resume("try again", [reply.text("recovered")]);
-    expect(resumed.result.exitCode).toBe(0);
-    expect(resumed.json).toMatchObject({ status: "COMPLETED", result: "recovered" });
-  });
-
   it("retries a connection reset mid-body and completes", async () => {
     const { result, json, requests } = await run("reset", [fault.reset(), reply.text("second try")]);
     expect(result.stderr).toMatch(/model request failed .*; retry 1 in/);
@@ -87,37 +74,23 @@ describe.concurrent("model server faults", () => {
     expect(requests).toBe(2);
   });
 
-  it("gives up on a hanging model after llm.timeout_ms, FAILs, and continue completes the run", async () => {
-    const first = await run("hang", [fault.hang()], "  timeout_ms: 300\n  max_retries: 0\n");
+  const fourTimes = (step: () => Step): Step[] => Array.from({ length: 4 }, step);
+  const failures = [
+    { name: "server-error", what: "retries a 500 three times, then", steps: fourTimes(() => fault.status(500)), llm: "", message: /500/, requests: 4 },
+    { name: "hang", what: "gives up on a hanging model after llm.timeout_ms,", steps: [fault.hang()], llm: "  timeout_ms: 300\n  max_retries: 0\n", message: /no answer within 300 ms/, requests: 1 },
+    { name: "invalid-json", what: "on a reply that is not JSON,", steps: fourTimes(fault.invalidJson), llm: "", message: /JSON/i, requests: 4 },
+    { name: "no-choices", what: "on a reply with no choices,", steps: fourTimes(fault.noChoices), llm: "", message: /choice/i, requests: 4 },
+  ];
+  for (const { name, what, steps, llm, message, requests } of failures) it(`${what} FAILs with LLM_ERROR (exit 1), and continue completes the run`, async () => {
+    const first = await run(name, steps, llm);
+    expect(first.requests).toBe(requests);
     expect(first.result.exitCode).toBe(1);
     expect(first.json).toMatchObject({ status: "FAILED", error: { type: "LLM_ERROR" } });
-    expect(first.json.error?.message).toMatch(/no answer within 300 ms/);
+    expect(first.json.error?.message).toMatch(message);
 
-    const resumed = await first.resume("try again", [reply.text("awake now")]);
+    const resumed = await first.resume("try again", [reply.text("recovered")]);
     expect(resumed.result.exitCode).toBe(0);
-    expect(resumed.json).toMatchObject({ status: "COMPLETED", result: "awake now" });
-  });
-
-  it("FAILs on a reply that is not JSON, and continue completes the run", async () => {
-    const first = await run("invalid-json", [fault.invalidJson(), fault.invalidJson(), fault.invalidJson(), fault.invalidJson()]);
-    expect(first.result.exitCode).toBe(1);
-    expect(first.json).toMatchObject({ status: "FAILED", error: { type: "LLM_ERROR" } });
-    expect(first.json.error?.message).toMatch(/JSON/i);
-
-    const resumed = await first.resume("try again", [reply.text("valid now")]);
-    expect(resumed.result.exitCode).toBe(0);
-    expect(resumed.json).toMatchObject({ status: "COMPLETED", result: "valid now" });
-  });
-
-  it("FAILs on a reply with no choices, and continue completes the run", async () => {
-    const first = await run("no-choices", [fault.noChoices(), fault.noChoices(), fault.noChoices(), fault.noChoices()]);
-    expect(first.result.exitCode).toBe(1);
-    expect(first.json).toMatchObject({ status: "FAILED", error: { type: "LLM_ERROR" } });
-    expect(first.json.error?.message).toMatch(/choice/i);
-
-    const resumed = await first.resume("try again", [reply.text("a real answer")]);
-    expect(resumed.result.exitCode).toBe(0);
-    expect(resumed.json).toMatchObject({ status: "COMPLETED", result: "a real answer" });
+    expect(resumed.json).toMatchObject({ status: "COMPLETED", result: "recovered" });
   });
 
   it("turns tool-call arguments that are not JSON into an ERROR observation the model sees, and goes on", async () => {
