@@ -143,5 +143,4 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   }
 }
 
-const code = await main(process.argv.slice(2), processIo);
-process.stdout.write("", () => process.exit(code));
+void main(process.argv.slice(2), processIo).then((code) => process.stdout.write("", () => process.exit(code)));

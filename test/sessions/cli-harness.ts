@@ -3,12 +3,12 @@ import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
 import { execa } from "execa";
+import { bundleCli } from "../../scripts/bundle.mjs";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const launcher = path.join(repoRoot, "bin/delta-sessions.js");
-const bundle = path.join(repoRoot, "dist/delta-sessions.js");
+const bundle = path.join(repoRoot, "dist/delta-sessions.cjs");
 
 async function newestSourceMtime(): Promise<number> {
   const dir = path.join(repoRoot, "src/sessions");
@@ -17,20 +17,11 @@ async function newestSourceMtime(): Promise<number> {
   return Math.max(...times);
 }
 
-/** Rebuilds dist/delta-sessions.js (as scripts/build.mjs would, without the other CLI) when it is older than its sources. */
+/** Rebuilds dist/delta-sessions.cjs (as scripts/build.mjs does, without the other CLI) when it is older than its sources. */
 export async function ensureBuilt(): Promise<void> {
   const built = await stat(bundle).then((s) => s.mtimeMs, () => 0);
   if (built >= (await newestSourceMtime())) return;
-  await build({
-    entryPoints: [path.join(repoRoot, "src/sessions/main.ts")],
-    outfile: bundle,
-    bundle: true,
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    logLevel: "warning",
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-  });
+  await bundleCli("src/sessions/main.ts", "delta-sessions", { root: repoRoot });
 }
 
 export interface CliRun {

@@ -1,0 +1,69 @@
+// Bundles one CLI into a single stamped CommonJS file in dist/, which bin/ runs through the V8 code cache.
+import { createHash } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { createRequire } from "node:module";
+import { build } from "esbuild";
+
+/** Keep in step with BUILD_STAMP_PREFIX in src/cli/run-bundle.ts. */
+const STAMP_PREFIX = "//# delta-build=";
+const STAMP_PLACEHOLDER = "0".repeat(64);
+
+const zodLocales = join(dirname(createRequire(import.meta.url).resolve("zod")), "v4", "locales");
+
+/**
+ * zod re-exports every one of its ~50 message locales through `z.locales`, which puts them all in
+ * the bundle and makes each start-up parse them. The engine speaks English only: keep `en`.
+ */
+const zodEnglishOnly = {
+  name: "zod-english-only",
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
+      args.importer.includes(`${join("node_modules", "zod")}`) ? { path: "zod-locales", namespace: "zod-english-only" } : undefined,
+    );
+    pluginBuild.onLoad({ filter: /.*/, namespace: "zod-english-only" }, () => ({
+      contents: `export { default as en } from ${JSON.stringify(join(zodLocales, "en.js"))};`,
+      resolveDir: zodLocales,
+    }));
+  },
+};
+
+/**
+ * Writes `<root>/dist/<name>.cjs` (and its source map) from `entry`, a path relative to `root`. The first line is a stamp with the
+ * SHA-256 of the file, which keys the code cache: a rebuilt bundle never meets an old cache.
+ */
+export async function bundleCli(entry, name, { stamp = true, root = process.cwd() } = {}) {
+  const outfile = join(root, "dist", `${name}.cjs`);
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: [join(root, entry)],
+    outfile,
+    bundle: true,
+    format: "cjs",
+    platform: "node",
+    target: "node20",
+    // Less source to compile on a cold start; names kept so errors still print as ConfigError etc.
+    minify: true,
+    keepNames: true,
+    sourcemap: "linked",
+    logLevel: "warning",
+    write: false,
+    plugins: [zodEnglishOnly],
+    define: { "import.meta.url": "__import_meta_url" },
+    banner: {
+      js: [
+        ...(stamp ? [`${STAMP_PREFIX}${STAMP_PLACEHOLDER}`] : []),
+        'var __import_meta_url = require("node:url").pathToFileURL(__filename).href;',
+      ].join("\n"),
+    },
+  });
+  mkdirSync(join(root, "dist"), { recursive: true });
+  for (const file of result.outputFiles) {
+    let text = file.text;
+    if (file.path.endsWith(".cjs") && stamp) {
+      const hash = createHash("sha256").update(text).digest("hex");
+      text = text.replace(`${STAMP_PREFIX}${STAMP_PLACEHOLDER}`, `${STAMP_PREFIX}${hash}`);
+    }
+    writeFileSync(file.path, text);
+  }
+}

@@ -1,0 +1,113 @@
+// The launcher's V8 code cache: written by the first run, accepted by the next, and never a reason for a run to fail.
+import { execa } from "execa";
+import { cpSync, existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { BUILD_STAMP_PREFIX, cachePath } from "../../src/cli/run-bundle.js";
+import { EXAMPLES } from "../examples/helpers.js";
+import { CRASH_TRACE, NO_MODEL_KEYS, REPO, removeDir, tempDir } from "./harness.js";
+
+const root = tempDir("delta-code-cache-");
+/** A copy of the built package (bin/, dist/, package.json), so this file's cache never meets the other tests' runs. */
+const install = join(root, "install");
+const cacheDir = join(install, "dist", ".cache");
+const HELLO = join(EXAMPLES, "hello-world");
+
+afterAll(() => removeDir(root));
+
+beforeEach(() => {
+  rmSync(install, { recursive: true, force: true });
+  for (const part of ["bin", "dist", "package.json"]) {
+    cpSync(join(REPO, part), join(install, part), { recursive: true, filter: (source) => !source.includes(`${join("dist", ".cache")}`) });
+  }
+});
+
+let runs = 0;
+async function replayHello(args: string[] = []): Promise<{ exitCode: number; stdout: string; stderr: string }> {
+  runs += 1;
+  const workDir = join(root, `ws-${runs}`);
+  const result = await execa(
+    process.execPath,
+    [join(install, "bin/delta.js"), "run", "--agent", HELLO, "-w", workDir, "--replay", join(HELLO, "recording.jsonl"), "-m", "Write a greeting to hello.txt and show it", "--format", "json", ...args],
+    { env: NO_MODEL_KEYS, reject: false, timeout: 30_000 },
+  );
+  return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
+}
+
+function cacheFiles(): string[] {
+  return existsSync(cacheDir) ? readdirSync(cacheDir).sort() : [];
+}
+
+describe("code cache", () => {
+  it("the first run writes one cache file for this bundle and Node; the next run accepts it as it is", async () => {
+    expect(cacheFiles()).toEqual([]);
+    const first = await replayHello();
+    expect(first.exitCode).toBe(0);
+    expect(JSON.parse(first.stdout).status).toBe("COMPLETED");
+
+    const files = cacheFiles();
+    expect(files).toEqual([expect.stringMatching(new RegExp(`^delta-[0-9a-f]{16}-${process.version.replace(/\./g, "\\.")}-${process.arch}\\.v8$`))]);
+    const file = join(cacheDir, files[0]!);
+    const written = statSync(file);
+    expect(written.size).toBeGreaterThan(100_000);
+
+    const second = await replayHello();
+    expect(second.exitCode).toBe(0);
+    // V8 accepted the cache, so the launcher left it alone: the same file, not a rewritten one.
+    const after = statSync(file);
+    expect([after.ino, after.mtimeMs]).toEqual([written.ino, written.mtimeMs]);
+    expect(cacheFiles()).toEqual(files);
+  });
+
+  it("commands other than run and continue use the cache but do not write it", async () => {
+    const version = await execa(process.execPath, [join(install, "bin/delta.js"), "--version"], { reject: false });
+    expect(version.exitCode).toBe(0);
+    expect(cacheFiles()).toEqual([]);
+  });
+
+  it("a corrupt cache is rejected by V8: the run completes and the cache is replaced", async () => {
+    await replayHello();
+    const [name] = cacheFiles();
+    const garbage = Buffer.alloc(4096, 0x5a);
+    writeFileSync(join(cacheDir, name!), garbage);
+
+    const result = await replayHello();
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).not.toMatch(CRASH_TRACE);
+    const replaced = readFileSync(join(cacheDir, name!));
+    expect(replaced.equals(garbage)).toBe(false);
+    expect(replaced.length).toBeGreaterThan(100_000);
+  });
+
+  it("a rebuilt bundle (another stamp) gets its own cache instead of meeting the old one", async () => {
+    await replayHello();
+    const bundle = join(install, "dist", "delta.cjs");
+    const source = readFileSync(bundle, "utf8");
+    const otherStamp = `${BUILD_STAMP_PREFIX}${"f".repeat(64)}`;
+    writeFileSync(bundle, otherStamp + source.slice(otherStamp.length));
+
+    expect((await replayHello()).exitCode).toBe(0);
+    expect(cacheFiles()).toHaveLength(2);
+    expect(cacheFiles()).toContain(`delta-${"f".repeat(16)}-${process.version}-${process.arch}.v8`);
+  });
+
+  it("an unwritable cache location costs only the cache: the run completes, nothing is left behind", async () => {
+    writeFileSync(cacheDir, "not a directory");
+    const result = await replayHello();
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).not.toMatch(CRASH_TRACE);
+    expect(readFileSync(cacheDir, "utf8")).toBe("not a directory");
+    expect(readdirSync(join(install, "dist")).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+  });
+});
+
+describe("cachePath", () => {
+  it("keys the cache by the bundle's stamp, Node version and architecture; an unstamped bundle has no cache", () => {
+    const stamp = "0123456789abcdef".repeat(4);
+    expect(cachePath("/pkg/dist/delta.cjs", `${BUILD_STAMP_PREFIX}${stamp}\ncode`)).toBe(
+      `/pkg/dist/.cache/delta-0123456789abcdef-${process.version}-${process.arch}.v8`,
+    );
+    expect(cachePath("/pkg/dist/delta.cjs", "code without a stamp")).toBeNull();
+    expect(cachePath("/pkg/dist/delta.cjs", `${BUILD_STAMP_PREFIX}${"z".repeat(64)}\ncode`)).toBeNull();
+  });
+});
