@@ -31,8 +31,9 @@ const zodEnglishOnly = {
 /**
  * Writes `<root>/dist/<name>.cjs` (and its source map) from `entry`, a path relative to `root`. The first line is a stamp with the
  * SHA-256 of the file, which keys the code cache: a rebuilt bundle never meets an old cache.
+ * `inject`: modules whose exports replace the globals of the same names throughout the bundle.
  */
-export async function bundleCli(entry, name, { stamp = true, root = process.cwd() } = {}) {
+export async function bundleCli(entry, name, { stamp = true, root = process.cwd(), inject = [] } = {}) {
   const outfile = join(root, "dist", `${name}.cjs`);
   const result = await build({
     absWorkingDir: root,
@@ -49,6 +50,7 @@ export async function bundleCli(entry, name, { stamp = true, root = process.cwd(
     logLevel: "warning",
     write: false,
     plugins: [zodEnglishOnly],
+    inject: inject.map((file) => join(root, file)),
     define: { "import.meta.url": "__import_meta_url" },
     banner: {
       js: [

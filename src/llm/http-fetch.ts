@@ -1,20 +1,75 @@
 // A fetch-compatible function over node:http/node:https, lighter than Node 20's global fetch for a short CLI run.
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
+import { Headers, type HeadersInit } from "./web-globals.js";
 
 /** Statuses whose Response must be built without a body. */
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
+
+/**
+ * What the openai SDK reads from a fetch Response: status, headers and the body as text or JSON.
+ * The body is buffered before the response is handed over, so there is no stream to cancel.
+ */
+export class FetchResponse {
+  readonly ok: boolean;
+  readonly redirected = false;
+  readonly body = null;
+  #bytes: Buffer | null;
+
+  constructor(
+    readonly url: string,
+    readonly status: number,
+    readonly statusText: string,
+    readonly headers: Headers,
+    bytes: Buffer,
+  ) {
+    this.ok = status >= 200 && status <= 299;
+    this.#bytes = bytes;
+  }
+
+  get bodyUsed(): boolean {
+    return this.#bytes === null;
+  }
+
+  async text(): Promise<string> {
+    return this.#take().toString("utf8");
+  }
+
+  /** Throws SyntaxError for a body that is not JSON, as Response.json() does. */
+  async json(): Promise<unknown> {
+    return JSON.parse(this.#take().toString("utf8"));
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    const bytes = this.#take();
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  }
+
+  #take(): Buffer {
+    if (this.#bytes === null) throw new TypeError("Body is unusable: Body has already been read");
+    const bytes = this.#bytes;
+    this.#bytes = null;
+    return bytes;
+  }
+}
+
+export interface FetchInit {
+  method?: string;
+  headers?: HeadersInit | null;
+  body?: unknown;
+  signal?: AbortSignal | null;
+}
 
 /**
  * Sends one request and resolves with the whole body buffered, so a caller's timeout or abort
  * covers the body too. Uses the default agents: Node keeps idle keep-alive sockets unref'd,
  * so they never hold the process open at exit.
  */
-export function httpFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
+export function httpFetch(input: string | URL | { url: string }, init: FetchInit = {}): Promise<FetchResponse> {
   const url = toUrl(input);
   const body = requestBody(init.body);
   const signal = init.signal ?? undefined;
-  return new Promise<Response>((resolve, reject) => {
+  return new Promise<FetchResponse>((resolve, reject) => {
     if (signal?.aborted) {
       reject(abortReason(signal));
       return;
@@ -37,7 +92,7 @@ export function httpFetch(input: string | URL | Request, init: RequestInit = {})
         (buffer) => {
           settle();
           try {
-            resolve(toResponse(res, buffer));
+            resolve(toResponse(url, res, buffer));
           } catch (err) {
             reject(err);
           }
@@ -52,19 +107,19 @@ export function httpFetch(input: string | URL | Request, init: RequestInit = {})
   });
 }
 
-function toUrl(input: string | URL | Request): URL {
+function toUrl(input: string | URL | { url: string }): URL {
   if (typeof input === "string") return new URL(input);
   if (input instanceof URL) return input;
   return new URL(input.url);
 }
 
-function requestBody(body: RequestInit["body"]): string | Uint8Array | undefined {
+function requestBody(body: unknown): string | Uint8Array | undefined {
   if (body === undefined || body === null) return undefined;
   if (typeof body === "string" || body instanceof Uint8Array) return body;
   throw new TypeError("httpFetch sends only string or byte bodies");
 }
 
-function headerRecord(headers: RequestInit["headers"]): Record<string, string> {
+function headerRecord(headers: HeadersInit | null | undefined): Record<string, string> {
   return Object.fromEntries(new Headers(headers).entries());
 }
 
@@ -82,7 +137,7 @@ function readBody(res: IncomingMessage): Promise<Buffer> {
   });
 }
 
-function toResponse(res: IncomingMessage, buffer: Buffer): Response {
+function toResponse(url: URL, res: IncomingMessage, buffer: Buffer): FetchResponse {
   const status = res.statusCode ?? 0;
   if (status < 200 || status > 599) throw new TypeError(`fetch failed: unsupported HTTP status ${status}`);
   const headers = new Headers();
@@ -90,7 +145,7 @@ function toResponse(res: IncomingMessage, buffer: Buffer): Response {
     if (value === undefined) continue;
     for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
   }
-  return new Response(NULL_BODY_STATUSES.has(status) ? null : new Uint8Array(buffer), { status, statusText: res.statusMessage ?? "", headers });
+  return new FetchResponse(url.href, status, res.statusMessage ?? "", headers, NULL_BODY_STATUSES.has(status) ? Buffer.alloc(0) : buffer);
 }
 
 function abortReason(signal: AbortSignal | undefined): unknown {

@@ -37,7 +37,9 @@ export function createOpenAiProvider(config: OpenAiProviderConfig, env: NodeJS.P
   const policy: BackoffPolicy = { ...DEFAULT_BACKOFF, baseMs: config.retryBaseMs ?? retryBaseFromEnv(env) ?? DEFAULT_BACKOFF.baseMs };
   const endpoint = describeEndpoint(baseUrl);
   // Organization and project are pinned so the SDK reads nothing from the environment behind our back.
-  const client = new OpenAI({ apiKey: config.apiKey, baseURL: baseUrl, organization: null, project: null, maxRetries: 0, timeout: timeoutMs, fetch: httpFetch });
+  // httpFetch answers with the part of a Response the SDK reads (FetchResponse), hence the cast.
+  const fetch = httpFetch as unknown as typeof globalThis.fetch;
+  const client = new OpenAI({ apiKey: config.apiKey, baseURL: baseUrl, organization: null, project: null, maxRetries: 0, timeout: timeoutMs, fetch });
   const secrets = [config.apiKey];
 
   async function attemptOnce(request: LlmRequest, signal: AbortSignal | undefined): Promise<LlmReply> {

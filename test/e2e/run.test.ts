@@ -65,6 +65,19 @@ describe("delta run", () => {
     expect(toolResult).toMatchObject({ observation_content: expect.stringContaining("key=[REDACTED]") });
   });
 
+  it("never loads undici, Node's fetch internals: the SDK meets the engine's Headers, FormData and responses, through a retried 429 too", async () => {
+    server = await startMockLlm([fault.status(429, { retryAfterMs: 1 }), reply.toolCalls([{ name: "echo", arguments: { text: "hi" } }]), reply.text("done")]);
+    const agent = writeAgent(root, {}, "agent-no-undici");
+    const ws = workspace("ws-no-undici");
+    const probe = join(root, "undici-probe.cjs");
+    const report = join(root, "undici-report.json");
+    writeFileSync(probe, `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(report)}, JSON.stringify(process.moduleLoadList.filter((name) => name.includes("undici")))));\n`);
+    const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "no-undici", "-m", "go"], { env: modelEnv(server.baseUrl, { NODE_OPTIONS: `--require ${probe}` }) });
+    expect(result.exitCode).toBe(0);
+    expect(server.requests).toHaveLength(3);
+    expect(JSON.parse(readFileSync(report, "utf8"))).toEqual([]);
+  });
+
   it("runs normally with a one-letter key (as local servers accept): short keys are not redacted into field names", async () => {
     server = await startMockLlm([reply.toolCalls([{ name: "echo", arguments: { text: "x marks" } }]), reply.text("ok")]);
     const agent = writeAgent(root, {}, "agent-short-key");

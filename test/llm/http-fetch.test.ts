@@ -25,8 +25,21 @@ describe("httpFetch", () => {
     expect(res.status).toBe(200);
     expect(res.ok).toBe(true);
     expect(res.headers.get("content-type")).toBe("application/json");
-    expect((await res.json()).choices[0].message.content).toBe("hello");
+    expect(await res.json()).toMatchObject({ choices: [{ message: { content: "hello" } }] });
     expect(server.requests[0]).toMatchObject({ method: "POST", headers: { "x-test": "1" }, body: { model: "m", messages: [] } });
+  });
+
+  it("hands over a body that reads once, and a JSON error as SyntaxError like Response.json()", async () => {
+    server = await startMockLlm([reply.text("hello")]);
+    const res = await post(server.baseUrl);
+    expect(res.bodyUsed).toBe(false);
+    expect(await res.text()).toContain("hello");
+    expect(res.bodyUsed).toBe(true);
+    await expect(res.json()).rejects.toThrow(TypeError);
+
+    await server.close();
+    server = await startMockLlm([fault.invalidJson()]);
+    await expect((await post(server.baseUrl)).json()).rejects.toThrow(SyntaxError);
   });
 
   it("returns error statuses as responses, not failures", async () => {
