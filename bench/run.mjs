@@ -15,7 +15,10 @@ import { checkRun } from "./lib/check-run.mjs";
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
-/** `--bin <path>` benchmarks another build of the launcher, e.g. an older checkout's bin/delta.js. */
+/**
+ * `--bin <path>` benchmarks another build of the launcher, e.g. an older checkout's bin/delta.js.
+ * It is started as an executable, the way `delta` and `npx delta` start it, with the `node` on PATH.
+ */
 const DELTA_BIN = args.includes("--bin") ? resolve(args[args.indexOf("--bin") + 1]) : join(REPO, "bin/delta.js");
 const QUICK = args.includes("--quick");
 const jsonOut = args.includes("--json") ? args[args.indexOf("--json") + 1] : null;
@@ -179,7 +182,8 @@ function writeAgent(home, journalWindow) {
 }
 
 function modelEnv(base) {
-  const env = { ...base, DELTA_API_KEY: "sk-bench", DELTA_BASE_URL: server.baseUrl };
+  // The launcher starts the `node` on PATH: make it this one.
+  const env = { ...base, PATH: `${dirname(process.execPath)}:${base.PATH ?? ""}`, DELTA_API_KEY: "sk-bench", DELTA_BASE_URL: server.baseUrl };
   delete env.OPENAI_API_KEY;
   delete env.OPENAI_BASE_URL;
   return env;
@@ -189,7 +193,7 @@ function modelEnv(base) {
 async function runDelta(agent, ws, turns, env, extra = [], tolerant = false) {
   keySeq += 1;
   const runId = `bench-${process.pid}-${keySeq}`;
-  const argv = [process.execPath, DELTA_BIN, "run", "--agent", agent, "-w", ws, "--run-id", runId, "-m", `turns=${turns} key=${runId}`, "--format", "json", ...extra];
+  const argv = [DELTA_BIN, "run", "--agent", agent, "-w", ws, "--run-id", runId, "-m", `turns=${turns} key=${runId}`, "--format", "json", ...extra];
   const run = await spawnTimed(argv, modelEnv(env));
   const arrivals = server.arrivals(runId);
   if (run.exitCode !== 0 && !tolerant) throw new Error(`run ${runId} exited ${run.exitCode}: ${run.stderr.slice(0, 2000)}`);
@@ -224,7 +228,7 @@ async function resources(agent, ws, turns, env) {
   const runId = `bench-${process.pid}-${keySeq}`;
   const out = join(root, `${runId}.time`);
   const run = await spawnTimed(
-    ["/usr/bin/time", "-f", "%M %U %S", "-o", out, process.execPath, DELTA_BIN, "run", "--agent", agent, "-w", ws, "--run-id", runId, "-m", `turns=${turns} key=${runId}`, "--format", "json"],
+    ["/usr/bin/time", "-f", "%M %U %S", "-o", out, DELTA_BIN, "run", "--agent", agent, "-w", ws, "--run-id", runId, "-m", `turns=${turns} key=${runId}`, "--format", "json"],
     modelEnv(env),
   );
   if (run.exitCode !== 0) throw new Error(`run ${runId} failed: ${run.stderr}`);

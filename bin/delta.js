@@ -1,5 +1,14 @@
-#!/usr/bin/env node
-// Launcher for the `delta` command: runs the bundled CLI through the code cache (src/cli/run-bundle.ts).
+#!/bin/sh
+":" //; case "${NODE_OPTIONS-}" in *-ca*) ;; *) if [ -n "${NODE_EXTRA_CA_CERTS-}" ]; then DELTA_DEFERRED_CA_CERTS=$NODE_EXTRA_CA_CERTS; export DELTA_DEFERRED_CA_CERTS; unset NODE_EXTRA_CA_CERTS; fi ;; esac
+":" //; exec node "$0" "$@"
+// Launcher for the `delta` command, read by sh first and then by Node.
+//
+// As a shell script (how `delta` and `npx delta` start it) the two lines above move
+// NODE_EXTRA_CA_CERTS aside, unless NODE_OPTIONS chooses a CA store itself, and start Node on this
+// file: Node would otherwise parse that certificate bundle at every start (about 90 ms on a machine
+// with a full bundle). The engine gives the variable back to its child processes and trusts the
+// certificates for HTTPS model calls (src/llm/deferred-ca.ts). To Node, those lines are strings
+// and comments; it runs the bundled CLI through the code cache (src/cli/run-bundle.ts).
 const path = require("node:path");
 const { runBundle } = require("../dist/run-bundle.cjs");
 

@@ -3,6 +3,7 @@
 import "./zod-config.js";
 import { cac } from "cac";
 import { DeltaError, EXIT, UsageError } from "../errors.js";
+import { takeDeferredCaCerts } from "../llm/deferred-ca.js";
 import { EMPTY_USAGE } from "../run/outcome.js";
 import { ENGINE_VERSION } from "../run/session.js";
 import { protectValues, unprotect, unprotectAll } from "./argv.js";
@@ -123,6 +124,7 @@ function isCacError(err: unknown): err is Error {
 }
 
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  takeDeferredCaCerts();
   let result: Promise<number> | null = null;
   const dispatch = (handler: Handler) => (...raw: unknown[]): void => {
     const flags = unprotectAll(raw.pop() as Flags);

@@ -1,6 +1,7 @@
 // A fetch-compatible function over node:http/node:https, lighter than Node 20's global fetch for a short CLI run.
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
+import { deferredCaAgent } from "./deferred-ca.js";
 import { Headers, type HeadersInit } from "./web-globals.js";
 
 /** Statuses whose Response must be built without a body. */
@@ -62,8 +63,9 @@ export interface FetchInit {
 
 /**
  * Sends one request and resolves with the whole body buffered, so a caller's timeout or abort
- * covers the body too. Uses the default agents: Node keeps idle keep-alive sockets unref'd,
- * so they never hold the process open at exit.
+ * covers the body too. Uses the default agents (for HTTPS with deferred extra CA certificates,
+ * an agent like the default one): Node keeps idle keep-alive sockets unref'd, so they never hold
+ * the process open at exit.
  */
 export function httpFetch(input: string | URL | { url: string }, init: FetchInit = {}): Promise<FetchResponse> {
   const url = toUrl(input);
@@ -74,8 +76,8 @@ export function httpFetch(input: string | URL | { url: string }, init: FetchInit
       reject(abortReason(signal));
       return;
     }
-    const send = url.protocol === "https:" ? httpsRequest : httpRequest;
-    const req = send(url, { method: init.method ?? "GET", headers: headerRecord(init.headers) });
+    const options = { method: init.method ?? "GET", headers: headerRecord(init.headers) };
+    const req = url.protocol === "https:" ? httpsRequest(url, { ...options, agent: deferredCaAgent() }) : httpRequest(url, options);
     const onAbort = (): void => {
       req.destroy();
       reject(abortReason(signal));

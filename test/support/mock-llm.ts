@@ -1,5 +1,6 @@
 // A scripted OpenAI Chat Completions server on 127.0.0.1 that stands in for the model in tests.
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 
 export interface ScriptedToolCall {
@@ -112,13 +113,18 @@ export const fault = {
 
 const COMPLETION_PATHS = new Set(["/v1/chat/completions", "/chat/completions"]);
 
-export async function startMockLlm(script: Script = []): Promise<MockLlm> {
+export interface MockLlmOptions {
+  /** Serve HTTPS with this key and certificate instead of plain HTTP. */
+  tls?: { key: string; cert: string };
+}
+
+export async function startMockLlm(script: Script = [], options: MockLlmOptions = {}): Promise<MockLlm> {
   const queue: Step[] = Array.isArray(script) ? [...script] : [];
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
   let answered = 0;
 
-  const server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
@@ -146,8 +152,9 @@ export async function startMockLlm(script: Script = []): Promise<MockLlm> {
       answered += 1;
       answer(res, step, recorded, answered);
     });
-  });
-  server.on("connection", (socket) => {
+  };
+  const server = options.tls ? createHttpsServer(options.tls, handle) : createServer(handle);
+  server.on("connection", (socket: Socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
   });
@@ -164,7 +171,7 @@ export async function startMockLlm(script: Script = []): Promise<MockLlm> {
   const { port } = server.address() as AddressInfo;
 
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
+    baseUrl: `${options.tls ? "https" : "http"}://127.0.0.1:${port}/v1`,
     requests,
     remaining: () => queue.length,
     push: (...steps) => {
