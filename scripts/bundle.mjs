@@ -52,6 +52,8 @@ export async function bundleCli(entry, name, { stamp = true, root = process.cwd(
     plugins: [zodEnglishOnly],
     inject: inject.map((file) => join(root, file)),
     define: { "import.meta.url": "__import_meta_url" },
+    // A CommonJS bundle loads lazily with require(): a real import() would need an ESM loader that bin/ does not give the script.
+    supported: { "dynamic-import": false },
     banner: {
       js: [
         ...(stamp ? [`${STAMP_PREFIX}${STAMP_PLACEHOLDER}`] : []),

@@ -1,5 +1,5 @@
 // Questions to a person at the terminal: prompt on stderr, answer from stdin, passwords not echoed.
-import { createInterface, type Interface } from "node:readline";
+import type { Interface } from "node:readline";
 import type { HumanQuestion } from "../run/run-context.js";
 
 let lines: AsyncIterator<string> | null = null;
@@ -7,6 +7,8 @@ let reader: Interface | null = null;
 
 async function readLine(): Promise<string> {
   if (!lines) {
+    // Loaded on the first question only: most runs never ask one.
+    const { createInterface } = await import("node:readline");
     reader = createInterface({ input: process.stdin, terminal: false });
     lines = reader[Symbol.asyncIterator]();
   }

@@ -1,5 +1,4 @@
 // Reads journal.jsonl into validated events: once in full, or incrementally with the cached prefix verified each time.
-import { createHash } from "node:crypto";
 import { closeSync, fstatSync, openSync, readSync, type Stats } from "node:fs";
 import { JournalError, errorMessage } from "../errors.js";
 import type { JournalEvent } from "./events.js";
@@ -29,8 +28,8 @@ interface VerifiedPrefix {
   bytes: number;
   lines: number;
   events: JournalEvent[];
-  firstLineHash: string;
-  firstLineBytes: number;
+  /** The first line (ENGINE_START) as read: a journal replaced by another run's cannot pass for this one. */
+  openingLine: Buffer;
   lastLineStart: number;
   lastLine: Buffer;
 }
@@ -95,7 +94,7 @@ function prefixStillMatches(fd: number, stats: Stats, prefix: VerifiedPrefix, re
   if (prefix.bytes === 0) return true;
   const lastLine = read(fd, prefix.lastLineStart, prefix.bytes);
   if (!lastLine.equals(prefix.lastLine)) return false;
-  return hash(read(fd, 0, prefix.firstLineBytes)) === prefix.firstLineHash;
+  return read(fd, 0, prefix.openingLine.length).equals(prefix.openingLine);
 }
 
 function extendPrefix(
@@ -106,15 +105,13 @@ function extendPrefix(
 ): VerifiedPrefix | null {
   if (parsed.events.length === 0) return from ?? emptyPrefix(stats);
   const base = from?.bytes ?? 0;
-  const firstLineBytes = from && from.bytes > 0 ? from.firstLineBytes : chunk.indexOf(0x0a) + 1;
   return {
     dev: stats.dev,
     ino: stats.ino,
     bytes: base + parsed.completeBytes,
     lines: (from?.lines ?? 0) + parsed.events.length,
     events: appendInPlace(from?.events ?? [], parsed.events),
-    firstLineHash: from && from.bytes > 0 ? from.firstLineHash : hash(chunk.subarray(0, firstLineBytes)),
-    firstLineBytes,
+    openingLine: from && from.bytes > 0 ? from.openingLine : Buffer.from(chunk.subarray(0, chunk.indexOf(0x0a) + 1)),
     lastLineStart: base + parsed.lastLineStart,
     lastLine: Buffer.from(chunk.subarray(parsed.lastLineStart, parsed.completeBytes)),
   };
@@ -127,7 +124,7 @@ function appendInPlace(target: JournalEvent[], added: JournalEvent[]): JournalEv
 }
 
 function emptyPrefix(stats: Stats): VerifiedPrefix {
-  return { dev: stats.dev, ino: stats.ino, bytes: 0, lines: 0, events: [], firstLineHash: "", firstLineBytes: 0, lastLineStart: 0, lastLine: Buffer.alloc(0) };
+  return { dev: stats.dev, ino: stats.ino, bytes: 0, lines: 0, events: [], openingLine: Buffer.alloc(0), lastLineStart: 0, lastLine: Buffer.alloc(0) };
 }
 
 function readRange(fd: number, start: number, end: number): Buffer {
@@ -139,8 +136,4 @@ function readRange(fd: number, start: number, end: number): Buffer {
     filled += read;
   }
   return buffer.subarray(0, filled);
-}
-
-function hash(bytes: Buffer): string {
-  return createHash("sha1").update(bytes).digest("hex");
 }

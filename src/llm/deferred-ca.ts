@@ -6,8 +6,7 @@
 // DELTA_DEFERRED_CA_CERTS; this module gives it back to the environment the engine's child
 // processes inherit and builds the HTTPS agent with those certificates when a model call first needs it.
 import { readFileSync } from "node:fs";
-import { Agent } from "node:https";
-import { createSecureContext, rootCertificates } from "node:tls";
+import type { Agent } from "node:https";
 import { errorMessage } from "../errors.js";
 
 export const DEFERRED_CA_VARIABLE = "DELTA_DEFERRED_CA_CERTS";
@@ -31,13 +30,13 @@ export function takeDeferredCaCerts(env: NodeJS.ProcessEnv = process.env): void 
  * file's, in one secure context shared by every connection. Undefined when nothing was deferred.
  * A file that cannot be read gets the warning Node itself would print, and the default roots.
  */
-export function deferredCaAgent(warn: (text: string) => void = (text) => void process.stderr.write(text)): Agent | undefined {
+export async function deferredCaAgent(warn: (text: string) => void = (text) => void process.stderr.write(text)): Promise<Agent | undefined> {
   if (deferredFile === null) return undefined;
-  if (deferredAgent === undefined) deferredAgent = buildAgent(deferredFile, warn);
+  if (deferredAgent === undefined) deferredAgent = await buildAgent(deferredFile, warn);
   return deferredAgent ?? undefined;
 }
 
-function buildAgent(file: string, warn: (text: string) => void): Agent | null {
+async function buildAgent(file: string, warn: (text: string) => void): Promise<Agent | null> {
   let pem: string;
   try {
     pem = readFileSync(file, "utf8");
@@ -49,6 +48,7 @@ function buildAgent(file: string, warn: (text: string) => void): Agent | null {
     warn(`Warning: Ignoring extra certs from \`${file}\`, load failed: no certificate found\n`);
     return null;
   }
+  const [{ Agent }, { createSecureContext, rootCertificates }] = await Promise.all([import("node:https"), import("node:tls")]);
   // As Node's global HTTPS agent, plus the context: keep-alive sockets are unref'd while idle.
   return new Agent({ keepAlive: true, scheduling: "lifo", timeout: 5000, secureContext: createSecureContext({ ca: [...rootCertificates, pem] }) });
 }

@@ -1,6 +1,5 @@
 // A fetch-compatible function over node:http/node:https, lighter than Node 20's global fetch for a short CLI run.
-import { request as httpRequest, type IncomingMessage } from "node:http";
-import { request as httpsRequest } from "node:https";
+import { request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from "node:http";
 import { deferredCaAgent } from "./deferred-ca.js";
 import { Headers, type HeadersInit } from "./web-globals.js";
 
@@ -67,17 +66,18 @@ export interface FetchInit {
  * an agent like the default one): Node keeps idle keep-alive sockets unref'd, so they never hold
  * the process open at exit.
  */
-export function httpFetch(input: string | URL | { url: string }, init: FetchInit = {}): Promise<FetchResponse> {
+export async function httpFetch(input: string | URL | { url: string }, init: FetchInit = {}): Promise<FetchResponse> {
   const url = toUrl(input);
   const body = requestBody(init.body);
   const signal = init.signal ?? undefined;
+  if (signal?.aborted) throw abortReason(signal);
+  const req = await openRequest(url, { method: init.method ?? "GET", headers: headerRecord(init.headers) });
   return new Promise<FetchResponse>((resolve, reject) => {
     if (signal?.aborted) {
+      req.destroy();
       reject(abortReason(signal));
       return;
     }
-    const options = { method: init.method ?? "GET", headers: headerRecord(init.headers) };
-    const req = url.protocol === "https:" ? httpsRequest(url, { ...options, agent: deferredCaAgent() }) : httpRequest(url, options);
     const onAbort = (): void => {
       req.destroy();
       reject(abortReason(signal));
@@ -107,6 +107,13 @@ export function httpFetch(input: string | URL | { url: string }, init: FetchInit
     });
     req.end(body);
   });
+}
+
+/** node:https (with TLS and crypto behind it) and the agent for deferred CA certificates load with the first HTTPS request. */
+async function openRequest(url: URL, options: RequestOptions): Promise<ClientRequest> {
+  if (url.protocol !== "https:") return httpRequest(url, options);
+  const [{ request }, agent] = await Promise.all([import("node:https"), deferredCaAgent()]);
+  return request(url, { ...options, agent });
 }
 
 function toUrl(input: string | URL | { url: string }): URL {

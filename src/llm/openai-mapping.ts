@@ -1,5 +1,4 @@
 // Translates our provider-neutral request into Chat Completions shapes, and a completion back into an LlmReply.
-import { randomUUID } from "node:crypto";
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { z } from "zod";
 import type { ToolCall, Usage } from "../journal/events.js";
@@ -90,7 +89,7 @@ function toToolCall(call: z.infer<typeof WireToolCallSchema>): ToolCall {
   const args = call.function.arguments;
   return {
     // Some local servers omit ids; the journal needs one to pair the call with its result.
-    id: call.id || `call_${randomUUID().replaceAll("-", "").slice(0, 24)}`,
+    id: call.id || `call_${globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`,
     name: call.function.name,
     arguments: typeof args === "string" ? args : JSON.stringify(args ?? {}),
   };

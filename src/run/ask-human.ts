@@ -1,5 +1,4 @@
 // The built-in ask_human tool: asks on the terminal with -i, otherwise pauses the run for a human.
-import { randomUUID } from "node:crypto";
 import { mkdirSync, rmSync, writeFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
@@ -53,7 +52,7 @@ export interface InteractionRequest extends HumanQuestion {
 /** Writes interaction/request.json (atomically) and records the question in the journal. */
 export function openQuestion(ctx: RunContext, call: ToolCall, iteration: number, question: HumanQuestion): InteractionRequest {
   const request: InteractionRequest = {
-    request_id: randomUUID(),
+    request_id: globalThis.crypto.randomUUID(),
     timestamp: new Date().toISOString(),
     run_id: ctx.runId,
     action_id: call.id,

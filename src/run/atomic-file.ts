@@ -1,7 +1,7 @@
 // Replaces a small file atomically: readers see the old content or the new, never a half-written file.
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
-import { randomBytes } from "node:crypto";
 import { dirname } from "node:path";
+import { randomHex } from "../random-hex.js";
 
 export interface AtomicWriteOptions {
   /** fsync the file and its directory, for states that must survive a power cut. */
@@ -28,7 +28,7 @@ export function writeFileAtomic(path: string, content: string, options: AtomicWr
 
 /** A name unique to this process and call, beside the target so rename stays on one file system. */
 export function tempPathFor(path: string): string {
-  return `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  return `${path}.${process.pid}.${randomHex(4)}.tmp`;
 }
 
 function syncDirectory(dir: string): void {

@@ -1,8 +1,8 @@
 // The run directory layout under <workDir>/.delta/: paths, the layout VERSION, and exclusive claiming of a run id.
-import { randomBytes } from "node:crypto";
 import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { EngineError, RunRefusedError, WorkspaceError, errorMessage } from "../errors.js";
+import { randomHex } from "../random-hex.js";
 import { tempPathFor } from "./atomic-file.js";
 import { makeDirs } from "./make-dirs.js";
 import { generateRunId, validateRunId } from "./run-id.js";
@@ -104,7 +104,7 @@ export function stageRunDir(workDir: string, runId: string): StagedRun {
   const final = runPaths(workDir, runId);
   ensureLayoutVersion(workDir);
   if (existsSync(final.runDir)) throw idTaken(workDir, runId);
-  const staged = pathsIn(join(controlDir(workDir), `${STAGING_PREFIX}${runId}.${process.pid}.${randomBytes(4).toString("hex")}`));
+  const staged = pathsIn(join(controlDir(workDir), `${STAGING_PREFIX}${runId}.${process.pid}.${randomHex(4)}`));
   try {
     mkdirSync(staged.runDir);
     for (const dir of [staged.invocationsDir, staged.toolExecutionsDir, staged.hooksDir]) mkdirSync(dir, { recursive: true });

@@ -1,6 +1,6 @@
 // Run ids: the rule a caller-chosen id must follow, and the engine's own generated ids.
-import { randomBytes } from "node:crypto";
 import { RunRefusedError } from "../errors.js";
+import { randomHex } from "../random-hex.js";
 
 const RUN_ID = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
 
@@ -16,5 +16,5 @@ export function validateRunId(id: string): void {
 /** `YYYYMMDD_HHMMSS_<6 hex>` in UTC; unique enough, and claiming the directory catches the rare clash. */
 export function generateRunId(now: Date = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, "").replace("T", "_").slice(0, 15);
-  return `${stamp}_${randomBytes(3).toString("hex")}`;
+  return `${stamp}_${randomHex(3)}`;
 }

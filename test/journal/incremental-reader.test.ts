@@ -145,7 +145,7 @@ describe("read cost over a long run (why iteration 1000 costs what iteration 10 
     for (const iteration of [10, 1000]) {
       const cost = costs.get(iteration)!;
       expect(cost.linesParsed).toBe(1);
-      // Exactly: the appended line, the previous last line (compared) and the first line (hashed).
+      // Exactly: the appended line, the previous last line (compared) and the first line (compared).
       expect(cost.bytesRead).toBe(cost.appended + costs.get(iteration - 1)!.appended + firstLineBytes);
     }
     expect(reader.read()).toHaveLength(1001);
