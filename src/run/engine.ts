@@ -1,5 +1,6 @@
 // The Think-Act-Observe loop: iterate until the model finishes, a human is needed, or a limit is hit.
 import { DeltaError } from "../errors.js";
+import type { JournalEvent } from "../journal/events.js";
 import { act } from "./act.js";
 import type { InteractionRequest } from "./ask-human.js";
 import type { RunContext } from "./run-context.js";
@@ -21,8 +22,9 @@ export async function runLoop(ctx: RunContext, maxIterations: number): Promise<L
     if (leftover) return leftover;
     for (let done = 0; done < maxIterations; done += 1) {
       if (ctx.signal.aborted) return interrupted();
-      const iteration = deriveRunState(ctx.readEvents()).iterations + 1;
-      const end = await iterate(ctx, iteration);
+      // One read per iteration: the events that number it are the ones its context is built from.
+      const events = ctx.readEvents();
+      const end = await iterate(ctx, deriveRunState(events).iterations + 1, events);
       if (end) return end;
     }
     return {
@@ -36,9 +38,9 @@ export async function runLoop(ctx: RunContext, maxIterations: number): Promise<L
   }
 }
 
-async function iterate(ctx: RunContext, iteration: number): Promise<LoopEnd | null> {
+async function iterate(ctx: RunContext, iteration: number, events: JournalEvent[]): Promise<LoopEnd | null> {
   await ctx.hook("on_iteration_start", iteration, { iteration });
-  const thought = await think(ctx, iteration);
+  const thought = await think(ctx, iteration, events);
   if (ctx.signal.aborted) return interrupted();
   if (thought.tool_calls.length === 0) {
     // The final iteration is an iteration too: it ends before the run does.
