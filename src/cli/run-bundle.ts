@@ -8,6 +8,7 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { setFlagsFromString } from "node:v8";
 import { Script } from "node:vm";
 
 /** The build stamps every bundle's first line with this prefix and the hex SHA-256 of the rest of the file. */
@@ -24,6 +25,9 @@ export function runBundle(bundlePath: string, options: RunBundleOptions): void {
   const source = readFileSync(bundlePath, "utf8");
   const cacheFile = cachePath(bundlePath, source);
   const cached = cacheFile === null ? undefined : readCache(cacheFile);
+  // Release builds of V8 skip the cache's checksum, and a damaged cache then aborts the process in
+  // the deserializer, at every start until it is replaced. With the check, damage is a rejection.
+  setFlagsFromString("--verify-snapshot-checksum");
   const script = new Script(wrapCommonJs(source), { filename: bundlePath, cachedData: cached });
   if (cacheFile !== null && options.warmsCache && (cached === undefined || script.cachedDataRejected === true)) {
     // At exit the script has compiled every function this command used; those are what the next start needs.

@@ -34,6 +34,13 @@ async function replayHello(args: string[] = []): Promise<{ exitCode: number; std
   return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
 }
 
+function flipMiddleByte(bytes: Buffer): Buffer {
+  const copy = Buffer.from(bytes);
+  const middle = Math.floor(copy.length / 2);
+  copy[middle] = copy[middle]! ^ 0xff;
+  return copy;
+}
+
 function cacheFiles(): string[] {
   return existsSync(cacheDir) ? readdirSync(cacheDir).sort() : [];
 }
@@ -77,6 +84,22 @@ describe("code cache", () => {
     const replaced = readFileSync(join(cacheDir, name!));
     expect(replaced.equals(garbage)).toBe(false);
     expect(replaced.length).toBeGreaterThan(100_000);
+  });
+
+  it("a cache damaged inside (one byte flipped, or cut short) is rejected by its checksum, never a crash of V8", async () => {
+    await replayHello();
+    const [name] = cacheFiles();
+    const file = join(cacheDir, name!);
+    const intact = readFileSync(file);
+    for (const damaged of [flipMiddleByte(intact), intact.subarray(0, Math.floor(intact.length / 2))]) {
+      writeFileSync(file, damaged);
+      const result = await replayHello();
+      expect(result.exitCode).toBe(0);
+      expect(result.stderr).not.toMatch(/Fatal error/);
+      expect(result.stderr).not.toMatch(CRASH_TRACE);
+      expect(JSON.parse(result.stdout).status).toBe("COMPLETED");
+      expect(readFileSync(file).equals(damaged)).toBe(false);
+    }
   });
 
   it("a rebuilt bundle (another stamp) gets its own cache instead of meeting the old one", async () => {
