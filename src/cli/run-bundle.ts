@@ -4,12 +4,13 @@
 // ~1 MB bundle is a third of a short run's start-up. V8 can serialize the bytecode of every
 // function a script has compiled (`createCachedData` after it ran) and accept it back for the
 // same source, V8 version and flags; it rejects anything else, and the script then compiles as
-// usual. The cache is keyed by the bundle's content hash, which the build writes on its first line.
+// usual. The cache is keyed by the bundle's content hash, which the build writes on its first line,
+// and carries a CRC-32 against damage that V8 itself would not notice.
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { setFlagsFromString } from "node:v8";
 import { Script } from "node:vm";
+import zlib from "node:zlib";
 
 /** The build stamps every bundle's first line with this prefix and the hex SHA-256 of the rest of the file. */
 export const BUILD_STAMP_PREFIX = "//# delta-build=";
@@ -25,9 +26,6 @@ export function runBundle(bundlePath: string, options: RunBundleOptions): void {
   const source = readFileSync(bundlePath, "utf8");
   const cacheFile = cachePath(bundlePath, source);
   const cached = cacheFile === null ? undefined : readCache(cacheFile);
-  // Release builds of V8 skip the cache's checksum, and a damaged cache then aborts the process in
-  // the deserializer, at every start until it is replaced. With the check, damage is a rejection.
-  setFlagsFromString("--verify-snapshot-checksum");
   const script = new Script(wrapCommonJs(source), { filename: bundlePath, cachedData: cached });
   if (cacheFile !== null && options.warmsCache && (cached === undefined || script.cachedDataRejected === true)) {
     // At exit the script has compiled every function this command used; those are what the next start needs.
@@ -52,13 +50,25 @@ export function cachePath(bundlePath: string, source: string): string | null {
   return path.join(path.dirname(bundlePath), ".cache", name);
 }
 
+/**
+ * A cache file is a CRC-32 of the V8 data, then the data. Release builds of V8 do not checksum a
+ * code cache, and a damaged one aborts the process in the deserializer at every start until it
+ * is replaced; here damage counts as no cache. (V8's own --verify-snapshot-checksum, set at run
+ * time, changes V8's flag hash and so makes Node recompile its built-in modules: far dearer.)
+ */
 function readCache(file: string): Buffer | undefined {
+  let bytes: Buffer;
   try {
-    return readFileSync(file);
+    bytes = readFileSync(file);
   } catch {
     return undefined;
   }
+  if (bytes.length <= CRC_BYTES || typeof zlib.crc32 !== "function") return undefined;
+  const data = bytes.subarray(CRC_BYTES);
+  return zlib.crc32(data) === bytes.readUInt32LE(0) ? data : undefined;
 }
+
+const CRC_BYTES = 4;
 
 /**
  * Best effort and atomic: a temporary file renamed over the cache, so a reader never sees half of
@@ -68,7 +78,10 @@ function writeCache(file: string, script: Script): void {
   const temporary = `${file}.${process.pid}.tmp`;
   try {
     mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(temporary, script.createCachedData());
+    const data = script.createCachedData();
+    const crc = Buffer.alloc(CRC_BYTES);
+    crc.writeUInt32LE(zlib.crc32(data), 0);
+    writeFileSync(temporary, Buffer.concat([crc, data]));
     renameSync(temporary, file);
   } catch {
     // No cache this time; the next start compiles the bundle as usual.

@@ -72,7 +72,7 @@ describe("code cache", () => {
     expect(cacheFiles()).toEqual([]);
   });
 
-  it("a corrupt cache is rejected by V8: the run completes and the cache is replaced", async () => {
+  it("a cache file of garbage is rejected: the run completes and the cache is replaced", async () => {
     await replayHello();
     const [name] = cacheFiles();
     const garbage = Buffer.alloc(4096, 0x5a);
@@ -86,7 +86,7 @@ describe("code cache", () => {
     expect(replaced.length).toBeGreaterThan(100_000);
   });
 
-  it("a cache damaged inside (one byte flipped, or cut short) is rejected by its checksum, never a crash of V8", async () => {
+  it("a cache damaged inside (one byte flipped, or cut short) is rejected by its CRC-32, never a crash of V8", async () => {
     await replayHello();
     const [name] = cacheFiles();
     const file = join(cacheDir, name!);
