@@ -33,6 +33,33 @@ export function redactSecrets(value: unknown, secrets: readonly string[], option
   return visit(value);
 }
 
+/**
+ * `JSON.stringify(redactSecrets(value, secrets), null, space)`, written in one pass with a
+ * replacer instead of through a redacted deep copy (records are written every iteration). The
+ * replacer cannot rename keys, so when a secret shows up in the text anyway (inside a key), or
+ * could hide from that check (a secret JSON would escape), the copying path writes the text.
+ */
+export function redactedJson(value: unknown, secrets: readonly string[], space?: number): string {
+  const known = usableSecrets(secrets);
+  const viaCopy = (): string => JSON.stringify(redactSecrets(value, known), null, space);
+  if (known.some((secret) => JSON.stringify(secret) !== `"${secret}"`)) return viaCopy();
+  let text: string;
+  try {
+    text = JSON.stringify(
+      value,
+      function (this: unknown, key: string, field: unknown): unknown {
+        if (key !== "" && !Array.isArray(this) && hidesValue(key, field)) return REDACTED;
+        return typeof field === "string" ? replaceKnown(field, known) : field;
+      },
+      space,
+    );
+  } catch {
+    // A cycle: the copying path writes it as "[Circular]".
+    return viaCopy();
+  }
+  return known.some((secret) => text.includes(secret)) ? viaCopy() : text;
+}
+
 /** A secret-named field's value is hidden unless it is an object, such as a tool's JSON schema for a `password` parameter. */
 function hidesValue(key: string, value: unknown): boolean {
   const isPlainObject = typeof value === "object" && value !== null && !Array.isArray(value);

@@ -2,7 +2,7 @@
 import { appendFileSync, closeSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { EngineError, errorMessage } from "../errors.js";
-import { redactSecrets } from "../llm/redact.js";
+import { redactedJson } from "../llm/redact.js";
 import type { RunPaths } from "./run-dir.js";
 
 /** A record the caller builds; stored as pretty-printed JSON. */
@@ -34,7 +34,7 @@ export function safeName(name: string): string {
 
 /** Exclusive creation, with a numeric suffix when the same millisecond already has a file of that name. */
 function writeRecord(dir: string, baseName: string, record: IoRecord, secrets: readonly string[]): string {
-  const content = `${JSON.stringify(redactSecrets(record, secrets), null, 2)}\n`;
+  const content = `${redactedJson(record, secrets, 2)}\n`;
   for (let suffix = 0; ; suffix += 1) {
     const path = join(dir, suffix === 0 ? `${baseName}.json` : `${baseName}_${suffix}.json`);
     try {

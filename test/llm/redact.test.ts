@@ -1,6 +1,7 @@
 // Redaction: a known secret never survives, credential-named fields are hidden, token counters are kept.
 import { describe, expect, it } from "vitest";
-import { MIN_SECRET_LENGTH, REDACTED, isSensitiveKey, redactSecrets, redactText } from "../../src/llm/redact.js";
+import fc from "fast-check";
+import { MIN_SECRET_LENGTH, REDACTED, isSensitiveKey, redactSecrets, redactText, redactedJson } from "../../src/llm/redact.js";
 
 const KEY = "sk-live-abcdef123456";
 
@@ -67,5 +68,32 @@ describe("isSensitiveKey", () => {
   it("matches whole key names, not fragments of counters", () => {
     expect(["authorization", "api_key", "apiKey", "refresh_token", "token", "private_key", "AWS_SECRET_ACCESS_KEY"].every(isSensitiveKey)).toBe(true);
     expect(["max_tokens", "tokens", "tokenizer", "keyboard", "monkey", "passage"].some(isSensitiveKey)).toBe(false);
+  });
+});
+
+describe("redactedJson", () => {
+  const ESCAPED = 'sk"quoted\\key-0001';
+  const keyArb = fc.constantFrom("content", "role", "password", "api_key", "max_tokens", "Authorization", "nested", "items", `weird-${KEY}`, "access_token");
+  const textArb = fc.oneof(fc.string(), fc.constantFrom(KEY, `Bearer ${KEY}`, `a ${ESCAPED} b`, "plain"));
+  const valueArb = fc.letrec((tie) => ({
+    value: fc.oneof({ depthSize: "small" }, textArb, fc.integer(), fc.boolean(), fc.constant(null), tie("object"), tie("array")),
+    object: fc.dictionary(keyArb, tie("value"), { maxKeys: 5 }),
+    array: fc.array(tie("value"), { maxLength: 4 }),
+  })).value;
+
+  it("writes exactly what the copying redaction writes, for any record and secret list", () => {
+    fc.assert(
+      fc.property(valueArb, fc.subarray([KEY, ESCAPED, "short"]), (value, secrets) => {
+        expect(redactedJson(value, secrets, 2)).toBe(JSON.stringify(redactSecrets(value, secrets), null, 2));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("leaves no known secret and no credential-named value in the text", () => {
+    const text = redactedJson({ messages: [{ content: `key ${KEY}` }], params: { password: "hunter22", max_tokens: 10 }, [`k-${KEY}`]: 1 }, [KEY], 2);
+    expect(text).not.toContain(KEY);
+    expect(text).not.toContain("hunter22");
+    expect(JSON.parse(text)).toMatchObject({ params: { password: REDACTED, max_tokens: 10 } });
   });
 });
