@@ -1,6 +1,7 @@
 // Parses a chunk of journal.jsonl bytes into validated events, checking seq continuity line by line.
 import { JournalError, errorMessage } from "../errors.js";
 import { JournalEventSchema, type JournalEvent } from "./events.js";
+import type { WrittenLines } from "./written-lines.js";
 
 const NEWLINE = 0x0a;
 
@@ -11,6 +12,8 @@ export interface ParsePosition {
   firstLine: number;
   /** The seq the chunk's first event must carry. */
   nextSeq: number;
+  /** Lines this process wrote, whose events need no second parse (see written-lines.ts). */
+  written?: WrittenLines;
 }
 
 export interface ParsedChunk {
@@ -43,7 +46,8 @@ export function parseChunk(chunk: Buffer, at: ParsePosition): ParsedChunk {
   let seq = at.nextSeq;
   let lastLineStart = -1;
   for (let end = chunk.indexOf(NEWLINE, start); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
-    events.push(parseLine(chunk.toString("utf8", start, end), at.path, line, seq));
+    const text = chunk.toString("utf8", start, end);
+    events.push(at.written?.take(text, seq) ?? parseLine(text, at.path, line, seq));
     lastLineStart = start;
     start = end + 1;
     line += 1;

@@ -3,10 +3,13 @@ import { closeSync, fstatSync, openSync, readSync, type Stats } from "node:fs";
 import { JournalError, errorMessage } from "../errors.js";
 import type { JournalEvent } from "./events.js";
 import { parseChunk, refuseJsonArray } from "./parse-lines.js";
+import type { WrittenLines } from "./written-lines.js";
 
 export interface ReadOptions {
   /** Told about a torn last line that is being ignored. */
   warn?: (line: string) => void;
+  /** Lines a writer in this process appended: met on disk unchanged, they are not parsed again. */
+  written?: WrittenLines;
 }
 
 export interface JournalReader {
@@ -60,6 +63,7 @@ export function createJournalReader(path: string, options: ReadOptions = {}): Jo
         path,
         firstLine: (from?.lines ?? 0) + 1,
         nextSeq: (from?.events.length ?? 0) + 1,
+        written: options.written,
       });
       spent.linesParsed += parsed.events.length + (parsed.unterminated ? 1 : 0);
       const base = from?.bytes ?? 0;

@@ -4,6 +4,7 @@ import { EngineError, errorMessage } from "../errors.js";
 import { redactSecrets, usableSecrets } from "../llm/redact.js";
 import { JournalEventSchema, type JournalEvent, type NewEvent } from "./events.js";
 import { parseChunk, refuseJsonArray } from "./parse-lines.js";
+import type { WrittenLines } from "./written-lines.js";
 
 export interface JournalWriter {
   /** Records one event and returns it as written. Throws EngineError when the disk refuses it. */
@@ -18,13 +19,15 @@ export interface OpenOptions {
   warn?: (line: string) => void;
   /** Strings that must never reach the file (the API key): an event holding one is written with [REDACTED] in its place. */
   secrets?: readonly string[];
+  /** Told every line this writer appends, for a reader of the same journal (see written-lines.ts). */
+  written?: WrittenLines;
 }
 
 export async function openJournal(path: string, options: OpenOptions = {}): Promise<JournalWriter> {
   const fd = openForAppend(path);
   try {
     const nextSeq = repairTail(fd, path, options.warn) + 1;
-    return createWriter(fd, path, nextSeq, fstatSync(fd).size, jsonForms(options.secrets ?? []));
+    return createWriter(fd, path, nextSeq, fstatSync(fd).size, jsonForms(options.secrets ?? []), options.written);
   } catch (err) {
     closeSync(fd);
     throw err;
@@ -61,7 +64,14 @@ function jsonForms(secrets: readonly string[]): { raw: string; json: string }[] 
   return usableSecrets(secrets).map((secret) => ({ raw: secret, json: JSON.stringify(secret).slice(1, -1) }));
 }
 
-function createWriter(fd: number, path: string, firstSeq: number, initialSize: number, secrets: readonly { raw: string; json: string }[]): JournalWriter {
+function createWriter(
+  fd: number,
+  path: string,
+  firstSeq: number,
+  initialSize: number,
+  secrets: readonly { raw: string; json: string }[],
+  written: WrittenLines | undefined,
+): JournalWriter {
   let nextSeq = firstSeq;
   let size = initialSize;
   let closed = false;
@@ -91,6 +101,7 @@ function createWriter(fd: number, path: string, firstSeq: number, initialSize: n
     }
     size += bytes.length;
     nextSeq += 1;
+    written?.remember(line, recorded);
     return recorded;
   }
 

@@ -7,6 +7,7 @@ import { runHook } from "../hooks/run-hook.js";
 import type { JournalEvent, NewEvent, RunStatus } from "../journal/events.js";
 import { openJournal } from "../journal/writer.js";
 import { createJournalReader } from "../journal/reader.js";
+import { createWrittenLines } from "../journal/written-lines.js";
 import { runLoop, type LoopEnd } from "./engine.js";
 import type { RunOutcome } from "./outcome.js";
 import { parseResult, usageFromState } from "./outcome.js";
@@ -56,8 +57,9 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
     },
     close: (): void => fileLogger.close(),
   };
-  const journal = await openJournal(paths.journal, { warn: (line: string) => options.progress(`[warning] ${line}`), secrets });
-  const reader = createJournalReader(paths.journal);
+  const written = createWrittenLines();
+  const journal = await openJournal(paths.journal, { warn: (line: string) => options.progress(`[warning] ${line}`), secrets, written });
+  const reader = createJournalReader(paths.journal, { written });
   let metadata: RunMetadata = { ...options.metadata, status: "RUNNING", end_time: null, error: null, pid: process.pid, hostname: hostname(), start_time_unix: startTime.getTime(), process_name: process.title || "node", max_iterations: options.maxIterations, updated_at: startTime.toISOString() };
   if (!options.started) writeMetadata(paths, metadata);
   // Hooks of the loop stop when the run is interrupted; on_error and on_run_end at the end still run.
