@@ -31,8 +31,8 @@ type Thought = EventOf<"THOUGHT">;
  * All other event types produce no messages.
  */
 export function journalToMessages(events: readonly JournalEvent[], options: JournalMessagesOptions = {}): ChatMessage[] {
-  const resultsAfter = resultsByThought(events);
   const keptIterations = options.maxIterations === undefined ? null : lastIterations(events, options.maxIterations);
+  const resultsAfter = resultsByThought(events, keptIterations);
   const messages: ChatMessage[] = [];
   let thoughtIndex = -1;
   for (const event of events) {
@@ -47,13 +47,16 @@ export function journalToMessages(events: readonly JournalEvent[], options: Jour
   return messages;
 }
 
-/** One map per THOUGHT, in order: action_id → the results journaled before the next THOUGHT. */
-function resultsByThought(events: readonly JournalEvent[]): Map<string, ActionResult[]>[] {
-  const groups: Map<string, ActionResult[]>[] = [];
+/**
+ * One entry per THOUGHT, in order: action_id → the results journaled before the next THOUGHT.
+ * THOUGHTs outside `kept` get none, so a long run's window costs maps for the window only.
+ */
+function resultsByThought(events: readonly JournalEvent[], kept: Set<number> | null): (Map<string, ActionResult[]> | undefined)[] {
+  const groups: (Map<string, ActionResult[]> | undefined)[] = [];
   let current: Map<string, ActionResult[]> | undefined;
   for (const event of events) {
     if (event.type === "THOUGHT") {
-      current = new Map();
+      current = kept === null || kept.has(event.iteration) ? new Map() : undefined;
       groups.push(current);
     } else if (event.type === "ACTION_RESULT" && current !== undefined) {
       const sameId = current.get(event.action_id);

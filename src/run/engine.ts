@@ -4,7 +4,7 @@ import type { JournalEvent } from "../journal/events.js";
 import { act } from "./act.js";
 import type { InteractionRequest } from "./ask-human.js";
 import type { RunContext } from "./run-context.js";
-import { deriveRunState } from "./run-state.js";
+import { createRunStateTracker, deriveRunState } from "./run-state.js";
 import { think } from "./think.js";
 
 export type LoopEnd =
@@ -20,11 +20,12 @@ export async function runLoop(ctx: RunContext, maxIterations: number): Promise<L
   try {
     const leftover = await finishPendingCalls(ctx);
     if (leftover) return leftover;
+    const stateOf = createRunStateTracker();
     for (let done = 0; done < maxIterations; done += 1) {
       if (ctx.signal.aborted) return interrupted();
       // One read per iteration: the events that number it are the ones its context is built from.
       const events = ctx.readEvents();
-      const end = await iterate(ctx, deriveRunState(events).iterations + 1, events);
+      const end = await iterate(ctx, stateOf(events).iterations + 1, events);
       if (end) return end;
     }
     return {

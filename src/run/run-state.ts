@@ -22,67 +22,117 @@ export interface RunState {
   initialMessage: string | null;
 }
 
+/** What folding the journal so far has gathered; RunState is computed from it. */
+interface Fold {
+  status: RunStatus;
+  iterations: number;
+  lastThought: EventOf<"THOUGHT"> | null;
+  lastError: EventOf<"ERROR"> | null;
+  waiting: EventOf<"HUMAN_INPUT_REQUEST"> | null;
+  initialMessage: string | null;
+  /** Calls of the last THOUGHT with an ACTION_REQUEST, and with an ACTION_RESULT. */
+  requested: Set<string>;
+  answered: Set<string>;
+  usage: RunState["usage"];
+}
+
 /** Folds the journal into the run's state; the journal is the authority over metadata.json. */
 export function deriveRunState(events: readonly JournalEvent[]): RunState {
-  let status: RunStatus = "RUNNING";
-  let iterations = 0;
-  let lastThought: EventOf<"THOUGHT"> | null = null;
-  let lastError: EventOf<"ERROR"> | null = null;
-  let waiting: EventOf<"HUMAN_INPUT_REQUEST"> | null = null;
-  let initialMessage: string | null = null;
-  const requested = new Set<string>();
-  const answered = new Set<string>();
-  const usage: RunState["usage"] = { input_tokens: 0, output_tokens: 0, byModel: new Map() };
+  const fold = emptyFold();
+  for (const event of events) foldEvent(fold, event);
+  return stateOf(fold);
+}
 
-  for (const event of events) {
-    switch (event.type) {
-      case "ENGINE_START":
-        status = "RUNNING";
-        break;
-      case "USER_MESSAGE":
-        initialMessage ??= event.content;
-        break;
-      case "THOUGHT": {
-        iterations += 1;
-        lastThought = event;
-        requested.clear();
-        answered.clear();
-        if (event.usage) {
-          usage.input_tokens += event.usage.input_tokens;
-          usage.output_tokens += event.usage.output_tokens;
-          const perModel = usage.byModel.get(event.model) ?? { input_tokens: 0, output_tokens: 0 };
-          perModel.input_tokens += event.usage.input_tokens;
-          perModel.output_tokens += event.usage.output_tokens;
-          usage.byModel.set(event.model, perModel);
-        }
-        break;
-      }
-      case "ACTION_REQUEST":
-        requested.add(event.action_id);
-        break;
-      case "ACTION_RESULT":
-        answered.add(event.action_id);
-        if (waiting?.action_id === event.action_id) waiting = null;
-        break;
-      case "HUMAN_INPUT_REQUEST":
-        waiting = event;
-        break;
-      case "HUMAN_INPUT_RECEIVED":
-        if (waiting?.request_id === event.request_id) waiting = null;
-        break;
-      case "ERROR":
-        lastError = event;
-        break;
-      case "ENGINE_END":
-        status = event.status;
-        break;
+/**
+ * deriveRunState for a journal that grows between calls, as the incremental reader returns it:
+ * each call folds only the events after those already folded. The reader keeps its event objects
+ * while the file only grows and replaces them all when it has to read the file afresh, so the
+ * last folded event being the same object means everything before it is too; otherwise it refolds.
+ */
+export function createRunStateTracker(): (events: readonly JournalEvent[]) => RunState {
+  let fold = emptyFold();
+  let count = 0;
+  let last: JournalEvent | undefined;
+  return (events) => {
+    if (events.length < count || (count > 0 && events[count - 1] !== last)) {
+      fold = emptyFold();
+      count = 0;
     }
-  }
+    for (let index = count; index < events.length; index += 1) foldEvent(fold, events[index]!);
+    count = events.length;
+    last = events[count - 1];
+    return stateOf(fold);
+  };
+}
 
+function emptyFold(): Fold {
+  return {
+    status: "RUNNING",
+    iterations: 0,
+    lastThought: null,
+    lastError: null,
+    waiting: null,
+    initialMessage: null,
+    requested: new Set(),
+    answered: new Set(),
+    usage: { input_tokens: 0, output_tokens: 0, byModel: new Map() },
+  };
+}
+
+function foldEvent(fold: Fold, event: JournalEvent): void {
+  switch (event.type) {
+    case "ENGINE_START":
+      fold.status = "RUNNING";
+      break;
+    case "USER_MESSAGE":
+      fold.initialMessage ??= event.content;
+      break;
+    case "THOUGHT": {
+      fold.iterations += 1;
+      fold.lastThought = event;
+      fold.requested.clear();
+      fold.answered.clear();
+      if (event.usage) {
+        fold.usage.input_tokens += event.usage.input_tokens;
+        fold.usage.output_tokens += event.usage.output_tokens;
+        const perModel = fold.usage.byModel.get(event.model) ?? { input_tokens: 0, output_tokens: 0 };
+        perModel.input_tokens += event.usage.input_tokens;
+        perModel.output_tokens += event.usage.output_tokens;
+        fold.usage.byModel.set(event.model, perModel);
+      }
+      break;
+    }
+    case "ACTION_REQUEST":
+      fold.requested.add(event.action_id);
+      break;
+    case "ACTION_RESULT":
+      fold.answered.add(event.action_id);
+      if (fold.waiting?.action_id === event.action_id) fold.waiting = null;
+      break;
+    case "HUMAN_INPUT_REQUEST":
+      fold.waiting = event;
+      break;
+    case "HUMAN_INPUT_RECEIVED":
+      if (fold.waiting?.request_id === event.request_id) fold.waiting = null;
+      break;
+    case "ERROR":
+      fold.lastError = event;
+      break;
+    case "ENGINE_END":
+      fold.status = event.status;
+      break;
+  }
+}
+
+/** A RunState of its own: the fold may go on growing after it is returned. */
+function stateOf(fold: Fold): RunState {
+  const { status, iterations, waiting, lastThought, lastError, initialMessage } = fold;
   const pending: PendingCall[] = [];
   for (const call of lastThought?.tool_calls ?? []) {
-    if (answered.has(call.id)) continue;
-    pending.push({ call, iteration: lastThought!.iteration, requested: requested.has(call.id) });
+    if (fold.answered.has(call.id)) continue;
+    pending.push({ call, iteration: lastThought!.iteration, requested: fold.requested.has(call.id) });
   }
+  const byModel = new Map([...fold.usage.byModel].map(([model, counts]) => [model, { ...counts }]));
+  const usage = { input_tokens: fold.usage.input_tokens, output_tokens: fold.usage.output_tokens, byModel };
   return { status, iterations, pending, waiting, lastThought, lastError, usage, initialMessage };
 }

@@ -1,0 +1,64 @@
+// The run's state folded from its journal, at once or incrementally as the journal grows.
+import { describe, expect, it } from "vitest";
+import type { JournalEvent } from "../../src/journal/events.js";
+import { createRunStateTracker, deriveRunState } from "../../src/run/run-state.js";
+
+const at = "2026-01-01T00:00:00.000Z";
+const calls = [
+  { id: "c1", name: "ls", arguments: "{}" },
+  { id: "c2", name: "ask_human", arguments: '{"prompt":"ok?"}' },
+];
+const journal: JournalEvent[] = [
+  { seq: 1, timestamp: at, type: "ENGINE_START", run_id: "r", agent_home: "/a", work_dir: "/w", config: {}, engine_version: "0" },
+  { seq: 2, timestamp: at, type: "USER_MESSAGE", content: "task" },
+  { seq: 3, timestamp: at, type: "THOUGHT", iteration: 1, content: null, tool_calls: calls, usage: { input_tokens: 5, output_tokens: 2 }, model: "m" },
+  { seq: 4, timestamp: at, type: "ACTION_REQUEST", iteration: 1, action_id: "c1", tool_name: "ls", tool_args: {}, resolved_command: ["ls"] },
+  { seq: 5, timestamp: at, type: "ACTION_RESULT", iteration: 1, action_id: "c1", tool_name: "ls", status: "SUCCESS", observation_content: "a", exit_code: 0, duration_ms: 1 },
+  { seq: 6, timestamp: at, type: "ACTION_REQUEST", iteration: 1, action_id: "c2", tool_name: "ask_human", tool_args: {}, resolved_command: null },
+  { seq: 7, timestamp: at, type: "HUMAN_INPUT_REQUEST", iteration: 1, action_id: "c2", request_id: "q1", prompt: "ok?", input_type: "text", sensitive: false },
+  { seq: 8, timestamp: at, type: "ENGINE_END", run_id: "r", status: "WAITING_FOR_INPUT", final_iteration: 1 },
+  { seq: 9, timestamp: at, type: "ENGINE_START", run_id: "r", agent_home: "/a", work_dir: "/w", config: {}, engine_version: "0" },
+  { seq: 10, timestamp: at, type: "HUMAN_INPUT_RECEIVED", iteration: 1, action_id: "c2", request_id: "q1", response: "yes" },
+  { seq: 11, timestamp: at, type: "ACTION_RESULT", iteration: 1, action_id: "c2", tool_name: "ask_human", status: "SUCCESS", observation_content: "yes", exit_code: null, duration_ms: 0 },
+  { seq: 12, timestamp: at, type: "THOUGHT", iteration: 2, content: "done", tool_calls: [], usage: { input_tokens: 7, output_tokens: 3 }, model: "m2" },
+  { seq: 13, timestamp: at, type: "ENGINE_END", run_id: "r", status: "COMPLETED", final_iteration: 2 },
+];
+
+describe("deriveRunState", () => {
+  it("reads status, iterations, pending calls, the open question and usage from the journal", () => {
+    const waiting = deriveRunState(journal.slice(0, 8));
+    expect(waiting).toMatchObject({ status: "WAITING_FOR_INPUT", iterations: 1, waiting: { request_id: "q1" }, initialMessage: "task" });
+    expect(waiting.pending).toEqual([{ call: calls[1], iteration: 1, requested: true }]);
+    const done = deriveRunState(journal);
+    expect(done).toMatchObject({ status: "COMPLETED", iterations: 2, pending: [], waiting: null, usage: { input_tokens: 12, output_tokens: 5 } });
+    expect([...done.usage.byModel]).toEqual([["m", { input_tokens: 5, output_tokens: 2 }], ["m2", { input_tokens: 7, output_tokens: 3 }]]);
+  });
+});
+
+describe("createRunStateTracker", () => {
+  it("gives what deriveRunState gives at every length of a growing journal", () => {
+    const track = createRunStateTracker();
+    for (let length = 0; length <= journal.length; length += 1) {
+      expect(track(journal.slice(0, length))).toEqual(deriveRunState(journal.slice(0, length)));
+    }
+  });
+
+  it("folds afresh when the events are other objects (the reader read the file again) or fewer", () => {
+    const track = createRunStateTracker();
+    track(journal.slice(0, 5));
+    const reread = structuredClone(journal.slice(0, 8));
+    (reread[2] as { usage: unknown }).usage = { input_tokens: 50, output_tokens: 20 };
+    expect(track(reread)).toEqual(deriveRunState(reread));
+    expect(track(reread).usage.input_tokens).toBe(50);
+    expect(track(journal.slice(0, 3))).toEqual(deriveRunState(journal.slice(0, 3)));
+  });
+
+  it("returns states of their own: a later fold does not change an earlier answer", () => {
+    const track = createRunStateTracker();
+    const early = track(journal.slice(0, 4));
+    track(journal);
+    expect(early).toMatchObject({ iterations: 1, usage: { input_tokens: 5, output_tokens: 2 } });
+    expect(early.usage.byModel.get("m")).toEqual({ input_tokens: 5, output_tokens: 2 });
+    expect(early.pending.map((pending) => pending.call.id)).toEqual(["c1", "c2"]);
+  });
+});
