@@ -6,6 +6,7 @@ import { cac, type CAC } from "cac";
 import shellQuote from "shell-quote";
 import { z } from "zod";
 import { errorMessage } from "../errors.js";
+import { takeDeferredCaCerts } from "../llm/deferred-ca.js";
 import { DEFAULT_OUTPUT_LIMIT_BYTES } from "./capture.js";
 import { endSession } from "./end.js";
 import { SessionError } from "./errors.js";
@@ -109,6 +110,8 @@ function buildCli(): CAC {
 
 /** Returns the process exit code: 0 when the operation ran (whatever the command's own exit code), 1 otherwise. */
 async function main(argv: string[]): Promise<number> {
+  // The shells a session starts inherit NODE_EXTRA_CA_CERTS as the user set it (see bin/delta-sessions.js).
+  takeDeferredCaCerts();
   try {
     const cli = buildCli();
     cli.parse(["node", "delta-sessions", ...argv], { run: false });

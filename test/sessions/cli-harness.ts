@@ -34,10 +34,12 @@ export interface CliOptions {
   cwd: string;
   input?: string;
   env?: Record<string, string>;
+  /** Start bin/delta-sessions.js as an executable, the way the `delta-sessions` command starts, instead of through node. */
+  asCommand?: boolean;
 }
 
 export async function sessions(args: string[], options: CliOptions): Promise<CliRun> {
-  const result = await execa("node", [launcher, ...args], {
+  const result = await execa(options.asCommand ? launcher : "node", options.asCommand ? args : [launcher, ...args], {
     cwd: options.cwd,
     input: options.input ?? "",
     env: options.env ?? {},

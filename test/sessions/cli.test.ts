@@ -193,6 +193,21 @@ describe.concurrent("delta-sessions", () => {
     expect(second.stderr).toContain("NameError");
   });
 
+  it("started as a command with NODE_EXTRA_CA_CERTS, Node starts without it and the session's shell still gets it as set", async () => {
+    const { dir, exec } = await workspace();
+    const bundle = path.join(dir, "extra-ca.pem");
+    const probe = path.join(dir, "startup-probe.cjs");
+    const probeOut = path.join(dir, "probe.json");
+    await writeFile(probe, `require("node:fs").writeFileSync(${JSON.stringify(probeOut)}, JSON.stringify(process.env.NODE_EXTRA_CA_CERTS ?? null));\n`);
+    const env = { NODE_EXTRA_CA_CERTS: bundle, NODE_OPTIONS: `--require ${probe}` };
+    const started = await sessions(["start"], { cwd: dir, env, asCommand: true });
+    expect(started.exitCode).toBe(0);
+    expect(JSON.parse(await readFile(probeOut, "utf8"))).toBeNull();
+    const id = StartResultSchema.parse(JSON.parse(started.stdout)).session_id;
+    const seen = await exec(id, 'echo "[$NODE_EXTRA_CA_CERTS][$DELTA_DEFERRED_CA_CERTS]"');
+    expect(seen.stdout).toBe(`[${bundle}][]\n`);
+  });
+
   it("refuses to start a session whose program does not exist, leaving nothing behind", async () => {
     const { dir } = await workspace();
     const refused = await sessions(["start", "no-such-interpreter-xyz"], { cwd: dir });
