@@ -48,6 +48,8 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   const { paths, agent, runId } = options;
   const fileLogger = createEngineLogger(paths);
   const secrets = options.provider.secrets;
+  // Progress lines quote the model, tools and hooks, any of which can repeat the key.
+  const progress = (line: string): void => options.progress(redactText(line, secrets));
   const logger = {
     log: (text: string): void => {
       // Lines may quote hook or tool output, which can hold a key.
@@ -58,7 +60,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
     close: (): void => fileLogger.close(),
   };
   const written = createWrittenLines();
-  const journal = await openJournal(paths.journal, { warn: (line: string) => options.progress(`[warning] ${line}`), secrets, written });
+  const journal = await openJournal(paths.journal, { warn: (line: string) => progress(`[warning] ${line}`), secrets, written });
   const reader = createJournalReader(paths.journal, { written });
   let metadata: RunMetadata = { ...options.metadata, status: "RUNNING", end_time: null, error: null, pid: process.pid, hostname: hostname(), start_time_unix: startTime.getTime(), process_name: process.title || "node", max_iterations: options.maxIterations, updated_at: startTime.toISOString() };
   if (!options.started) writeMetadata(paths, metadata);
@@ -90,7 +92,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
     sync: () => journal.sync(),
     readEvents: () => reader.read(),
     log: (line) => logger.log(line),
-    progress: options.progress,
+    progress,
     askInteractively: options.askInteractively,
     hook: async (name, iteration, payload, env) => {
       const outcome = await runHook(agent.hooks, { name, payload, env }, {
@@ -104,7 +106,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
         log: (line) => logger.log(line),
         signal: closing ? undefined : options.signal,
       });
-      return reportHookOutcome(name, outcome, secrets, options.progress);
+      return reportHookOutcome(name, outcome, secrets, progress);
     },
   };
 

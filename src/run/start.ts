@@ -4,6 +4,7 @@ import { hostname } from "node:os";
 import { basename } from "node:path";
 import { loadAgent } from "../agent/load.js";
 import { openJournal } from "../journal/writer.js";
+import { redactText } from "../llm/redact.js";
 import { chooseProvider } from "./provider.js";
 import type { RunOutcome } from "./outcome.js";
 import type { DriveOptions } from "./run-context.js";
@@ -57,7 +58,7 @@ export async function startRun(request: StartRequest): Promise<RunOutcome> {
       created_at: now,
       updated_at: now,
       end_time: null,
-      initial_message: request.message,
+      initial_message: redactText(request.message, provider.secrets),
       iterations: 0,
       max_iterations: request.maxIterations,
       error: null,
@@ -80,7 +81,7 @@ export async function startRun(request: StartRequest): Promise<RunOutcome> {
 async function publishFirstEvents(staged: StagedRun, session: Omit<SessionOptions, "paths" | "release">, message: string): Promise<RunPaths> {
   try {
     writeMetadata(staged.paths, session.metadata);
-    const journal = await openJournal(staged.paths.journal);
+    const journal = await openJournal(staged.paths.journal, { secrets: session.provider.secrets });
     try {
       journal.append(engineStartEvent(session));
       journal.append({ type: "USER_MESSAGE", content: message });

@@ -52,12 +52,14 @@ describe("delta run", () => {
     expect(readFileSync(join(ws, ".delta", "VERSION"), "utf8").trim()).toBe("1");
   });
 
-  it("never writes the API key into the run's files, even when the model and a tool repeat it", async () => {
+  it("never writes the API key into the run's files or its progress, even when the message, the model and a tool repeat it", async () => {
     server = await startMockLlm([reply.toolCalls([{ name: "echo", arguments: { text: "key=sk-test-secret-key-123" } }]), reply.text("ok")]);
     const agent = writeAgent(root, {}, "agent-secret");
     const ws = workspace("ws-secret");
-    const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "secret-1", "-m", "go"], { env: modelEnv(server.baseUrl) });
+    const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "secret-1", "-m", "go; the key is sk-test-secret-key-123"], { env: modelEnv(server.baseUrl) });
     expect(result.exitCode).toBe(0);
+    expect(result.stderr).toContain("key=[REDACTED]");
+    expect(result.stderr).not.toContain("sk-test-secret-key-123");
     const files = collectFiles(runDir(ws, "secret-1"));
     expect(files.length).toBeGreaterThan(4);
     for (const file of files) expect(readFileSync(file, "utf8")).not.toContain("sk-test-secret-key-123");
