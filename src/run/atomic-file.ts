@@ -31,7 +31,8 @@ export function tempPathFor(path: string): string {
   return `${path}.${process.pid}.${randomHex(4)}.tmp`;
 }
 
-function syncDirectory(dir: string): void {
+/** fsync of a directory, which makes a rename in it durable. */
+export function syncDirectory(dir: string): void {
   const fd = openSync(dir, "r");
   try {
     fsyncSync(fd);

@@ -1,9 +1,9 @@
 // The run directory layout under <workDir>/.delta/: paths, the layout VERSION, and exclusive claiming of a run id.
-import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { EngineError, RunRefusedError, WorkspaceError, errorMessage } from "../errors.js";
 import { randomHex } from "../random-hex.js";
-import { tempPathFor } from "./atomic-file.js";
+import { syncDirectory, tempPathFor } from "./atomic-file.js";
 import { makeDirs } from "./make-dirs.js";
 import { generateRunId, validateRunId } from "./run-id.js";
 
@@ -129,7 +129,11 @@ export function stageRunDir(workDir: string, runId: string): StagedRun {
         if (code === "EEXIST" || code === "ENOTEMPTY") throw idTaken(workDir, runId);
         throw new EngineError(`Cannot publish the run directory ${final.runDir}: ${errorMessage(err)}`, { cause: err });
       }
-      syncDirectory(controlDir(workDir));
+      try {
+        syncDirectory(controlDir(workDir));
+      } catch {
+        // Best effort: the rename has happened; some file systems cannot fsync a directory.
+      }
       return final;
     },
   };
@@ -148,20 +152,6 @@ export function stageNewRunDir(workDir: string): StagedRun {
 
 function idTaken(workDir: string, runId: string): RunRefusedError {
   return new RunRefusedError(`run id ${runId} already exists in ${workDir}; choose another id or use \`delta continue --run-id ${runId}\``);
-}
-
-/** Makes a rename durable; best effort, since some file systems cannot fsync a directory. */
-function syncDirectory(dir: string): void {
-  try {
-    const fd = openSync(dir, "r");
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    // The rename itself has happened; only its durability across a power cut is not guaranteed here.
-  }
 }
 
 /** The paths of an existing run, or a refusal that says how to list the runs there. */
