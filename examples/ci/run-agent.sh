@@ -49,8 +49,9 @@ code=0
 
 status=$(jq -r '.status // "NONE"' "$RESULT_FILE" 2>/dev/null || echo NONE)
 error=$(jq -r 'if .error then "\(.error.type): \(.error.message)" else "" end' "$RESULT_FILE" 2>/dev/null || true)
-run_dir="$(cd "$WORKSPACE" && pwd)/.delta/$RUN_ID"
-[[ -d $run_dir ]] || run_dir=""
+# A refusal can come before the workspace exists: then there is no run directory to name.
+run_dir=""
+if ws_abs=$(cd "$WORKSPACE" 2>/dev/null && pwd) && [[ -d $ws_abs/.delta/$RUN_ID ]]; then run_dir="$ws_abs/.delta/$RUN_ID"; fi
 
 case "$code" in
   0)

@@ -77,6 +77,14 @@ describe.concurrent("examples/ci/run-agent.sh", () => {
     expect(result.stderr).toContain("::error::Refused before anything ran:");
     expect(outputs).toMatchObject({ exit_code: "126", run_dir: "" });
   });
+
+  it("still reports a refusal when the workspace it was given was never created", async () => {
+    const never = join(root, "never-made");
+    const { result, outputs } = await runAgent("refused-early", join(CI, "recording.jsonl"), ["-a", join(root, "no-such-agent"), "-w", never]);
+    expect(result.exitCode).toBe(126);
+    expect(result.stderr).toContain("::error::Refused before anything ran:");
+    expect(outputs).toMatchObject({ exit_code: "126", run_dir: "" });
+  });
 });
 
 describe("examples/ci/delta-agent.yml", () => {
