@@ -95,10 +95,13 @@ declare -A OURS=() COMPLETED=() FAILED=()
 for id in "${IDS[@]}"; do OURS[$id]=1; done
 while read -r id; do COMPLETED[$id]=1; done < <("$DELTA" list-runs -w "$WORKSPACE" --status COMPLETED --format raw)
 while read -r id; do FAILED[$id]=1; done < <("$DELTA" list-runs -w "$WORKSPACE" --status FAILED --format raw)
+# A run waiting for a human is resumable only with that human's answer: it is counted below, not continued.
+declare -A ASKING=()
+while read -r id; do ASKING[$id]=1; done < <("$DELTA" list-runs -w "$WORKSPACE" --status WAITING_FOR_INPUT --format raw)
 
 declare -A RECOVERING=()
 while read -r id; do
-  [[ -n ${OURS[$id]:-} && -z ${COMPLETED[$id]:-} ]] || continue
+  [[ -n ${OURS[$id]:-} && -z ${COMPLETED[$id]:-} && -z ${ASKING[$id]:-} ]] || continue
   if [[ -n ${FAILED[$id]:-} ]]; then
     # FAILED needs a message to retry; INTERRUPTED and orphaned RUNNING resume without one.
     "$DELTA" continue --run-id "$id" -w "$WORKSPACE" -m "The previous attempt failed; try again." --format json \
