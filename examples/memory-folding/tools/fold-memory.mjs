@@ -38,12 +38,15 @@ const oneLine = (text, max = 100) => {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 };
 
+// The call behind each result, found once: a long run has thousands of events.
+const requests = new Map(events.filter((e) => e.type === "ACTION_REQUEST").map((e) => [e.action_id, e]));
+
 const lines = [];
 for (const event of events) {
   if (!folded.has(event.iteration)) continue;
   if (event.type === "THOUGHT" && event.tool_calls.length === 0) lines.push(`- iteration ${event.iteration}: replied "${oneLine(event.content)}"`);
   if (event.type === "ACTION_RESULT") {
-    const call = events.find((e) => e.type === "ACTION_REQUEST" && e.action_id === event.action_id);
+    const call = requests.get(event.action_id);
     const args = call ? ` ${oneLine(JSON.stringify(call.tool_args), 60)}` : "";
     lines.push(`- iteration ${event.iteration}: ${event.tool_name}${args} → ${event.status}: ${oneLine(event.observation_content, 60)}`);
   }
