@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
-import { DELTA_BIN, NO_MODEL_KEYS, REPO, readEvents, removeDir, tempDir, writeAgent, type DeltaResult } from "./harness.js";
+import { DELTA_BIN, NO_MODEL_KEYS, REPO, modelEnv, readEvents, removeDir, tempDir, writeAgent, type DeltaResult } from "./harness.js";
 
 const TLS = join(REPO, "test/fixtures/tls");
 const CA_FILE = join(TLS, "ca.pem");
@@ -48,7 +48,7 @@ async function deltaCommand(env: Record<string, string>): Promise<DeltaResult & 
   const workDir = join(root, `ws-${runs}`);
   const probeOut = join(root, `probe-${runs}.json`);
   const result = await execa(DELTA_BIN, ["run", "--agent", agent, "-w", workDir, "--run-id", runId, "-m", "show the environment"], {
-    env: { ...NO_MODEL_KEYS, NODE_EXTRA_CA_CERTS: "", DELTA_API_KEY: "sk-test-secret-key-123", DELTA_BASE_URL: server!.baseUrl, PROBE_OUT: probeOut, NODE_OPTIONS: `--require ${probe}`, ...env },
+    env: { ...NO_MODEL_KEYS, NODE_EXTRA_CA_CERTS: "", ...modelEnv(server!.baseUrl), PROBE_OUT: probeOut, NODE_OPTIONS: `--require ${probe}`, ...env },
     reject: false,
     timeout: 30_000,
   });
