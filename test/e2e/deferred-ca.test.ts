@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
-import { DELTA_BIN, NO_MODEL_KEYS, REPO, modelEnv, readEvents, removeDir, tempDir, writeAgent, type DeltaResult } from "./harness.js";
+import { actionResults, DELTA_BIN, NO_MODEL_KEYS, REPO, modelEnv, removeDir, tempDir, writeAgent, type DeltaResult } from "./harness.js";
 
 const TLS = join(REPO, "test/fixtures/tls");
 const CA_FILE = join(TLS, "ca.pem");
@@ -65,8 +65,7 @@ async function deltaCommand(env: Record<string, string>): Promise<DeltaResult & 
 const toolThenDone = () => [reply.toolCalls([{ name: "show_env", arguments: {} }]), reply.text("done")];
 
 function observation(workDir: string, runId: string): string {
-  const result = readEvents(workDir, runId).find((event) => event.type === "ACTION_RESULT");
-  return result && "observation_content" in result ? String(result.observation_content) : "";
+  return actionResults(workDir, runId)[0]?.observation_content ?? "";
 }
 
 describe("NODE_EXTRA_CA_CERTS through the delta command", () => {

@@ -1,9 +1,8 @@
 // Model server faults end in a retry, a clear observation, or a clean FAILED (exit 1) that `continue` resumes — never a hang or exit 0 on failure.
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { EventOf } from "../../src/journal/events.js";
 import { fault, reply, startMockLlm, type Step } from "../support/mock-llm.js";
-import { CRASH_TRACE, delta, type DeltaResult, modelEnv, readEvents, removeDir, tempDir, writeAgent } from "./harness.js";
+import { actionResults, CRASH_TRACE, delta, type DeltaResult, modelEnv, removeDir, tempDir, writeAgent } from "./harness.js";
 
 let root: string;
 beforeAll(() => {
@@ -97,7 +96,7 @@ describe.concurrent("model server faults", () => {
     const { result, json, ws } = await run("bad-args", [reply.toolCalls([{ name: "echo", arguments: '{"text": "unterminated' }]), reply.text("noted")]);
     expect(result.exitCode).toBe(0);
     expect(json).toMatchObject({ status: "COMPLETED", result: "noted" });
-    const observed = readEvents(ws, "bad-args").find((event): event is EventOf<"ACTION_RESULT"> => event.type === "ACTION_RESULT");
+    const [observed] = actionResults(ws, "bad-args");
     expect(observed).toMatchObject({ status: "ERROR", tool_name: "echo" });
     expect(observed?.observation_content).toMatch(/JSON/);
   });

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_CONTEXT_YAML } from "../../src/agent/load.js";
-import type { JournalEvent } from "../../src/journal/events.js";
+import type { EventOf, JournalEvent } from "../../src/journal/events.js";
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const DELTA_BIN = join(REPO, "bin/delta.js");
@@ -95,6 +95,11 @@ export function runDir(workDir: string, runId: string): string {
 export function readEvents(workDir: string, runId: string): JournalEvent[] {
   const text = readFileSync(join(runDir(workDir, runId), "journal.jsonl"), "utf8");
   return text.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as JournalEvent);
+}
+
+/** The run's ACTION_RESULT events, in journal order. */
+export function actionResults(workDir: string, runId: string): EventOf<"ACTION_RESULT">[] {
+  return readEvents(workDir, runId).filter((event): event is EventOf<"ACTION_RESULT"> => event.type === "ACTION_RESULT");
 }
 
 export function readMetadataFile(workDir: string, runId: string): Record<string, unknown> {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HookName } from "../../src/hooks/schema.js";
 import { type MockLlm, reply, startMockLlm, type Step, toolResultsOf } from "../support/mock-llm.js";
 import { diesSoon } from "../support/processes.js";
-import { type AgentSpec, collectFiles, delta, type DeltaResult, listIo, modelEnv, readEvents, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
+import { actionResults, type AgentSpec, collectFiles, delta, type DeltaResult, listIo, modelEnv, readEvents, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
 
 const API_KEY = modelEnv("").DELTA_API_KEY!;
 
@@ -197,8 +197,7 @@ describe.concurrent("lifecycle hooks, end to end", () => {
     expect(c.result.exitCode, c.result.stderr).toBe(0);
     expect(existsSync(join(c.ws, "ran.txt"))).toBe(false);
     expect(toolResultsOf(c.server.requests[1]!)).toEqual([`[error] Blocked by pre_tool_execution hook: ${reason}`]);
-    const result = readEvents(c.ws, c.runId).find((event) => event.type === "ACTION_RESULT");
-    expect(result).toMatchObject({ status: "ERROR", observation_content: `Blocked by pre_tool_execution hook: ${reason}` });
+    expect(actionResults(c.ws, c.runId)[0]).toMatchObject({ status: "ERROR", observation_content: `Blocked by pre_tool_execution hook: ${reason}` });
     expect(listIo(c.ws, c.runId, "tool_executions")).toEqual([]);
     // A blocked call still has a result, so the hooks that follow a result fire for it too.
     expect(read(c.ws, "after.log")).toBe("post touch_marker\non_error touch_marker\n");

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CANARY, CANARY_CONTEXT, CANARY_HOOKS, hostileText, invalidAgentYaml, invalidRunId } from "../support/hostile-arbitraries.js";
 import { reply, startMockLlm } from "../support/mock-llm.js";
-import { CRASH_TRACE, delta, type DeltaResult, modelEnv, readEvents, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
+import { actionResults, CRASH_TRACE, delta, type DeltaResult, modelEnv, readEvents, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
 
 const SEED = Number(process.env.DELTA_PROPERTY_SEED ?? 1123);
 let root: string;
@@ -104,10 +104,10 @@ describe.concurrent("hostile input through the delta binary", () => {
           return [record.action_id, record] as const;
         }),
       );
-      const results = readEvents(ws, "args").filter((event) => event.type === "ACTION_RESULT");
+      const results = actionResults(ws, "args");
       expect(results).toHaveLength(values.length);
       values.forEach((value, index) => {
-        const observed = results.find((event) => event.type === "ACTION_RESULT" && event.action_id === `call_${index}`);
+        const observed = results.find((event) => event.action_id === `call_${index}`);
         if (value.includes("\u0000") || value.length > 131_072) {
           expect(observed).toMatchObject({ status: "ERROR" });
         } else {

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { fault, reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
-import { collectFiles, delta, eventTypes, listIo, modelEnv, readEvents, readMetadataFile, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
+import { actionResults, collectFiles, delta, eventTypes, listIo, modelEnv, readEvents, readMetadataFile, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
 
 let root: string;
 let server: MockLlm;
@@ -63,8 +63,7 @@ describe("delta run", () => {
     const files = collectFiles(runDir(ws, "secret-1"));
     expect(files.length).toBeGreaterThan(4);
     for (const file of files) expect(readFileSync(file, "utf8")).not.toContain("sk-test-secret-key-123");
-    const toolResult = readEvents(ws, "secret-1").find((event) => event.type === "ACTION_RESULT");
-    expect(toolResult).toMatchObject({ observation_content: expect.stringContaining("key=[REDACTED]") });
+    expect(actionResults(ws, "secret-1")[0]).toMatchObject({ observation_content: expect.stringContaining("key=[REDACTED]") });
   });
 
   it("never loads undici, Node's fetch internals: the SDK meets the engine's Headers, FormData and responses, through a retried 429 too", async () => {
@@ -86,8 +85,7 @@ describe("delta run", () => {
     const ws = workspace("ws-short-key");
     const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "short-1", "-m", "go"], { env: modelEnv(server.baseUrl, { DELTA_API_KEY: "x" }) });
     expect(result.exitCode).toBe(0);
-    const toolResult = readEvents(ws, "short-1").find((event) => event.type === "ACTION_RESULT");
-    expect(toolResult).toMatchObject({ status: "SUCCESS", observation_content: expect.stringContaining("x marks"), exit_code: 0 });
+    expect(actionResults(ws, "short-1")[0]).toMatchObject({ status: "SUCCESS", observation_content: expect.stringContaining("x marks"), exit_code: 0 });
   });
 
   it("puts DELTA.md and a computed_file's output into the context", async () => {
@@ -132,9 +130,9 @@ describe("delta run", () => {
     const ws = workspace("ws-bad-calls");
     const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "bad-1", "-m", "go", "--format", "json"], { env: modelEnv(server.baseUrl) });
     expect(result.exitCode).toBe(0);
-    const results = readEvents(ws, "bad-1").filter((event) => event.type === "ACTION_RESULT");
-    expect(results.map((event) => event.type === "ACTION_RESULT" && event.status)).toEqual(["ERROR", "ERROR", "ERROR"]);
-    const observations = results.map((event) => (event.type === "ACTION_RESULT" ? event.observation_content : ""));
+    const results = actionResults(ws, "bad-1");
+    expect(results.map((event) => event.status)).toEqual(["ERROR", "ERROR", "ERROR"]);
+    const observations = results.map((event) => event.observation_content);
     expect(observations[0]).toMatch(/Unknown tool 'no_such_tool'.*echo/);
     expect(observations[1]).toMatch(/not valid JSON/);
     expect(observations[2]).toMatch(/text/);
@@ -202,7 +200,7 @@ describe("delta run", () => {
     const ws = workspace("ws-hostile");
     const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "hostile-1", "-m", "go"], { env: modelEnv(server.baseUrl) });
     expect(result.exitCode).toBe(0);
-    const observations = readEvents(ws, "hostile-1").flatMap((event) => (event.type === "ACTION_RESULT" ? [event.observation_content] : []));
+    const observations = actionResults(ws, "hostile-1").map((event) => event.observation_content);
     expect(observations).toEqual([hostile, hostile]);
     expect(readdirSync(ws).filter((name) => name.startsWith("pwned"))).toEqual([]);
   });

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
-import { delta, modelEnv, readEvents, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
+import { actionResults, delta, modelEnv, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
 
 let root: string;
 let server: MockLlm;
@@ -45,7 +45,6 @@ describe("-v/--verbose", () => {
     expect(log).toMatch(/model call 1: .* in \d+ ms/);
     expect(log).toMatch(/tool echo: \["echo","hi"\] → SUCCESS/);
     expect(log).toMatch(/\[hook\] on_iteration_start ok/);
-    const toolResult = readEvents(ws, "q-1").find((event) => event.type === "ACTION_RESULT");
-    expect(toolResult?.type === "ACTION_RESULT" && Number.isInteger(toolResult.duration_ms)).toBe(true);
+    expect(Number.isInteger(actionResults(ws, "q-1")[0]?.duration_ms)).toBe(true);
   });
 });

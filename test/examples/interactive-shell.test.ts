@@ -2,9 +2,8 @@
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { JournalEvent } from "../../src/journal/events.js";
 import { type MockLlm, reply, startMockLlm, toolResultsOf } from "../support/mock-llm.js";
-import { delta, modelEnv, readEvents, removeDir, tempDir } from "../e2e/harness.js";
+import { actionResults, delta, modelEnv, removeDir, tempDir } from "../e2e/harness.js";
 import { EXAMPLES, binDir, pathWith } from "./helpers.js";
 
 let root: string;
@@ -44,7 +43,7 @@ describe("examples/interactive-shell", () => {
     expect(result.exitCode, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ status: "COMPLETED", result: "The session kept the directory and the variable." });
 
-    const actions = readEvents(ws, "shell").filter((e): e is Extract<JournalEvent, { type: "ACTION_RESULT" }> => e.type === "ACTION_RESULT");
+    const actions = actionResults(ws, "shell");
     expect(actions.map((a) => [a.tool_name, a.status])).toEqual([
       ["session_start", "SUCCESS"], ["session_exec", "SUCCESS"], ["session_exec", "SUCCESS"], ["session_end", "SUCCESS"],
     ]);

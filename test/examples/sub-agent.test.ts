@@ -2,7 +2,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { delta, eventTypes, modelEnv, readEvents, removeDir, tempDir } from "../e2e/harness.js";
+import { actionResults, delta, eventTypes, modelEnv, readEvents, removeDir, tempDir } from "../e2e/harness.js";
 import { EXAMPLES, binDir, pathWith } from "./helpers.js";
 import { fault, reply, startMockLlm, toolResultsOf, type MockLlm, type RecordedRequest, type Step } from "../support/mock-llm.js";
 
@@ -59,9 +59,9 @@ describe.concurrent("examples/sub-agent", () => {
       const ws = join(root, "ws-failing");
       const run = await delta(["run", "--agent", AGENT, "-w", ws, "--run-id", "parent", "-m", "Measure x"], { env: { ...env, DELTA_BASE_URL: failing.baseUrl } });
       expect(run.exitCode, run.stderr).toBe(0);
-      const result = readEvents(ws, "parent").find((event) => event.type === "ACTION_RESULT");
+      const [result] = actionResults(ws, "parent");
       expect(result).toMatchObject({ tool_name: "ask_researcher", status: "FAILED", exit_code: 1 });
-      expect(result?.type === "ACTION_RESULT" ? result.observation_content : "").toMatch(/model not found/);
+      expect(result?.observation_content).toMatch(/model not found/);
     } finally {
       await failing.close();
     }
@@ -83,13 +83,13 @@ describe.concurrent("examples/sub-agent", () => {
 
     const parent = readEvents(ws, "parent");
     expect(eventTypes(parent)).toEqual(["ENGINE_START", "USER_MESSAGE", "THOUGHT", "ACTION_REQUEST", "ACTION_RESULT", "THOUGHT", "ENGINE_END"]);
-    const result = parent.find((event) => event.type === "ACTION_RESULT");
+    const [result] = actionResults(ws, "parent");
     // --format raw prints a JSON result pretty-printed: what the child's final reply parses to.
     expect(result).toMatchObject({ tool_name: "ask_researcher", status: "SUCCESS", exit_code: 0, observation_content: '{\n  "words": 4,\n  "longest_word": "everything"\n}\n' });
     expect(readFileSync(join(ws, "researcher.stderr"), "utf8")).toContain("[1] ACT: count_words");
 
     // The parent's second request carried that observation to the model.
     const toolMessage = server.requests.flatMap(toolResultsOf).find((content) => content.includes('"words"'));
-    expect(toolMessage).toBe(result?.type === "ACTION_RESULT" ? result.observation_content : "");
+    expect(toolMessage).toBe(result?.observation_content);
   });
 });

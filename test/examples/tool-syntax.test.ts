@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { delta, readEvents, removeDir, tempDir } from "../e2e/harness.js";
+import { actionResults, delta, removeDir, tempDir } from "../e2e/harness.js";
 import { EXAMPLES } from "./helpers.js";
 
 const AGENT = join(EXAMPLES, "tool-syntax");
@@ -19,7 +19,7 @@ describe.concurrent("examples/tool-syntax", () => {
     expect(run.exitCode, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ status: "COMPLETED", metrics: { iterations: 6 } });
 
-    const results = readEvents(ws, "syntax").flatMap((event) => (event.type === "ACTION_RESULT" ? [[event.tool_name, event.status, event.observation_content]] : []));
+    const results = actionResults(ws, "syntax").map((event) => [event.tool_name, event.status, event.observation_content]);
     expect(results).toEqual([
       ["save_note", "SUCCESS", "Apples\nbananas\napple pie\n"],
       ["save_note", "SUCCESS", "buy flour\n"],
