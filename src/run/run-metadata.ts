@@ -1,5 +1,6 @@
 // metadata.json: the run's status and process facts, a cache of the journal that is replaced atomically.
 import { readFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { z } from "zod";
 import { EngineError, RunRefusedError, errorMessage } from "../errors.js";
 import { RunStatusSchema } from "../journal/events.js";
@@ -26,6 +27,11 @@ export const RunMetadataSchema = z.object({
   process_name: z.string(),
 });
 export type RunMetadata = z.infer<typeof RunMetadataSchema>;
+
+/** The facts about this process that let another one judge whether it still holds the run. */
+export function holderFacts(startedAtUnix: number): Pick<RunMetadata, "pid" | "hostname" | "start_time_unix" | "process_name"> {
+  return { pid: process.pid, hostname: hostname(), start_time_unix: startedAtUnix, process_name: process.title || "node" };
+}
 
 export interface WriteMetadataOptions {
   /** fsync too: for terminal states, which must survive a power cut. */

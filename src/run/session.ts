@@ -1,5 +1,4 @@
 // One engine process's hold on a run: opens journal and lock, drives the loop, and closes cleanly.
-import { hostname } from "node:os";
 import type { AgentPackage } from "../agent/load.js";
 import { DeltaError, errorMessage } from "../errors.js";
 import { redactText } from "../llm/redact.js";
@@ -15,7 +14,7 @@ import type { ProviderChoice } from "./provider.js";
 import type { HumanQuestion, RunContext } from "./run-context.js";
 import { deriveRunState } from "./run-state.js";
 import { reportHookOutcome } from "./hook-report.js";
-import { createEngineLogger, writeHookRecord, writeMetadata, type RunMetadata, type RunPaths } from "./store.js";
+import { createEngineLogger, holderFacts, writeHookRecord, writeMetadata, type RunMetadata, type RunPaths } from "./store.js";
 
 export const ENGINE_VERSION = "0.1.0";
 /** How often metadata.json's iteration count is refreshed during a run; the journal is the truth in between. */
@@ -62,7 +61,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   const written = createWrittenLines();
   const journal = await openJournal(paths.journal, { warn: (line: string) => progress(`[warning] ${line}`), secrets, written });
   const reader = createJournalReader(paths.journal, { written });
-  let metadata: RunMetadata = { ...options.metadata, status: "RUNNING", end_time: null, error: null, pid: process.pid, hostname: hostname(), start_time_unix: startTime.getTime(), process_name: process.title || "node", max_iterations: options.maxIterations, updated_at: startTime.toISOString() };
+  let metadata: RunMetadata = { ...options.metadata, status: "RUNNING", end_time: null, error: null, ...holderFacts(startTime.getTime()), max_iterations: options.maxIterations, updated_at: startTime.toISOString() };
   if (!options.started) writeMetadata(paths, metadata);
   // Hooks of the loop stop when the run is interrupted; on_error and on_run_end at the end still run.
   let closing = false;

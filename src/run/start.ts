@@ -1,6 +1,5 @@
 // `delta run`: validate everything, claim a fresh run directory (published complete with its first events), then drive the run.
 import { rmdirSync } from "node:fs";
-import { hostname } from "node:os";
 import { basename } from "node:path";
 import { loadAgent } from "../agent/load.js";
 import { openJournal } from "../journal/writer.js";
@@ -10,7 +9,7 @@ import type { RunOutcome } from "./outcome.js";
 import type { DriveOptions } from "./run-context.js";
 import { validateRunId } from "./run-id.js";
 import { engineStartEvent, runSession, type SessionOptions } from "./session.js";
-import { acquireRunLock, stageNewRunDir, stageRunDir, writeMetadata, type RunPaths, type StagedRun } from "./store.js";
+import { acquireRunLock, holderFacts, stageNewRunDir, stageRunDir, writeMetadata, type RunPaths, type StagedRun } from "./store.js";
 import { resolveWorkspace } from "./workspace.js";
 
 export interface StartRequest extends DriveOptions {
@@ -64,10 +63,7 @@ export async function startRun(request: StartRequest): Promise<RunOutcome> {
       error: null,
       agent_home: agent.home,
       work_dir: workspace.workDir,
-      pid: process.pid,
-      hostname: hostname(),
-      start_time_unix: Date.now(),
-      process_name: process.title || "node",
+      ...holderFacts(Date.now()),
     },
     started: true,
   };
