@@ -251,8 +251,8 @@ describe("hostile journal lines", () => {
   });
 });
 
-describe("nothing is written outside the test's own directory", () => {
-  it("leaves only the files the properties wrote", () => {
+describe("what the properties leave behind", () => {
+  it("leaves only the files the properties wrote themselves in their directory (loading hostile packages wrote nothing there)", () => {
     const names = readdirSync(root);
     expect(names.filter((name) => !/^(pkg-\d+|journal-\d+\.jsonl|env-ws)$/.test(name))).toEqual([]);
   });
