@@ -3,8 +3,8 @@
 import "./zod-config.js";
 import { cac } from "cac";
 import { DeltaError, EXIT, UsageError } from "../errors.js";
-import { takeDeferredCaCerts } from "../llm/deferred-ca.js";
-import { EMPTY_USAGE } from "../run/outcome.js";
+import { takeDeferredCaCerts } from "../llm/transport/deferred-ca.js";
+import { EMPTY_USAGE } from "../llm/usage.js";
 import { ENGINE_VERSION } from "../run/session.js";
 import { protectValues, unprotect, unprotectAll } from "./argv.js";
 import { processIo, type CliIo } from "./io.js";

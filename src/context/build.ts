@@ -1,7 +1,7 @@
 // Builds the model's messages from context.yaml's sources, in their order, re-reading files every time.
 import { basename } from "node:path";
 import type { JournalEvent } from "../journal/events.js";
-import type { ChatMessage } from "../llm/types.js";
+import type { ChatMessage } from "../conversation.js";
 import { journalToMessages } from "./journal-messages.js";
 import { expandPathVariables, resolveSourcePath, type PathVariables } from "./path-variables.js";
 import { readSourceFile } from "./read-source-file.js";

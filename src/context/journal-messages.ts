@@ -1,6 +1,6 @@
 // Rebuilds the model's conversation from journal events: a pure function, linear in the events.
 import type { EventOf, JournalEvent, ToolCall } from "../journal/events.js";
-import type { ChatMessage } from "../llm/types.js";
+import type { ChatMessage } from "../conversation.js";
 
 export interface JournalMessagesOptions {
   /** Keep only the THOUGHTs of the last N distinct iterations (with their tool results). */

@@ -1,7 +1,7 @@
 // Checks the request body a pre_llm_request hook may return as `output.payload` to replace the model request.
 import { z } from "zod";
 import { ToolCallSchema } from "../journal/events.js";
-import type { ChatMessage, FunctionTool } from "../llm/types.js";
+import type { ChatMessage, FunctionTool } from "../conversation.js";
 
 // Annotated with the provider-neutral types so the schemas cannot drift from them.
 const ChatMessageSchema: z.ZodType<ChatMessage> = z.discriminatedUnion("role", [

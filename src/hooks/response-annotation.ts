@@ -1,6 +1,6 @@
 // Reads what a post_llm_response hook returned: an annotation to record, never a rewrite of the reply.
 import { isDeepStrictEqual } from "node:util";
-import type { LlmReply } from "../llm/types.js";
+import type { LlmReply } from "../conversation.js";
 
 export type ResponseAnnotation = string | Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 // Appends events to journal.jsonl: one write per event to an append-mode file, seq and timestamp assigned here.
 import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from "node:fs";
 import { EngineError, errorMessage } from "../errors.js";
-import { redactSecrets, usableSecrets } from "../llm/redact.js";
+import { redactSecrets, usableSecrets } from "../secrets.js";
 import { JournalEventSchema, type JournalEvent, type NewEvent } from "./events.js";
 import { parseChunk, refuseJsonArray } from "./parse-lines.js";
 import type { WrittenLines } from "./written-lines.js";

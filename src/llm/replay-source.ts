@@ -5,7 +5,7 @@ import { z } from "zod";
 import { ReplayError, errorMessage } from "../errors.js";
 import { UsageSchema } from "../journal/events.js";
 import { InvocationRecordSchema } from "./invocation-record.js";
-import type { LlmReply } from "./types.js";
+import type { LlmReply } from "../conversation.js";
 
 export interface Recording {
   /** A description of where the replies came from, for messages. */

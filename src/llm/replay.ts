@@ -1,7 +1,8 @@
 // A Provider that answers with recorded replies instead of calling a model, so agents can be tested with no model and no key.
 import { ReplayError } from "../errors.js";
 import { loadRecording } from "./replay-source.js";
-import type { LlmReply, LlmRequest, Provider } from "./types.js";
+import type { Provider } from "./types.js";
+import type { LlmReply, LlmRequest } from "../conversation.js";
 
 /** A replies file (.jsonl, or .json holding an array) or an earlier run's directory. */
 export type ReplaySource = string;

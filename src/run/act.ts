@@ -4,7 +4,7 @@ import { bindToolCall } from "../tools/bind.js";
 import { invokeTool } from "../tools/invoke.js";
 import { ASK_HUMAN, openQuestion, parseAskHumanArgs, recordAnswer, writeInteractionRequest, type InteractionRequest } from "./ask-human.js";
 import type { RunContext } from "./run-context.js";
-import { writeToolExecution } from "./store.js";
+import { writeToolExecution } from "../store/io-log.js";
 import { oneLine } from "./think.js";
 
 const DEFAULT_TOOL_TIMEOUT_MS = 120_000;

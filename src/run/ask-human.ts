@@ -3,7 +3,7 @@ import { mkdirSync, rmSync, writeFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import type { ToolCall } from "../journal/events.js";
-import type { FunctionTool } from "../llm/types.js";
+import type { FunctionTool } from "../conversation.js";
 import type { HumanQuestion, RunContext } from "./run-context.js";
 
 export const ASK_HUMAN = "ask_human";

@@ -4,7 +4,7 @@ import type { JournalEvent } from "../journal/events.js";
 import { act } from "./act.js";
 import type { InteractionRequest } from "./ask-human.js";
 import type { RunContext } from "./run-context.js";
-import { createRunStateTracker, deriveRunState } from "./run-state.js";
+import { createRunStateTracker, deriveRunState } from "../journal/run-state.js";
 import { think } from "./think.js";
 
 export type LoopEnd =

@@ -29,7 +29,7 @@ export async function chooseProvider(agent: AgentPackage, workDir: string, optio
     );
   }
   const baseUrl = env.baseUrl ?? agent.llm.base_url;
-  const { createOpenAiProvider } = await import("../llm/openai.js");
+  const { createOpenAiProvider } = await import("../llm/chat-completions/provider.js");
   return {
     provider: createOpenAiProvider({
       apiKey: env.apiKey,

@@ -7,14 +7,16 @@ import type { EventOf } from "../journal/events.js";
 import { readJournal } from "../journal/reader.js";
 import { openJournal } from "../journal/writer.js";
 import { clearInteraction, recordAnswer } from "./ask-human.js";
-import { assessHolder, checkHolder } from "./janitor.js";
+import { assessHolder, checkHolder } from "../store/janitor.js";
 import type { RunOutcome } from "./outcome.js";
 import { chooseProvider } from "./provider.js";
 import type { DriveOptions, RunContext } from "./run-context.js";
-import { validateRunId } from "./run-id.js";
-import { deriveRunState, type RunState } from "./run-state.js";
+import { validateRunId } from "../store/run-id.js";
+import { deriveRunState, type RunState } from "../journal/run-state.js";
 import { runSession } from "./session.js";
-import { acquireRunLock, findRunDir, forceBreakRunLock, readLockOwner, readMetadata, writeMetadata, type RunPaths } from "./store.js";
+import { acquireRunLock, forceBreakRunLock, readLockOwner } from "../store/run-lock.js";
+import { findRunDir, type RunPaths } from "../store/run-dir.js";
+import { readMetadata, writeMetadata } from "../store/run-metadata.js";
 
 export interface ContinueRequest extends DriveOptions {
   runId: string;

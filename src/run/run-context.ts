@@ -4,7 +4,7 @@ import type { HookName } from "../hooks/schema.js";
 import type { HookOutcome } from "../hooks/run-hook.js";
 import type { JournalEvent, NewEvent } from "../journal/events.js";
 import type { Provider } from "../llm/types.js";
-import type { RunPaths } from "./store.js";
+import type { RunPaths } from "../store/run-dir.js";
 
 export interface HumanQuestion {
   prompt: string;

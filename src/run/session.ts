@@ -1,7 +1,7 @@
 // One engine process's hold on a run: opens journal and lock, drives the loop, and closes cleanly.
 import type { AgentPackage } from "../agent/load.js";
 import { DeltaError, errorMessage } from "../errors.js";
-import { redactText } from "../llm/redact.js";
+import { redactText } from "../secrets.js";
 import { runHook } from "../hooks/run-hook.js";
 import type { JournalEvent, NewEvent, RunStatus } from "../journal/events.js";
 import { openJournal } from "../journal/writer.js";
@@ -9,12 +9,15 @@ import { createJournalReader } from "../journal/reader.js";
 import { createWrittenLines } from "../journal/written-lines.js";
 import { runLoop, type LoopEnd } from "./engine.js";
 import type { RunOutcome } from "./outcome.js";
-import { parseResult, usageFromState } from "./outcome.js";
+import { parseResult, redactOutcome } from "./outcome.js";
+import { priceRunUsage } from "../llm/usage.js";
 import type { ProviderChoice } from "./provider.js";
 import type { HumanQuestion, RunContext } from "./run-context.js";
-import { deriveRunState } from "./run-state.js";
+import { deriveRunState } from "../journal/run-state.js";
 import { reportHookOutcome } from "./hook-report.js";
-import { createEngineLogger, holderFacts, writeHookRecord, writeMetadata, type RunMetadata, type RunPaths } from "./store.js";
+import { createEngineLogger, writeHookRecord } from "../store/io-log.js";
+import { holderFacts, writeMetadata, type RunMetadata } from "../store/run-metadata.js";
+import { type RunPaths } from "../store/run-dir.js";
 
 export const ENGINE_VERSION = "0.1.0";
 /** How often metadata.json's iteration count is refreshed during a run; the journal is the truth in between. */
@@ -45,16 +48,14 @@ export interface SessionOptions {
 export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   const startTime = new Date();
   const { paths, agent, runId } = options;
-  const fileLogger = createEngineLogger(paths);
   const secrets = options.provider.secrets;
-  // Progress lines quote the model, tools and hooks, any of which can repeat the key.
+  const fileLogger = createEngineLogger(paths, secrets);
+  // The one redaction point of stderr progress: lines quote the model, tools and hooks, any of which can repeat the key.
   const progress = (line: string): void => options.progress(redactText(line, secrets));
   const logger = {
-    log: (text: string): void => {
-      // Lines may quote hook or tool output, which can hold a key.
-      const line = redactText(text, secrets);
+    log: (line: string): void => {
       fileLogger.log(line);
-      if (options.verbose) options.progress(`[log] ${line}`);
+      if (options.verbose) progress(`[log] ${line}`);
     },
     close: (): void => fileLogger.close(),
   };
@@ -62,7 +63,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   const journal = await openJournal(paths.journal, { warn: (line: string) => progress(`[warning] ${line}`), secrets, written });
   const reader = createJournalReader(paths.journal, { written });
   let metadata: RunMetadata = { ...options.metadata, status: "RUNNING", end_time: null, error: null, ...holderFacts(startTime.getTime()), max_iterations: options.maxIterations, updated_at: startTime.toISOString() };
-  if (!options.started) writeMetadata(paths, metadata);
+  if (!options.started) writeMetadata(paths, metadata, { secrets });
   // Hooks of the loop stop when the run is interrupted; on_error and on_run_end at the end still run.
   let closing = false;
   let metadataWrittenAt = Date.now();
@@ -82,7 +83,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
         // A cache of the journal: refreshed at most once a second while RUNNING; every status change is written at once.
         const now = Date.now();
         if (now - metadataWrittenAt >= METADATA_REFRESH_MS) {
-          writeMetadata(paths, metadata);
+          writeMetadata(paths, metadata, { secrets });
           metadataWrittenAt = now;
         }
       }
@@ -101,11 +102,11 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
         runDir: paths.runDir,
         journalPath: paths.journal,
         iteration,
-        record: (hookName, record) => writeHookRecord(paths, hookName, record, options.provider.secrets),
+        record: (hookName, record) => writeHookRecord(paths, hookName, record, secrets),
         log: (line) => logger.log(line),
         signal: closing ? undefined : options.signal,
       });
-      return reportHookOutcome(name, outcome, secrets, progress);
+      return reportHookOutcome(name, outcome, progress);
     },
   };
 
@@ -176,7 +177,7 @@ async function finish(
       updated_at: endTime.toISOString(),
       end_time: status === "WAITING_FOR_INPUT" ? null : endTime.toISOString(),
       error: finalError ? `${finalError.type}: ${finalError.message}` : null,
-    }, { durable: true });
+    }, { durable: true, secrets: ctx.secrets });
   } catch (err) {
     // metadata.json is only a cache of the journal: still release the lock and report the outcome.
     ctx.progress(`[warning] ${errorMessage(err)}`);
@@ -186,7 +187,8 @@ async function finish(
   open.logger.close();
   await options.release();
 
-  return {
+  // The one redaction point of the RunResult on stdout: the result and error quote the model and the server.
+  return redactOutcome({
     runId: ctx.runId,
     status,
     result: end.status === "COMPLETED" && status === "COMPLETED" ? parseResult(end.result) : undefined,
@@ -197,9 +199,9 @@ async function finish(
     iterations: state.iterations,
     startTime: open.startTime,
     endTime,
-    usage: usageFromState(state, ctx.agent.llm.pricing),
+    usage: priceRunUsage(state.usage, ctx.agent.llm.pricing),
     agentName: ctx.agent.name,
     workspacePath: ctx.workDir,
     runDir: ctx.paths.runDir,
-  };
+  }, ctx.secrets);
 }

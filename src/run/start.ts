@@ -3,14 +3,15 @@ import { rmdirSync } from "node:fs";
 import { basename } from "node:path";
 import { loadAgent } from "../agent/load.js";
 import { openJournal } from "../journal/writer.js";
-import { redactText } from "../llm/redact.js";
 import { chooseProvider } from "./provider.js";
 import type { RunOutcome } from "./outcome.js";
 import type { DriveOptions } from "./run-context.js";
-import { validateRunId } from "./run-id.js";
+import { validateRunId } from "../store/run-id.js";
 import { engineStartEvent, runSession, type SessionOptions } from "./session.js";
-import { acquireRunLock, holderFacts, stageNewRunDir, stageRunDir, writeMetadata, type RunPaths, type StagedRun } from "./store.js";
-import { resolveWorkspace } from "./workspace.js";
+import { acquireRunLock } from "../store/run-lock.js";
+import { holderFacts, writeMetadata } from "../store/run-metadata.js";
+import { stageNewRunDir, stageRunDir, type RunPaths, type StagedRun } from "../store/run-dir.js";
+import { resolveWorkspace } from "../store/workspace.js";
 
 export interface StartRequest extends DriveOptions {
   agentHome: string;
@@ -57,7 +58,7 @@ export async function startRun(request: StartRequest): Promise<RunOutcome> {
       created_at: now,
       updated_at: now,
       end_time: null,
-      initial_message: redactText(request.message, provider.secrets),
+      initial_message: request.message,
       iterations: 0,
       max_iterations: request.maxIterations,
       error: null,
@@ -76,7 +77,7 @@ export async function startRun(request: StartRequest): Promise<RunOutcome> {
 /** Journals ENGINE_START and the message in the staged directory, durably, then publishes it as the run. */
 async function publishFirstEvents(staged: StagedRun, session: Omit<SessionOptions, "paths" | "release">, message: string): Promise<RunPaths> {
   try {
-    writeMetadata(staged.paths, session.metadata);
+    writeMetadata(staged.paths, session.metadata, { secrets: session.provider.secrets });
     const journal = await openJournal(staged.paths.journal, { secrets: session.provider.secrets });
     try {
       journal.append(engineStartEvent(session));

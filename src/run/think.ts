@@ -3,11 +3,11 @@ import { buildContext } from "../context/build.js";
 import { HookBlockedError } from "../errors.js";
 import { validateLlmRequestReplacement, validatePostResponseAnnotation } from "../hooks/run-hook.js";
 import type { EventOf, JournalEvent } from "../journal/events.js";
-import type { LlmReply, LlmRequest } from "../llm/types.js";
+import type { LlmReply, LlmRequest } from "../conversation.js";
 import { toFunctionTool } from "../tools/function-schema.js";
 import { ASK_HUMAN_TOOL } from "./ask-human.js";
 import type { RunContext } from "./run-context.js";
-import { writeInvocation } from "./store.js";
+import { writeInvocation } from "../store/io-log.js";
 
 /** `events`: the journal as read at the start of this iteration. */
 export async function think(ctx: RunContext, iteration: number, events: JournalEvent[]): Promise<EventOf<"THOUGHT">> {

@@ -6,7 +6,7 @@ import { cac, type CAC } from "cac";
 import shellQuote from "shell-quote";
 import { z } from "zod";
 import { errorMessage } from "../errors.js";
-import { takeDeferredCaCerts } from "../llm/deferred-ca.js";
+import { takeDeferredCaCerts } from "../llm/transport/deferred-ca.js";
 import { DEFAULT_OUTPUT_LIMIT_BYTES } from "./capture.js";
 import { endSession } from "./end.js";
 import { SessionError } from "./errors.js";

@@ -1,5 +1,5 @@
 // Advertises an expanded tool to the model as an OpenAI-style function with a JSON schema.
-import type { FunctionTool } from "../llm/types.js";
+import type { FunctionTool } from "../conversation.js";
 import type { ExpandedTool } from "./expand.js";
 
 export function toFunctionTool(tool: ExpandedTool): FunctionTool {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { journalToMessages, NO_RESULT_CONTENT } from "../../src/context/journal-messages.js";
 import type { ActionStatus, JournalEvent, ToolCall } from "../../src/journal/events.js";
-import type { ChatMessage } from "../../src/llm/types.js";
+import type { ChatMessage } from "../../src/conversation.js";
 
 /** Builds a journal with consecutive seq numbers from terse event descriptions. */
 function journal(...makers: Array<(seq: number) => JournalEvent>): JournalEvent[] {

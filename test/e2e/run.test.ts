@@ -79,6 +79,20 @@ describe("delta run", () => {
     expect(JSON.parse(readFileSync(report, "utf8"))).toEqual([]);
   });
 
+  it("never prints or writes the API key when the model server echoes it in its errors, through a retry and a refusal", async () => {
+    const echo = "bad key sk-test-secret-key-123";
+    server = await startMockLlm([fault.status(500, { message: echo }), fault.status(403, { message: echo })]);
+    const agent = writeAgent(root, {}, "agent-secret-echo");
+    const ws = workspace("ws-secret-echo");
+    const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "secret-echo", "-m", "go", "--format", "json"], { env: modelEnv(server.baseUrl) });
+    expect(result.exitCode).toBe(1);
+    expect(server.requests).toHaveLength(2);
+    expect(result.stderr).toContain("bad key [REDACTED]");
+    expect(JSON.parse(result.stdout).error.message).toContain("bad key [REDACTED]");
+    expect(result.stdout + result.stderr).not.toContain("sk-test-secret-key-123");
+    for (const file of collectFiles(runDir(ws, "secret-echo"))) expect(readFileSync(file, "utf8")).not.toContain("sk-test-secret-key-123");
+  });
+
   it("runs normally with a one-letter key (as local servers accept): short keys are not redacted into field names", async () => {
     server = await startMockLlm([reply.toolCalls([{ name: "echo", arguments: { text: "x marks" } }]), reply.text("ok")]);
     const agent = writeAgent(root, {}, "agent-short-key");

@@ -2,7 +2,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { acquireRunLock, readLockOwner, runPaths } from "../../src/run/store.js";
+import { acquireRunLock, readLockOwner } from "../../src/store/run-lock.js";
+import { runPaths } from "../../src/store/run-dir.js";
 import { reply, startMockLlm } from "../support/mock-llm.js";
 import { delta, modelEnv, readEvents, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
 

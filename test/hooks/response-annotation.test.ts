@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { validatePostResponseAnnotation } from "../../src/hooks/response-annotation.js";
-import type { LlmReply } from "../../src/llm/types.js";
+import type { LlmReply } from "../../src/conversation.js";
 
 const reply: LlmReply = {
   content: "listing",

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ReplayError } from "../../src/errors.js";
 import { InvocationRecordSchema, type InvocationRecord } from "../../src/llm/invocation-record.js";
 import { createReplayProvider, exportReplies } from "../../src/llm/replay.js";
-import type { LlmReply, LlmRequest } from "../../src/llm/types.js";
+import type { LlmReply, LlmRequest } from "../../src/conversation.js";
 
 let dir: string;
 beforeEach(async () => {

@@ -3,8 +3,8 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, watch } from "node:fs
 import { join } from "node:path";
 import { readJournal } from "../../src/journal/reader.js";
 import type { EventOf, JournalEvent } from "../../src/journal/events.js";
-import { STAGING_PREFIX } from "../../src/run/run-dir.js";
-import { deriveRunState } from "../../src/run/run-state.js";
+import { STAGING_PREFIX } from "../../src/store/run-dir.js";
+import { deriveRunState } from "../../src/journal/run-state.js";
 import { delta, modelEnv, runDir, spawnDelta, tempDir, removeDir, waitFor, writeAgent } from "../e2e/harness.js";
 import { fault, messagesOf, type RecordedRequest, reply, startMockLlm, type Step } from "./mock-llm.js";
 

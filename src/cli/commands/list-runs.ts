@@ -1,6 +1,6 @@
 // `delta list-runs`: the runs of a workspace as text, JSON or bare ids (newest first).
 import { resolve } from "node:path";
-import { listRuns, type RunSummary } from "../../run/list-runs.js";
+import { listRuns, type RunSummary } from "../../store/list-runs.js";
 import type { CliIo } from "../io.js";
 import { optionalString, parseFormat, parseStatus } from "../options.js";
 

@@ -1,6 +1,6 @@
 // Backoff delays and the server's Retry-After, in all the forms servers send it.
 import { describe, expect, it } from "vitest";
-import { DEFAULT_BACKOFF, backoffDelayMs, retryAfterMs, sleep } from "../../src/llm/backoff.js";
+import { DEFAULT_BACKOFF, backoffDelayMs, retryAfterMs, sleep } from "../../../src/llm/transport/backoff.js";
 
 const headers = (values: Record<string, string>) => new Headers(values);
 

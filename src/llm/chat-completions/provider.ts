@@ -1,12 +1,12 @@
 // The OpenAI-compatible Chat Completions provider: one non-streaming call, our own observable retry loop.
 import OpenAI from "openai";
-import { ConfigError, LlmError } from "../errors.js";
-import { DEFAULT_BACKOFF, backoffDelayMs, sleep, type BackoffPolicy } from "./backoff.js";
-import { httpFetch } from "./http-fetch.js";
-import { classifyFailure, type AttemptFailure } from "./openai-failure.js";
-import { toChatCompletionBody, toLlmReply } from "./openai-mapping.js";
-import { redactText } from "./redact.js";
-import type { CallOptions, LlmReply, LlmRequest, Provider } from "./types.js";
+import { ConfigError, LlmError } from "../../errors.js";
+import { DEFAULT_BACKOFF, backoffDelayMs, sleep, type BackoffPolicy } from "../transport/backoff.js";
+import { httpFetch } from "../transport/http-fetch.js";
+import { classifyFailure, type AttemptFailure } from "./failure.js";
+import { toChatCompletionBody, toLlmReply } from "./mapping.js";
+import type { CallOptions, Provider } from "../types.js";
+import type { LlmReply, LlmRequest } from "../../conversation.js";
 
 export interface OpenAiProviderConfig {
   apiKey: string;
@@ -40,7 +40,6 @@ export function createOpenAiProvider(config: OpenAiProviderConfig, env: NodeJS.P
   // httpFetch answers with the part of a Response the SDK reads (FetchResponse), hence the cast.
   const fetch = httpFetch as unknown as typeof globalThis.fetch;
   const client = new OpenAI({ apiKey: config.apiKey, baseURL: baseUrl, organization: null, project: null, maxRetries: 0, timeout: timeoutMs, fetch });
-  const secrets = [config.apiKey];
 
   async function attemptOnce(request: LlmRequest, signal: AbortSignal | undefined): Promise<LlmReply> {
     const controller = new AbortController();
@@ -75,10 +74,10 @@ export function createOpenAiProvider(config: OpenAiProviderConfig, env: NodeJS.P
           if (!(err instanceof AttemptFailed)) throw err;
           failure = err.failure;
         }
-        if (!failure.retryable) throw new LlmError(redactText(refusedMessage(endpoint, failure), secrets));
-        if (attempt > maxRetries) throw new LlmError(redactText(exhaustedMessage(endpoint, failure, attempt), secrets));
+        if (!failure.retryable) throw new LlmError(refusedMessage(endpoint, failure));
+        if (attempt > maxRetries) throw new LlmError(exhaustedMessage(endpoint, failure, attempt));
         const delayMs = failure.retryAfterMs !== undefined ? Math.min(failure.retryAfterMs, policy.retryAfterCapMs) : backoffDelayMs(attempt, policy);
-        options.onRetry?.({ attempt, delayMs, reason: redactText(describeFailure(failure), secrets) });
+        options.onRetry?.({ attempt, delayMs, reason: describeFailure(failure) });
         await sleep(delayMs, options.signal).catch(() => {
           throw aborted(endpoint);
         });

@@ -1,7 +1,7 @@
 // Redaction: a known secret never survives, credential-named fields are hidden, token counters are kept.
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { MIN_SECRET_LENGTH, REDACTED, isSensitiveKey, redactSecrets, redactText, redactedJson } from "../../src/llm/redact.js";
+import { MIN_SECRET_LENGTH, REDACTED, isSensitiveKey, redactSecrets, redactText, redactedJson } from "../src/secrets.js";
 
 const KEY = "sk-live-abcdef123456";
 

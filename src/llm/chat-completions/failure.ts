@@ -1,7 +1,7 @@
 // Sorts a failed model request attempt into retryable or final, with a reason a person can act on.
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
-import { retryAfterMs } from "./backoff.js";
-import { UnusableReplyError } from "./openai-mapping.js";
+import { retryAfterMs } from "../transport/backoff.js";
+import { UnusableReplyError } from "./mapping.js";
 
 export interface AttemptFailure {
   retryable: boolean;

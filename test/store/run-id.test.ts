@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RunRefusedError } from "../../src/errors.js";
-import { generateRunId, validateRunId } from "../../src/run/run-id.js";
+import { generateRunId, validateRunId } from "../../src/store/run-id.js";
 
 describe("validateRunId", () => {
   it.each(["a", "run-1", "R_2.final", "550e8400-e29b-41d4-a716-446655440000", "x".repeat(128)])("accepts %s", (id) => {

@@ -1,4 +1,13 @@
-// Removes secrets from anything headed for a file: known secret strings anywhere, and values under secret-looking keys.
+// Removes secrets from text and JSON: known secret strings anywhere, and values under secret-looking keys.
+//
+// Every output is redacted at exactly one point, where it is written:
+//   journal.jsonl        journal/writer.ts   (each appended event)
+//   metadata.json        store/run-metadata.ts  writeMetadata
+//   io/ records          store/io-log.ts     writeRecord (model calls, tool executions, hook runs)
+//   engine.log           store/io-log.ts     createEngineLogger
+//   stderr progress      run/session.ts      the session's progress function
+//   stdout RunResult     run/session.ts      finish → redactOutcome
+// Sources (providers, hooks, tools) pass text on as it came; they never redact.
 export const REDACTED = "[REDACTED]";
 
 const SENSITIVE_KEYS = new Set(["authorization", "proxy-authorization", "cookie", "set-cookie", "api-key", "x-api-key"]);

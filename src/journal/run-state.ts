@@ -1,5 +1,5 @@
 // What a journal says about its run: status, iteration count, usage and the work left unfinished.
-import type { EventOf, JournalEvent, RunStatus, ToolCall } from "../journal/events.js";
+import type { EventOf, JournalEvent, RunStatus, ToolCall } from "./events.js";
 
 export interface PendingCall {
   call: ToolCall;

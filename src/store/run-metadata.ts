@@ -4,6 +4,7 @@ import { hostname } from "node:os";
 import { z } from "zod";
 import { EngineError, RunRefusedError, errorMessage } from "../errors.js";
 import { RunStatusSchema } from "../journal/events.js";
+import { redactedJson } from "../secrets.js";
 import { writeFileAtomic } from "./atomic-file.js";
 import type { RunPaths } from "./run-dir.js";
 
@@ -36,6 +37,8 @@ export function holderFacts(startedAtUnix: number): Pick<RunMetadata, "pid" | "h
 export interface WriteMetadataOptions {
   /** fsync too: for terminal states, which must survive a power cut. */
   durable?: boolean;
+  /** Strings that must never reach the file (the API key), e.g. repeated in the first message. */
+  secrets?: readonly string[];
 }
 
 export function writeMetadata(paths: RunPaths, metadata: RunMetadata, options: WriteMetadataOptions = {}): void {
@@ -45,7 +48,7 @@ export function writeMetadata(paths: RunPaths, metadata: RunMetadata, options: W
     throw new EngineError(`Engine bug: refusing to write invalid ${paths.metadata} (${issue?.path.join(".")}: ${issue?.message})`);
   }
   try {
-    writeFileAtomic(paths.metadata, `${JSON.stringify(checked.data, null, 2)}\n`, options);
+    writeFileAtomic(paths.metadata, `${redactedJson(checked.data, options.secrets ?? [], 2)}\n`, options);
   } catch (err) {
     throw new EngineError(`Cannot write ${paths.metadata}: ${errorMessage(err)}`, { cause: err });
   }

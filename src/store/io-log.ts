@@ -2,7 +2,7 @@
 import { appendFileSync, closeSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { EngineError, errorMessage } from "../errors.js";
-import { redactedJson } from "../llm/redact.js";
+import { redactText, redactedJson } from "../secrets.js";
 import type { RunPaths } from "./run-dir.js";
 
 /** A record the caller builds; stored as pretty-printed JSON. */
@@ -54,7 +54,7 @@ export interface EngineLogger {
 }
 
 /** Keeps engine.log open for the run; logging is best effort, since a lost log line must not fail a run. */
-export function createEngineLogger(paths: RunPaths): EngineLogger {
+export function createEngineLogger(paths: RunPaths, secrets: readonly string[] = []): EngineLogger {
   let fd: number | null = null;
   try {
     fd = openSync(paths.engineLog, "a");
@@ -65,7 +65,7 @@ export function createEngineLogger(paths: RunPaths): EngineLogger {
     log(line: string): void {
       if (fd === null) return;
       try {
-        writeSync(fd, logLine(line));
+        writeSync(fd, logLine(redactText(line, secrets)));
       } catch {
         // See above: the journal, not this log, reports disk failures.
       }

@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { build } from "esbuild";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { UsageError } from "../../src/errors.js";
-import { resolveWorkspace } from "../../src/run/workspace.js";
+import { resolveWorkspace } from "../../src/store/workspace.js";
 
 let agentHome: string;
 beforeEach(() => {
@@ -66,7 +66,7 @@ describe("resolveWorkspace without -w", () => {
     const script = join(agentHome, "allocate.cjs");
     await build({
       stdin: {
-        contents: `import { resolveWorkspace } from ${JSON.stringify(resolve("src/run/workspace.ts"))};
+        contents: `import { resolveWorkspace } from ${JSON.stringify(resolve("src/store/workspace.ts"))};
           resolveWorkspace({ agentHome: process.argv[2], yes: true, isTTY: false }).then((w) => console.log(w.workspaceId));`,
         resolveDir: resolve("."),
         loader: "ts",

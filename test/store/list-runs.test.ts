@@ -3,8 +3,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { listRuns } from "../../src/run/list-runs.js";
-import { runPaths, writeMetadata } from "../../src/run/store.js";
+import { listRuns } from "../../src/store/list-runs.js";
+import { runPaths } from "../../src/store/run-dir.js";
+import { writeMetadata } from "../../src/store/run-metadata.js";
 
 let workDir: string;
 beforeEach(() => {

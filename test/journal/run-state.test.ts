@@ -1,7 +1,7 @@
 // The run's state folded from its journal, at once or incrementally as the journal grows.
 import { describe, expect, it } from "vitest";
 import type { JournalEvent } from "../../src/journal/events.js";
-import { createRunStateTracker, deriveRunState } from "../../src/run/run-state.js";
+import { createRunStateTracker, deriveRunState } from "../../src/journal/run-state.js";
 
 const at = "2026-01-01T00:00:00.000Z";
 const calls = [

@@ -7,7 +7,7 @@
 // processes inherit and builds the HTTPS agent with those certificates when a model call first needs it.
 import { readFileSync } from "node:fs";
 import type { Agent } from "node:https";
-import { errorMessage } from "../errors.js";
+import { errorMessage } from "../../errors.js";
 
 export const DEFERRED_CA_VARIABLE = "DELTA_DEFERRED_CA_CERTS";
 

@@ -1,9 +1,9 @@
 // The OpenAI-compatible provider against the scripted mock server: mapping, retries, timeouts and secrecy.
 import { afterEach, describe, expect, it } from "vitest";
-import { LlmError } from "../../src/errors.js";
-import { createOpenAiProvider, type OpenAiProviderConfig } from "../../src/llm/openai.js";
-import type { LlmRequest } from "../../src/llm/types.js";
-import { fault, reply, startMockLlm, type MockLlm, type Script } from "../support/mock-llm.js";
+import { LlmError } from "../../../src/errors.js";
+import { createOpenAiProvider, type OpenAiProviderConfig } from "../../../src/llm/chat-completions/provider.js";
+import type { LlmRequest } from "../../../src/conversation.js";
+import { fault, reply, startMockLlm, type MockLlm, type Script } from "../../support/mock-llm.js";
 
 const API_KEY = "sk-test-0123456789abcdef";
 
@@ -175,16 +175,11 @@ describe("createOpenAiProvider", () => {
     expect(err.message).toMatch(/^The model endpoint http:\/\/127\.0\.0\.1:9\/v1 failed after 1 attempt: connection failed \(.*ECONNREFUSED/);
   });
 
-  it("never lets the API key appear in replies, retry reasons or errors, even when the server echoes it", async () => {
+  it("passes the server's words on as they came: removing secrets is each output's job (secrets.ts)", async () => {
     const echo = `bad key ${API_KEY}`;
-    const reasons: string[] = [];
-    const { provider } = await setUp([fault.status(500, { message: echo }), reply.text(`fine`), fault.status(403, { message: echo })]);
-    const ok = await provider.complete(request, { onRetry: (info) => reasons.push(info.reason) });
+    const { provider } = await setUp([fault.status(403, { message: echo })]);
     const err = await failure(provider.complete(request));
-    const seen = JSON.stringify({ ok, reasons, message: err.message, stack: err.stack });
-    expect(reasons[0]).toContain("[REDACTED]");
-    expect(err.message).toContain("[REDACTED]");
-    expect(seen).not.toContain(API_KEY);
+    expect(err.message).toContain(echo);
   });
 
   it("stops at once when the signal aborts during a retry wait", async () => {

@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { build } from "esbuild";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
-import { httpFetch } from "../../src/llm/http-fetch.js";
-import { fault, reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
+import { httpFetch } from "../../../src/llm/transport/http-fetch.js";
+import { fault, reply, startMockLlm, type MockLlm } from "../../support/mock-llm.js";
 
 let server: MockLlm | undefined;
 afterEach(async () => {
@@ -77,7 +77,7 @@ describe("httpFetch", () => {
     const dir = await mkdtemp(join(tmpdir(), "delta-fetch-"));
     try {
       const entry = join(dir, "entry.ts");
-      await writeFile(entry, `import { httpFetch } from ${JSON.stringify(join(process.cwd(), "src/llm/http-fetch.ts"))};\nconst res = await httpFetch("http://127.0.0.1:${port}/");\nconsole.log(await res.text());\n`);
+      await writeFile(entry, `import { httpFetch } from ${JSON.stringify(join(process.cwd(), "src/llm/transport/http-fetch.ts"))};\nconst res = await httpFetch("http://127.0.0.1:${port}/");\nconsole.log(await res.text());\n`);
       await build({ entryPoints: [entry], bundle: true, platform: "node", format: "esm", outfile: join(dir, "entry.mjs"), logLevel: "silent" });
       // The server lives in this process, so the child must be awaited, not run synchronously.
       const child = await execa(process.execPath, [join(dir, "entry.mjs")], { timeout: 5000, reject: false });

@@ -3,8 +3,8 @@ import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RunRefusedError } from "../../src/errors.js";
-import { listRuns } from "../../src/run/list-runs.js";
-import { STAGING_PREFIX, runPaths, stageRunDir } from "../../src/run/store.js";
+import { listRuns } from "../../src/store/list-runs.js";
+import { STAGING_PREFIX, runPaths, stageRunDir } from "../../src/store/run-dir.js";
 import { removeDir, tempDir } from "../e2e/harness.js";
 
 let workDir: string;

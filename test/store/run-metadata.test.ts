@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EngineError, RunRefusedError } from "../../src/errors.js";
-import { readMetadata, stageRunDir, writeMetadata, type RunMetadata, type RunPaths } from "../../src/run/store.js";
+import { readMetadata, writeMetadata, type RunMetadata } from "../../src/store/run-metadata.js";
+import { stageRunDir, type RunPaths } from "../../src/store/run-dir.js";
 
 let workDir: string;
 let paths: RunPaths;

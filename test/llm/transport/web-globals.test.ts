@@ -1,6 +1,6 @@
 // The bundle's Headers and FormData: the same answers as Node's own classes for everything the SDK and httpFetch do.
 import { describe, expect, it } from "vitest";
-import { FormData as EngineFormData, Headers as EngineHeaders } from "../../src/llm/web-globals.js";
+import { FormData as EngineFormData, Headers as EngineHeaders } from "../../../src/llm/transport/web-globals.js";
 
 type Step = (headers: Headers | EngineHeaders) => unknown;
 

@@ -3,7 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RunRefusedError } from "../../src/errors.js";
-import { acquireRunLock, forceBreakRunLock, stageRunDir, writeMetadata, type RunPaths } from "../../src/run/store.js";
+import { acquireRunLock, forceBreakRunLock } from "../../src/store/run-lock.js";
+import { stageRunDir, type RunPaths } from "../../src/store/run-dir.js";
+import { writeMetadata } from "../../src/store/run-metadata.js";
 
 let workDir: string;
 let paths: RunPaths;

@@ -1,8 +1,8 @@
 // Translates our provider-neutral request into Chat Completions shapes, and a completion back into an LlmReply.
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { z } from "zod";
-import type { ToolCall, Usage } from "../journal/events.js";
-import type { ChatMessage, LlmReply, LlmRequest } from "./types.js";
+import type { ToolCall, Usage } from "../../journal/events.js";
+import type { ChatMessage, LlmReply, LlmRequest } from "../../conversation.js";
 
 /** A completion that cannot be turned into a reply; worth retrying, as gateways sometimes send one. */
 export class UnusableReplyError extends Error {}

@@ -5,8 +5,9 @@ import type { RunStatus } from "../journal/events.js";
 import { readJournal } from "../journal/reader.js";
 import { errorMessage } from "../errors.js";
 import { assessHolder } from "./janitor.js";
-import { deriveRunState } from "./run-state.js";
-import { readMetadata, runPaths } from "./store.js";
+import { deriveRunState } from "../journal/run-state.js";
+import { readMetadata } from "./run-metadata.js";
+import { runPaths } from "./run-dir.js";
 
 export interface RunSummary {
   run_id: string;

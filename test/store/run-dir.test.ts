@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { build } from "esbuild";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EngineError, RunRefusedError } from "../../src/errors.js";
-import { findRunDir, runPaths, stageNewRunDir, stageRunDir } from "../../src/run/store.js";
+import { findRunDir, runPaths, stageNewRunDir, stageRunDir } from "../../src/store/run-dir.js";
 
 let workDir: string;
 beforeEach(() => {
@@ -56,7 +56,7 @@ describe("stageRunDir + publish", () => {
     const script = join(workDir, "claim.cjs");
     await build({
       stdin: {
-        contents: `import { stageRunDir } from ${JSON.stringify(resolve("src/run/run-dir.ts"))};
+        contents: `import { stageRunDir } from ${JSON.stringify(resolve("src/store/run-dir.ts"))};
           try { stageRunDir(process.argv[2], "shared").publish(); console.log("won"); }
           catch (err) { console.log(err.constructor.name); }`,
         resolveDir: resolve("."),

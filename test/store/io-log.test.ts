@@ -2,15 +2,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  appendEngineLog,
-  createEngineLogger,
-  stageRunDir,
-  writeHookRecord,
-  writeInvocation,
-  writeToolExecution,
-  type RunPaths,
-} from "../../src/run/store.js";
+import { appendEngineLog, createEngineLogger, writeHookRecord, writeInvocation, writeToolExecution } from "../../src/store/io-log.js";
+import { stageRunDir, type RunPaths } from "../../src/store/run-dir.js";
 
 let workDir: string;
 let paths: RunPaths;
