@@ -68,19 +68,25 @@ export class HookBlockedError extends DeltaError {
   readonly exitCode = EXIT.FAILED;
 }
 
-/** The workspace cannot be written (read-only mount, no permission): refused before anything ran. */
+/** The workspace cannot be written (read-only mount, no permission): refused before anything ran. See fs-errors.ts. */
 export class WorkspaceError extends DeltaError {
   readonly type = "WORKSPACE_ERROR";
   readonly exitCode = EXIT.REFUSED;
 }
 
-/** A file system refusal that no retry fixes: read-only, or not permitted. */
-export function isUnwritableError(err: unknown): boolean {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  return code === "EROFS" || code === "EACCES" || code === "EPERM";
+/** The disk (or the user's quota) is full: exit 1, resumable once there is room. */
+export class DiskFullError extends DeltaError {
+  readonly type = "DISK_FULL";
+  readonly exitCode = EXIT.FAILED;
 }
 
-/** The engine itself failed at run time (disk full, unwritable workspace, …). */
+/** The storage device failed (EIO, a stale network file handle): exit 1, resumable once it is fixed. */
+export class StorageIoError extends DeltaError {
+  readonly type = "IO_ERROR";
+  readonly exitCode = EXIT.FAILED;
+}
+
+/** The engine itself failed at run time, for a reason no narrower type names. */
 export class EngineError extends DeltaError {
   readonly type = "ENGINE_ERROR";
   readonly exitCode = EXIT.FAILED;

@@ -1,6 +1,7 @@
 // Appends events to journal.jsonl: one write per event to an append-mode file, seq and timestamp assigned here.
 import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from "node:fs";
 import { EngineError, errorMessage } from "../errors.js";
+import { fsError } from "../fs-errors.js";
 import { redactSecrets, usableSecrets } from "../secrets.js";
 import { JournalEventSchema, type JournalEvent, type NewEvent } from "./events.js";
 import { parseChunk, refuseJsonArray } from "./parse-lines.js";
@@ -38,7 +39,7 @@ function openForAppend(path: string): number {
   try {
     return openSync(path, "a+");
   } catch (err) {
-    throw new EngineError(`Cannot open the journal ${path} for writing: ${errorMessage(err)}`, { cause: err });
+    throw fsError(`Cannot open the journal ${path} for writing`, err);
   }
 }
 
@@ -97,7 +98,7 @@ function createWriter(
       writeAll(fd, bytes);
     } catch (err) {
       undoPartialWrite();
-      throw new EngineError(`Cannot append to the journal ${path}: ${errorMessage(err)}`, { cause: err });
+      throw fsError(`Cannot append to the journal ${path}`, err);
     }
     size += bytes.length;
     nextSeq += 1;
@@ -119,7 +120,7 @@ function createWriter(
     try {
       fsyncSync(fd);
     } catch (err) {
-      throw new EngineError(`Cannot flush the journal ${path} to disk: ${errorMessage(err)}`, { cause: err });
+      throw fsError(`Cannot flush the journal ${path} to disk`, err);
     }
   }
 

@@ -1,7 +1,7 @@
 // The run's audit trail beside the journal: io/ records of LLM calls, tools and hooks, and engine.log.
 import { appendFileSync, closeSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { EngineError, errorMessage } from "../errors.js";
+import { fsError } from "../fs-errors.js";
 import { redactText, redactedJson } from "../secrets.js";
 import type { RunPaths } from "./run-dir.js";
 
@@ -42,7 +42,7 @@ function writeRecord(dir: string, baseName: string, record: IoRecord, secrets: r
       return path;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST" || suffix >= 999) {
-        throw new EngineError(`Cannot write ${path}: ${errorMessage(err)}`, { cause: err });
+        throw fsError(`Cannot write ${path}`, err);
       }
     }
   }
@@ -83,7 +83,7 @@ export function appendEngineLog(paths: RunPaths, line: string): void {
   try {
     appendFileSync(paths.engineLog, logLine(line));
   } catch (err) {
-    throw new EngineError(`Cannot write ${paths.engineLog}: ${errorMessage(err)}`, { cause: err });
+    throw fsError(`Cannot write ${paths.engineLog}`, err);
   }
 }
 

@@ -1,7 +1,8 @@
 // The run directory layout under <workDir>/.delta/: paths, the layout VERSION, and exclusive claiming of a run id.
 import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { EngineError, RunRefusedError, WorkspaceError, errorMessage } from "../errors.js";
+import { EngineError, RunRefusedError } from "../errors.js";
+import { fsError } from "../fs-errors.js";
 import { randomHex } from "../random-hex.js";
 import { syncDirectory, tempPathFor } from "./atomic-file.js";
 import { makeDirs } from "./make-dirs.js";
@@ -57,7 +58,7 @@ export function ensureLayoutVersion(workDir: string): void {
     makeDirs(dir);
     if (!existsSync(versionFile)) publishVersionFile(versionFile);
   } catch (err) {
-    throw new WorkspaceError(`Cannot write to the workspace ${workDir} (${errorMessage(err)}); give a writable directory with -w`, { cause: err });
+    throw fsError(`Cannot write to the workspace ${workDir}`, err, { otherwise: "refused" });
   }
   checkLayoutVersion(versionFile);
 }
@@ -110,7 +111,7 @@ export function stageRunDir(workDir: string, runId: string): StagedRun {
     for (const dir of [staged.invocationsDir, staged.toolExecutionsDir, staged.hooksDir]) mkdirSync(dir, { recursive: true });
   } catch (err) {
     rmSync(staged.runDir, { recursive: true, force: true });
-    throw new WorkspaceError(`Cannot create the run directory ${final.runDir}: ${errorMessage(err)}`, { cause: err });
+    throw fsError(`Cannot create the run directory ${final.runDir}`, err, { otherwise: "refused" });
   }
   const discard = (): void => rmSync(staged.runDir, { recursive: true, force: true });
   return {
@@ -127,7 +128,7 @@ export function stageRunDir(workDir: string, runId: string): StagedRun {
         const code = (err as NodeJS.ErrnoException).code;
         if (err instanceof RunRefusedError) throw err;
         if (code === "EEXIST" || code === "ENOTEMPTY") throw idTaken(workDir, runId);
-        throw new EngineError(`Cannot publish the run directory ${final.runDir}: ${errorMessage(err)}`, { cause: err });
+        throw fsError(`Cannot publish the run directory ${final.runDir}`, err);
       }
       try {
         syncDirectory(controlDir(workDir));

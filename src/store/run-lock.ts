@@ -3,7 +3,8 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import lockfile from "proper-lockfile";
 import { z } from "zod";
-import { EngineError, RunRefusedError, WorkspaceError, errorMessage, isUnwritableError } from "../errors.js";
+import { RunRefusedError } from "../errors.js";
+import { fsError } from "../fs-errors.js";
 import { appendEngineLog } from "./io-log.js";
 import type { RunPaths } from "./run-dir.js";
 import { readMetadata } from "./run-metadata.js";
@@ -95,12 +96,8 @@ export function forceBreakRunLock(paths: RunPaths): void {
   }
 }
 
-/** A read-only or forbidden run directory is the workspace's fault (126, nothing ran); anything else an engine error. */
 function lockError(paths: RunPaths, err: unknown): Error {
-  const message = `Cannot lock ${paths.runDir}: ${errorMessage(err)}`;
-  return isUnwritableError(err)
-    ? new WorkspaceError(`${message}; the workspace must be writable to continue a run`, { cause: err })
-    : new EngineError(message, { cause: err });
+  return fsError(`Cannot lock ${paths.runDir}`, err, { hint: "the workspace must be writable to continue a run" });
 }
 
 function describeHolder(paths: RunPaths): string {

@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { z } from "zod";
 import { EngineError, RunRefusedError, errorMessage } from "../errors.js";
+import { fsError } from "../fs-errors.js";
 import { RunStatusSchema } from "../journal/events.js";
 import { redactedJson } from "../secrets.js";
 import { writeFileAtomic } from "./atomic-file.js";
@@ -50,7 +51,7 @@ export function writeMetadata(paths: RunPaths, metadata: RunMetadata, options: W
   try {
     writeFileAtomic(paths.metadata, `${redactedJson(checked.data, options.secrets ?? [], 2)}\n`, options);
   } catch (err) {
-    throw new EngineError(`Cannot write ${paths.metadata}: ${errorMessage(err)}`, { cause: err });
+    throw fsError(`Cannot write ${paths.metadata}`, err);
   }
 }
 

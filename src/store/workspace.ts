@@ -1,7 +1,8 @@
 // Chooses the workspace a run works in: `-w <dir>`, or W001, W002… under the agent, allocated without races.
 import { mkdirSync, readFileSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { EngineError, UsageError, WorkspaceError, errorMessage } from "../errors.js";
+import { EngineError, UsageError } from "../errors.js";
+import { fsError } from "../fs-errors.js";
 import { writeFileAtomic } from "./atomic-file.js";
 import { makeDirs } from "./make-dirs.js";
 
@@ -50,7 +51,7 @@ function explicitWorkspace(workDir: string): Workspace {
     return { workDir: real, workspaceId: basename(real), created };
   } catch (err) {
     if (err instanceof UsageError) throw err;
-    throw new WorkspaceError(`-w ${workDir}: cannot use ${absolute} as the workspace (${errorMessage(err)})`, { cause: err });
+    throw fsError(`-w ${workDir}: cannot use ${absolute} as the workspace`, err, { otherwise: "refused" });
   }
 }
 
@@ -59,7 +60,7 @@ function workspacesRoot(agentHome: string): string {
   try {
     mkdirSync(root, { recursive: true });
   } catch (err) {
-    throw new WorkspaceError(`Cannot create ${root}: ${errorMessage(err)}; check that the agent directory is writable, or pass -w <dir>`, { cause: err });
+    throw fsError(`Cannot create ${root}`, err, { hint: "check that the agent directory is writable, or pass -w <dir>", otherwise: "refused" });
   }
   return root;
 }
@@ -75,7 +76,7 @@ export function allocateWorkspace(root: string): Workspace {
       return { workDir: realpathSync(workDir), workspaceId, created: true };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") {
-        throw new WorkspaceError(`Cannot create the workspace ${workDir}: ${errorMessage(err)}`, { cause: err });
+        throw fsError(`Cannot create the workspace ${workDir}`, err, { otherwise: "refused" });
       }
     }
   }

@@ -44,7 +44,7 @@ function journalStatus(deltaDir: string, runId: string): string {
 }
 
 describe.concurrent("disk faults", () => {
-  it("fails a run cleanly (exit 1, ENGINE_ERROR) when the disk fills up, and continue completes it once there is room", async (context) => {
+  it("fails a run cleanly (exit 1, DISK_FULL) when the disk fills up, and continue completes it once there is room", async (context) => {
     if (unsupported) context.skip();
     const server = await startMockLlm([reply.toolCalls([{ name: "fill", arguments: { bytes: "4000000" } }]), reply.text("recovered")]);
     const agent = writeAgent(root, { tools: 'tools:\n  - name: fill\n    shell: "head -c ${bytes} /dev/zero > filler; echo filled"\n' }, "agent-full");
@@ -67,8 +67,9 @@ describe.concurrent("disk faults", () => {
       const run = captured(out, "run");
       expect(run.exitCode).toBe(1);
       expect(run.json.status).toBe("FAILED");
-      expect(run.json.error?.type).toBe("ENGINE_ERROR");
+      expect(run.json.error?.type).toBe("DISK_FULL");
       expect(run.json.error?.message).toMatch(/ENOSPC|no space/i);
+      expect(run.json.error?.message).toMatch(/free some space, then `delta continue`/);
       expectNoStackTrace(run);
       // The run's own outcome, not a bare refusal: the engine finished the run and released its lock.
       expect(run.json).toMatchObject({ run_id: "full", metadata: { agent_name: "test-agent" } });
