@@ -7,7 +7,7 @@
 // NODE_EXTRA_CA_CERTS aside, unless NODE_OPTIONS chooses a CA store itself, and start Node on this
 // file: Node would otherwise parse that certificate bundle at every start (about 90 ms on a machine
 // with a full bundle). The engine gives the variable back to its child processes and trusts the
-// certificates for HTTPS model calls (src/llm/deferred-ca.ts). To Node, those lines are strings
+// certificates for HTTPS model calls (src/llm/transport/deferred-ca.ts). To Node, those lines are strings
 // and comments; it runs the bundled CLI through the code cache (src/cli/run-bundle.ts).
 const path = require("node:path");
 const { runBundle } = require("../dist/run-bundle.cjs");

@@ -1,6 +1,6 @@
 // The `delta` command line: parses argv, runs one command, and turns its outcome or error into an exit code.
 // stdout carries only the command's result for the chosen --format; everything else goes to stderr.
-import "./zod-config.js";
+import "../zod-config.js";
 import { cac } from "cac";
 import { DeltaError, EXIT, UsageError } from "../errors.js";
 import { takeDeferredCaCerts } from "../llm/transport/deferred-ca.js";

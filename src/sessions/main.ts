@@ -1,6 +1,6 @@
 // The delta-sessions CLI: argv → one sessions operation → one JSON value on stdout, or a one-line error on stderr and exit 1.
 // stdout carries only JSON results; warnings and errors go to stderr.
-import "../cli/zod-config.js";
+import "../zod-config.js";
 import { text } from "node:stream/consumers";
 import { cac, type CAC } from "cac";
 import shellQuote from "shell-quote";

@@ -1,0 +1,92 @@
+// The house rules of src/: rooms import only rooms on lower floors, and only the CLIs write to stdout or exit.
+import { readFileSync, readdirSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { describe, expect, it } from "vitest";
+
+/** Lowest first: a room may import only rooms before it (docs/architecture.md draws the same floors). */
+const FLOORS = [
+  "errors",
+  "zod-config",
+  "random-hex",
+  "secrets",
+  "fs-errors",
+  "journal",
+  "process",
+  "conversation",
+  "store",
+  "tools",
+  "hooks",
+  "llm",
+  "context",
+  "agent",
+  "run",
+  "report",
+  "sessions",
+  "cli",
+];
+
+/** The two command lines' entry points: the only places that print to stdout or end the process. */
+const ENTRY_ROOMS = new Set(["cli"]);
+const ENTRY_FILES = new Set(["src/sessions/main.ts"]);
+
+const SRC = resolve("src");
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? sourceFiles(path) : path.endsWith(".ts") ? [path] : [];
+  });
+}
+
+function roomOf(file: string): string {
+  const [first] = relative(SRC, file).split(sep);
+  return first!.replace(/\.ts$/, "");
+}
+
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, "utf8");
+  return [...text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|^import\s+)"(\.{1,2}\/[^"]+)"/gm)].map((match) => resolve(dirname(file), match[1]!));
+}
+
+const files = sourceFiles(SRC);
+
+describe("the house", () => {
+  it("knows the floor of every room in src/", () => {
+    const rooms = new Set(files.map(roomOf));
+    expect([...rooms].filter((room) => !FLOORS.includes(room))).toEqual([]);
+  });
+
+  it("has no import from a lower room to a higher one", () => {
+    const upward: string[] = [];
+    for (const file of files) {
+      const from = roomOf(file);
+      for (const target of importsOf(file)) {
+        const to = roomOf(target);
+        if (to !== from && FLOORS.indexOf(to) > FLOORS.indexOf(from)) upward.push(`${relative(".", file)} imports ${relative(".", target)} (${from} → ${to})`);
+      }
+    }
+    expect(upward).toEqual([]);
+  });
+
+  it("keeps journal, secrets and errors free of anything above them, and store free of run", () => {
+    const reaches = (room: string, above: string[]): string[] =>
+      files.filter((file) => roomOf(file) === room).flatMap((file) => importsOf(file).filter((target) => above.includes(roomOf(target))).map((target) => `${relative(".", file)} → ${relative(".", target)}`));
+    expect(reaches("journal", FLOORS.slice(FLOORS.indexOf("journal") + 1))).toEqual([]);
+    expect(reaches("secrets", FLOORS.filter((room) => room !== "secrets" && room !== "errors"))).toEqual([]);
+    expect(reaches("errors", FLOORS.filter((room) => room !== "errors"))).toEqual([]);
+    expect(reaches("store", ["run", "cli", "report"])).toEqual([]);
+  });
+
+  it("writes to stdout and ends the process only from the command lines", () => {
+    const offenders = files
+      .filter((file) => !ENTRY_ROOMS.has(roomOf(file)) && !ENTRY_FILES.has(relative(".", file)))
+      .flatMap((file) =>
+        readFileSync(file, "utf8")
+          .split("\n")
+          .map((line, index) => ({ line, index }))
+          .filter(({ line }) => /\bprocess\.(stdout|exit\b|exitCode)|\bconsole\.(log|info)\b/.test(line) && !/^\s*(\/\/|\*)/.test(line))
+          .map(({ index }) => `${relative(".", file)}:${index + 1}`),
+      );
+    expect(offenders).toEqual([]);
+  });
+});
