@@ -57,6 +57,12 @@ export interface Host {
   exec(command: string, options?: { timeoutMs?: number; input?: string }): Promise<HostResult>;
   /** Starts a shell command on the host over ssh without waiting; killing the returned process only cuts the connection. */
   spawn(command: string, options?: { timeoutMs?: number }): ResultPromise<{ reject: false }>;
+  /**
+   * Mounts `remoteDir` of `source` at `mountPoint` with sshfs, in this host's mount namespace only: this host then sees
+   * that directory through a network file system (no lock coherence with other hosts, its own caching), everyone else
+   * sees the plain directory. The mount goes away with the host.
+   */
+  mount(source: Host, remoteDir: string, mountPoint: string): Promise<void>;
   /** Test-side pids of every process running on the host, sshd and pid 1 included. */
   processes(): number[];
   isUp(): boolean;
@@ -245,6 +251,10 @@ function makeHost(ssh: string, sshConfigPath: string, name: string, port: number
       return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
     },
     spawn: spawnOnHost,
+    mount: async (source, remoteDir, mountPoint) => {
+      const result = await spawnOnHost(quote([requireBinary("sshfs"), "-F", sshConfigPath, "-o", "reconnect", `${source.name}:${remoteDir}`, mountPoint]));
+      if (result.exitCode !== 0) throw new Error(`sshfs ${source.name}:${remoteDir} on ${name} failed (exit ${result.exitCode}): ${String(result.stderr).trim()}`);
+    },
     processes: machine.processes,
     isUp: machine.isUp,
     kill: machine.kill,

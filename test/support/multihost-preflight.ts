@@ -4,7 +4,7 @@ import { accessSync, constants, existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 
 /** What a multi-host test needs; each piece checks only its own binaries and privileges. */
-export type MultihostNeed = "hosts" | "parallel" | "slurm" | "faketime";
+export type MultihostNeed = "hosts" | "parallel" | "slurm" | "faketime" | "sshfs";
 
 /** The Debian package that provides each binary, so a failure says what to install. */
 const PACKAGES: Record<string, string> = {
@@ -20,6 +20,7 @@ const PACKAGES: Record<string, string> = {
   scancel: "slurm-client (slurm-wlm)",
   munged: "munge",
   faketime: "faketime",
+  sshfs: "sshfs",
   unshare: "util-linux",
   setpriv: "util-linux",
   perl: "perl-base",
@@ -30,6 +31,7 @@ const BINARIES: Record<MultihostNeed, string[]> = {
   parallel: ["parallel", "ssh"],
   slurm: ["slurmctld", "slurmd", "sbatch", "squeue", "scontrol", "scancel", "munged", "unshare", "setpriv", "perl"],
   faketime: ["faketime"],
+  sshfs: ["sshfs", "ssh"],
 };
 
 /** Daemons live in sbin, which a non-root PATH often lacks. */
@@ -94,11 +96,12 @@ function namespaceUnsupportedReason(): Promise<string | null> {
  * Null when every need can be met, else one message naming what is missing and how to get it.
  * Multi-host tests call this in beforeAll and throw the message, so they fail where they cannot run rather than pass unseen.
  */
-export async function multihostUnsupportedReason(needs: MultihostNeed[] = ["hosts", "parallel", "slurm", "faketime"]): Promise<string | null> {
+export async function multihostUnsupportedReason(needs: MultihostNeed[] = ["hosts", "parallel", "slurm", "faketime", "sshfs"]): Promise<string | null> {
   if (process.platform !== "linux") return `multi-host tests need Linux namespaces; this is ${process.platform}`;
   const missing = [...new Set(needs.flatMap((need) => BINARIES[need]))].filter((name) => !findBinary(name));
   if (missing.length > 0) return missingMessage(missing);
   if (needs.includes("faketime") && !findLibfaketime()) return "multi-host tests need libfaketime.so.1 (Debian: apt-get install faketime): not found under /usr/lib/*/faketime/";
+  if (needs.includes("sshfs") && !existsSync("/dev/fuse")) return "sshfs mounts need FUSE, and there is no /dev/fuse (load the fuse module, or give the container the device)";
   if (needs.includes("slurm") && !isRoot()) return `the Slurm cluster runs slurmd as root (it launches jobs as the submitting user); this process runs as uid ${process.getuid?.()}`;
   if (needs.includes("hosts") || needs.includes("slurm")) return namespaceUnsupportedReason();
   return null;
