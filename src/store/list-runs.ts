@@ -11,6 +11,8 @@ import { runPaths } from "./run-dir.js";
 
 export interface RunSummary {
   run_id: string;
+  /** The workspace holding the run: what `delta continue -w` takes. */
+  work_dir: string;
   status: RunStatus;
   task_summary: string;
   last_updated: string;
@@ -47,8 +49,13 @@ export function listRuns(workDir: string, filter: ListFilter, warn: (line: strin
     const summary = summarize(workDir, name, warn);
     if (summary) runs.push(summary);
   }
-  runs.sort((a, b) => b.last_updated.localeCompare(a.last_updated) || b.run_id.localeCompare(a.run_id));
-  const kept = runs.filter((run) => (!filter.resumable || RESUMABLE.includes(run.status) || run.orphaned) && (!filter.status || run.status === filter.status));
+  return applyFilter(runs, filter);
+}
+
+/** Newest first (last update, then run id), filtered; also merges the runs of several workspaces. */
+export function applyFilter(runs: RunSummary[], filter: ListFilter): RunSummary[] {
+  const sorted = [...runs].sort((a, b) => b.last_updated.localeCompare(a.last_updated) || b.run_id.localeCompare(a.run_id));
+  const kept = sorted.filter((run) => (!filter.resumable || RESUMABLE.includes(run.status) || run.orphaned) && (!filter.status || run.status === filter.status));
   return filter.first ? kept.slice(0, 1) : kept;
 }
 
@@ -69,6 +76,7 @@ function summarize(workDir: string, runId: string, warn: (line: string) => void)
     const lastUpdated = metadata?.updated_at ?? statSync(paths.journal).mtime.toISOString();
     return {
       run_id: runId,
+      work_dir: workDir,
       status: state.status,
       task_summary: summarizeTask(state.initialMessage ?? metadata?.initial_message ?? ""),
       last_updated: lastUpdated,

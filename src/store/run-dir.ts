@@ -166,7 +166,7 @@ export function findRunDir(workDir: string, runId: string): RunPaths {
   return paths;
 }
 
-function isDirectory(path: string): boolean {
+export function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
   } catch {

@@ -55,6 +55,20 @@ function explicitWorkspace(workDir: string): Workspace {
   }
 }
 
+/** The workspaces under `<agent>/workspaces/` (every visible directory, W001… and any other), sorted; none when there is no such folder. */
+export function listWorkspaces(agentHome: string): string[] {
+  const root = join(agentHome, "workspaces");
+  let entries;
+  try {
+    entries = readdirSync(root, { withFileTypes: true });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return [];
+    throw fsError(`Cannot list the workspaces in ${root}`, err, { otherwise: "refused" });
+  }
+  return entries.filter((entry) => entry.isDirectory() && !entry.name.startsWith(".")).map((entry) => join(root, entry.name)).sort();
+}
+
 function workspacesRoot(agentHome: string): string {
   const root = join(agentHome, "workspaces");
   try {
