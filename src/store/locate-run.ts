@@ -1,7 +1,9 @@
 // Finds runs by id or by recency: in one workspace, or across every workspace of an agent.
 import { basename } from "node:path";
+import shellQuote from "shell-quote";
 import { RunRefusedError, UsageError } from "../errors.js";
 import { applyFilter, listRuns, type ListFilter, type RunSummary } from "./list-runs.js";
+import { readOriginalRun } from "./original-run.js";
 import { findRunDir, isDirectory, runPaths, type RunPaths } from "./run-dir.js";
 import { validateRunId } from "./run-id.js";
 import { listWorkspaces } from "./workspace.js";
@@ -25,7 +27,7 @@ export function scopeWorkspaces(scope: RunScope): string[] {
 /** The run with this id; refused (126) when no workspace of the scope has it, or when two do (naming both). */
 export function locateRun(scope: RunScope, runId: string): LocatedRun {
   validateRunId(runId);
-  if ("workDir" in scope) return { runId, workDir: scope.workDir, paths: findRunDir(scope.workDir, runId) };
+  if ("workDir" in scope) return continuable({ runId, workDir: scope.workDir, paths: findRunDir(scope.workDir, runId) });
   const holders = listWorkspaces(scope.agentHome).filter((workDir) => isDirectory(runPaths(workDir, runId).runDir));
   const [only, second] = holders;
   if (only === undefined) {
@@ -38,7 +40,17 @@ export function locateRun(scope: RunScope, runId: string): LocatedRun {
       `run id ${runId} is in ${holders.length} workspaces of the agent ${scope.agentHome}: ${holders.join(" and ")}; choose one with -w <workspace>`,
     );
   }
-  return { runId, workDir: only, paths: findRunDir(only, runId) };
+  return continuable({ runId, workDir: only, paths: findRunDir(only, runId) });
+}
+
+/** A run of the original Delta Engine is read (listed), never continued: its journal is not this engine's. */
+function continuable(run: LocatedRun): LocatedRun {
+  const original = readOriginalRun(run.paths);
+  if (original === null) return run;
+  throw new RunRefusedError(
+    `run ${run.runId} in ${run.workDir} was made by the original Delta Engine, whose journal this engine cannot continue; ` +
+      `start a new run from its task instead: ${shellQuote.quote(["delta", "run", "--agent", original.agent_ref, "-w", run.workDir, "-m", original.task])}`,
+  );
 }
 
 /** Every run of the scope, newest first (the order of `delta list-runs`), filtered. */
@@ -49,7 +61,7 @@ export function listScopedRuns(scope: RunScope, filter: ListFilter, warn: (line:
 
 /** The newest run of the scope (the first line of `delta list-runs`); refused (126) when there is none. */
 export function newestRun(scope: RunScope, warn: (line: string) => void): LocatedRun {
-  const [newest] = listScopedRuns(scope, { first: true }, warn);
+  const [newest] = listScopedRuns(scope, {}, warn).filter((run) => !run.original_engine);
   if (newest === undefined) {
     const where = "workDir" in scope ? `the workspace ${scope.workDir}` : `any workspace of the agent ${scope.agentHome} (${basename(scope.agentHome)}/workspaces/)`;
     throw new RunRefusedError(`no runs in ${where}; start one with \`delta run\``);
