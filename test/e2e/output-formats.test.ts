@@ -1,5 +1,5 @@
-// End to end: --format stream-json prints the journal's lines as they are appended, then the RunResult, and nothing else.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+// End to end: --format stream-json prints the journal's lines as they are appended, then the RunResult; -o also writes the result to a file.
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -74,5 +74,40 @@ describe("--format stream-json", () => {
     const lines = result.stdout.split("\n").filter((line) => line !== "");
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!)).toMatchObject({ schema_version: "2.0", status: "FAILED", error: { type: "CONFIG_ERROR" } });
+  });
+});
+
+describe("-o/--output", () => {
+  it("writes the RunResult (json) or the result (raw) to the file as well, leaving no temporary file", async () => {
+    server = await startMockLlm([reply.text('{"words": 42}'), reply.text("plain answer")]);
+    const agent = writeAgent(root, {}, "agent-output");
+    const ws = join(root, "ws-output");
+    const outDir = join(root, "out");
+    mkdirSync(outDir);
+    const json = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "o1", "-m", "count", "--format", "json", "-o", join(outDir, "result.json")], { env: modelEnv(server.baseUrl) });
+    expect(json.exitCode, json.stderr).toBe(0);
+    expect(readFileSync(join(outDir, "result.json"), "utf8")).toBe(json.stdout);
+    expect(JSON.parse(json.stdout)).toMatchObject({ run_id: "o1", result: { words: 42 } });
+
+    const raw = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "o2", "-m", "say", "--format", "raw", "--output", join(outDir, "result.txt")], { env: modelEnv(server.baseUrl) });
+    expect(raw.exitCode, raw.stderr).toBe(0);
+    expect(readFileSync(join(outDir, "result.txt"), "utf8")).toBe("plain answer\n");
+    expect(readdirSync(outDir).sort()).toEqual(["result.json", "result.txt"]);
+  });
+
+  it("holds the refusal's RunResult when the run is refused, and refuses a file in a missing folder before anything runs", async () => {
+    const out = join(root, "refusal.json");
+    const refused = await delta(["run", "--agent", join(root, "no-such-agent"), "-m", "x", "--format", "json", "-o", out]);
+    expect(refused.exitCode).toBe(126);
+    expect(JSON.parse(readFileSync(out, "utf8"))).toMatchObject({ status: "FAILED", error: { type: "CONFIG_ERROR" } });
+
+    server = await startMockLlm([]);
+    const agent = writeAgent(root, {}, "agent-output-missing");
+    const ws = join(root, "ws-output-missing");
+    const missing = await delta(["run", "--agent", agent, "-w", ws, "-m", "x", "-o", join(root, "no-such-dir", "r.json")], { env: modelEnv(server.baseUrl) });
+    expect(missing.exitCode).toBe(126);
+    expect(missing.stderr).toContain("does not exist; create it first");
+    expect(existsSync(ws)).toBe(false);
+    expect(server.requests).toHaveLength(0);
   });
 });
