@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 /** Lowest first: a room may import only rooms before it (docs/architecture.md draws the same floors). */
 const FLOORS = [
   "errors",
+  "engine-version",
   "zod-config",
   "random-hex",
   "secrets",

@@ -91,10 +91,9 @@ done
 # 3. Recover: resumable runs that are not COMPLETED are continued. list-runs reads each journal, so
 #    a killed run (journal says RUNNING, process gone) is listed; `continue` lets the janitor mark it
 #    INTERRUPTED and gives the cut tool call a synthesized result before the model goes on.
-declare -A OURS=() COMPLETED=() FAILED=()
+declare -A OURS=() COMPLETED=()
 for id in "${IDS[@]}"; do OURS[$id]=1; done
 while read -r id; do COMPLETED[$id]=1; done < <("$DELTA" list-runs -w "$WORKSPACE" --status COMPLETED --format raw)
-while read -r id; do FAILED[$id]=1; done < <("$DELTA" list-runs -w "$WORKSPACE" --status FAILED --format raw)
 # A run waiting for a human is resumable only with that human's answer: it is counted below, not continued.
 declare -A ASKING=()
 while read -r id; do ASKING[$id]=1; done < <("$DELTA" list-runs -w "$WORKSPACE" --status WAITING_FOR_INPUT --format raw)
@@ -102,14 +101,9 @@ while read -r id; do ASKING[$id]=1; done < <("$DELTA" list-runs -w "$WORKSPACE" 
 declare -A RECOVERING=()
 while read -r id; do
   [[ -n ${OURS[$id]:-} && -z ${COMPLETED[$id]:-} && -z ${ASKING[$id]:-} ]] || continue
-  if [[ -n ${FAILED[$id]:-} ]]; then
-    # FAILED needs a message to retry; INTERRUPTED and orphaned RUNNING resume without one.
-    "$DELTA" continue --run-id "$id" -w "$WORKSPACE" -m "The previous attempt failed; try again." --format json \
-      >"$LOG_DIR/$id.continue.json" 2>"$LOG_DIR/$id.continue.log" &
-  else
-    "$DELTA" continue --run-id "$id" -w "$WORKSPACE" --format json \
-      >"$LOG_DIR/$id.continue.json" 2>"$LOG_DIR/$id.continue.log" &
-  fi
+  # FAILED, INTERRUPTED and orphaned RUNNING runs all resume without a message.
+  "$DELTA" continue --run-id "$id" -w "$WORKSPACE" --format json \
+    >"$LOG_DIR/$id.continue.json" 2>"$LOG_DIR/$id.continue.log" &
   RECOVERING[$id]=$!
 done < <("$DELTA" list-runs -w "$WORKSPACE" --resumable --format raw)
 

@@ -27,10 +27,9 @@ map_one() {
     return 0 # done in an earlier attempt
   fi
   if [[ -f "$ws/.delta/$id/metadata.json" ]]; then
-    status=$(jq -r .status "$ws/.delta/$id/metadata.json")
+    # A FAILED or INTERRUPTED run is retried as it stands: continue needs no message for it.
     local -a again=(continue --run-id "$id" -w "$ws" --format json)
     [[ $force == 1 ]] && again+=(--force)
-    [[ $status == FAILED ]] && again+=(-m "The previous attempt failed; try again.")
     "$DELTA" "${again[@]}" >"$out/$id.json" 2>>"$out/$id.log" || rc=$?
   else
     "$DELTA" run --agent "$agent" -w "$ws" --run-id "$id" -m "Count the words. Text: $item" --format json \

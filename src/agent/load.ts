@@ -1,6 +1,7 @@
 // Loads an agent directory (agent.yaml, imports, hooks.yaml, context.yaml, prompt) into one validated AgentPackage.
 import { access, realpath, stat } from "node:fs/promises";
 import path from "node:path";
+import { resolveSourcePath } from "../context/path-variables.js";
 import { ContextConfigSchema, type ContextConfig } from "../context/schema.js";
 import { ConfigError, errorMessage } from "../errors.js";
 import { HooksConfigSchema, type HooksConfig } from "../hooks/schema.js";
@@ -23,6 +24,8 @@ export interface AgentPackage {
   /** imports merged, local last, unique names */
   tools: ExpandedTool[];
   hooks: HooksConfig;
+  /** Where the hooks were defined, as messages name it: "hooks.yaml", or agent.yaml's legacy lifecycle_hooks. */
+  hooksFile: string;
   context: ContextConfig;
 }
 
@@ -50,7 +53,8 @@ export async function loadAgent(agentHome: string, options: LoadOptions = {}): P
   const config = parseWithSchema(AgentConfigSchema, configFile);
 
   const systemPromptPath = path.resolve(home, config.system_prompt);
-  if (!(await isFile(systemPromptPath))) {
+  const namesSystemPrompt = typeof configFile.data === "object" && configFile.data !== null && "system_prompt" in configFile.data;
+  if (namesSystemPrompt && !(await isFile(systemPromptPath))) {
     throw new ConfigError(
       `${configFile.display}: system_prompt: ${systemPromptPath} not found; create it or set system_prompt to a file path relative to the agent directory`,
     );
@@ -61,13 +65,28 @@ export async function loadAgent(agentHome: string, options: LoadOptions = {}): P
     imports: config.imports,
     tools: config.tools,
   });
-  const hooks = await loadHooks(home, config, configFile.display, warn);
+  const { hooks, hooksFile } = await loadHooks(home, config, configFile.display, warn);
   const context = await loadContext(home);
+  if (namesSystemPrompt) checkSystemPromptRead(configFile.display, config.system_prompt, systemPromptPath, context, home);
 
-  const agent: AgentPackage = { home, configPath, name: config.name, llm: config.llm, systemPromptPath, tools, hooks, context };
+  const agent: AgentPackage = { home, configPath, name: config.name, llm: config.llm, systemPromptPath, tools, hooks, hooksFile, context };
   if (config.version !== undefined) agent.version = config.version;
   if (config.description !== undefined) agent.description = config.description;
   return agent;
+}
+
+/**
+ * context.yaml decides what the model sees, so a system_prompt it never reads would be silently
+ * ignored: refused, with the source to add. (Sources under ${CWD} live in the workspace, not here.)
+ */
+function checkSystemPromptRead(configDisplay: string, given: string, promptPath: string, context: ContextConfig, home: string): void {
+  const read = context.sources.flatMap((source) => (source.type === "file" && !source.path.includes("${CWD}") ? [source.path] : []));
+  if (read.some((sourcePath) => resolveSourcePath(sourcePath, { AGENT_HOME: home, CWD: home }) === promptPath)) return;
+  throw new ConfigError(
+    `${configDisplay}: system_prompt: ${given} is not read by context.yaml, which decides what the model sees ` +
+      `(its file sources read ${read.length > 0 ? read.join(", ") : "no agent file"}). ` +
+      `Make it a source of context.yaml — e.g. "- type: file" with "path: '\${AGENT_HOME}/${path.relative(home, promptPath)}'" as the first source — or remove system_prompt from ${configDisplay}.`,
+  );
 }
 
 async function resolveHome(agentHome: string): Promise<string> {
@@ -98,7 +117,7 @@ async function findConfigFile(home: string, warn: (message: string) => void): Pr
   throw new ConfigError(`No agent.yaml in ${home}; point to an agent directory, or create one with \`delta init\``);
 }
 
-async function loadHooks(home: string, config: AgentConfig, configDisplay: string, warn: (message: string) => void): Promise<HooksConfig> {
+async function loadHooks(home: string, config: AgentConfig, configDisplay: string, warn: (message: string) => void): Promise<{ hooks: HooksConfig; hooksFile: string }> {
   const hooksPath = path.join(home, "hooks.yaml");
   if (await isFile(hooksPath)) {
     if (config.lifecycle_hooks !== undefined) {
@@ -106,13 +125,13 @@ async function loadHooks(home: string, config: AgentConfig, configDisplay: strin
     }
     // A hooks.yaml holding only comments means "no hooks", not an error.
     const file = await readYamlFile(hooksPath, "hooks.yaml", { allowEmpty: true });
-    return parseWithSchema(HooksConfigSchema, file);
+    return { hooks: parseWithSchema(HooksConfigSchema, file), hooksFile: "hooks.yaml" };
   }
   if (config.lifecycle_hooks !== undefined) {
     warn(`[DEPRECATION WARNING] ${configDisplay}: lifecycle_hooks is deprecated; move these hooks into hooks.yaml`);
-    return config.lifecycle_hooks;
+    return { hooks: config.lifecycle_hooks, hooksFile: `${configDisplay}: lifecycle_hooks` };
   }
-  return {};
+  return { hooks: {}, hooksFile: "hooks.yaml" };
 }
 
 async function loadContext(home: string): Promise<ContextConfig> {

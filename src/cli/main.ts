@@ -5,44 +5,55 @@ import { cac } from "cac";
 import { DeltaError, EXIT, UsageError } from "../errors.js";
 import { takeDeferredCaCerts } from "../llm/transport/deferred-ca.js";
 import { EMPTY_USAGE } from "../llm/usage.js";
-import { ENGINE_VERSION } from "../run/session.js";
+import { ENGINE_VERSION } from "../engine-version.js";
 import { protectValues, unprotect, unprotectAll } from "./argv.js";
 import { processIo, type CliIo } from "./io.js";
+import { checkOutputFile, writeOutputFile } from "./output-file.js";
 import { toRunResult } from "./output.js";
+import { DEFAULT_TEMPLATE, listTemplates } from "./templates.js";
 
 type Flags = Record<string, unknown>;
-type Handler = (args: string[], flags: Flags, io: CliIo) => Promise<number>;
+type Handler = (args: (string | undefined)[], flags: Flags, io: CliIo) => Promise<number>;
 
 function buildCli(dispatch: (handler: Handler) => (...raw: unknown[]) => void) {
   const cli = cac("delta");
   cli
     .command("run", "Start a new run of an agent")
-    .option("--agent <path>", "Agent directory", { default: "." })
-    .option("-m, --message <text>", "Task description or user message (required)")
+    .option("--agent <path>", "Agent directory, or its agent.yaml", { default: "." })
+    .option("-m, --message <text>", "The task; `-m -` reads it from stdin, as does a piped stdin without -m")
+    .option("--message-file <path>", "Read the task from this file")
     .option("-w, --work-dir <path>", "Workspace directory (default: a new W00N under the agent)")
+    .option("--model <name>", "Model for this invocation (default: $DELTA_MODEL, else llm.model in agent.yaml)")
     .option("--max-iterations <n>", "Model calls allowed in this invocation (default: 30)")
     .option("-v, --verbose", "Verbose logging")
     .option("-i, --interactive", "Answer ask_human on this terminal instead of pausing")
     .option("-y, --yes", "Never prompt: create a new workspace")
     .option("--run-id <id>", "Client-generated run id (1-128 of A-Z a-z 0-9 . _ -)")
-    .option("--format <format>", "Output: text | json | raw (default: text)")
+    .option("--format <format>", "Output: text | json | raw | stream-json (default: text)")
+    .option("-o, --output <file>", "Also write the result (json: the RunResult) to this file, atomically")
     .option("--replay <source>", "Use recorded model replies (a .jsonl file or a run directory) instead of a model")
     .action(dispatch(async (_args, flags, io) => (await import("./commands/run.js")).runCommand(flags, io)));
   cli
     .command("continue", "Continue an existing run (resume, answer, extend or retry)")
-    .option("--run-id <id>", "The run to continue (required)")
+    .option("--run-id <id>", "The run to continue")
+    .option("--last", "Continue the newest run (of the workspace, or of the agent with --agent)")
     .option("-w, --work-dir <path>", "Workspace holding the run (default: current directory)")
-    .option("-m, --message <text>", "A new instruction, or the answer to the open question")
+    .option("--agent <path>", "Look for the run in every workspace of this agent (directory or agent.yaml)")
+    .option("-m, --message <text>", "A new instruction, or the answer to the open question; `-m -` reads it from stdin")
+    .option("--message-file <path>", "Read the message from this file")
+    .option("--model <name>", "Model for this invocation (default: $DELTA_MODEL, else llm.model in agent.yaml)")
     .option("--max-iterations <n>", "Model calls allowed in this invocation (default: 30)")
     .option("-v, --verbose", "Verbose logging")
     .option("-i, --interactive", "Answer ask_human on this terminal instead of pausing")
     .option("--force", "Take over a RUNNING run started on another host")
-    .option("--format <format>", "Output: text | json | raw (default: text)")
+    .option("--format <format>", "Output: text | json | raw | stream-json (default: text)")
+    .option("-o, --output <file>", "Also write the result (json: the RunResult) to this file, atomically")
     .option("--replay <source>", "Use recorded model replies instead of a model")
-    .action(dispatch(async (_args, flags, io) => (await import("./commands/run.js")).continueCommand(flags, io)));
+    .action(dispatch(async (_args, flags, io) => (await import("./commands/run.js")).continueCommandLine(flags, io)));
   cli
-    .command("list-runs", "List the runs of a workspace, newest first")
+    .command("list-runs", "List runs, newest first")
     .option("-w, --work-dir <path>", "Workspace (default: current directory)")
+    .option("--agent <path>", "Every workspace of this agent (directory or agent.yaml)")
     .option("--resumable", "Only runs that `delta continue` can take")
     .option("--status <status>", "Only runs with this status")
     .option("--first", "Only the most recent run")
@@ -50,8 +61,9 @@ function buildCli(dispatch: (handler: Handler) => (...raw: unknown[]) => void) {
     .action(dispatch(async (_args, flags, io) => (await import("./commands/list-runs.js")).listRunsCommand(flags, io)));
   cli
     .command("init [name]", "Create a new agent directory from a template")
-    .option("-t, --template <template>", "Template name (default: hello-world)")
+    .option("-t, --template <template>", `Template name (default: ${DEFAULT_TEMPLATE})`)
     .option("-y, --yes", "Never prompt")
+    .example("delta init my-agent -t minimal")
     .action(dispatch(async (args, flags, io) =>
       (await import("./commands/init.js")).init(
         { name: args[0], template: flags.template as string | undefined, yes: Boolean(flags.yes), cwd: process.cwd() },
@@ -60,14 +72,17 @@ function buildCli(dispatch: (handler: Handler) => (...raw: unknown[]) => void) {
     ));
   cli
     .command("tool <action> <path>", "Tool helpers: `delta tool expand <agent.yaml>` prints the expanded tool definitions")
+    .usage("tool expand <agent dir | agent.yaml>")
+    .example("delta tool expand ./my-agent/agent.yaml   # each tool as the argv it runs, and what the model is told")
     .action(dispatch(async (args, _flags, io) => {
       if (args[0] !== "expand") throw new UsageError(`Unknown tool action '${args[0]}'. Use: delta tool expand <path/to/agent.yaml>`);
-      return (await import("./commands/tool-expand.js")).toolExpand(args[1]!, io);
+      return (await import("./commands/tool-expand.js")).toolExpand(String(args[1]), io);
     }));
   cli
     .command("tool:expand <path>", "Same as `delta tool expand <path>`")
-    .action(dispatch(async (args, _flags, io) => (await import("./commands/tool-expand.js")).toolExpand(args[0]!, io)));
-  cli.help();
+    .action(dispatch(async (args, _flags, io) => (await import("./commands/tool-expand.js")).toolExpand(String(args[0]), io)));
+  // `delta init --help` names the templates it can copy.
+  cli.help((sections) => (cli.matchedCommand?.name === "init" ? [...sections, { title: "Templates", body: listTemplates().map((name) => `  ${name}`).join("\n") }] : sections));
   cli.version(ENGINE_VERSION);
   return cli;
 }
@@ -84,29 +99,42 @@ function valueOptions(cli: ReturnType<typeof cac>): Set<string> {
   return names;
 }
 
-function wantsJson(argv: readonly string[]): boolean {
-  const index = argv.indexOf("--format");
-  return argv.includes("--format=json") || (index >= 0 && argv[index + 1] === "json");
+/** The value of a value-taking option as typed on the command line (`--x v` or `--x=v`), for reporting a refusal. */
+function argValue(argv: readonly string[], names: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i += 1) {
+    const token = argv[i]!;
+    if (token === "--") return undefined;
+    if (names.includes(token)) return argv[i + 1];
+    const name = names.find((candidate) => candidate.startsWith("--") && token.startsWith(`${candidate}=`));
+    if (name !== undefined) return token.slice(name.length + 1);
+  }
+  return undefined;
 }
 
 function report(err: unknown, argv: readonly string[], io: CliIo): number {
   const known = err instanceof DeltaError ? err : isCacError(err) ? new UsageError(`${err.message}. See: delta --help`) : null;
-  if (!known) {
-    io.err(`Internal error (please report it): ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
-    if (wantsJson(argv)) io.out(`${JSON.stringify(refusal(argv, "INTERNAL_ERROR", String(err)), null, 2)}\n`);
-    return EXIT.FAILED;
+  const format = argValue(argv, ["--format"]);
+  const [type, message, exitCode] = known ? [known.type, known.message, known.exitCode] : ["INTERNAL_ERROR", String(err), EXIT.FAILED];
+  io.err(known ? `Error: ${message}\n` : `Internal error (please report it): ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  // json and stream-json promise one RunResult for every outcome, refusals included.
+  const result = refusal(argv, type, message);
+  if (format === "json") io.out(`${JSON.stringify(result, null, 2)}\n`);
+  if (format === "stream-json") io.out(`${JSON.stringify(result)}\n`);
+  const output = argValue(argv, ["-o", "--output"]);
+  if (output !== undefined) {
+    try {
+      writeOutputFile(checkOutputFile(output), format === "json" || format === "stream-json" ? `${JSON.stringify(result, null, 2)}\n` : "");
+    } catch {
+      // A bad -o is what was refused, or it cannot be written: the refusal is on stderr either way.
+    }
   }
-  io.err(`Error: ${known.message}\n`);
-  if (wantsJson(argv)) io.out(`${JSON.stringify(refusal(argv, known.type, known.message), null, 2)}\n`);
-  return known.exitCode;
+  return exitCode;
 }
 
 function refusal(argv: readonly string[], type: string, message: string): Record<string, unknown> {
-  const index = argv.indexOf("--run-id");
-  const runId = index >= 0 ? argv[index + 1] ?? null : null;
   const now = new Date();
   return toRunResult({
-    runId,
+    runId: argValue(argv, ["--run-id"]) ?? null,
     status: "FAILED",
     error: { type, message },
     iterations: 0,
@@ -128,15 +156,20 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   let result: Promise<number> | null = null;
   const dispatch = (handler: Handler) => (...raw: unknown[]): void => {
     const flags = unprotectAll(raw.pop() as Flags);
-    const args = raw.map((value) => String(unprotect(value)));
+    // An optional argument not given stays undefined (String() would make it the word "undefined").
+    const args = raw.map((value) => (value === undefined ? undefined : String(unprotect(value))));
     result = handler(args, flags, io);
   };
   const cli = buildCli(dispatch);
   try {
     cli.parse(["node", "delta", ...protectValues(argv, valueOptions(cli))], { run: false });
+    // cac has printed the help (of the command named, if any); no command runs.
+    if (cli.options.help) return 0;
     if (!cli.matchedCommand) {
+      // `-v` is --version only without a command; within `run` it is --verbose.
+      if (cli.options.version) return 0;
       if (cli.args.length > 0) throw new UsageError(`Unknown command '${String(cli.args[0])}'. See: delta --help`);
-      if (!cli.options.help && !cli.options.version) cli.outputHelp();
+      cli.outputHelp();
       return 0;
     }
     await cli.runMatchedCommand();

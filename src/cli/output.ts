@@ -1,8 +1,8 @@
-// Turns a RunOutcome into what stdout carries for --format text, json (RunResult v2.0) or raw.
+// Turns a RunOutcome into what stdout carries for --format text, json (RunResult v2.0), raw, or the last line of stream-json.
 import { EXIT, type ExitCode } from "../errors.js";
 import type { RunOutcome } from "../run/outcome.js";
 
-export const FORMATS = ["text", "json", "raw"] as const;
+export const FORMATS = ["text", "json", "raw", "stream-json"] as const;
 export type OutputFormat = (typeof FORMATS)[number];
 
 export function exitCodeFor(outcome: RunOutcome): ExitCode {
@@ -46,11 +46,19 @@ export function formatOutcome(outcome: RunOutcome, format: OutputFormat): string
   switch (format) {
     case "json":
       return `${JSON.stringify(toRunResult(outcome), null, 2)}\n`;
+    // The journal's lines went first, one per event; the RunResult is the last line.
+    case "stream-json":
+      return `${JSON.stringify(toRunResult(outcome))}\n`;
     case "raw":
       return outcome.status === "COMPLETED" ? rawResult(outcome.result) : "";
     case "text":
       return textSummary(outcome);
   }
+}
+
+/** What -o/--output holds: the RunResult for json and stream-json, the bare result (empty unless COMPLETED) for text and raw. */
+export function outputFileContent(outcome: RunOutcome, format: OutputFormat): string {
+  return formatOutcome(outcome, format === "json" || format === "stream-json" ? "json" : "raw");
 }
 
 function rawResult(result: unknown): string {

@@ -1,11 +1,13 @@
 // Questions to a person at the terminal: prompt on stderr, answer from stdin, passwords not echoed.
 import type { Interface } from "node:readline";
+import { UsageError } from "../errors.js";
 import type { HumanQuestion } from "../run/run-context.js";
 
 let lines: AsyncIterator<string> | null = null;
 let reader: Interface | null = null;
 
-async function readLine(): Promise<string> {
+/** One line of stdin; `closed` says what to do instead when stdin ends (Ctrl-D) first. */
+async function readLine(closed: string): Promise<string> {
   if (!lines) {
     // Loaded on the first question only: most runs never ask one.
     const { createInterface } = await import("node:readline");
@@ -13,7 +15,7 @@ async function readLine(): Promise<string> {
     lines = reader[Symbol.asyncIterator]();
   }
   const next = await lines.next();
-  if (next.done) throw new Error("stdin closed before an answer was given");
+  if (next.done) throw new UsageError(`stdin was closed (Ctrl-D) before an answer was given; ${closed}`);
   return next.value;
 }
 
@@ -53,12 +55,12 @@ export async function askOnTerminal(question: HumanQuestion): Promise<string> {
   const hint = question.input_type === "confirmation" ? " [yes/no]" : "";
   process.stderr.write(`\n[ask_human] ${question.prompt}${hint}\n> `);
   const hidden = (question.sensitive || question.input_type === "password") && process.stdin.isTTY;
-  return hidden ? readHidden() : readLine();
+  return hidden ? readHidden() : readLine("answer with `delta continue -m <answer>` instead");
 }
 
 export async function promptLine(question: string): Promise<string> {
   process.stderr.write(question);
-  return readLine();
+  return readLine("no workspace chosen. Pass -y for a new workspace, or -w <dir>");
 }
 
 export function closeTerminal(): void {

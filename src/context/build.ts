@@ -4,7 +4,7 @@ import type { JournalEvent } from "../journal/events.js";
 import type { ChatMessage } from "../conversation.js";
 import { journalToMessages } from "./journal-messages.js";
 import { expandPathVariables, resolveSourcePath, type PathVariables } from "./path-variables.js";
-import { readSourceFile } from "./read-source-file.js";
+import { readSourceFile, type SourceFile } from "./read-source-file.js";
 import { runGenerator } from "./run-generator.js";
 import type { ComputedFileSource, ContextConfig, ContextSource, FileSource } from "./schema.js";
 
@@ -48,16 +48,21 @@ export async function buildContext(config: ContextConfig, env: ContextEnv): Prom
   return messages;
 }
 
-async function readFileSource(source: FileSource, index: number, variables: PathVariables, env: ContextEnv): Promise<string | null> {
-  const path = resolveSourcePath(source.path, variables);
-  const content = await readSourceFile({
+/** How a `file` source is read: its label for messages, the field to fix, its expanded path and on_missing rule. */
+export function fileSourceFile(source: FileSource, index: number, variables: PathVariables): SourceFile {
+  return {
     label: describe(source, index),
     field: `sources[${index}].path`,
-    path,
+    path: resolveSourcePath(source.path, variables),
     onMissing: source.on_missing,
     missingHint: "Create the file or fix the path",
-  });
-  env.log?.(`context: ${describe(source, index)} ${path}: ${content === null ? "missing, skipped" : `${content.length} chars`}`);
+  };
+}
+
+async function readFileSource(source: FileSource, index: number, variables: PathVariables, env: ContextEnv): Promise<string | null> {
+  const file = fileSourceFile(source, index, variables);
+  const content = await readSourceFile(file);
+  env.log?.(`context: ${file.label} ${file.path}: ${content === null ? "missing, skipped" : `${content.length} chars`}`);
   return content;
 }
 

@@ -24,6 +24,19 @@ export interface OpenOptions {
   written?: WrittenLines;
 }
 
+/** Told each line any journal writer of this process appends, exactly as written (`--format stream-json` prints them). */
+export type AppendedLineListener = (line: string) => void;
+
+let appendedLineListener: AppendedLineListener | null = null;
+
+/** One listener per process (the CLI's stdout); returns a function that removes it. */
+export function onAppendedLine(listener: AppendedLineListener): () => void {
+  appendedLineListener = listener;
+  return () => {
+    if (appendedLineListener === listener) appendedLineListener = null;
+  };
+}
+
 export async function openJournal(path: string, options: OpenOptions = {}): Promise<JournalWriter> {
   const fd = openForAppend(path);
   try {
@@ -103,6 +116,7 @@ function createWriter(
     size += bytes.length;
     nextSeq += 1;
     written?.remember(line, recorded);
+    appendedLineListener?.(line);
     return recorded;
   }
 

@@ -6,8 +6,12 @@ import { parseDotenv } from "./dotenv.js";
 export interface ProviderEnv {
   apiKey?: string;
   baseUrl?: string;
-  /** Where each found value came from, highest priority first, e.g. "DELTA_API_KEY from /w/.env". */
-  sources: string[];
+  /** DELTA_MODEL: overrides llm.model in agent.yaml (the --model flag overrides it in turn). */
+  model?: string;
+  /** Where each found value came from, e.g. "DELTA_API_KEY from /w/.env": what -v, ENGINE_START and a failed call's message name. */
+  sourceOf: { apiKey?: string; baseUrl?: string; model?: string };
+  /** Every .env file consulted, in priority order, and whether it was there. */
+  files: { path: string; found: boolean }[];
 }
 
 export interface ProviderEnvInput {
@@ -21,6 +25,7 @@ export interface ProviderEnvInput {
 // OPENAI_* names come last so a DELTA_* value at any level wins over them.
 const API_KEY_NAMES = ["DELTA_API_KEY", "OPENAI_API_KEY"] as const;
 const BASE_URL_NAMES = ["DELTA_BASE_URL", "OPENAI_BASE_URL"] as const;
+const MODEL_NAMES = ["DELTA_MODEL"] as const;
 
 interface Layer {
   label: string;
@@ -31,28 +36,31 @@ interface Layer {
 export function resolveProviderEnv(input: ProviderEnvInput): ProviderEnv {
   const warn = input.warn ?? (() => {});
   const layers: Layer[] = [];
+  const files: ProviderEnv["files"] = [];
   for (const file of envFiles(input.workDir, input.agentHome)) {
     const values = readEnvFile(file, warn);
+    files.push({ path: file, found: values !== undefined });
     if (values) layers.push({ label: file, values });
   }
   layers.push({ label: "the environment", values: input.processEnv });
 
-  const sources: string[] = [];
-  const pick = (names: readonly string[]): string | undefined => {
+  const sourceOf: ProviderEnv["sourceOf"] = {};
+  const pick = (names: readonly string[], what: keyof ProviderEnv["sourceOf"]): string | undefined => {
     for (const name of names) {
       for (const layer of layers) {
         const value = layer.values[name]?.trim();
         if (value) {
-          sources.push(`${name} from ${layer.label}`);
+          sourceOf[what] = `${name} from ${layer.label}`;
           return value;
         }
       }
     }
     return undefined;
   };
-  const apiKey = pick(API_KEY_NAMES);
-  const baseUrl = pick(BASE_URL_NAMES);
-  return { ...(apiKey ? { apiKey } : {}), ...(baseUrl ? { baseUrl } : {}), sources };
+  const apiKey = pick(API_KEY_NAMES, "apiKey");
+  const baseUrl = pick(BASE_URL_NAMES, "baseUrl");
+  const model = pick(MODEL_NAMES, "model");
+  return { ...(apiKey ? { apiKey } : {}), ...(baseUrl ? { baseUrl } : {}), ...(model ? { model } : {}), sourceOf, files };
 }
 
 /** The .env files in priority order, each listed once even when two levels are the same folder. */

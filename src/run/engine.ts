@@ -2,6 +2,7 @@
 import { DeltaError } from "../errors.js";
 import type { JournalEvent } from "../journal/events.js";
 import { act } from "./act.js";
+import { continueCommand } from "./continue-command.js";
 import type { InteractionRequest } from "./ask-human.js";
 import type { RunContext } from "./run-context.js";
 import { createRunStateTracker, deriveRunState } from "../journal/run-state.js";
@@ -22,7 +23,7 @@ export async function runLoop(ctx: RunContext, maxIterations: number): Promise<L
     if (leftover) return leftover;
     const stateOf = createRunStateTracker();
     for (let done = 0; done < maxIterations; done += 1) {
-      if (ctx.signal.aborted) return interrupted();
+      if (ctx.signal.aborted) return interrupted(ctx);
       // One read per iteration: the events that number it are the ones its context is built from.
       const events = ctx.readEvents();
       const end = await iterate(ctx, stateOf(events).iterations + 1, events);
@@ -30,10 +31,10 @@ export async function runLoop(ctx: RunContext, maxIterations: number): Promise<L
     }
     return {
       status: "FAILED",
-      error: { type: MAX_ITERATIONS_ERROR, message: `Reached --max-iterations (${maxIterations}) before the model finished; continue the run to give it more.` },
+      error: { type: MAX_ITERATIONS_ERROR, message: `Reached --max-iterations (${maxIterations}) before the model finished; give it more with: ${continueCommand(ctx.runId, ctx.workDir)}` },
     };
   } catch (err) {
-    if (ctx.signal.aborted) return interrupted();
+    if (ctx.signal.aborted) return interrupted(ctx);
     if (err instanceof DeltaError) return { status: "FAILED", error: { type: err.type, message: err.message } };
     throw err;
   }
@@ -42,7 +43,7 @@ export async function runLoop(ctx: RunContext, maxIterations: number): Promise<L
 async function iterate(ctx: RunContext, iteration: number, events: JournalEvent[]): Promise<LoopEnd | null> {
   await ctx.hook("on_iteration_start", iteration, { iteration });
   const thought = await think(ctx, iteration, events);
-  if (ctx.signal.aborted) return interrupted();
+  if (ctx.signal.aborted) return interrupted(ctx);
   if (thought.tool_calls.length === 0) {
     // The final iteration is an iteration too: it ends before the run does.
     await ctx.hook("on_iteration_end", iteration, { iteration });
@@ -51,7 +52,7 @@ async function iterate(ctx: RunContext, iteration: number, events: JournalEvent[
   for (const call of thought.tool_calls) {
     const outcome = await act(ctx, call, iteration);
     if (outcome.kind === "waiting") return { status: "WAITING_FOR_INPUT", request: outcome.request };
-    if (ctx.signal.aborted) return interrupted();
+    if (ctx.signal.aborted) return interrupted(ctx);
   }
   await ctx.hook("on_iteration_end", iteration, { iteration });
   return null;
@@ -81,11 +82,11 @@ async function finishPendingCalls(ctx: RunContext): Promise<LoopEnd | null> {
     }
     const outcome = await act(ctx, pending.call, pending.iteration);
     if (outcome.kind === "waiting") return { status: "WAITING_FOR_INPUT", request: outcome.request };
-    if (ctx.signal.aborted) return interrupted();
+    if (ctx.signal.aborted) return interrupted(ctx);
   }
   return null;
 }
 
-function interrupted(): LoopEnd {
-  return { status: "INTERRUPTED", error: { type: "INTERRUPTED", message: "The run was interrupted by a signal; continue it with `delta continue --run-id <id>`." } };
+function interrupted(ctx: RunContext): LoopEnd {
+  return { status: "INTERRUPTED", error: { type: "INTERRUPTED", message: `The run was interrupted by a signal; continue it with: ${continueCommand(ctx.runId, ctx.workDir)}` } };
 }

@@ -2,14 +2,17 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadAgent } from "../agent/load.js";
+import { preflightAgent } from "../agent/preflight.js";
 import { RunRefusedError } from "../errors.js";
 import type { EventOf } from "../journal/events.js";
 import { readJournal } from "../journal/reader.js";
 import { openJournal } from "../journal/writer.js";
 import { clearInteraction, recordAnswer } from "./ask-human.js";
+import { continueCommand } from "./continue-command.js";
 import { assessHolder, checkHolder } from "../store/janitor.js";
 import type { RunOutcome } from "./outcome.js";
 import { chooseProvider } from "./provider.js";
+import { verboseLog, withModel } from "./model-choice.js";
 import type { DriveOptions, RunContext } from "./run-context.js";
 import { validateRunId } from "../store/run-id.js";
 import { deriveRunState, type RunState } from "../journal/run-state.js";
@@ -33,8 +36,10 @@ export async function continueRun(request: ContinueRequest): Promise<RunOutcome>
   const answer = planAnswer(request, paths, before);
   const start = events.find((event): event is EventOf<"ENGINE_START"> => event.type === "ENGINE_START");
   if (!start) throw new RunRefusedError(`Run ${request.runId} has no ENGINE_START in ${paths.journal}; it cannot be continued.`);
-  const agent = await loadAgent(start.agent_home, { warn: request.warn });
-  const provider = await chooseProvider(agent, start.work_dir, { replay: request.replay, recordedThoughts: before.iterations, warn: request.warn });
+  const loaded = await loadAgent(start.agent_home, { warn: request.warn });
+  await preflightAgent(loaded, start.work_dir);
+  const provider = await chooseProvider(loaded, start.work_dir, { replay: request.replay, recordedThoughts: before.iterations, warn: request.warn, log: verboseLog(request) });
+  const agent = withModel(loaded, request.model ?? provider.model);
   const metadata = readMetadata(paths);
 
   let janitorNote: string | null = null;
@@ -91,19 +96,20 @@ function planAnswer(request: ContinueRequest, paths: RunPaths, state: RunState):
       if (request.askInteractively) return { kind: "ask" };
       throw new RunRefusedError(
         `Run ${request.runId} is WAITING_FOR_INPUT: ${state.waiting?.prompt ?? "a question is open"}\n` +
-          `Answer with: delta continue --run-id ${request.runId} -w ${request.workDir} -m "<answer>"\n` +
+          `Answer with: ${continueCommand(request.runId, request.workDir, "<answer>")}\n` +
           `or write the answer to ${responseFile} and continue without -m.`,
       );
     }
     case "COMPLETED":
-    case "FAILED":
       if (message === undefined) {
         throw new RunRefusedError(
-          `Run is ${state.status}. To continue, provide a message using -m/--message\n` +
-            `Example: delta continue --run-id ${request.runId} -w ${request.workDir} -m "Now do something else"`,
+          "Run is COMPLETED. To continue, provide a message using -m/--message (or --message-file)\n" +
+            `Example: ${continueCommand(request.runId, request.workDir, "Now do something else")}`,
         );
       }
       return { kind: "text", text: message };
+    // A failed run is retried as it stands (CONTRACT §4); a message, when given, is appended first.
+    case "FAILED":
     case "INTERRUPTED":
     case "RUNNING":
       return message === undefined ? { kind: "none" } : { kind: "text", text: message };

@@ -16,6 +16,8 @@ export interface HumanQuestion {
 export interface DriveOptions {
   maxIterations: number;
   replay?: string;
+  /** --model: overrides DELTA_MODEL and llm.model for this invocation. */
+  model?: string;
   signal: AbortSignal;
   progress: (line: string) => void;
   verbose: boolean;

@@ -1,5 +1,6 @@
 // One engine process's hold on a run: opens journal and lock, drives the loop, and closes cleanly.
 import type { AgentPackage } from "../agent/load.js";
+import { ENGINE_VERSION } from "../engine-version.js";
 import { DeltaError, errorMessage } from "../errors.js";
 import { redactText } from "../secrets.js";
 import { runHook } from "../hooks/run-hook.js";
@@ -19,7 +20,6 @@ import { createEngineLogger, writeHookRecord } from "../store/io-log.js";
 import { holderFacts, writeMetadata, type RunMetadata } from "../store/run-metadata.js";
 import { type RunPaths } from "../store/run-dir.js";
 
-export const ENGINE_VERSION = "0.1.0";
 /** How often metadata.json's iteration count is refreshed during a run; the journal is the truth in between. */
 export const METADATA_REFRESH_MS = 1_000;
 
@@ -62,7 +62,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   const written = createWrittenLines();
   const journal = await openJournal(paths.journal, { warn: (line: string) => progress(`[warning] ${line}`), secrets, written });
   const reader = createJournalReader(paths.journal, { written });
-  let metadata: RunMetadata = { ...options.metadata, status: "RUNNING", end_time: null, error: null, ...holderFacts(startTime.getTime()), max_iterations: options.maxIterations, updated_at: startTime.toISOString() };
+  let metadata: RunMetadata = { ...options.metadata, status: "RUNNING", end_time: null, error: null, ...holderFacts(startTime.getTime()), max_iterations: options.maxIterations, model: agent.llm.model, updated_at: startTime.toISOString() };
   if (!options.started) writeMetadata(paths, metadata, { secrets });
   // Hooks of the loop stop when the run is interrupted; on_error and on_run_end at the end still run.
   let closing = false;

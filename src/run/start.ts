@@ -1,7 +1,7 @@
 // `delta run`: validate everything, claim a fresh run directory (published complete with its first events), then drive the run.
-import { rmdirSync } from "node:fs";
 import { basename } from "node:path";
 import { loadAgent } from "../agent/load.js";
+import { preflightAgent } from "../agent/preflight.js";
 import { openJournal } from "../journal/writer.js";
 import { chooseProvider } from "./provider.js";
 import type { RunOutcome } from "./outcome.js";
@@ -11,7 +11,8 @@ import { engineStartEvent, runSession, type SessionOptions } from "./session.js"
 import { acquireRunLock } from "../store/run-lock.js";
 import { holderFacts, writeMetadata } from "../store/run-metadata.js";
 import { stageNewRunDir, stageRunDir, type RunPaths, type StagedRun } from "../store/run-dir.js";
-import { resolveWorkspace } from "../store/workspace.js";
+import { rememberLastUsed, removeCreatedWorkspace, resolveWorkspace } from "../store/workspace.js";
+import { verboseLog, withModel } from "./model-choice.js";
 
 export interface StartRequest extends DriveOptions {
   agentHome: string;
@@ -25,18 +26,26 @@ export interface StartRequest extends DriveOptions {
 
 export async function startRun(request: StartRequest): Promise<RunOutcome> {
   if (request.runId !== undefined) validateRunId(request.runId);
-  const agent = await loadAgent(request.agentHome, { warn: request.warn });
+  const loaded = await loadAgent(request.agentHome, { warn: request.warn });
   const workspace = await resolveWorkspace({
-    agentHome: agent.home,
+    agentHome: loaded.home,
     workDir: request.workDir,
     yes: request.yes,
     isTTY: request.isTTY,
     prompt: request.promptWorkspace,
   });
-  const provider = await chooseProvider(agent, workspace.workDir, { replay: request.replay, recordedThoughts: 0, warn: request.warn }).catch((err: unknown) => {
-    if (workspace.created) removeEmptyDir(workspace.workDir);
+  // Everything that can refuse the run is checked before it leaves a trace: no workspace, run directory or LAST_USED.
+  let agent = loaded;
+  let provider: Awaited<ReturnType<typeof chooseProvider>>;
+  try {
+    await preflightAgent(loaded, workspace.workDir);
+    provider = await chooseProvider(loaded, workspace.workDir, { replay: request.replay, recordedThoughts: 0, warn: request.warn, log: verboseLog(request) });
+    agent = withModel(loaded, request.model ?? provider.model);
+  } catch (err) {
+    removeCreatedWorkspace(workspace);
     throw err;
-  });
+  }
+  if (request.workDir === undefined) rememberLastUsed(agent.home, workspace);
   const staged = request.runId === undefined ? stageNewRunDir(workspace.workDir) : stageRunDir(workspace.workDir, request.runId);
   const runId = staged.runId;
   const now = new Date().toISOString();
@@ -59,6 +68,8 @@ export async function startRun(request: StartRequest): Promise<RunOutcome> {
       updated_at: now,
       end_time: null,
       initial_message: request.message,
+      task: request.message,
+      model: agent.llm.model,
       iterations: 0,
       max_iterations: request.maxIterations,
       error: null,
@@ -91,13 +102,4 @@ async function publishFirstEvents(staged: StagedRun, session: Omit<SessionOption
     throw err;
   }
   return staged.publish();
-}
-
-/** A workspace made for a run that was then refused is removed, so a refusal leaves nothing behind. */
-function removeEmptyDir(dir: string): void {
-  try {
-    rmdirSync(dir);
-  } catch {
-    // Not empty or already gone: leave it.
-  }
 }

@@ -5,6 +5,7 @@ import { text } from "node:stream/consumers";
 import { cac, type CAC } from "cac";
 import shellQuote from "shell-quote";
 import { z } from "zod";
+import { ENGINE_VERSION } from "../engine-version.js";
 import { errorMessage } from "../errors.js";
 import { takeDeferredCaCerts } from "../llm/transport/deferred-ca.js";
 import { DEFAULT_OUTPUT_LIMIT_BYTES } from "./capture.js";
@@ -105,6 +106,7 @@ function buildCli(): CAC {
   });
 
   cli.help();
+  cli.version(ENGINE_VERSION, "-V, --version");
   return cli;
 }
 
@@ -115,7 +117,8 @@ async function main(argv: string[]): Promise<number> {
   try {
     const cli = buildCli();
     cli.parse(["node", "delta-sessions", ...argv], { run: false });
-    if (cli.options.help) return 0;
+    // cac has printed the help or the version.
+    if (cli.options.help || cli.options.version) return 0;
     if (cli.matchedCommand === undefined) {
       const given = cli.args[0];
       throw new SessionError(

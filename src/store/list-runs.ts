@@ -1,16 +1,19 @@
 // Finds the runs of a workspace, with status taken from each journal (metadata is only a cache).
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import type { RunStatus } from "../journal/events.js";
 import { readJournal } from "../journal/reader.js";
 import { errorMessage } from "../errors.js";
 import { assessHolder } from "./janitor.js";
 import { deriveRunState } from "../journal/run-state.js";
 import { readMetadata } from "./run-metadata.js";
+import { readOriginalRun, type OriginalRun } from "./original-run.js";
 import { runPaths } from "./run-dir.js";
 
 export interface RunSummary {
   run_id: string;
+  /** The workspace holding the run: what `delta continue -w` takes. */
+  work_dir: string;
   status: RunStatus;
   task_summary: string;
   last_updated: string;
@@ -19,6 +22,8 @@ export interface RunSummary {
   agent_name: string | null;
   /** RUNNING in the journal, but its engine process is gone: `delta continue` will recover it. */
   orphaned: boolean;
+  /** Made by the original Delta Engine: listed from its metadata.json, not continued by this engine. */
+  original_engine: boolean;
 }
 
 export const RESUMABLE: readonly RunStatus[] = ["INTERRUPTED", "WAITING_FOR_INPUT", "FAILED", "COMPLETED"];
@@ -47,8 +52,13 @@ export function listRuns(workDir: string, filter: ListFilter, warn: (line: strin
     const summary = summarize(workDir, name, warn);
     if (summary) runs.push(summary);
   }
-  runs.sort((a, b) => b.last_updated.localeCompare(a.last_updated) || b.run_id.localeCompare(a.run_id));
-  const kept = runs.filter((run) => (!filter.resumable || RESUMABLE.includes(run.status) || run.orphaned) && (!filter.status || run.status === filter.status));
+  return applyFilter(runs, filter);
+}
+
+/** Newest first (last update, then run id), filtered; also merges the runs of several workspaces. */
+export function applyFilter(runs: RunSummary[], filter: ListFilter): RunSummary[] {
+  const sorted = [...runs].sort((a, b) => b.last_updated.localeCompare(a.last_updated) || b.run_id.localeCompare(a.run_id));
+  const kept = sorted.filter((run) => (!filter.resumable || RESUMABLE.includes(run.status) || run.orphaned) && (!filter.status || run.status === filter.status));
   return filter.first ? kept.slice(0, 1) : kept;
 }
 
@@ -58,6 +68,8 @@ function isRunDir(dir: string): boolean {
 
 function summarize(workDir: string, runId: string, warn: (line: string) => void): RunSummary | null {
   const paths = runPaths(workDir, runId);
+  const original = readOriginalRun(paths);
+  if (original) return summarizeOriginal(workDir, runId, original);
   try {
     const state = deriveRunState(readJournal(paths.journal, { warn }));
     let metadata: ReturnType<typeof readMetadata> | null = null;
@@ -69,6 +81,7 @@ function summarize(workDir: string, runId: string, warn: (line: string) => void)
     const lastUpdated = metadata?.updated_at ?? statSync(paths.journal).mtime.toISOString();
     return {
       run_id: runId,
+      work_dir: workDir,
       status: state.status,
       task_summary: summarizeTask(state.initialMessage ?? metadata?.initial_message ?? ""),
       last_updated: lastUpdated,
@@ -76,11 +89,28 @@ function summarize(workDir: string, runId: string, warn: (line: string) => void)
       iterations: state.iterations,
       agent_name: metadata?.agent_name ?? null,
       orphaned: state.status === "RUNNING" && metadata !== null && assessHolder({ run_id: runId, pid: metadata.pid, hostname: metadata.hostname, start_time_unix: metadata.start_time_unix }).state === "dead",
+      original_engine: false,
     };
   } catch (err) {
     warn(`run ${runId}: skipped: ${errorMessage(err)}`);
     return null;
   }
+}
+
+/** The original engine kept its state in metadata.json, so that is what its runs are listed from. */
+function summarizeOriginal(workDir: string, runId: string, original: OriginalRun): RunSummary {
+  return {
+    run_id: runId,
+    work_dir: workDir,
+    status: original.status,
+    task_summary: summarizeTask(original.task),
+    last_updated: original.end_time ?? original.start_time,
+    created_at: original.start_time,
+    iterations: original.iterations_completed ?? 0,
+    agent_name: basename(original.agent_ref),
+    orphaned: false,
+    original_engine: true,
+  };
 }
 
 function summarizeTask(message: string): string {

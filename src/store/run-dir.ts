@@ -6,6 +6,7 @@ import { fsError } from "../fs-errors.js";
 import { randomHex } from "../random-hex.js";
 import { syncDirectory, tempPathFor } from "./atomic-file.js";
 import { makeDirs } from "./make-dirs.js";
+import { isKnownLayout } from "./original-run.js";
 import { generateRunId, validateRunId } from "./run-id.js";
 
 export const LAYOUT_VERSION = "1";
@@ -78,7 +79,7 @@ function publishVersionFile(versionFile: string): void {
 
 function checkLayoutVersion(versionFile: string): void {
   const found = readFileSync(versionFile, "utf8").trim();
-  if (found !== LAYOUT_VERSION) {
+  if (!isKnownLayout(found, LAYOUT_VERSION)) {
     throw new EngineError(
       `${versionFile} says layout version ${JSON.stringify(found)}, but this engine understands version ${LAYOUT_VERSION}; ` +
         "use the engine version that created this workspace, or a new workspace",
@@ -166,7 +167,7 @@ export function findRunDir(workDir: string, runId: string): RunPaths {
   return paths;
 }
 
-function isDirectory(path: string): boolean {
+export function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
   } catch {

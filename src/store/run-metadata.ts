@@ -18,6 +18,10 @@ export const RunMetadataSchema = z.object({
   updated_at: z.string(),
   end_time: z.string().nullable(),
   initial_message: z.string(),
+  /** The original Delta Engine's name for the first message, kept beside initial_message for its tools. */
+  task: z.string().optional(),
+  /** The model this run's latest invocation asked (--model, DELTA_MODEL or llm.model). */
+  model: z.string().optional(),
   iterations: z.number().int().nonnegative(),
   max_iterations: z.number().int().positive(),
   error: z.string().nullable(),

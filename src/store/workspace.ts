@@ -1,6 +1,6 @@
 // Chooses the workspace a run works in: `-w <dir>`, or W001, W002… under the agent, allocated without races.
-import { mkdirSync, readFileSync, readdirSync, realpathSync, statSync } from "node:fs";
-import { basename, join, resolve } from "node:path";
+import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmdirSync, statSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import { EngineError, UsageError } from "../errors.js";
 import { fsError } from "../fs-errors.js";
 import { writeFileAtomic } from "./atomic-file.js";
@@ -20,6 +20,8 @@ export interface Workspace {
   workDir: string;
   workspaceId: string;
   created: boolean;
+  /** The highest folder `-w` had to create when it was more than the workspace itself: removed too on a refusal. */
+  createdFrom?: string;
 }
 
 const WORKSPACE_NAME = /^W(\d{3,})$/;
@@ -27,14 +29,34 @@ const MAX_ALLOCATION_ATTEMPTS = 1000;
 
 export async function resolveWorkspace(request: WorkspaceRequest): Promise<Workspace> {
   if (request.workDir !== undefined) return explicitWorkspace(request.workDir);
+  const rootExisted = existsSync(join(request.agentHome, "workspaces"));
   const root = workspacesRoot(request.agentHome);
   const lastUsed = readLastUsed(root);
   const reuse = lastUsed !== null && request.isTTY && !request.yes && request.prompt
     ? await askToReuse(request.prompt, lastUsed)
     : false;
-  const workspace = reuse && lastUsed ? { workDir: join(root, lastUsed), workspaceId: lastUsed, created: false } : allocateWorkspace(root);
-  writeFileAtomic(join(root, "LAST_USED"), `${workspace.workspaceId}\n`);
-  return workspace;
+  if (reuse && lastUsed) return { workDir: join(root, lastUsed), workspaceId: lastUsed, created: false };
+  const allocated = allocateWorkspace(root);
+  return rootExisted ? allocated : { ...allocated, createdFrom: realpathSync(root) };
+}
+
+/** Records an agent workspace (not a `-w` one) as LAST_USED: called once the run is sure to start, so a refusal leaves it as it was. */
+export function rememberLastUsed(agentHome: string, workspace: Workspace): void {
+  writeFileAtomic(join(workspacesRoot(agentHome), "LAST_USED"), `${workspace.workspaceId}\n`);
+}
+
+/** Removes what resolveWorkspace created for a run that was then refused, so a refusal leaves nothing behind; keeps anything not empty. */
+export function removeCreatedWorkspace(workspace: Workspace): void {
+  if (!workspace.created) return;
+  const top = workspace.createdFrom ?? workspace.workDir;
+  for (let dir = workspace.workDir; ; dir = dirname(dir)) {
+    try {
+      rmdirSync(dir);
+    } catch {
+      return;
+    }
+    if (dir === top || dirname(dir) === dir) return;
+  }
 }
 
 function explicitWorkspace(workDir: string): Workspace {
@@ -43,16 +65,39 @@ function explicitWorkspace(workDir: string): Workspace {
   try {
     const existing = statOrNull(absolute);
     if (existing && !existing.isDirectory()) throw new UsageError(`-w ${workDir}: ${absolute} exists and is not a directory; give a directory`);
+    let createdFrom: string | undefined;
     if (!existing) {
+      createdFrom = highestMissing(absolute);
       makeDirs(absolute);
       created = true;
     }
     const real = realpathSync(absolute);
-    return { workDir: real, workspaceId: basename(real), created };
+    return { workDir: real, workspaceId: basename(real), created, ...(createdFrom !== undefined && createdFrom !== absolute ? { createdFrom: realpathSync(createdFrom) } : {}) };
   } catch (err) {
     if (err instanceof UsageError) throw err;
     throw fsError(`-w ${workDir}: cannot use ${absolute} as the workspace`, err, { otherwise: "refused" });
   }
+}
+
+/** The workspaces under `<agent>/workspaces/` (every visible directory, W001… and any other), sorted; none when there is no such folder. */
+export function listWorkspaces(agentHome: string): string[] {
+  const root = join(agentHome, "workspaces");
+  let entries;
+  try {
+    entries = readdirSync(root, { withFileTypes: true });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return [];
+    throw fsError(`Cannot list the workspaces in ${root}`, err, { otherwise: "refused" });
+  }
+  return entries.filter((entry) => entry.isDirectory() && !entry.name.startsWith(".")).map((entry) => join(root, entry.name)).sort();
+}
+
+/** The highest folder of `dir` that does not exist yet (`dir` itself when only it is missing). */
+function highestMissing(dir: string): string {
+  let missing = dir;
+  while (dirname(missing) !== missing && !existsSync(dirname(missing))) missing = dirname(missing);
+  return missing;
 }
 
 function workspacesRoot(agentHome: string): string {

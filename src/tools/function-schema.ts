@@ -2,6 +2,11 @@
 import type { FunctionTool } from "../conversation.js";
 import type { ExpandedTool } from "./expand.js";
 
+/** Whether the model must supply the parameter: required, and no default that could stand in for it. */
+export function isRequiredForModel(parameter: ExpandedTool["parameters"][number]): boolean {
+  return parameter.required && parameter.default === undefined;
+}
+
 export function toFunctionTool(tool: ExpandedTool): FunctionTool {
   const properties: Record<string, Record<string, string>> = {};
   const required: string[] = [];
@@ -10,8 +15,7 @@ export function toFunctionTool(tool: ExpandedTool): FunctionTool {
     if (parameter.description !== undefined) property.description = parameter.description;
     if (parameter.default !== undefined) property.default = parameter.default;
     properties[parameter.name] = property;
-    // A parameter with a default never has to come from the model.
-    if (parameter.required && parameter.default === undefined) required.push(parameter.name);
+    if (isRequiredForModel(parameter)) required.push(parameter.name);
   }
   return {
     type: "function",

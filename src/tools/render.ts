@@ -1,5 +1,6 @@
 // Shows an expanded tool the way `delta tool expand` prints it (spec 2.2.7).
 import type { ExpandedTool } from "./expand.js";
+import { isRequiredForModel } from "./function-schema.js";
 
 export interface ToolView {
   name: string;
@@ -42,7 +43,8 @@ export function renderTool(tool: ExpandedTool): ToolView {
       ...(parameter.position !== undefined && { position: parameter.position }),
       ...(parameter.option_name !== undefined && { option_name: parameter.option_name }),
       ...(parameter.default !== undefined && { default: parameter.default }),
-      required: parameter.required,
+      // What the model is told: a parameter with a default is optional to it.
+      required: isRequiredForModel(parameter),
       ...(parameter.raw && { raw: true as const }),
     })),
   };

@@ -3,7 +3,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { loadAgent } from "../../src/agent/load.js";
-import { findTemplatesDir, init } from "../../src/cli/commands/init.js";
+import { init } from "../../src/cli/commands/init.js";
+import { findTemplatesDir } from "../../src/cli/templates.js";
 import { toolExpand } from "../../src/cli/commands/tool-expand.js";
 import type { CliIo } from "../../src/cli/io.js";
 import { ConfigError, UsageError } from "../../src/errors.js";
@@ -44,12 +45,18 @@ describe("delta init", async () => {
     expect(io.stderr).toContain(`delta run --agent agent-${template}`);
   });
 
-  it("defaults to hello-world in ./my-agent", async () => {
+  it("defaults to the hello-world template", async () => {
     const cwd = await tempDir();
-    await init({ cwd }, captureIo());
+    await init({ name: "my-agent", cwd }, captureIo());
     const agent = await loadAgent(path.join(cwd, "my-agent"));
     expect(agent.name).toBe("my-agent");
     expect(agent.tools.map((t) => t.name)).toEqual(["list_files", "read_file", "write_file", "count_lines"]);
+  });
+
+  it("refuses to guess a name, and creates nothing", async () => {
+    const cwd = await tempDir();
+    await expect(init({ cwd }, captureIo())).rejects.toThrow("delta init needs the name of the agent directory to create, e.g. delta init my-agent");
+    expect(await readdir(cwd)).toEqual([]);
   });
 
   it("writes into an existing empty directory but refuses a non-empty one", async () => {
@@ -66,7 +73,7 @@ describe("delta init", async () => {
 
   it("refuses an unknown template and lists the available ones", async () => {
     const cwd = await tempDir();
-    await expect(init({ template: "nope", cwd }, captureIo())).rejects.toThrow(`Unknown template 'nope'. Available templates: ${templates.join(", ")}`);
+    await expect(init({ name: "x", template: "nope", cwd }, captureIo())).rejects.toThrow(`Unknown template 'nope'. Available templates: ${templates.join(", ")}`);
     expect(await readdir(cwd)).toEqual([]);
   });
 });

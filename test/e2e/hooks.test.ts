@@ -241,7 +241,7 @@ describe.concurrent("lifecycle hooks, end to end", () => {
       "fail-open",
       {
         hooksYaml: hooksYaml({
-          on_iteration_start: { command: ["no-such-hook-command-xyz"] },
+          on_iteration_start: { command: sh('echo "start broke" >&2; exit 6') },
           post_llm_response: { command: sh("kill -9 $$") },
           post_tool_execution: { command: sh('echo "post broke with key $DELTA_API_KEY" >&2; exit 3') },
           on_error: { command: sh('echo "on_error broke" >&2; exit 4') },
@@ -257,12 +257,12 @@ describe.concurrent("lifecycle hooks, end to end", () => {
     const warnings = lines(c.result.stderr).filter((line) => line.startsWith("[warning]"));
     // Each failure is reported once, in the order the hooks ran, whichever hook point it was.
     expect(warnings).toEqual([
-      "[warning] on_iteration_start hook failed: command not found: no-such-hook-command-xyz",
+      "[warning] on_iteration_start hook failed: exit 6: start broke",
       "[warning] post_llm_response hook failed: killed by SIGKILL",
       "[warning] post_tool_execution hook failed: exit 3: post broke with key [REDACTED]",
       "[warning] on_error hook failed: exit 4: on_error broke",
       "[warning] on_iteration_end hook asked to block, which it cannot do; ignored: stop now",
-      "[warning] on_iteration_start hook failed: command not found: no-such-hook-command-xyz",
+      "[warning] on_iteration_start hook failed: exit 6: start broke",
       "[warning] post_llm_response hook failed: killed by SIGKILL",
       "[warning] on_iteration_end hook asked to block, which it cannot do; ignored: stop now",
       "[warning] on_run_end hook failed: exit 5: run_end broke",

@@ -31,7 +31,14 @@ describe("resolveProviderEnv", () => {
     const env = resolveWith({ DELTA_API_KEY: "sk-process", DELTA_BASE_URL: "http://process/v1" });
     expect(env.apiKey).toBe("sk-work");
     expect(env.baseUrl).toBe("http://root/v1");
-    expect(env.sources).toEqual([`DELTA_API_KEY from ${join(workDir, ".env")}`, `DELTA_BASE_URL from ${join(root, ".env")}`]);
+    expect(env.sourceOf).toEqual({ apiKey: `DELTA_API_KEY from ${join(workDir, ".env")}`, baseUrl: `DELTA_BASE_URL from ${join(root, ".env")}` });
+    expect(env.files).toEqual([join(workDir, ".env"), join(agentHome, ".env"), join(root, ".env")].map((path) => ({ path, found: true })));
+  });
+
+  it("takes DELTA_MODEL from the same layers, a .env before the environment", async () => {
+    expect(resolveWith({ DELTA_MODEL: "from-env" })).toMatchObject({ model: "from-env", sourceOf: { model: "DELTA_MODEL from the environment" } });
+    await writeFile(join(agentHome, ".env"), "DELTA_MODEL=from-agent-env\n");
+    expect(resolveWith({ DELTA_MODEL: "from-env" }).model).toBe("from-agent-env");
   });
 
   it("falls through agent .env, then project root .env, then the environment", async () => {
@@ -49,7 +56,8 @@ describe("resolveProviderEnv", () => {
   });
 
   it("ignores empty values and reports nothing when nothing is set", () => {
-    expect(resolveWith({ DELTA_API_KEY: "  " })).toEqual({ sources: [] });
+    expect(resolveWith({ DELTA_API_KEY: "  " })).toMatchObject({ sourceOf: {} });
+    expect(resolveWith({ DELTA_API_KEY: "  " }).apiKey).toBeUndefined();
   });
 
   it("finds no project root .env when no .git is above the agent", async () => {

@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { build } from "esbuild";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { UsageError } from "../../src/errors.js";
-import { resolveWorkspace } from "../../src/store/workspace.js";
+import { rememberLastUsed, removeCreatedWorkspace, resolveWorkspace, type WorkspaceRequest } from "../../src/store/workspace.js";
 
 let agentHome: string;
 beforeEach(() => {
@@ -14,6 +14,12 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(agentHome, { recursive: true, force: true }));
 
+/** What `delta run` does once the run is sure to start. */
+const resolveAndRemember = async (request: WorkspaceRequest) => {
+  const workspace = await resolveWorkspace(request);
+  rememberLastUsed(request.agentHome, workspace);
+  return workspace;
+};
 const lastUsed = (): string => readFileSync(join(agentHome, "workspaces", "LAST_USED"), "utf8").trim();
 const neverAsk = async (): Promise<string> => {
   throw new Error("must not prompt");
@@ -21,9 +27,10 @@ const neverAsk = async (): Promise<string> => {
 
 describe("resolveWorkspace without -w", () => {
   it("allocates W001, W002, … and records the last one used", async () => {
-    const first = await resolveWorkspace({ agentHome, yes: true, isTTY: false });
-    const second = await resolveWorkspace({ agentHome, yes: true, isTTY: false });
-    expect(first).toEqual({ workDir: join(agentHome, "workspaces", "W001"), workspaceId: "W001", created: true });
+    const first = await resolveAndRemember({ agentHome, yes: true, isTTY: false });
+    const second = await resolveAndRemember({ agentHome, yes: true, isTTY: false });
+    // The first run of an agent made workspaces/ too: a refused run removes both.
+    expect(first).toEqual({ workDir: join(agentHome, "workspaces", "W001"), workspaceId: "W001", created: true, createdFrom: join(agentHome, "workspaces") });
     expect(second.workspaceId).toBe("W002");
     expect(lastUsed()).toBe("W002");
     expect(readdirSync(join(agentHome, "workspaces")).sort()).toEqual(["LAST_USED", "W001", "W002"]);
@@ -32,42 +39,55 @@ describe("resolveWorkspace without -w", () => {
   it("numbers after the highest existing workspace", async () => {
     mkdirSync(join(agentHome, "workspaces", "W007"), { recursive: true });
     mkdirSync(join(agentHome, "workspaces", "notes"));
-    expect((await resolveWorkspace({ agentHome, yes: true, isTTY: false })).workspaceId).toBe("W008");
+    expect((await resolveAndRemember({ agentHome, yes: true, isTTY: false })).workspaceId).toBe("W008");
   });
 
   it("creates a new workspace without asking when there is no terminal or -y is given", async () => {
-    await resolveWorkspace({ agentHome, yes: true, isTTY: false });
-    expect((await resolveWorkspace({ agentHome, yes: false, isTTY: false, prompt: neverAsk })).workspaceId).toBe("W002");
-    expect((await resolveWorkspace({ agentHome, yes: true, isTTY: true, prompt: neverAsk })).workspaceId).toBe("W003");
+    await resolveAndRemember({ agentHome, yes: true, isTTY: false });
+    expect((await resolveAndRemember({ agentHome, yes: false, isTTY: false, prompt: neverAsk })).workspaceId).toBe("W002");
+    expect((await resolveAndRemember({ agentHome, yes: true, isTTY: true, prompt: neverAsk })).workspaceId).toBe("W003");
   });
 
   it("offers the last used workspace on a terminal and reuses it when chosen", async () => {
-    await resolveWorkspace({ agentHome, yes: true, isTTY: false });
+    await resolveAndRemember({ agentHome, yes: true, isTTY: false });
     const questions: string[] = [];
-    const chosen = await resolveWorkspace({ agentHome, yes: false, isTTY: true, prompt: async (question) => (questions.push(question), "1") });
+    const chosen = await resolveAndRemember({ agentHome, yes: false, isTTY: true, prompt: async (question) => (questions.push(question), "1") });
     expect(chosen).toEqual({ workDir: join(agentHome, "workspaces", "W001"), workspaceId: "W001", created: false });
     expect(questions[0]).toContain("[N] new workspace");
     expect(questions[0]).toContain("W001 (last used)");
   });
 
   it("creates a new workspace on an empty answer", async () => {
-    await resolveWorkspace({ agentHome, yes: true, isTTY: false });
-    const chosen = await resolveWorkspace({ agentHome, yes: false, isTTY: true, prompt: async () => "" });
+    await resolveAndRemember({ agentHome, yes: true, isTTY: false });
+    const chosen = await resolveAndRemember({ agentHome, yes: false, isTTY: true, prompt: async () => "" });
     expect(chosen.workspaceId).toBe("W002");
     expect(lastUsed()).toBe("W002");
   });
 
   it("gives up with a usage error after repeated unrecognised answers", async () => {
-    await resolveWorkspace({ agentHome, yes: true, isTTY: false });
+    await resolveAndRemember({ agentHome, yes: true, isTTY: false });
     await expect(resolveWorkspace({ agentHome, yes: false, isTTY: true, prompt: async () => "maybe" })).rejects.toThrow(UsageError);
+  });
+
+  it("leaves LAST_USED alone until the run is sure to start", async () => {
+    await resolveAndRemember({ agentHome, yes: true, isTTY: false });
+    const refused = await resolveWorkspace({ agentHome, yes: true, isTTY: false });
+    removeCreatedWorkspace(refused);
+    expect(lastUsed()).toBe("W001");
+    expect(readdirSync(join(agentHome, "workspaces")).sort()).toEqual(["LAST_USED", "W001"]);
+  });
+
+  it("removes the workspaces folder it made for a refused first run", async () => {
+    removeCreatedWorkspace(await resolveWorkspace({ agentHome, yes: true, isTTY: false }));
+    expect(readdirSync(agentHome)).toEqual([]);
   });
 
   it("gives distinct workspaces to 8 processes allocating at once", async () => {
     const script = join(agentHome, "allocate.cjs");
     await build({
       stdin: {
-        contents: `import { resolveWorkspace } from ${JSON.stringify(resolve("src/store/workspace.ts"))};
-          resolveWorkspace({ agentHome: process.argv[2], yes: true, isTTY: false }).then((w) => console.log(w.workspaceId));`,
+        contents: `import { rememberLastUsed, resolveWorkspace } from ${JSON.stringify(resolve("src/store/workspace.ts"))};
+          resolveWorkspace({ agentHome: process.argv[2], yes: true, isTTY: false }).then((w) => (rememberLastUsed(process.argv[2], w), console.log(w.workspaceId)));`,
         resolveDir: resolve("."),
         loader: "ts",
       },
@@ -88,8 +108,10 @@ describe("resolveWorkspace with -w", () => {
   it("creates a missing directory with its parents and returns its real path", async () => {
     const target = join(agentHome, "a", "b", "ws");
     const workspace = await resolveWorkspace({ agentHome, workDir: target, yes: false, isTTY: true, prompt: neverAsk });
-    expect(workspace).toEqual({ workDir: target, workspaceId: "ws", created: true });
+    expect(workspace).toEqual({ workDir: target, workspaceId: "ws", created: true, createdFrom: join(agentHome, "a") });
     expect(readdirSync(join(agentHome, "a", "b"))).toEqual(["ws"]);
+    removeCreatedWorkspace(workspace);
+    expect(readdirSync(agentHome)).toEqual([]);
   });
 
   it("uses an existing directory as it is", async () => {

@@ -1,11 +1,10 @@
 // `delta init [name]`: writes a new agent directory from one of the bundled templates.
-import { existsSync } from "node:fs";
 import { cp, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseDocument } from "yaml";
 import { UsageError } from "../../errors.js";
 import type { CliIo } from "../io.js";
+import { DEFAULT_TEMPLATE, findTemplatesDir, listTemplates } from "../templates.js";
 
 export interface InitOptions {
   name?: string;
@@ -15,17 +14,18 @@ export interface InitOptions {
   cwd: string;
 }
 
-export const DEFAULT_AGENT_NAME = "my-agent";
-export const DEFAULT_TEMPLATE = "hello-world";
 
 export async function init(options: InitOptions, io: CliIo): Promise<number> {
   const templatesDir = findTemplatesDir();
-  const available = await listTemplates(templatesDir);
+  const available = listTemplates(templatesDir);
+  if (options.name === undefined || options.name.trim() === "") {
+    throw new UsageError(`delta init needs the name of the agent directory to create, e.g. delta init my-agent (templates: ${available.join(", ")}; pick one with -t)`);
+  }
   const templateName = options.template ?? DEFAULT_TEMPLATE;
   if (!available.includes(templateName)) {
     throw new UsageError(`Unknown template '${templateName}'. Available templates: ${available.join(", ")}`);
   }
-  const target = path.resolve(options.cwd, options.name ?? DEFAULT_AGENT_NAME);
+  const target = path.resolve(options.cwd, options.name);
   await refuseNonEmpty(target);
 
   await cp(path.join(templatesDir, templateName), target, { recursive: true, errorOnExist: true, force: false });
@@ -40,23 +40,6 @@ export async function init(options: InitOptions, io: CliIo): Promise<number> {
       `  delta tool expand ${path.join(shown, "agent.yaml")}   # see how the tools expand\n`,
   );
   return 0;
-}
-
-/** The templates/ folder next to package.json, found from src/ (tests) as from dist/ (bundle). */
-export function findTemplatesDir(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const candidate = path.join(dir, "templates");
-    if (existsSync(path.join(dir, "package.json")) && existsSync(candidate)) return candidate;
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new UsageError("Cannot find the templates/ directory of the delta-engine package; reinstall it");
-    dir = parent;
-  }
-}
-
-async function listTemplates(templatesDir: string): Promise<string[]> {
-  const entries = await readdir(templatesDir, { withFileTypes: true });
-  return entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
 }
 
 async function refuseNonEmpty(target: string): Promise<void> {

@@ -1,15 +1,18 @@
-// `delta list-runs`: the runs of a workspace as text, JSON or bare ids (newest first).
-import { resolve } from "node:path";
-import { listRuns, type RunSummary } from "../../store/list-runs.js";
+// `delta list-runs`: the runs of a workspace, or of every workspace of an agent, as text, JSON or bare ids (newest first).
+import { basename } from "node:path";
+import { listScopedRuns } from "../../store/locate-run.js";
+import type { RunSummary } from "../../store/list-runs.js";
 import type { CliIo } from "../io.js";
-import { optionalString, parseFormat, parseStatus } from "../options.js";
+import { parseFormat, parseStatus } from "../options.js";
+import { runScope } from "../run-scope.js";
 
 export async function listRunsCommand(flags: Record<string, unknown>, io: CliIo): Promise<number> {
-  const format = parseFormat(flags.format);
-  const workDir = resolve(optionalString("-w/--work-dir", flags.workDir) ?? ".");
-  const runs = listRuns(workDir, { resumable: Boolean(flags.resumable), status: parseStatus(flags.status), first: Boolean(flags.first) }, (line) =>
+  const format = parseFormat(flags.format, ["text", "json", "raw"]);
+  const scope = await runScope(flags);
+  const runs = listScopedRuns(scope, { resumable: Boolean(flags.resumable), status: parseStatus(flags.status), first: Boolean(flags.first) }, (line) =>
     io.err(`[warning] ${line}\n`),
   );
+  const showWorkspace = "agentHome" in scope;
   switch (format) {
     case "json":
       io.out(`${JSON.stringify(runs, null, 2)}\n`);
@@ -17,17 +20,18 @@ export async function listRunsCommand(flags: Record<string, unknown>, io: CliIo)
     case "raw":
       io.out(runs.map((run) => `${run.run_id}\n`).join(""));
       break;
-    case "text":
-      io.out(runs.length === 0 ? "" : `${runs.map(textLine).join("\n")}\n`);
-      if (runs.length === 0) io.err(`No runs found in ${workDir}\n`);
+    default:
+      io.out(runs.length === 0 ? "" : `${runs.map((run) => textLine(run, showWorkspace)).join("\n")}\n`);
+      if (runs.length === 0) io.err(`No runs found in ${"agentHome" in scope ? `the workspaces of ${scope.agentHome}` : scope.workDir}\n`);
       break;
   }
   return 0;
 }
 
-function textLine(run: RunSummary): string {
+function textLine(run: RunSummary, showWorkspace: boolean): string {
   const status = run.orphaned ? "RUNNING (orphaned)" : run.status;
-  return `${run.run_id}  ${status.padEnd(18)} ${JSON.stringify(run.task_summary).padEnd(40)} ${ago(run.last_updated)}`;
+  const workspace = showWorkspace ? `${basename(run.work_dir).padEnd(6)} ` : "";
+  return `${workspace}${run.run_id}  ${status.padEnd(18)} ${JSON.stringify(run.task_summary).padEnd(40)} ${ago(run.last_updated)}`;
 }
 
 function ago(iso: string): string {

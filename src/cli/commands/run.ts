@@ -1,45 +1,65 @@
 // `delta run` and `delta continue`: flags in, a RunOutcome out, printed in the chosen format.
 import { resolve } from "node:path";
-import { UsageError } from "../../errors.js";
+import { agentHomeOf } from "../../agent/agent-home.js";
+import { EXIT, UsageError, errorMessage } from "../../errors.js";
+import { onAppendedLine } from "../../journal/writer.js";
+import { continueCommand } from "../../run/continue-command.js";
 import type { RunOutcome } from "../../run/outcome.js";
 import type { DriveOptions } from "../../run/run-context.js";
 import { continueRun } from "../../run/resume.js";
 import { startRun } from "../../run/start.js";
+import { locateRun, newestRun } from "../../store/locate-run.js";
 import type { CliIo } from "../io.js";
-import { optionalString, parseFormat, parsePositiveInt, requiredString } from "../options.js";
-import { exitCodeFor, formatOutcome, type OutputFormat } from "../output.js";
+import { readMessage } from "../message-input.js";
+import { optionalString, parseFormat, parsePositiveInt } from "../options.js";
+import { checkOutputFile, writeOutputFile } from "../output-file.js";
+import { exitCodeFor, formatOutcome, outputFileContent, type OutputFormat } from "../output.js";
+import { runScope } from "../run-scope.js";
 import { askOnTerminal, closeTerminal, promptLine } from "../terminal.js";
 
 const DEFAULT_MAX_ITERATIONS = 30;
 
 export async function runCommand(flags: Record<string, unknown>, io: CliIo): Promise<number> {
   const format = parseFormat(flags.format);
-  const message = requiredString("-m/--message", flags.message, 'Example: delta run --agent ./my-agent -m "Analyze sales data"');
-  const agent = optionalString("--agent", flags.agent) ?? ".";
+  const output = outputFlag(flags);
+  const agentHome = await agentHomeOf(optionalString("--agent", flags.agent) ?? ".");
   const workDir = optionalString("-w/--work-dir", flags.workDir);
-  return drive(format, io, (signal) =>
+  const message = await readMessage(flags, { stdinWhenPiped: true, interactive: Boolean(flags.interactive) });
+  if (message === undefined) {
+    throw new UsageError('-m/--message is required (or --message-file <path>, or the task piped on stdin). Example: delta run --agent ./my-agent -m "Analyze sales data"');
+  }
+  return drive(format, output, io, (signal) =>
     startRun({
-      agentHome: resolve(agent),
+      agentHome,
       message,
       runId: optionalString("--run-id", flags.runId),
       workDir: workDir === undefined ? undefined : resolve(workDir),
       yes: Boolean(flags.yes),
-      isTTY: Boolean(process.stdin.isTTY && process.stderr.isTTY),
+      // A question needs someone at the terminal; with stdout piped the caller is a program.
+      isTTY: Boolean(process.stdin.isTTY && process.stderr.isTTY && process.stdout.isTTY),
       promptWorkspace: promptLine,
       ...driveOptions(flags, io, signal),
     }),
   );
 }
 
-export async function continueCommand(flags: Record<string, unknown>, io: CliIo): Promise<number> {
+export async function continueCommandLine(flags: Record<string, unknown>, io: CliIo): Promise<number> {
   const format = parseFormat(flags.format);
-  const runId = requiredString("--run-id", flags.runId, "Find run ids with: delta list-runs -w <workspace>");
-  const workDir = optionalString("-w/--work-dir", flags.workDir) ?? ".";
-  return drive(format, io, (signal) =>
+  const output = outputFlag(flags);
+  const runId = optionalString("--run-id", flags.runId);
+  if (runId !== undefined && flags.last) throw new UsageError("Give --run-id <id> or --last, not both.");
+  if (runId === undefined && !flags.last) {
+    throw new UsageError("--run-id <id> (or --last, the newest run) is required. Find run ids with: delta list-runs -w <workspace> (or --agent <dir>)");
+  }
+  const scope = await runScope(flags);
+  const message = await readMessage(flags, { stdinWhenPiped: false, interactive: Boolean(flags.interactive) });
+  const warn = (line: string): void => io.err(`[warning] ${line}\n`);
+  const run = runId === undefined ? newestRun(scope, warn) : locateRun(scope, runId);
+  return drive(format, output, io, (signal) =>
     continueRun({
-      runId,
-      workDir: resolve(workDir),
-      message: optionalString("-m/--message", flags.message),
+      runId: run.runId,
+      workDir: run.workDir,
+      message,
       force: Boolean(flags.force),
       ...driveOptions(flags, io, signal),
     }),
@@ -48,9 +68,12 @@ export async function continueCommand(flags: Record<string, unknown>, io: CliIo)
 
 /** The flags `run` and `continue` share, turned into engine options. */
 function driveOptions(flags: Record<string, unknown>, io: CliIo, signal: AbortSignal): DriveOptions {
+  const model = optionalString("--model", flags.model);
+  if (model === "") throw new UsageError("--model needs a model name, e.g. --model gpt-4o-mini.");
   return {
     maxIterations: parsePositiveInt("--max-iterations", flags.maxIterations, DEFAULT_MAX_ITERATIONS),
     replay: replaySource(flags.replay),
+    ...(model === undefined ? {} : { model }),
     signal,
     progress: (line) => io.err(`${line}\n`),
     verbose: Boolean(flags.verbose),
@@ -65,8 +88,13 @@ function replaySource(value: unknown): string | undefined {
   return source === undefined ? undefined : resolve(source);
 }
 
+function outputFlag(flags: Record<string, unknown>): string | undefined {
+  const given = optionalString("-o/--output", flags.output);
+  return given === undefined ? undefined : checkOutputFile(given);
+}
+
 /** Runs the engine with SIGINT/SIGTERM wired to an abort, then prints the outcome. */
-async function drive(format: OutputFormat, io: CliIo, go: (signal: AbortSignal) => Promise<RunOutcome>): Promise<number> {
+async function drive(format: OutputFormat, output: string | undefined, io: CliIo, go: (signal: AbortSignal) => Promise<RunOutcome>): Promise<number> {
   const controller = new AbortController();
   const onSignal = (signal: NodeJS.Signals): void => {
     if (controller.signal.aborted) process.exit(130);
@@ -75,21 +103,41 @@ async function drive(format: OutputFormat, io: CliIo, go: (signal: AbortSignal) 
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  // stream-json: each journal line as it is appended; the RunResult comes last.
+  const stopStreaming = format === "stream-json" ? onAppendedLine((line) => io.out(`${line}\n`)) : null;
   try {
     const outcome = await go(controller.signal);
-    io.out(formatOutcome(outcome, format));
-    if (outcome.status === "WAITING_FOR_INPUT" && outcome.interaction && outcome.runDir) {
-      io.err(
-        `Agent paused. Provide response in ${outcome.runDir}/interaction/response.txt\n` +
-          `Or use: delta continue --run-id ${outcome.runId} -w ${outcome.workspacePath} -m <response>\n`,
-      );
+    // Nothing is appended after the outcome: the RunResult is the stream's last line.
+    stopStreaming?.();
+    let exitCode: number = exitCodeFor(outcome);
+    if (output !== undefined) {
+      try {
+        writeOutputFile(output, outputFileContent(outcome, format));
+      } catch (err) {
+        io.err(`Error: ${errorMessage(err)}\n`);
+        if (exitCode === EXIT.COMPLETED) exitCode = EXIT.FAILED;
+      }
     }
+    io.out(formatOutcome(outcome, format));
     // stdout is for programs in json and raw; the person watching still needs to read why it failed.
     if (format !== "text" && outcome.status !== "COMPLETED" && outcome.error) io.err(`${outcome.error.type}: ${outcome.error.message}\n`);
-    return exitCodeFor(outcome);
+    io.err(resumeHint(outcome));
+    return exitCode;
   } finally {
+    stopStreaming?.();
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     closeTerminal();
   }
+}
+
+/** For every run that did not complete: the exact command that resumes it, workspace included. */
+function resumeHint(outcome: RunOutcome): string {
+  if (outcome.status === "COMPLETED" || outcome.runId === null || outcome.workspacePath === null) return "";
+  if (outcome.status === "WAITING_FOR_INPUT") {
+    const where = outcome.runDir === null ? "" : `Agent paused. Provide response in ${outcome.runDir}/interaction/response.txt\nOr use: `;
+    return `${where}${continueCommand(outcome.runId, outcome.workspacePath, "<response>")}\n`;
+  }
+  const why = outcome.status === "FAILED" ? "retry it (add -m <message> to tell the model something first)" : "resume it";
+  return `To ${why}: ${continueCommand(outcome.runId, outcome.workspacePath)}\n`;
 }

@@ -1,0 +1,13 @@
+// Which model a run asks: --model, else DELTA_MODEL (a .env or the environment), else llm.model in agent.yaml.
+import type { AgentPackage } from "../agent/load.js";
+import type { DriveOptions } from "./run-context.js";
+
+/** The agent with `model` in place of llm.model for this invocation; ENGINE_START and metadata.json record the model used. */
+export function withModel(agent: AgentPackage, model: string | undefined): AgentPackage {
+  return model === undefined || model === agent.llm.model ? agent : { ...agent, llm: { ...agent.llm, model } };
+}
+
+/** With -v, what is decided before the run has an engine.log (the .env files, the model) goes to stderr as [log] lines. */
+export function verboseLog(options: Pick<DriveOptions, "verbose" | "progress">): ((line: string) => void) | undefined {
+  return options.verbose ? (line) => options.progress(`[log] ${line}`) : undefined;
+}
