@@ -60,6 +60,23 @@ function buildCli(dispatch: (handler: Handler) => (...raw: unknown[]) => void) {
     .option("--format <format>", "Output: text | json | raw (raw: one run id per line)")
     .action(dispatch(async (_args, flags, io) => (await import("./commands/list-runs.js")).listRunsCommand(flags, io)));
   cli
+    .command("show [run-id]", "Show a run as readable text: task, iterations, tool calls, tokens, status, how to go on")
+    .option("-w, --work-dir <path>", "Workspace holding the run (default: current directory)")
+    .option("--agent <path>", "Look in the agent's workspaces (W001, W002…) instead")
+    .option("--last", "The most recently updated run")
+    .option("-f, --follow", "Keep printing events as the run appends them, until it ends")
+    .action(dispatch(async (args, flags, io) => (await import("./commands/show.js")).showCommand(args[0], flags, io)));
+  cli
+    .command("report [run-id]", "Write a self-contained HTML report of a run, or of every run of a workspace (no run id)")
+    .option("-w, --work-dir <path>", "Workspace holding the runs (default: current directory)")
+    .option("--agent <path>", "Look in the agent's workspaces (W001, W002…) instead")
+    .option("--last", "The most recently updated run")
+    .option("-o, --output <file>", "Where to write the HTML (default: stdout)")
+    .action(dispatch(async (args, flags, io) => (await import("./commands/report.js")).reportCommand(args[0], flags, io)));
+  cli
+    .command("schema <file>", "Print the JSON Schema of agent.yaml, context.yaml or hooks.yaml (for editors)")
+    .action(dispatch(async (args, _flags, io) => (await import("./commands/schema.js")).schemaCommand(args[0]!, io)));
+  cli
     .command("init [name]", "Create a new agent directory from a template")
     .option("-t, --template <template>", `Template name (default: ${DEFAULT_TEMPLATE})`)
     .option("-y, --yes", "Never prompt")
