@@ -5,6 +5,7 @@ import { timelineSvg, tokensSvg } from "./html-charts.js";
 import { page } from "./html-page.js";
 import type { ModelCall } from "./model-calls.js";
 import type { RunAccount } from "./run-account.js";
+import { createSensitiveFilter } from "./sensitive-answers.js";
 import { formatMs } from "./show-text.js";
 import { timelineOf } from "./timeline.js";
 import { costText, formatUsage } from "./usage-fields.js";
@@ -32,7 +33,7 @@ ${timelineSvg(spans)}
 ${tokensSvg(account.iterations)}
 <h2>Events</h2>
 <p><button type="button" data-expand="all">Expand all</button><button type="button" data-expand="none">Collapse all</button></p>
-${account.events.map((event) => eventDetails(event, origin))}`;
+${account.events.map(createSensitiveFilter()).map((event) => eventDetails(event, origin))}`;
   return page(`Delta run ${account.runId}`, body);
 }
 

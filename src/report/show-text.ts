@@ -1,6 +1,7 @@
 // A run as text for a person: a header, one block per journal event (shared by `show` and `show --follow`), and a footer.
 import type { EventOf, JournalEvent, RunStatus } from "../journal/events.js";
 import type { RunAccount } from "./run-account.js";
+import { createSensitiveFilter } from "./sensitive-answers.js";
 import type { TextStyle } from "./text-style.js";
 import { costText, formatUsage, usageNumbers } from "./usage-fields.js";
 
@@ -13,7 +14,7 @@ const INDENT = CLOCK + 8;
 
 export function runHeader(account: RunAccount, style: TextStyle): string[] {
   const lines = [`${style.bold(`Run ${account.runId}`)}  ${statusText(account, style)}`];
-  if (account.agentName) lines.push(`${style.dim("agent    ")} ${account.agentName}`);
+  if (account.agentName) lines.push(`${style.dim("agent    ")} ${printable(account.agentName)}`);
   lines.push(`${style.dim("run dir  ")} ${account.paths.runDir}`);
   return lines;
 }
@@ -22,8 +23,9 @@ export function runHeader(account: RunAccount, style: TextStyle): string[] {
 export function createEventFormatter(style: TextStyle): (event: JournalEvent) => string[] {
   let origin: number | null = null;
   let tasksSeen = 0;
-  const sensitive = new Set<string>();
-  return (event) => {
+  const hideSensitive = createSensitiveFilter();
+  return (untrusted) => {
+    const event = printableEvent(hideSensitive(untrusted));
     const at = Date.parse(event.timestamp);
     origin ??= Number.isNaN(at) ? null : at;
     const clock = style.dim(origin === null || Number.isNaN(at) ? " ".repeat(CLOCK) : `+${formatSeconds(at - origin)}`.padStart(CLOCK));
@@ -41,10 +43,9 @@ export function createEventFormatter(style: TextStyle): (event: JournalEvent) =>
       case "ACTION_RESULT":
         return resultLines(event, style, line);
       case "HUMAN_INPUT_REQUEST":
-        if (event.sensitive) sensitive.add(event.request_id);
         return [line(style.yellow("ask   "), indentRest(event.prompt))];
       case "HUMAN_INPUT_RECEIVED":
-        return [line(style.yellow("answer"), sensitive.has(event.request_id) ? style.dim("(hidden: the question was marked sensitive)") : indentRest(event.response))];
+        return [line(style.yellow("answer"), indentRest(event.response))];
       case "ERROR":
         return [line(style.red("error "), `${event.error_type}: ${indentRest(event.error_message)}`)];
       case "ENGINE_END":
@@ -123,6 +124,18 @@ function nextStep(account: RunAccount): string[] {
     case "RUNNING":
       return account.holder?.state === "dead" ? [`to recover: delta continue ${target}`] : [`to watch: delta show ${account.runId} -w ${shellWord(account.workDir)} --follow`];
   }
+}
+
+/**
+ * Journal text reaches a terminal: control characters (an escape sequence in a tool's output could
+ * recolour, move the cursor or retitle the window) are shown as visible escapes instead.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, "0")}`);
+}
+
+function printableEvent(event: JournalEvent): JournalEvent {
+  return JSON.parse(JSON.stringify(event), (_key, value: unknown) => (typeof value === "string" ? printable(value) : value)) as JournalEvent;
 }
 
 function shellWord(text: string): string {
