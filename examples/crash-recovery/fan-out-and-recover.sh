@@ -38,7 +38,7 @@ if ! [[ $RUNS =~ ^[0-9]+$ && $KILLS =~ ^[0-9]+$ ]] || ((RUNS < 1 || KILLS > RUNS
   echo "error: -n must be at least 1 and -k at most -n (got -n $RUNS -k $KILLS)" >&2
   exit 2
 fi
-command -v "$DELTA" >/dev/null || { echo "error: '$DELTA' not found; install delta-engine or set DELTA" >&2; exit 2; }
+command -v "$DELTA" >/dev/null || { echo "error: '$DELTA' not found; put delta on PATH (npm install -g . in a clone of delta-engine) or set DELTA" >&2; exit 2; }
 
 mkdir -p "$WORKSPACE"
 WORKSPACE=$(cd "$WORKSPACE" && pwd)

@@ -1,4 +1,4 @@
-// The documented install, on a fresh clone: npm ci, npm pack, npm install -g of the tarball into a prefix; delta and delta-sessions then run from PATH.
+// The documented installs, on a fresh clone: npm ci, then npm pack + npm install -g of the tarball, and npm install -g . ; delta and delta-sessions then run from PATH.
 import { execa } from "execa";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -41,4 +41,11 @@ it("installs from a clone through npm pack and npm install -g: delta and delta-s
   expect(init.exitCode).toBe(0);
   const modeline = readFileSync(join(root, "new-agent", "agent.yaml"), "utf8").split("\n")[0]!;
   expect(resolve(join(root, "new-agent"), modeline.replace("# yaml-language-server: $schema=", ""))).toBe(join(installed, "schemas", "agent.schema.json"));
+
+  // The other documented way, from the clone itself: npm install -g . links the built clone.
+  const linked = join(root, "linked");
+  await npm(["install", "--global", "--prefix", linked, "."], clone);
+  const linkedEnv = { ...env, PATH: [join(linked, "bin"), dirname(process.execPath), "/usr/bin", "/bin"].join(":") };
+  expect((await execa("delta", ["--version"], { cwd: root, env: linkedEnv, extendEnv: false })).stdout).toMatch(/^delta\//);
+  expect((await execa("delta-sessions", ["--version"], { cwd: root, env: linkedEnv, extendEnv: false })).stdout).toMatch(/^delta-sessions\//);
 }, 180_000);
