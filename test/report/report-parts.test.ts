@@ -1,6 +1,6 @@
 // The report's parts on their own: usage fields present or not, timeline bars with and without io records, escaping.
 import { describe, expect, it } from "vitest";
-import type { JournalEvent } from "../../src/journal/events.js";
+import type { JournalEvent, NewEvent } from "../../src/journal/events.js";
 import { escapeHtml, html } from "../../src/report/html-escape.js";
 import { accountOf } from "../../src/report/run-account.js";
 import { timelineOf } from "../../src/report/timeline.js";
@@ -11,7 +11,7 @@ const at = (ms: number): string => new Date(Date.UTC(2026, 0, 1, 0, 0, 0, ms)).t
 
 /** A small journal: start, task, two iterations (a tool call, then the answer), end; one event per 100 ms. */
 function journal(): JournalEvent[] {
-  const events: Omit<JournalEvent, "seq" | "timestamp">[] = [
+  const events: NewEvent[] = [
     { type: "ENGINE_START", run_id: "r", agent_home: "/a", work_dir: "/w", config: { agent_name: "demo", model: "m" }, engine_version: "0.1.0" },
     { type: "USER_MESSAGE", content: "task" },
     { type: "THOUGHT", iteration: 1, content: null, tool_calls: [{ id: "c1", name: "echo", arguments: "{}" }], usage: { input_tokens: 10, output_tokens: 2 }, model: "m" },
@@ -19,7 +19,7 @@ function journal(): JournalEvent[] {
     { type: "ACTION_RESULT", iteration: 1, action_id: "c1", tool_name: "echo", status: "SUCCESS", observation_content: "\n", exit_code: 0, duration_ms: 40 },
     { type: "THOUGHT", iteration: 2, content: "done", tool_calls: [], usage: { input_tokens: 20, output_tokens: 3 }, model: "m" },
     { type: "ENGINE_END", run_id: "r", status: "COMPLETED", final_iteration: 2 },
-  ] as Omit<JournalEvent, "seq" | "timestamp">[];
+  ];
   return events.map((event, index) => ({ ...event, seq: index + 1, timestamp: at(index * 100) }) as JournalEvent);
 }
 

@@ -1,29 +1,26 @@
 // `delta report`: a self-contained HTML report of one run, or of every run of a workspace, to a file (-o) or stdout.
-import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { RunRefusedError } from "../../errors.js";
 import { fsError } from "../../fs-errors.js";
 import { runReportHtml } from "../../report/html-run.js";
 import { workspaceReportHtml } from "../../report/html-workspace.js";
 import { readModelCalls } from "../../report/model-calls.js";
 import { loadRunAccount, loadWorkspaceAccounts } from "../../report/run-account.js";
 import { writeFileAtomic } from "../../store/atomic-file.js";
-import { locateRun, workspacesOf } from "../../store/locate-run.js";
+import { scopeWorkspaces } from "../../store/locate-run.js";
 import type { CliIo } from "../io.js";
 import { optionalString } from "../options.js";
-import { runQuery } from "../run-query.js";
+import { findRun } from "../run-query.js";
+import { runScope } from "../run-scope.js";
 
 export async function reportCommand(runId: string | undefined, flags: Record<string, unknown>, io: CliIo): Promise<number> {
   const warn = (line: string): void => io.err(`[warning] ${line}\n`);
-  const query = runQuery(runId, flags);
   const output = optionalString("-o/--output", flags.output);
   let text: string;
-  if (runId === undefined && !query.last) {
-    const workDirs = workspacesOf(query);
-    for (const workDir of workDirs) if (!existsSync(workDir)) throw new RunRefusedError(`no workspace at ${workDir}; give the workspace holding the runs with -w`);
+  if (runId === undefined && !flags.last) {
+    const workDirs = scopeWorkspaces(await runScope(flags));
     text = workspaceReportHtml(workDirs, loadWorkspaceAccounts(workDirs, warn));
   } else {
-    const run = locateRun(query, warn);
+    const run = await findRun(runId, flags, warn);
     text = runReportHtml(loadRunAccount(run.workDir, run.runId, run.paths, warn), readModelCalls(run.paths, warn));
   }
   if (output === undefined) {

@@ -1,24 +1,23 @@
 // `delta show`: a run as readable text on stdout, or followed live (`--follow`) as another process appends to its journal.
 import { existsSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-import { RunRefusedError } from "../../errors.js";
+import { EXIT, RunRefusedError } from "../../errors.js";
 import { followJournal } from "../../report/follow.js";
 import { accountOf, loadRunAccount } from "../../report/run-account.js";
 import { createEventFormatter, runFooter, runHeader } from "../../report/show-text.js";
 import { textStyle } from "../../report/text-style.js";
-import { locateRun, type LocatedRun } from "../../store/locate-run.js";
+import type { LocatedRun } from "../../store/locate-run.js";
 import { runPaths } from "../../store/run-dir.js";
 import { readMetadata } from "../../store/run-metadata.js";
-import { EXIT } from "../../errors.js";
 import type { CliIo } from "../io.js";
-import { runQuery } from "../run-query.js";
+import { findRun } from "../run-query.js";
+import { runScope } from "../run-scope.js";
 
 export async function showCommand(runId: string | undefined, flags: Record<string, unknown>, io: CliIo): Promise<number> {
   const style = textStyle(wantsColour());
   const warn = (line: string): void => io.err(`[warning] ${line}\n`);
-  const query = runQuery(runId, flags);
   if (!flags.follow) {
-    const run = locateRun(query, warn);
+    const run = await findRun(runId, flags, warn);
     const account = loadRunAccount(run.workDir, run.runId, run.paths, warn);
     const format = createEventFormatter(style);
     io.out(`${[...runHeader(account, style), "", ...account.events.flatMap(format), "", ...runFooter(account, style)].join("\n")}\n`);
@@ -29,7 +28,7 @@ export async function showCommand(runId: string | undefined, flags: Record<strin
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   try {
-    const run = await locateOrWait(query, io, controller.signal, warn);
+    const run = await locateOrWait(runId, flags, io, controller.signal, warn);
     if (!run) return EXIT.INTERRUPTED;
     return await follow(run, io, style, controller.signal);
   } finally {
@@ -60,17 +59,17 @@ async function follow(run: LocatedRun, io: CliIo, style: ReturnType<typeof textS
   return EXIT.COMPLETED;
 }
 
-/** With --follow a run id may name a run about to start (a fan-out just launched): wait for its directory to appear. */
-async function locateOrWait(query: ReturnType<typeof runQuery>, io: CliIo, signal: AbortSignal, warn: (line: string) => void): Promise<LocatedRun | null> {
+/** With --follow a run id may name a run about to start (a fan-out just launched): wait for its directory to appear in -w. */
+async function locateOrWait(runId: string | undefined, flags: Record<string, unknown>, io: CliIo, signal: AbortSignal, warn: (line: string) => void): Promise<LocatedRun | null> {
   let told = false;
   for (;;) {
     try {
-      return locateRun(query, warn);
+      return await findRun(runId, flags, warn);
     } catch (err) {
-      if (!(err instanceof RunRefusedError) || query.runId === undefined || query.agentHome !== undefined) throw err;
-      const expected = runPaths(query.workDir ?? ".", query.runId);
-      if (existsSync(expected.runDir)) throw err;
-      if (!told) io.err(`Waiting for run ${query.runId} to start in ${query.workDir ?? "."} (Ctrl-C to stop)\n`);
+      const scope = await runScope(flags);
+      if (!(err instanceof RunRefusedError) || runId === undefined || !("workDir" in scope)) throw err;
+      if (existsSync(runPaths(scope.workDir, runId).runDir)) throw err;
+      if (!told) io.err(`Waiting for run ${runId} to start in ${scope.workDir} (Ctrl-C to stop)\n`);
       told = true;
     }
     try {
