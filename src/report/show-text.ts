@@ -23,6 +23,8 @@ export function runHeader(account: RunAccount, style: TextStyle): string[] {
 export function createEventFormatter(style: TextStyle): (event: JournalEvent) => string[] {
   let origin: number | null = null;
   let tasksSeen = 0;
+  /** The ACTION_REQUEST printed just before, whose result needs no name repeated. */
+  let requestAbove: string | null = null;
   const hideSensitive = createSensitiveFilter();
   return (untrusted) => {
     const event = printableEvent(hideSensitive(untrusted));
@@ -30,6 +32,8 @@ export function createEventFormatter(style: TextStyle): (event: JournalEvent) =>
     origin ??= Number.isNaN(at) ? null : at;
     const clock = style.dim(origin === null || Number.isNaN(at) ? " ".repeat(CLOCK) : `+${formatSeconds(at - origin)}`.padStart(CLOCK));
     const line = (tag: string, text: string): string => `${clock} ${tag} ${text}`;
+    const resultOf = requestAbove;
+    requestAbove = event.type === "ACTION_REQUEST" ? event.action_id : null;
     switch (event.type) {
       case "ENGINE_START":
         return [line(style.dim("start "), style.dim(`engine ${event.engine_version}, model ${String(event.config.model ?? "?")}, pid ${String(event.config.pid ?? "?")}`))];
@@ -41,7 +45,8 @@ export function createEventFormatter(style: TextStyle): (event: JournalEvent) =>
       case "ACTION_REQUEST":
         return [line(style.bold(`[${event.iteration}] `.padEnd(6)), `${style.bold(event.tool_name)} ${clip(compactJson(event.tool_args))}`)];
       case "ACTION_RESULT":
-        return resultLines(event, style, line);
+        // A result recorded later (after a crash and a restart) names its tool again.
+        return resultLines(event, style, line, resultOf === event.action_id ? "" : `${style.bold(event.tool_name)} `);
       case "HUMAN_INPUT_REQUEST":
         return [line(style.yellow("ask   "), indentRest(event.prompt))];
       case "HUMAN_INPUT_RECEIVED":
@@ -66,14 +71,14 @@ function thoughtLines(event: EventOf<"THOUGHT">, style: TextStyle, line: Line): 
   return [line(tag, meta), line(" ".repeat(6), text)];
 }
 
-function resultLines(event: EventOf<"ACTION_RESULT">, style: TextStyle, line: Line): string[] {
+function resultLines(event: EventOf<"ACTION_RESULT">, style: TextStyle, line: Line, name: string): string[] {
   const status = event.status === "SUCCESS" ? style.green(event.status) : style.red(event.status);
   const facts = [status, event.exit_code === null ? "no exit code" : `exit ${event.exit_code}`, formatMs(event.duration_ms)].join(" · ");
   const observation = event.observation_content.replace(/\n$/, "").split("\n");
   const shown = observation.slice(0, OBSERVATION_LINES).map((text) => `${" ".repeat(INDENT)}${style.dim("│")} ${clip(text)}`);
   if (observation.length > OBSERVATION_LINES) shown.push(`${" ".repeat(INDENT)}${style.dim(`│ … ${observation.length - OBSERVATION_LINES} more lines`)}`);
   if (event.observation_content === "") shown.length = 0;
-  return [line(" ".repeat(6), `→ ${facts}`), ...shown];
+  return [line(" ".repeat(6), `→ ${name}${facts}`), ...shown];
 }
 
 /** Totals, the outcome, and the command that goes on from here. */

@@ -217,5 +217,13 @@ describe("delta show --follow", () => {
     expect(result.exitCode, String(result.stderr)).toBe(0);
     expect(followed).toMatch(/status +RUNNING but its engine is gone/);
     expect(followed).toContain(`next    to recover: delta continue --run-id killed -w ${ws}`);
+
+    // Recovered, the cut call's synthesized result comes after the janitor's events, so it names its tool.
+    const resumed = await delta(["continue", "--run-id", "killed", "-w", ws], { env: modelEnv(server.baseUrl) });
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    const shown = await delta(["show", "killed", "-w", ws]);
+    expect(shown.stdout).toMatch(/error +ORPHANED_RUN: /);
+    expect(shown.stdout).toMatch(/→ wait_gate ERROR · no exit code · \d+ ms\n +│ The engine stopped before this action finished/);
+    expect(shown.stdout).toContain("status  COMPLETED");
   });
 });
