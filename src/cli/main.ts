@@ -137,7 +137,8 @@ function report(err: unknown, argv: readonly string[], io: CliIo): number {
   const result = refusal(argv, type, message);
   if (format === "json") io.out(`${JSON.stringify(result, null, 2)}\n`);
   if (format === "stream-json") io.out(`${JSON.stringify(result)}\n`);
-  const output = argValue(argv, ["-o", "--output"]);
+  // -o of run and continue also gets the refusal; -o of report is a page, and a refusal writes none.
+  const output = argv[0] === "run" || argv[0] === "continue" ? argValue(argv, ["-o", "--output"]) : undefined;
   if (output !== undefined) {
     try {
       writeOutputFile(checkOutputFile(output), format === "json" || format === "stream-json" ? `${JSON.stringify(result, null, 2)}\n` : "");
