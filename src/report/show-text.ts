@@ -1,5 +1,7 @@
 // A run as text for a person: a header, one block per journal event (shared by `show` and `show --follow`), and a footer.
+import shellQuote from "shell-quote";
 import type { EventOf, JournalEvent, RunStatus } from "../journal/events.js";
+import { continueCommand } from "../run/continue-command.js";
 import type { RunAccount } from "./run-account.js";
 import { createSensitiveFilter } from "./sensitive-answers.js";
 import type { TextStyle } from "./text-style.js";
@@ -116,18 +118,20 @@ function colourStatus(status: RunStatus, style: TextStyle): string {
 
 /** What a person types next, by status (the state table of `delta continue`). */
 function nextStep(account: RunAccount): string[] {
-  const target = `--run-id ${shellWord(account.runId)} -w ${shellWord(account.workDir)}`;
+  const { runId, workDir } = account;
   switch (account.status) {
     case "COMPLETED":
-      return [`to go on: delta continue ${target} -m "<next instruction>"`];
+      return [`to go on: ${continueCommand(runId, workDir, "<next instruction>")}`];
     case "WAITING_FOR_INPUT":
-      return [`to answer: delta continue ${target} -m "<answer>"`];
+      return [`to answer: ${continueCommand(runId, workDir, "<answer>")}`];
     case "FAILED":
-      return [`to retry: delta continue ${target}`];
+      return [`to retry: ${continueCommand(runId, workDir)}`];
     case "INTERRUPTED":
-      return [`to resume: delta continue ${target}`];
+      return [`to resume: ${continueCommand(runId, workDir)}`];
     case "RUNNING":
-      return account.holder?.state === "dead" ? [`to recover: delta continue ${target}`] : [`to watch: delta show ${account.runId} -w ${shellWord(account.workDir)} --follow`];
+      return account.holder?.state === "dead"
+        ? [`to recover: ${continueCommand(runId, workDir)}`]
+        : [`to watch: ${shellQuote.quote(["delta", "show", runId, "-w", workDir, "--follow"])}`];
   }
 }
 
@@ -141,10 +145,6 @@ export function printable(text: string): string {
 
 function printableEvent(event: JournalEvent): JournalEvent {
   return JSON.parse(JSON.stringify(event), (_key, value: unknown) => (typeof value === "string" ? printable(value) : value)) as JournalEvent;
-}
-
-function shellWord(text: string): string {
-  return /^[A-Za-z0-9_./:=@%+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 function compactJson(value: unknown): string {

@@ -60,7 +60,7 @@ describe.concurrent("delta show", () => {
     expect(out).toMatch(/\[3\] +mock-model · 230 in · 20 out\n.*Greeted, and counted to nine\.\n +Second line of the answer\./);
     expect(out).toMatch(/total +\d+(\.\d)?(ms|s)?,? ?.*3 iterations · 530 in · 47 out · cost not recorded\n/);
     expect(out).toContain("status  COMPLETED");
-    expect(out).toContain(`next    to go on: delta continue --run-id done-1 -w ${ws} -m "<next instruction>"`);
+    expect(out).toContain(`next    to go on: delta continue --run-id done-1 -w ${ws} -m '<next instruction>'`);
     // Not a terminal: no colour codes.
     expect(out).not.toContain("\u001b[");
   });
@@ -85,7 +85,7 @@ describe.concurrent("delta show", () => {
     expect(asked.exitCode).toBe(101);
     const waiting = await delta(["show", "asks-1", "-w", ws]);
     expect(waiting.stdout).toContain("ask    Which password?");
-    expect(waiting.stdout).toContain(`next    to answer: delta continue --run-id asks-1 -w ${ws} -m "<answer>"`);
+    expect(waiting.stdout).toContain(`next    to answer: delta continue --run-id asks-1 -w ${ws} -m '<answer>'`);
 
     const server = await startMockLlm([reply.text("Logged in.")]);
     try {
