@@ -85,7 +85,7 @@ describe.concurrent("delta show", () => {
     expect(asked.exitCode).toBe(101);
     const waiting = await delta(["show", "asks-1", "-w", ws]);
     expect(waiting.stdout).toContain("ask    Which password?");
-    expect(waiting.stdout).toContain(`next    to answer: delta continue --run-id asks-1 -w ${ws} -m '<answer>'`);
+    expect(waiting.stdout).toContain(`next    to answer: delta continue --run-id asks-1 -w ${ws} -m \\<answer\\>`);
 
     const server = await startMockLlm([reply.text("Logged in.")]);
     try {
