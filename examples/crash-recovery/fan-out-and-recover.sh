@@ -4,6 +4,7 @@
 # and `delta continue`, and prints a summary: started, killed, recovered, lost.
 #
 # Usage: fan-out-and-recover.sh [-a AGENT_DIR] [-w WORKSPACE] [-n RUNS] [-k KILLS] [-p ID_PREFIX] [-l LOG_DIR]
+#                               [-r RECORDING]   (every run and continue replays it: no model, no key)
 # Exit status: 0 when every run this script started ended COMPLETED, 1 when any was lost, 2 on bad usage.
 # DELTA names the delta command (default: delta).
 set -euo pipefail
@@ -16,13 +17,14 @@ RUNS=6
 KILLS=2
 PREFIX="job-$(date +%Y%m%d%H%M%S)"
 LOG_DIR=""
+REPLAY=()
 WAIT_FOR_TOOL_S=60
 
 usage() {
-  sed -n '2,8p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 }
 
-while getopts "a:w:n:k:p:l:h" opt; do
+while getopts "a:w:n:k:p:l:r:h" opt; do
   case "$opt" in
     a) AGENT=$OPTARG ;;
     w) WORKSPACE=$OPTARG ;;
@@ -30,6 +32,8 @@ while getopts "a:w:n:k:p:l:h" opt; do
     k) KILLS=$OPTARG ;;
     p) PREFIX=$OPTARG ;;
     l) LOG_DIR=$OPTARG ;;
+    r) [[ -r $OPTARG ]] || { echo "error: -r $OPTARG: no such recording" >&2; exit 2; }
+       REPLAY=(--replay "$(cd "$(dirname "$OPTARG")" && pwd)/$(basename "$OPTARG")") ;;
     h) usage; exit 0 ;;
     *) usage >&2; exit 2 ;;
   esac
@@ -38,7 +42,7 @@ if ! [[ $RUNS =~ ^[0-9]+$ && $KILLS =~ ^[0-9]+$ ]] || ((RUNS < 1 || KILLS > RUNS
   echo "error: -n must be at least 1 and -k at most -n (got -n $RUNS -k $KILLS)" >&2
   exit 2
 fi
-command -v "$DELTA" >/dev/null || { echo "error: '$DELTA' not found; install delta-engine or set DELTA" >&2; exit 2; }
+command -v "$DELTA" >/dev/null || { echo "error: '$DELTA' not found; put delta on PATH (npm install -g . in a clone of delta-engine) or set DELTA" >&2; exit 2; }
 
 mkdir -p "$WORKSPACE"
 WORKSPACE=$(cd "$WORKSPACE" && pwd)
@@ -52,7 +56,7 @@ declare -A PID=()
 for ((i = 1; i <= RUNS; i++)); do
   id="$PREFIX-$i"
   IDS+=("$id")
-  "$DELTA" run --agent "$AGENT" -w "$WORKSPACE" --run-id "$id" -m "Process item $i" --format json \
+  "$DELTA" run --agent "$AGENT" -w "$WORKSPACE" --run-id "$id" -m "Process item $i" --format json ${REPLAY[@]+"${REPLAY[@]}"} \
     >"$LOG_DIR/$id.run.json" 2>"$LOG_DIR/$id.run.log" &
   PID[$id]=$!
 done
@@ -102,7 +106,7 @@ declare -A RECOVERING=()
 while read -r id; do
   [[ -n ${OURS[$id]:-} && -z ${COMPLETED[$id]:-} && -z ${ASKING[$id]:-} ]] || continue
   # FAILED, INTERRUPTED and orphaned RUNNING runs all resume without a message.
-  "$DELTA" continue --run-id "$id" -w "$WORKSPACE" --format json \
+  "$DELTA" continue --run-id "$id" -w "$WORKSPACE" --format json ${REPLAY[@]+"${REPLAY[@]}"} \
     >"$LOG_DIR/$id.continue.json" 2>"$LOG_DIR/$id.continue.log" &
   RECOVERING[$id]=$!
 done < <("$DELTA" list-runs -w "$WORKSPACE" --resumable --format raw)

@@ -4,7 +4,9 @@
 # reported without losing any item; then one reduce run totals the collected results.
 #
 # Usage: map-reduce.sh -i ITEMS_FILE [-w WORKSPACE] [-o OUT_DIR] [-P JOBS] [-r xargs|parallel]
-#                      [-p ID_PREFIX] [-m MAP_AGENT] [-R REDUCE_AGENT] [-f]
+#                      [-p ID_PREFIX] [-m MAP_AGENT] [-R REDUCE_AGENT] [-f] [-x RECORDING_DIR]
+#        -x: replay RECORDING_DIR/<id>.jsonl for each map run and RECORDING_DIR/reduce.jsonl for the
+#            reduce (no model, no key); recording/ beside this script fits items.txt beside it
 #        map-reduce.sh --map-one WORKSPACE OUT_DIR ID_PREFIX MAP_AGENT FORCE INDEX   (one map item; used by
 #                      xargs, GNU parallel, ssh workers and Kubernetes Indexed Jobs)
 # Writes OUT_DIR/items.txt, <id>.json / .log / .exit per item, results.jsonl, failures.jsonl, reduce.json.
@@ -22,17 +24,19 @@ DELTA=${DELTA:-delta}
 map_one() {
   local ws=$1 out=$2 prefix=$3 agent=$4 force=$5 index=$6
   local id="$prefix-$index" item status rc=0
+  local -a replay=()
+  [[ -n ${MAP_REDUCE_RECORDING:-} ]] && replay=(--replay "$MAP_REDUCE_RECORDING/$id.jsonl")
   item=$(sed -n "$((index + 1))p" "$out/items.txt")
   if [[ -f "$out/$id.json" ]] && jq -e '.status == "COMPLETED"' "$out/$id.json" >/dev/null 2>&1; then
     return 0 # done in an earlier attempt
   fi
   if [[ -f "$ws/.delta/$id/metadata.json" ]]; then
     # A FAILED or INTERRUPTED run is retried as it stands: continue needs no message for it.
-    local -a again=(continue --run-id "$id" -w "$ws" --format json)
+    local -a again=(continue --run-id "$id" -w "$ws" --format json ${replay[@]+"${replay[@]}"})
     [[ $force == 1 ]] && again+=(--force)
     "$DELTA" "${again[@]}" >"$out/$id.json" 2>>"$out/$id.log" || rc=$?
   else
-    "$DELTA" run --agent "$agent" -w "$ws" --run-id "$id" -m "Count the words. Text: $item" --format json \
+    "$DELTA" run --agent "$agent" -w "$ws" --run-id "$id" -m "Count the words. Text: $item" --format json ${replay[@]+"${replay[@]}"} \
       >"$out/$id.json" 2>"$out/$id.log" || rc=$?
   fi
   echo "$rc" >"$out/$id.exit"
@@ -46,11 +50,11 @@ if [[ ${1:-} == --map-one ]]; then
   exit 0
 fi
 
-usage() { sed -n '2,14p' "$SELF" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,16p' "$SELF" | sed 's/^# \{0,1\}//'; }
 
 ITEMS="" WORKSPACE=./map-reduce-workspace OUT="" JOBS=4 RUNNER=xargs PREFIX=map FORCE=0
 MAP_AGENT="$HERE/map-agent" REDUCE_AGENT="$HERE/reduce-agent"
-while getopts "i:w:o:P:r:p:m:R:fh" opt; do
+while getopts "i:w:o:P:r:p:m:R:fx:h" opt; do
   case "$opt" in
     i) ITEMS=$OPTARG ;;
     w) WORKSPACE=$OPTARG ;;
@@ -61,6 +65,9 @@ while getopts "i:w:o:P:r:p:m:R:fh" opt; do
     m) MAP_AGENT=$OPTARG ;;
     R) REDUCE_AGENT=$OPTARG ;;
     f) FORCE=1 ;;
+    # The map workers (started by xargs or parallel) find the recordings through the environment.
+    x) [[ -d $OPTARG ]] || { echo "error: -x $OPTARG: no such directory" >&2; exit 2; }
+       export MAP_REDUCE_RECORDING=$(cd "$OPTARG" && pwd) ;;
     h) usage; exit 0 ;;
     *) usage >&2; exit 2 ;;
   esac
@@ -133,7 +140,9 @@ fi
 cp "$OUT/results.jsonl" "$WORKSPACE/$PREFIX-results.jsonl"
 reduce_id="$PREFIX-reduce-$(date +%Y%m%d%H%M%S)-$$"
 rc=0
-"$DELTA" run --agent "$REDUCE_AGENT" -w "$WORKSPACE" --run-id "$reduce_id" \
+reduce_replay=()
+[[ -n ${MAP_REDUCE_RECORDING:-} ]] && reduce_replay=(--replay "$MAP_REDUCE_RECORDING/reduce.jsonl")
+"$DELTA" run --agent "$REDUCE_AGENT" -w "$WORKSPACE" --run-id "$reduce_id" ${reduce_replay[@]+"${reduce_replay[@]}"} \
   -m "Total the word counts in the results file $PREFIX-results.jsonl ($DONE items)." --format json \
   >"$OUT/reduce.json" 2>"$OUT/reduce.log" || rc=$?
 if ((rc != 0)); then

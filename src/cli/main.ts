@@ -60,6 +60,23 @@ function buildCli(dispatch: (handler: Handler) => (...raw: unknown[]) => void) {
     .option("--format <format>", "Output: text | json | raw (raw: one run id per line)")
     .action(dispatch(async (_args, flags, io) => (await import("./commands/list-runs.js")).listRunsCommand(flags, io)));
   cli
+    .command("show [run-id]", "Show a run as readable text: task, iterations, tool calls, tokens, status, how to go on")
+    .option("-w, --work-dir <path>", "Workspace holding the run (default: current directory)")
+    .option("--agent <path>", "Look in the agent's workspaces (W001, W002…) instead")
+    .option("--last", "The most recently updated run")
+    .option("-f, --follow", "Keep printing events as the run appends them, until it ends")
+    .action(dispatch(async (args, flags, io) => (await import("./commands/show.js")).showCommand(args[0], flags, io)));
+  cli
+    .command("report [run-id]", "Write a self-contained HTML report of a run, or of every run of a workspace (no run id)")
+    .option("-w, --work-dir <path>", "Workspace holding the runs (default: current directory)")
+    .option("--agent <path>", "Look in the agent's workspaces (W001, W002…) instead")
+    .option("--last", "The most recently updated run")
+    .option("-o, --output <file>", "Where to write the HTML (default: stdout)")
+    .action(dispatch(async (args, flags, io) => (await import("./commands/report.js")).reportCommand(args[0], flags, io)));
+  cli
+    .command("schema <file>", "Print the JSON Schema of agent.yaml, context.yaml or hooks.yaml (for editors)")
+    .action(dispatch(async (args, _flags, io) => (await import("./commands/schema.js")).schemaCommand(args[0]!, io)));
+  cli
     .command("init [name]", "Create a new agent directory from a template")
     .option("-t, --template <template>", `Template name (default: ${DEFAULT_TEMPLATE})`)
     .option("-y, --yes", "Never prompt")
@@ -120,7 +137,8 @@ function report(err: unknown, argv: readonly string[], io: CliIo): number {
   const result = refusal(argv, type, message);
   if (format === "json") io.out(`${JSON.stringify(result, null, 2)}\n`);
   if (format === "stream-json") io.out(`${JSON.stringify(result)}\n`);
-  const output = argValue(argv, ["-o", "--output"]);
+  // -o of run and continue also gets the refusal; -o of report is a page, and a refusal writes none.
+  const output = argv[0] === "run" || argv[0] === "continue" ? argValue(argv, ["-o", "--output"]) : undefined;
   if (output !== undefined) {
     try {
       writeOutputFile(checkOutputFile(output), format === "json" || format === "stream-json" ? `${JSON.stringify(result, null, 2)}\n` : "");

@@ -36,6 +36,16 @@ export interface ListFilter {
 
 /** Runs in `<workDir>/.delta`, newest first; unreadable runs are reported through warn and skipped. */
 export function listRuns(workDir: string, filter: ListFilter, warn: (line: string) => void): RunSummary[] {
+  const runs: RunSummary[] = [];
+  for (const name of runIdsIn(workDir)) {
+    const summary = summarize(workDir, name, warn);
+    if (summary) runs.push(summary);
+  }
+  return applyFilter(runs, filter);
+}
+
+/** The run directories of `<workDir>/.delta`, unordered; none when there is no .delta. */
+export function runIdsIn(workDir: string): string[] {
   const deltaDir = join(workDir, ".delta");
   let names: string[];
   try {
@@ -44,15 +54,9 @@ export function listRuns(workDir: string, filter: ListFilter, warn: (line: strin
   } catch {
     return [];
   }
-  const runs: RunSummary[] = [];
-  for (const name of names) {
-    // A directory with neither journal nor metadata is not a run: a claim that died before its first
-    // write, or something else kept in .delta/ (context_artifacts/ of a computed_file source).
-    if (!isRunDir(join(deltaDir, name))) continue;
-    const summary = summarize(workDir, name, warn);
-    if (summary) runs.push(summary);
-  }
-  return applyFilter(runs, filter);
+  // A directory with neither journal nor metadata is not a run: a claim that died before its first
+  // write, or something else kept in .delta/ (context_artifacts/ of a computed_file source).
+  return names.filter((name) => isRunDir(join(deltaDir, name)));
 }
 
 /** Newest first (last update, then run id), filtered; also merges the runs of several workspaces. */

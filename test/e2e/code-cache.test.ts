@@ -141,3 +141,14 @@ describe("cachePath", () => {
     expect(cachePath("/pkg/dist/delta.cjs", `${BUILD_STAMP_PREFIX}${"z".repeat(64)}\ncode`)).toBeNull();
   });
 });
+
+describe("the bundles", () => {
+  // V8 keeps a script's source as one string: a single character beyond Latin-1 anywhere (esbuild
+  // cannot escape the raw text of a tagged template) makes all of it two bytes a character, which
+  // measured 3.7 MB more peak memory for a 30-turn run.
+  it.each(["delta.cjs", "delta-sessions.cjs"])("dist/%s is Latin-1 text, so V8 holds it one byte a character", (name) => {
+    const source = readFileSync(join(REPO, "dist", name), "utf8");
+    const wide = [...source].filter((char) => char.codePointAt(0)! > 0xff);
+    expect(wide.map((char) => `U+${char.codePointAt(0)!.toString(16).padStart(4, "0")}`)).toEqual([]);
+  });
+});

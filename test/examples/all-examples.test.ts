@@ -40,12 +40,20 @@ describe.concurrent("every example agent loads", () => {
 
 // A recording is in the form the engine exports from a run's io/invocations/, every field spelled out.
 const recordings = agents.filter((dir) => existsSync(join(dir, "recording.jsonl")));
-it("has recordings for hello-world, tool-syntax and memory-folding", () => {
-  expect(recordings.map((dir) => relative(EXAMPLES, dir)).sort()).toEqual(["hello-world", "memory-folding", "tool-syntax"]);
+it("has a recording beside every agent the examples replay", () => {
+  expect(recordings.map((dir) => relative(EXAMPLES, dir)).sort()).toEqual([
+    "crash-recovery/agent", "hello-world", "memory-folding", "path-guard", "sub-agent", "sub-agent/researcher", "tool-syntax",
+  ]);
 });
 
-it.each(recordings.map((dir) => relative(EXAMPLES, dir)))("examples/%s/recording.jsonl has the exported replies format", (name) => {
-  const lines = readFileSync(join(EXAMPLES, name, "recording.jsonl"), "utf8").split("\n").filter((line) => line !== "");
+const mapReduceRecordings = readdirSync(join(EXAMPLES, "map-reduce", "recording")).map((name) => join("map-reduce", "recording", name));
+it("has a map-reduce recording per line of its items.txt, and one for the reduce", () => {
+  const items = readFileSync(join(EXAMPLES, "map-reduce", "items.txt"), "utf8").split("\n").filter(Boolean);
+  expect(mapReduceRecordings.map((file) => relative(join("map-reduce", "recording"), file)).sort()).toEqual([...items.map((_, i) => `map-${i}.jsonl`), "reduce.jsonl"]);
+});
+
+it.each([...recordings.map((dir) => join(relative(EXAMPLES, dir), "recording.jsonl")), ...mapReduceRecordings])("examples/%s has the exported replies format", (name) => {
+  const lines = readFileSync(join(EXAMPLES, name), "utf8").split("\n").filter((line) => line !== "");
   expect(lines.length).toBeGreaterThan(1);
   for (const line of lines) {
     const recorded = JSON.parse(line) as Record<string, unknown>;

@@ -103,4 +103,12 @@ describe("examples/ci/delta-agent.yml", () => {
     expect(String(upload.with?.path)).toContain(".delta/${{ env.RUN_ID }}");
     expect(upload.with?.["include-hidden-files"]).toBe(true);
   });
+
+  it("installs delta the way that works (a tarball from npm pack, or what DELTA_ENGINE_PACKAGE names), not from the npm registry", () => {
+    const workflow = parse(readFileSync(join(CI, "delta-agent.yml"), "utf8")) as { jobs: { agent: { env: Record<string, string>; steps: Array<{ name?: string; run?: string }> } } };
+    const install = workflow.jobs.agent.steps.find((step) => step.run?.includes("npm install -g"))!;
+    expect(install.run).toContain('npm install -g "$DELTA_ENGINE_PACKAGE"');
+    expect(install.run).not.toMatch(/npm install -g delta-engine\b/);
+    expect(workflow.jobs.agent.env.DELTA_ENGINE_PACKAGE).toMatch(/delta-engine-[\d.]+\.tgz$/);
+  });
 });

@@ -31,6 +31,22 @@ afterAll(async () => {
 });
 
 describe("examples/crash-recovery/fan-out-and-recover.sh", { timeout: 120_000 }, () => {
+  it("runs without a key on the shipped recording (-r): kills, recovers, and every run replays to COMPLETED", async () => {
+    const ws = join(root, "ws-replayed");
+    const result = await runScript(SCRIPT, ["-w", ws, "-n", "3", "-k", "1", "-p", "rec", "-r", join(EXAMPLES, "crash-recovery/agent/recording.jsonl")], {
+      cwd: root,
+      env: { PATH: pathWith(binDir(join(root, "replayed"))) },
+    });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toBe("started 3\nkilled 1\nrecovered 1\nwaiting 0\nlost 0\n");
+    for (const id of ["rec-1", "rec-2", "rec-3"]) {
+      const events = readJournal(join(runDir(ws, id), "journal.jsonl"));
+      expect(events.find((e) => e.type === "ENGINE_START")).toMatchObject({ config: { provider: "replay" } });
+      expect(events.filter((e) => e.type === "THOUGHT").at(-1)).toMatchObject({ content: "done recorded-item" });
+    }
+    expect(readJournal(join(runDir(ws, "rec-1"), "journal.jsonl")).some((e) => e.type === "ERROR" && e.error_type === "ORPHANED_RUN")).toBe(true);
+  });
+
   it("kills runs mid-tool and recovers every one: all COMPLETED, journals valid, janitor and crash repair recorded", async () => {
     const ws = join(root, "ws");
     const result = await runScript(SCRIPT, ["-w", ws, "-n", String(RUNS), "-k", String(KILLS), "-p", "job", "-l", join(root, "logs")], {

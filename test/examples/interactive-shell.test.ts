@@ -3,7 +3,8 @@ import { realpathSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type MockLlm, reply, startMockLlm, toolResultsOf } from "../support/mock-llm.js";
-import { actionResults, delta, modelEnv, removeDir, tempDir } from "../e2e/harness.js";
+import { execa } from "execa";
+import { NO_MODEL_KEYS, actionResults, delta, modelEnv, removeDir, tempDir } from "../e2e/harness.js";
 import { EXAMPLES, binDir, pathWith } from "./helpers.js";
 
 let root: string;
@@ -35,6 +36,23 @@ afterAll(async () => {
 });
 
 describe("examples/interactive-shell", () => {
+  it("runs without a key through scripted-model.mjs: the documented command completes with the sizes read in the kept directory", async () => {
+    const ws = join(root, "ws-scripted");
+    const result = await execa(
+      process.execPath,
+      [join(EXAMPLES, "interactive-shell/scripted-model.mjs"), "delta", "run", "--agent", join(EXAMPLES, "interactive-shell"), "-w", ws, "--run-id", "scripted", "--format", "json", "-m", "Create a folder demo, cd into it, write three files and report their sizes"],
+      { env: { ...NO_MODEL_KEYS, PATH: pathWith(binDir(join(root, "scripted"))) }, reject: false, stdin: "ignore", timeout: 60_000 },
+    );
+    expect(result.exitCode, result.stderr).toBe(0);
+    const outcome = JSON.parse(result.stdout) as { status: string; result: string };
+    expect(outcome.status).toBe("COMPLETED");
+    expect(outcome.result).toContain("sizes in demo (demo)");
+    expect(outcome.result).toMatch(/ 4 a\.txt\n 8 b\.txt\n18 c\.txt/);
+    expect(actionResults(ws, "scripted").map((a) => [a.tool_name, a.status])).toEqual([
+      ["session_start", "SUCCESS"], ["session_exec", "SUCCESS"], ["session_exec", "SUCCESS"], ["session_end", "SUCCESS"],
+    ]);
+  });
+
   it("starts a session, keeps cd and export from one exec to the next, and ends it", async () => {
     const ws = join(root, "ws");
     const result = await delta(["run", "--agent", join(EXAMPLES, "interactive-shell"), "-w", ws, "--run-id", "shell", "-m", "Make demo/inner, go there, set GREETING, show both", "--format", "json"], {

@@ -68,6 +68,20 @@ function expectAllCollected(out: string, items: string[]): void {
 
 // Generous limits: each test spawns tens of engines, and CI machines may be busy.
 describe.concurrent("examples/map-reduce/map-reduce.sh", { timeout: 120_000 }, () => {
+  it("runs without a key on the shipped items and recordings (-x): every item counted, the reduce totals 9", async () => {
+    const out = join(root, "out-recorded");
+    const result = await runScript(SCRIPT, ["-i", join(EXAMPLES, "map-reduce/items.txt"), "-w", join(root, "ws-recorded"), "-o", out, "-x", join(EXAMPLES, "map-reduce/recording")], { cwd: root, env: { PATH: path } });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ items: 3, total_words: 9 });
+    expect(jsonLines(join(out, "results.jsonl")).map((r) => [r.item, r.result])).toEqual([
+      ["the quick brown fox", { words: 4 }],
+      ["jumps over", { words: 2 }],
+      ["the lazy dog", { words: 3 }],
+    ]);
+    // The map tool really ran on each item: its observation is wc's count.
+    expect(readFileSync(join(root, "ws-recorded/.delta/map-1/journal.jsonl"), "utf8")).toMatch(/"observation_content":"2\\n"/);
+  });
+
   it("maps 20 items with xargs -P: 20 results, none lost, and the reduce totals them", async () => {
     const { result, items, out } = await mapReduce("xargs", 20, "xargs");
     expect(result.stderr).toContain("map: 20 completed, 0 failed");

@@ -42,6 +42,22 @@ async function guard(ws: string, args: unknown): Promise<string | null> {
 }
 
 describe.concurrent("examples/path-guard", () => {
+  it("runs without a key on the shipped recording: todo.md read, /etc/passwd refused by the hook, done.md written", async () => {
+    const ws = join(root, "guarded");
+    mkdirSync(ws);
+    writeFileSync(join(ws, "todo.md"), "- water the plants\n");
+    const result = await delta(
+      ["run", "--agent", AGENT, "-w", ws, "--replay", join(AGENT, "recording.jsonl"), "--run-id", "replayed", "-m", "Read todo.md and /etc/passwd, then write done.md listing what you did"],
+    );
+    expect(result.exitCode, result.stderr).toBe(0);
+    const results = readEvents(ws, "replayed").filter((event) => event.type === "ACTION_RESULT");
+    expect(results.map((event) => event.type === "ACTION_RESULT" && [event.tool_name, event.status])).toEqual([
+      ["read_file", "SUCCESS"], ["read_file", "ERROR"], ["write_file", "SUCCESS"],
+    ]);
+    expect(results[1]).toMatchObject({ observation_content: expect.stringContaining('Blocked by pre_tool_execution hook: read_file: path "/etc/passwd"') });
+    expect(readFileSync(join(ws, "done.md"), "utf8")).toContain("- read todo.md: water the plants");
+  });
+
   it("blocks ../../etc/passwd with its reason as the observation, and reads and writes inside the workspace", async () => {
     const server = await startMockLlm([
       reply.toolCalls([

@@ -48,6 +48,22 @@ afterAll(async () => {
 });
 
 describe.concurrent("examples/sub-agent", () => {
+  it("runs without a key: the parent replays recording.jsonl, the child (a real delta run) replays RESEARCHER_REPLAY", async () => {
+    const ws = join(root, "ws-replayed");
+    const run = await delta(
+      ["run", "--agent", AGENT, "-w", ws, "--run-id", "replayed", "--replay", join(AGENT, "recording.jsonl"), "--format", "json", "-m", `How many words are in: ${TEXT}`],
+      { env: { PATH: pathWith(binDir(join(root, "replayed"))), RESEARCHER_REPLAY: join(AGENT, "researcher", "recording.jsonl") } },
+    );
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: "COMPLETED", result: 'The text has 4 words; the longest is "everything".' });
+    const [result] = actionResults(ws, "replayed");
+    expect(result).toMatchObject({ tool_name: "ask_researcher", status: "SUCCESS", observation_content: '{\n  "words": 4,\n  "longest_word": "everything"\n}\n' });
+    // The child's tools really ran on the text.
+    const childWs = join(ws, "researcher-runs");
+    const [childRun] = readdirSync(join(childWs, ".delta")).filter((name) => name !== "VERSION");
+    expect(actionResults(childWs, childRun!).map((event) => event.observation_content.trim())).toEqual(["4", "everything"]);
+  });
+
   it("a failing child becomes a FAILED observation with the child's exit code and error", async () => {
     const failing = await startMockLlm(
       scriptFor(

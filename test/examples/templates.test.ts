@@ -67,7 +67,8 @@ describe.concurrent("delta init templates", () => {
       const prompt = readFileSync(join(home, "system_prompt.md"), "utf8");
       expect(agentYaml).toMatch(/^# [\s\S]*# What to edit:\n/);
       expect(agentYaml).toContain("name: my-agent");
-      expect(contextYaml).toMatch(/^# context\.yaml: [\s\S]*# What to edit:\n/);
+      // After the line that points editors at the schema, the file explains itself.
+      expect(contextYaml).toMatch(/^# yaml-language-server: \$schema=\S+\n# context\.yaml: [\s\S]*# What to edit:\n/);
       expect(prompt).toMatch(/^<!--\nsystem_prompt\.md: [\s\S]*Edit it [\s\S]*-->\n/);
 
       const expand = await delta(["tool", "expand", "my-agent"], { cwd });

@@ -1,10 +1,13 @@
 // `delta init [name]`: writes a new agent directory from one of the bundled templates.
 import { cp, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { existsSync } from "node:fs";
 import { parseDocument } from "yaml";
+import { SCHEMA_KINDS, SCHEMA_MODELINE, schemaFileName, schemaModeline } from "../../agent/schema-files.js";
 import { UsageError } from "../../errors.js";
 import type { CliIo } from "../io.js";
 import { DEFAULT_TEMPLATE, findTemplatesDir, listTemplates } from "../templates.js";
+import { packageFolder } from "../package-dir.js";
 
 export interface InitOptions {
   name?: string;
@@ -30,6 +33,7 @@ export async function init(options: InitOptions, io: CliIo): Promise<number> {
 
   await cp(path.join(templatesDir, templateName), target, { recursive: true, errorOnExist: true, force: false });
   await renameAgent(path.join(target, "agent.yaml"), path.basename(target));
+  await pointAtSchemas(target);
 
   const shown = path.relative(options.cwd, target) || ".";
   io.err(
@@ -52,6 +56,18 @@ async function refuseNonEmpty(target: string): Promise<void> {
   if (!info.isDirectory()) throw new UsageError(`${target} exists and is not a directory; choose another name`);
   if ((await readdir(target)).length > 0) {
     throw new UsageError(`${target} already exists and is not empty; choose another name or empty it first`);
+  }
+}
+
+/** The templates' schema lines point into the package; from the new agent's folder they must point there too. */
+async function pointAtSchemas(target: string): Promise<void> {
+  const schemas = path.relative(target, packageFolder("schemas")) || ".";
+  for (const kind of SCHEMA_KINDS) {
+    const file = path.join(target, `${kind}.yaml`);
+    if (!existsSync(file)) continue;
+    const [first, ...rest] = (await readFile(file, "utf8")).split("\n");
+    if (first === undefined || !SCHEMA_MODELINE.test(first)) continue;
+    await writeFile(file, [schemaModeline(path.join(schemas, schemaFileName(kind)).split(path.sep).join("/")), ...rest].join("\n"));
   }
 }
 

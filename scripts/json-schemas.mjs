@@ -1,0 +1,27 @@
+// Writes schemas/<kind>.schema.json from the zod schemas (src/agent/json-schemas.ts), so editors check the YAML the engine reads.
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { build } from "esbuild";
+
+export async function writeJsonSchemas(root = process.cwd()) {
+  const generator = join(root, "dist", ".json-schemas.mjs");
+  await build({
+    absWorkingDir: root,
+    entryPoints: [join(root, "src/agent/json-schemas.ts")],
+    outfile: generator,
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    logLevel: "warning",
+  });
+  try {
+    const { SCHEMA_KINDS, jsonSchemaOf, schemaFileName } = await import(pathToFileURL(generator).href);
+    const dir = join(root, "schemas");
+    mkdirSync(dir, { recursive: true });
+    for (const kind of SCHEMA_KINDS) writeFileSync(join(dir, schemaFileName(kind)), `${JSON.stringify(jsonSchemaOf(kind), null, 2)}\n`);
+  } finally {
+    rmSync(generator, { force: true });
+  }
+}

@@ -1,0 +1,86 @@
+// `delta show`: a run as readable text on stdout, or followed live (`--follow`) as another process appends to its journal.
+import { existsSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import { EXIT, RunRefusedError } from "../../errors.js";
+import { followJournal } from "../../report/follow.js";
+import { accountOf, loadRunAccount } from "../../report/run-account.js";
+import { createEventFormatter, runFooter, runHeader } from "../../report/show-text.js";
+import { textStyle } from "../../report/text-style.js";
+import type { LocatedRun } from "../../store/locate-run.js";
+import { runPaths } from "../../store/run-dir.js";
+import { readMetadata } from "../../store/run-metadata.js";
+import type { CliIo } from "../io.js";
+import { findRun } from "../run-query.js";
+import { runScope } from "../run-scope.js";
+
+export async function showCommand(runId: string | undefined, flags: Record<string, unknown>, io: CliIo): Promise<number> {
+  const style = textStyle(wantsColour());
+  const warn = (line: string): void => io.err(`[warning] ${line}\n`);
+  if (!flags.follow) {
+    const run = await findRun(runId, flags, warn);
+    const account = loadRunAccount(run.workDir, run.runId, run.paths, warn);
+    const format = createEventFormatter(style);
+    io.out(`${[...runHeader(account, style), "", ...account.events.flatMap(format), "", ...runFooter(account, style)].join("\n")}\n`);
+    return EXIT.COMPLETED;
+  }
+  const controller = new AbortController();
+  const onSignal = (): void => controller.abort();
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  try {
+    const run = await locateOrWait(runId, flags, io, controller.signal, warn);
+    if (!run) return EXIT.INTERRUPTED;
+    return await follow(run, io, style, controller.signal);
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}
+
+async function follow(run: LocatedRun, io: CliIo, style: ReturnType<typeof textStyle>, signal: AbortSignal): Promise<number> {
+  const format = createEventFormatter(style);
+  io.out(`${style.bold(`Run ${run.runId}`)}  ${style.dim(run.paths.runDir)}\n\n`);
+  const events = [];
+  const journal = followJournal(run.paths, { signal });
+  let step = await journal.next();
+  while (!step.done) {
+    events.push(...step.value);
+    io.out(step.value.flatMap(format).map((line) => `${line}\n`).join(""));
+    step = await journal.next();
+  }
+  if (step.value === "aborted") return EXIT.INTERRUPTED;
+  let metadata = null;
+  try {
+    metadata = readMetadata(run.paths);
+  } catch {
+    // The journal alone tells the status; metadata only adds whether the engine lives.
+  }
+  io.out(`\n${runFooter(accountOf(run.workDir, run.runId, run.paths, events, metadata), style).join("\n")}\n`);
+  return EXIT.COMPLETED;
+}
+
+/** With --follow a run id may name a run about to start (a fan-out just launched): wait for its directory to appear in -w. */
+async function locateOrWait(runId: string | undefined, flags: Record<string, unknown>, io: CliIo, signal: AbortSignal, warn: (line: string) => void): Promise<LocatedRun | null> {
+  let told = false;
+  for (;;) {
+    try {
+      return await findRun(runId, flags, warn);
+    } catch (err) {
+      const scope = await runScope(flags);
+      if (!(err instanceof RunRefusedError) || runId === undefined || !("workDir" in scope)) throw err;
+      if (existsSync(runPaths(scope.workDir, runId).runDir)) throw err;
+      if (!told) io.err(`Waiting for run ${runId} to start in ${scope.workDir} (Ctrl-C to stop)\n`);
+      told = true;
+    }
+    try {
+      await sleep(200, undefined, { signal });
+    } catch {
+      return null;
+    }
+  }
+}
+
+/** Colour only on a terminal, and never when NO_COLOR is set to anything (no-color.org). */
+function wantsColour(): boolean {
+  return Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
+}

@@ -1,0 +1,59 @@
+// Follows a run's journal as another process appends to it: yields new events until the run ends or its engine is gone.
+import { setTimeout as sleep } from "node:timers/promises";
+import type { JournalEvent } from "../journal/events.js";
+import { createJournalReader } from "../journal/reader.js";
+import { assessHolder } from "../store/janitor.js";
+import type { RunPaths } from "../store/run-dir.js";
+import { readMetadata } from "../store/run-metadata.js";
+
+export interface FollowOptions {
+  signal?: AbortSignal;
+  /** How often the journal is looked at while it does not grow. */
+  pollMs?: number;
+}
+
+/** Why following stopped. */
+export type FollowEnd = "ended" | "engine-gone" | "aborted";
+
+/**
+ * Yields batches of events in journal order, each event once. It stops after an ENGINE_END that
+ * is the last event, or when the run's engine process is dead and the journal has stopped growing
+ * (a run killed with -9 never writes ENGINE_END). A journal is polled rather than watched: file
+ * change notifications do not cross network file systems, where fan-outs often write.
+ */
+export async function* followJournal(paths: RunPaths, options: FollowOptions = {}): AsyncGenerator<JournalEvent[], FollowEnd> {
+  const reader = createJournalReader(paths.journal);
+  const pollMs = options.pollMs ?? 100;
+  let printed = 0;
+  for (;;) {
+    if (options.signal?.aborted) return "aborted";
+    const events = reader.read();
+    const fresh = events.slice(printed);
+    if (fresh.length > 0) {
+      printed = events.length;
+      yield fresh;
+    }
+    const last = events.at(-1);
+    if (last?.type === "ENGINE_END" && printed === events.length) return "ended";
+    if (fresh.length === 0 && engineGone(paths, last?.seq ?? 0, reader)) return "engine-gone";
+    try {
+      await sleep(pollMs, undefined, { signal: options.signal });
+    } catch {
+      return "aborted";
+    }
+  }
+}
+
+/** The recorded engine is dead and nothing was appended after we looked: the run will not end by itself. */
+function engineGone(paths: RunPaths, seenSeq: number, reader: ReturnType<typeof createJournalReader>): boolean {
+  let metadata;
+  try {
+    metadata = readMetadata(paths);
+  } catch {
+    return false;
+  }
+  const holder = assessHolder({ run_id: metadata.run_id, pid: metadata.pid, hostname: metadata.hostname, start_time_unix: metadata.start_time_unix });
+  if (holder.state !== "dead") return false;
+  // The engine may have appended its last events just before it exited: read once more.
+  return (reader.read().at(-1)?.seq ?? 0) === seenSeq;
+}

@@ -1,0 +1,121 @@
+// One run read from its files for a person: the journal's events grouped by iteration, usage totals, status, and who holds it.
+import type { EventOf, JournalEvent, RunStatus } from "../journal/events.js";
+import { readJournal } from "../journal/reader.js";
+import { deriveRunState } from "../journal/run-state.js";
+import { errorMessage } from "../errors.js";
+import { assessHolder, type HolderAssessment } from "../store/janitor.js";
+import { runIdsIn } from "../store/list-runs.js";
+import { runPaths, type RunPaths } from "../store/run-dir.js";
+import { readMetadata, type RunMetadata } from "../store/run-metadata.js";
+import { addUsage, usageNumbers, type UsageTotals } from "./usage-fields.js";
+
+export interface ActionAccount {
+  request: EventOf<"ACTION_REQUEST">;
+  /** null while the tool runs, or when the engine died before recording it. */
+  result: EventOf<"ACTION_RESULT"> | null;
+}
+
+export interface IterationAccount {
+  iteration: number;
+  thought: EventOf<"THOUGHT">;
+  usage: UsageTotals;
+  actions: ActionAccount[];
+}
+
+export interface RunAccount {
+  runId: string;
+  paths: RunPaths;
+  workDir: string;
+  events: JournalEvent[];
+  status: RunStatus;
+  /** For a RUNNING run: whether its engine process still lives (from metadata.json's holder facts). */
+  holder: HolderAssessment | null;
+  metadata: RunMetadata | null;
+  task: string | null;
+  agentName: string | null;
+  iterations: IterationAccount[];
+  usage: UsageTotals;
+  /** First and last event, epoch ms. */
+  startedAt: number | null;
+  endedAt: number | null;
+}
+
+/** Reads a run; a damaged metadata.json is only a warning, since the journal is the authority. */
+export function loadRunAccount(workDir: string, runId: string, paths: RunPaths, warn: (line: string) => void): RunAccount {
+  const events = readJournal(paths.journal, { warn });
+  let metadata: RunMetadata | null = null;
+  try {
+    metadata = readMetadata(paths);
+  } catch (err) {
+    warn(`run ${runId}: ${errorMessage(err)}`);
+  }
+  return accountOf(workDir, runId, paths, events, metadata);
+}
+
+/** The account of events already read (e.g. by a follower). */
+export function accountOf(workDir: string, runId: string, paths: RunPaths, events: JournalEvent[], metadata: RunMetadata | null): RunAccount {
+  const state = deriveRunState(events);
+  const iterations = groupIterations(events);
+  const usage: UsageTotals = {};
+  for (const iteration of iterations) addUsage(usage, iteration.usage);
+  const start = events.find((event): event is EventOf<"ENGINE_START"> => event.type === "ENGINE_START");
+  return {
+    runId,
+    paths,
+    workDir,
+    events,
+    status: state.status,
+    holder: state.status === "RUNNING" && metadata ? assessHolder({ run_id: runId, pid: metadata.pid, hostname: metadata.hostname, start_time_unix: metadata.start_time_unix }) : null,
+    metadata,
+    task: state.initialMessage,
+    agentName: metadata?.agent_name ?? agentNameOf(start),
+    iterations,
+    usage,
+    startedAt: timeOf(events[0]),
+    endedAt: timeOf(events.at(-1)),
+  };
+}
+
+function groupIterations(events: readonly JournalEvent[]): IterationAccount[] {
+  const iterations: IterationAccount[] = [];
+  const byAction = new Map<string, ActionAccount>();
+  for (const event of events) {
+    if (event.type === "THOUGHT") {
+      iterations.push({ iteration: event.iteration, thought: event, usage: usageNumbers(event.usage), actions: [] });
+    } else if (event.type === "ACTION_REQUEST") {
+      const action: ActionAccount = { request: event, result: null };
+      byAction.set(event.action_id, action);
+      iterations.at(-1)?.actions.push(action);
+    } else if (event.type === "ACTION_RESULT") {
+      const action = byAction.get(event.action_id);
+      if (action) action.result = event;
+    }
+  }
+  return iterations;
+}
+
+function agentNameOf(start: EventOf<"ENGINE_START"> | undefined): string | null {
+  const name = start?.config.agent_name;
+  return typeof name === "string" ? name : null;
+}
+
+/** Epoch ms of an event's timestamp, or null when it is not a date. */
+export function timeOf(event: JournalEvent | undefined): number | null {
+  if (!event) return null;
+  const ms = Date.parse(event.timestamp);
+  return Number.isNaN(ms) ? null : ms;
+}
+
+/** Every readable run of some workspaces; a run that cannot be read is reported through warn and left out. */
+export function loadWorkspaceAccounts(workDirs: readonly string[], warn: (line: string) => void): RunAccount[] {
+  return workDirs.flatMap((workDir) =>
+    runIdsIn(workDir).flatMap((runId) => {
+      try {
+        return [loadRunAccount(workDir, runId, runPaths(workDir, runId), warn)];
+      } catch (err) {
+        warn(`run ${runId} in ${workDir}: skipped: ${errorMessage(err)}`);
+        return [];
+      }
+    }),
+  );
+}

@@ -1,0 +1,177 @@
+// A run as text for a person: a header, one block per journal event (shared by `show` and `show --follow`), and a footer.
+import shellQuote from "shell-quote";
+import type { EventOf, JournalEvent, RunStatus } from "../journal/events.js";
+import { continueCommand } from "../run/continue-command.js";
+import type { RunAccount } from "./run-account.js";
+import { createSensitiveFilter } from "./sensitive-answers.js";
+import type { TextStyle } from "./text-style.js";
+import { costText, formatUsage, usageNumbers } from "./usage-fields.js";
+
+/** Observation lines shown under a tool result; the full output is in the journal and io/tool_executions/. */
+const OBSERVATION_LINES = 4;
+const LINE_WIDTH = 160;
+/** Width of the `+12.3s` column; with the 6-wide tag and two spaces, text starts at column INDENT. */
+const CLOCK = 8;
+const INDENT = CLOCK + 8;
+
+export function runHeader(account: RunAccount, style: TextStyle): string[] {
+  const lines = [`${style.bold(`Run ${account.runId}`)}  ${statusText(account, style)}`];
+  if (account.agentName) lines.push(`${style.dim("agent    ")} ${printable(account.agentName)}`);
+  lines.push(`${style.dim("run dir  ")} ${account.paths.runDir}`);
+  return lines;
+}
+
+/** Turns journal events into text blocks, one event at a time, so a follower prints as the journal grows. */
+export function createEventFormatter(style: TextStyle): (event: JournalEvent) => string[] {
+  let origin: number | null = null;
+  let tasksSeen = 0;
+  /** The ACTION_REQUEST printed just before, whose result needs no name repeated. */
+  let requestAbove: string | null = null;
+  const hideSensitive = createSensitiveFilter();
+  return (untrusted) => {
+    const event = printableEvent(hideSensitive(untrusted));
+    const at = Date.parse(event.timestamp);
+    origin ??= Number.isNaN(at) ? null : at;
+    const clock = style.dim(origin === null || Number.isNaN(at) ? " ".repeat(CLOCK) : `+${formatSeconds(at - origin)}`.padStart(CLOCK));
+    const line = (tag: string, text: string): string => `${clock} ${tag} ${text}`;
+    const resultOf = requestAbove;
+    requestAbove = event.type === "ACTION_REQUEST" ? event.action_id : null;
+    switch (event.type) {
+      case "ENGINE_START":
+        return [line(style.dim("start "), style.dim(`engine ${event.engine_version}, model ${String(event.config.model ?? "?")}, pid ${String(event.config.pid ?? "?")}`))];
+      case "USER_MESSAGE":
+        tasksSeen += 1;
+        return [line(style.cyan(tasksSeen === 1 ? "task  " : "user  "), indentRest(event.content))];
+      case "THOUGHT":
+        return thoughtLines(event, style, line);
+      case "ACTION_REQUEST":
+        return [line(style.bold(`[${event.iteration}] `.padEnd(6)), `${style.bold(event.tool_name)} ${clip(compactJson(event.tool_args))}`)];
+      case "ACTION_RESULT":
+        // A result recorded later (after a crash and a restart) names its tool again.
+        return resultLines(event, style, line, resultOf === event.action_id ? "" : `${style.bold(event.tool_name)} `);
+      case "HUMAN_INPUT_REQUEST":
+        return [line(style.yellow("ask   "), indentRest(event.prompt))];
+      case "HUMAN_INPUT_RECEIVED":
+        return [line(style.yellow("answer"), indentRest(event.response))];
+      case "ERROR":
+        return [line(style.red("error "), `${event.error_type}: ${indentRest(event.error_message)}`)];
+      case "ENGINE_END":
+        return [line(style.dim("end   "), `${colourStatus(event.status, style)} after iteration ${event.final_iteration}`)];
+    }
+  };
+}
+
+type Line = (tag: string, text: string) => string;
+
+function thoughtLines(event: EventOf<"THOUGHT">, style: TextStyle, line: Line): string[] {
+  const usage = formatUsage(usageNumbers(event.usage));
+  const meta = style.dim([event.model, usage].filter(Boolean).join(" · "));
+  const tag = style.bold(`[${event.iteration}]`.padEnd(6));
+  if (event.content === null || event.content === "") return [line(tag, meta)];
+  // A reply without tool calls is the run's answer: shown whole. Reasoning before tool calls is clipped.
+  const text = event.tool_calls.length === 0 ? indentRest(event.content) : clip(event.content.replace(/\s+/g, " ").trim());
+  return [line(tag, meta), line(" ".repeat(6), text)];
+}
+
+function resultLines(event: EventOf<"ACTION_RESULT">, style: TextStyle, line: Line, name: string): string[] {
+  const status = event.status === "SUCCESS" ? style.green(event.status) : style.red(event.status);
+  const facts = [status, event.exit_code === null ? "no exit code" : `exit ${event.exit_code}`, formatMs(event.duration_ms)].join(" · ");
+  const observation = event.observation_content.replace(/\n$/, "").split("\n");
+  const shown = observation.slice(0, OBSERVATION_LINES).map((text) => `${" ".repeat(INDENT)}${style.dim("│")} ${clip(text)}`);
+  if (observation.length > OBSERVATION_LINES) shown.push(`${" ".repeat(INDENT)}${style.dim(`│ … ${observation.length - OBSERVATION_LINES} more lines`)}`);
+  if (event.observation_content === "") shown.length = 0;
+  return [line(" ".repeat(6), `→ ${name}${facts}`), ...shown];
+}
+
+/** Totals, the outcome, and the command that goes on from here. */
+export function runFooter(account: RunAccount, style: TextStyle): string[] {
+  const usage = formatUsage(account.usage) ?? "no usage recorded";
+  const cost = costText(account.usage) === null ? " · cost not recorded" : "";
+  const duration = account.startedAt !== null && account.endedAt !== null ? `${formatMs(account.endedAt - account.startedAt)}, ` : "";
+  return [
+    `${style.bold("total")}   ${duration}${account.iterations.length} iterations · ${usage}${cost}`,
+    `${style.bold("status")}  ${statusText(account, style)}`,
+    ...nextStep(account).map((text) => `${style.bold("next")}    ${text}`),
+  ];
+}
+
+function statusText(account: RunAccount, style: TextStyle): string {
+  if (account.status !== "RUNNING" || !account.holder) return colourStatus(account.status, style);
+  const holder = account.holder;
+  if (holder.state === "alive") return `${colourStatus("RUNNING", style)} (engine pid ${account.metadata?.pid ?? "?"} is alive)`;
+  if (holder.state === "other-host") return `${colourStatus("RUNNING", style)} (engine on host ${holder.host}; cannot be checked from here)`;
+  return `${colourStatus("RUNNING", style)} ${style.red(`but its engine is gone (${holder.reason})`)}`;
+}
+
+function colourStatus(status: RunStatus, style: TextStyle): string {
+  switch (status) {
+    case "COMPLETED":
+      return style.green(status);
+    case "FAILED":
+      return style.red(status);
+    case "RUNNING":
+      return style.cyan(status);
+    default:
+      return style.yellow(status);
+  }
+}
+
+/** What a person types next, by status (the state table of `delta continue`). */
+function nextStep(account: RunAccount): string[] {
+  const { runId, workDir } = account;
+  switch (account.status) {
+    case "COMPLETED":
+      return [`to go on: ${continueCommand(runId, workDir, "<next instruction>")}`];
+    case "WAITING_FOR_INPUT":
+      return [`to answer: ${continueCommand(runId, workDir, "<answer>")}`];
+    case "FAILED":
+      return [`to retry: ${continueCommand(runId, workDir)}`];
+    case "INTERRUPTED":
+      return [`to resume: ${continueCommand(runId, workDir)}`];
+    case "RUNNING":
+      return account.holder?.state === "dead"
+        ? [`to recover: ${continueCommand(runId, workDir)}`]
+        : [`to watch: ${shellQuote.quote(["delta", "show", runId, "-w", workDir, "--follow"])}`];
+  }
+}
+
+/**
+ * Journal text reaches a terminal: control characters (an escape sequence in a tool's output could
+ * recolour, move the cursor or retitle the window) are shown as visible escapes instead.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, "0")}`);
+}
+
+function printableEvent(event: JournalEvent): JournalEvent {
+  return JSON.parse(JSON.stringify(event), (_key, value: unknown) => (typeof value === "string" ? printable(value) : value)) as JournalEvent;
+}
+
+function compactJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? "";
+  } catch {
+    return String(value);
+  }
+}
+
+function clip(text: string): string {
+  return text.length > LINE_WIDTH ? `${text.slice(0, LINE_WIDTH - 1)}…` : text;
+}
+
+/** Continuation lines of a multi-line text line up under its first line. */
+function indentRest(text: string): string {
+  return text.replace(/\n$/, "").replace(/\n/g, `\n${" ".repeat(INDENT)}`);
+}
+
+export function formatMs(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  return `${formatSeconds(ms)}`;
+}
+
+function formatSeconds(ms: number): string {
+  const seconds = ms / 1000;
+  if (seconds < 60) return `${seconds.toFixed(1)}s`;
+  const minutes = Math.floor(seconds / 60);
+  return `${minutes}m${String(Math.round(seconds % 60)).padStart(2, "0")}s`;
+}

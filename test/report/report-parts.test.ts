@@ -1,0 +1,67 @@
+// The report's parts on their own: usage fields present or not, timeline bars with and without io records, escaping.
+import { describe, expect, it } from "vitest";
+import type { JournalEvent, NewEvent } from "../../src/journal/events.js";
+import { escapeHtml, html } from "../../src/report/html-escape.js";
+import { accountOf } from "../../src/report/run-account.js";
+import { timelineOf } from "../../src/report/timeline.js";
+import { formatUsage, usageNumbers } from "../../src/report/usage-fields.js";
+import { runPaths } from "../../src/store/run-dir.js";
+
+const at = (ms: number): string => new Date(Date.UTC(2026, 0, 1, 0, 0, 0, ms)).toISOString();
+
+/** A small journal: start, task, two iterations (a tool call, then the answer), end; one event per 100 ms. */
+function journal(): JournalEvent[] {
+  const events: NewEvent[] = [
+    { type: "ENGINE_START", run_id: "r", agent_home: "/a", work_dir: "/w", config: { agent_name: "demo", model: "m" }, engine_version: "0.1.0" },
+    { type: "USER_MESSAGE", content: "task" },
+    { type: "THOUGHT", iteration: 1, content: null, tool_calls: [{ id: "c1", name: "echo", arguments: "{}" }], usage: { input_tokens: 10, output_tokens: 2 }, model: "m" },
+    { type: "ACTION_REQUEST", iteration: 1, action_id: "c1", tool_name: "echo", tool_args: {}, resolved_command: ["echo"] },
+    { type: "ACTION_RESULT", iteration: 1, action_id: "c1", tool_name: "echo", status: "SUCCESS", observation_content: "\n", exit_code: 0, duration_ms: 40 },
+    { type: "THOUGHT", iteration: 2, content: "done", tool_calls: [], usage: { input_tokens: 20, output_tokens: 3 }, model: "m" },
+    { type: "ENGINE_END", run_id: "r", status: "COMPLETED", final_iteration: 2 },
+  ];
+  return events.map((event, index) => ({ ...event, seq: index + 1, timestamp: at(index * 100) }) as JournalEvent);
+}
+
+describe("usage fields", () => {
+  it("shows what the journal holds, in table order, and cached, reasoning and cost when present", () => {
+    expect(formatUsage(usageNumbers({ input_tokens: 1200, output_tokens: 34 }))).toBe("1,200 in · 34 out");
+    const richer = { input_tokens: 1000, output_tokens: 50, cached_input_tokens: 200, reasoning_tokens: 10, cost_usd: 0.0012 };
+    expect(formatUsage(usageNumbers(richer as unknown as Parameters<typeof usageNumbers>[0]))).toBe("1,000 in · 200 cached · 50 out · 10 reasoning · $0.0012 cost");
+    expect(formatUsage(usageNumbers(null))).toBeNull();
+  });
+
+  it("sums each iteration's usage into the run's", () => {
+    const account = accountOf("/w", "r", runPaths("/w", "r"), journal(), null);
+    expect(account.usage).toEqual({ input_tokens: 30, output_tokens: 5 });
+    expect(account.iterations.map((iteration) => iteration.actions.length)).toEqual([1, 0]);
+  });
+});
+
+describe("timeline", () => {
+  it("takes model calls from io records, and times a THOUGHT without one from the event before it", () => {
+    const account = accountOf("/w", "r", runPaths("/w", "r"), journal(), null);
+    const recorded = [{ iteration: 1, start: Date.parse(at(150)), durationMs: 30, file: "x.json" }];
+    const spans = timelineOf(account, recorded);
+    expect(spans.map((span) => [span.kind, span.iteration, span.start - Date.parse(at(0)), span.durationMs, span.seq])).toEqual([
+      ["model", 1, 150, 30, 3],
+      ["tool", 1, 300, 40, 5],
+      // No record for iteration 2: from the ACTION_RESULT (400 ms) to its THOUGHT (500 ms).
+      ["model", 2, 400, 100, 6],
+    ]);
+  });
+
+  it("draws a tool with no result as unfinished, up to the last event", () => {
+    const events = journal().slice(0, 4);
+    const spans = timelineOf(accountOf("/w", "r", runPaths("/w", "r"), events, null), []);
+    expect(spans.find((span) => span.kind === "tool")).toMatchObject({ outcome: "unfinished", durationMs: 0, seq: 4 });
+  });
+});
+
+describe("escaping", () => {
+  it("escapes every interpolation, and only our own Html passes through", () => {
+    expect(escapeHtml(`<a href="x">'&'</a>`)).toBe("&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+    const inner = html`<b>${"</script>"}</b>`;
+    expect(html`<p title="${'"><script>'}">${inner}${["<i>", 1]}</p>`.text).toBe('<p title="&quot;&gt;&lt;script&gt;"><b>&lt;/script&gt;</b>&lt;i&gt;1</p>');
+  });
+});
