@@ -30,6 +30,8 @@ export type Step =
 export interface RecordedRequest {
   method: string;
   path: string;
+  /** The request target as sent, query included. */
+  url: string;
   headers: IncomingHttpHeaders;
   /** The parsed JSON body, or the raw text when it was not JSON. */
   body: unknown;
@@ -142,6 +144,7 @@ export async function startMockLlm(script: Script = [], options: MockLlmOptions 
       const recorded: RecordedRequest = {
         method: req.method ?? "GET",
         path,
+        url: req.url ?? "/",
         headers: req.headers,
         body: parseJsonOr(text),
         stepIndex: null,

@@ -1,7 +1,7 @@
 // Where a request's connection comes from: one keep-alive pool per destination, direct or through the proxy the environment names.
 import type { ClientRequest, RequestOptions } from "node:http";
 import { deferredCaContext } from "./deferred-ca.js";
-import { proxyAuthorization, proxyFor, type ProxyEnv } from "./proxy-env.js";
+import { proxyAuthorization, proxyFor, proxyPort, type ProxyEnv } from "./proxy-env.js";
 
 // As Node's global agents: keep-alive, the most recent socket first, idle sockets closed after 5 s
 // (and unref'd meanwhile, so they never hold the process open at exit).
@@ -18,7 +18,7 @@ export async function openRequest(url: URL, options: RequestOptions, env: ProxyE
     const agent = await pooled(`forward ${proxy.href}`, () => plainAgent(proxy));
     const headers = { ...(options.headers as Record<string, string>), host: url.host, ...proxyAuthorization(proxy) };
     const request = await requestFunction(proxy.protocol);
-    return { req: request({ ...options, protocol: proxy.protocol, hostname: proxy.hostname, port: proxy.port, path: url.href, headers, agent }), proxy };
+    return { req: request({ ...options, protocol: proxy.protocol, hostname: proxy.hostname, port: proxyPort(proxy), path: url.href, headers, agent }), proxy };
   }
   if (url.protocol === "http:") {
     const agent = await pooled("direct http:", () => plainAgent(url));

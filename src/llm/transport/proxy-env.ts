@@ -44,8 +44,13 @@ function parseProxy(name: string, value: string): URL {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new ConfigError(`${name} names a ${url.protocol.slice(0, -1)} proxy; delta reaches model servers through HTTP proxies only (http:// or https://). Use one, or leave ${name} unset for delta.`);
   }
-  if (url.port === "") url.port = url.protocol === "https:" ? "443" : "1080";
+  if (url.port === "" && url.protocol === "http:") url.port = "1080";
   return url;
+}
+
+/** The port to dial: the URL's, or its scheme's default (the URL class leaves 443 out of https:// URLs). */
+export function proxyPort(proxy: URL): number {
+  return proxy.port === "" ? (proxy.protocol === "https:" ? 443 : 80) : Number(proxy.port);
 }
 
 /** True when `host` is listed in NO_PROXY's value. */

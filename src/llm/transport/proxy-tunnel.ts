@@ -3,7 +3,7 @@ import { connect as netConnect, type Socket } from "node:net";
 import { Agent, type AgentOptions, type RequestOptions } from "node:https";
 import { connect as tlsConnect, type ConnectionOptions, type TLSSocket } from "node:tls";
 import type { Duplex } from "node:stream";
-import { proxyAuthorization } from "./proxy-env.js";
+import { proxyAuthorization, proxyPort } from "./proxy-env.js";
 import { TransportError } from "./transport-error.js";
 
 /** The longest proxy reply head read before the tunnel is given up. */
@@ -32,12 +32,12 @@ export class TunnelAgent extends Agent {
 }
 
 /** Connects to the proxy (over TLS for an https:// proxy) and asks it for a tunnel to host:port. */
-export function openTunnel(proxy: URL, host: string, port: number): Promise<Socket | TLSSocket> {
+export function openTunnel(proxy: URL, host: string, targetPort: number): Promise<Socket | TLSSocket> {
   const where = `${proxy.protocol}//${proxy.host}`;
   return new Promise((resolve, reject) => {
-    const proxyPort = Number(proxy.port);
-    const socket: Socket = proxy.protocol === "https:" ? tlsConnect({ host: proxy.hostname, port: proxyPort, servername: proxy.hostname }) : netConnect(proxyPort, proxy.hostname);
-    const authority = `${host.includes(":") ? `[${host}]` : host}:${port}`;
+    const port = proxyPort(proxy);
+    const socket: Socket = proxy.protocol === "https:" ? tlsConnect({ host: proxy.hostname, port, servername: proxy.hostname }) : netConnect(port, proxy.hostname);
+    const authority = `${host.includes(":") ? `[${host}]` : host}:${targetPort}`;
     const head = [`CONNECT ${authority} HTTP/1.1`, `Host: ${authority}`, ...Object.entries(proxyAuthorization(proxy)).map(([name, value]) => `${name}: ${value}`)];
     let received = Buffer.alloc(0);
     const fail = (message: string, cause?: Error): void => {
