@@ -1,7 +1,7 @@
 // The OpenAI-compatible Chat Completions provider: whole or streamed replies over our own HTTP client, and an observable retry loop.
 import { ConfigError, ContextOverflowError, LlmError } from "../../errors.js";
 import { DEFAULT_BACKOFF, backoffDelayMs, sleep, type BackoffPolicy } from "../transport/backoff.js";
-import type { ProxyEnv } from "../transport/proxy-env.js";
+import { proxyFor, type ProxyEnv } from "../transport/proxy-env.js";
 import { AttemptFailed, attemptOnce, type AttemptSettings } from "./attempt.js";
 import { describeFailure, hintFor, type AttemptFailure } from "./failure.js";
 import type { CallOptions, Provider } from "../types.js";
@@ -38,6 +38,8 @@ export function createOpenAiProvider(config: OpenAiProviderConfig, env: NodeJS.P
     idleTimeoutMs: checkCount(config.idleTimeoutMs ?? 120_000, "llm.idle_timeout_ms", 1),
     env: env as ProxyEnv,
   };
+  // A proxy variable that cannot be used is refused now, before the run starts, not at its first model call.
+  proxyFor(settings.url, settings.env);
   const maxRetries = checkCount(config.maxRetries ?? 3, "llm.max_retries", 0);
   const policy: BackoffPolicy = { ...DEFAULT_BACKOFF, baseMs: config.retryBaseMs ?? retryBaseFromEnv(env) ?? DEFAULT_BACKOFF.baseMs };
   const endpoint = describeEndpoint(baseUrl);
