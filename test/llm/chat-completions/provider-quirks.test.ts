@@ -52,6 +52,12 @@ describe("extras an earlier reply carried", () => {
     });
   });
 
+  it("are read from each tool call too, as Gemini 3 puts its signature (mock-built: only Gemini 2.5's message-level form is recorded)", async () => {
+    const signed = { id: "function-call-1", type: "function", function: { name: "ls", arguments: "{}" }, extra_content: { google: { thought_signature: "Cv4BAb==" } } };
+    const provider = await setUp([reply.raw(200, { model: "gemini-3-pro", choices: [{ message: { role: "assistant", content: null, tool_calls: [signed] }, finish_reason: "tool_calls" }] })]);
+    expect((await provider.complete(request)).provider_data).toEqual({ protocol: "chat-completions", tool_calls: [{ extra_content: { google: { thought_signature: "Cv4BAb==" } } }] });
+  });
+
   it("another protocol's provider_data, or none, adds nothing", async () => {
     const provider = await setUp([reply.text("ok")]);
     const foreign = { ...withReasoning, provider_data: { protocol: "anthropic", content: [{ type: "thinking", signature: "x" }] } };
