@@ -1,4 +1,6 @@
 // What a model server said when it refused or failed, read from any error body shape real servers send, bounded.
+import { isRecord } from "./is-record.js";
+
 export interface ServerWords {
   /** The server's own message, as it wrote it (bounded). */
   message: string;
@@ -73,8 +75,4 @@ function textOf(value: unknown): string | undefined {
 
 function codeOf(value: unknown): string | undefined {
   return typeof value === "string" && value !== "" ? value : undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

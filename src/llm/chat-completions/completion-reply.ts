@@ -5,6 +5,7 @@ import type { ToolCall } from "../../journal/events.js";
 import { serverWords, type ServerWords } from "../server-words.js";
 import { PROTOCOL, type ChatProviderData } from "./request-body.js";
 import { toUsage } from "./wire-usage.js";
+import { isRecord } from "../is-record.js";
 
 /** A completion that cannot be turned into a reply; worth one more try, as gateways sometimes send one. */
 export class UnusableReplyError extends Error {}
@@ -148,8 +149,4 @@ function extraFields(record: Record<string, unknown>, skip: (name: string) => bo
     found = true;
   }
   return found ? extras : null;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,6 +1,7 @@
 // Our provider-neutral request as a Chat Completions body, each earlier reply's extras (reasoning, signatures) sent back where the server put them.
 import type { AssistantMessage, ChatMessage, LlmRequest } from "../../conversation.js";
 import type { ProviderData } from "../../journal/events.js";
+import { isRecord } from "../is-record.js";
 
 export const PROTOCOL = "chat-completions";
 
@@ -89,8 +90,4 @@ function chatProviderData(message: AssistantMessage): ChatProviderData | undefin
   if (Array.isArray(data.content)) checked.content = data.content;
   if (Array.isArray(data.tool_calls)) checked.tool_calls = data.tool_calls.map((extras) => (isRecord(extras) ? extras : null));
   return checked;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,6 +1,7 @@
 // Puts a streamed Chat Completions reply back together: the deltas of chunks become one completion, read like a whole reply.
 import { serverWords } from "../server-words.js";
 import { ErrorBodyError, UnusableReplyError } from "./completion-reply.js";
+import { isRecord } from "../is-record.js";
 
 interface ToolCallSlot {
   fields: Record<string, unknown>;
@@ -151,8 +152,4 @@ function mergedList(previous: unknown[], next: unknown[]): unknown[] {
     for (const [name, value] of Object.entries(entry)) if (value !== null && value !== undefined) same[name] = merged(same[name], value, name);
   }
   return list;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,5 +1,6 @@
 // The usage object of a Chat Completions reply, in every form servers send, as our Usage.
 import type { Usage } from "../../journal/events.js";
+import { isRecord } from "../is-record.js";
 
 /**
  * prompt_tokens and completion_tokens are required; the rest is read where each server puts it:
@@ -35,8 +36,4 @@ function field(record: unknown, name: string): unknown {
 /** A token count: a whole number ≥ 0 (a float a server rounds oddly is rounded). */
 function count(value: unknown): number | undefined {
   return typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.round(value) : undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
