@@ -35,7 +35,7 @@ async function run(name: string, script: Script, yaml: string, options: { resume
   const agent = writeAgent(root, { agentYaml: yaml }, `agent-${name}`);
   const ws = options.resume ?? join(root, `ws-${name}`);
   const args = options.resume
-    ? ["continue", "--run-id", name, "-w", ws, "-m", "go on", "--format", "json"]
+    ? ["continue", "--run-id", name, "-w", ws, "--format", "json"]
     : ["run", "--agent", agent, "-w", ws, "--run-id", name, "-m", "go", "--format", "json", ...(options.verbose ? ["-v"] : [])];
   try {
     const result = await delta(args, { env: modelEnv(server.baseUrl) });
@@ -137,7 +137,7 @@ describe("replies the model did not finish", () => {
     expect(first.result.stderr).toMatch(/MODEL_TRUNCATED: The model's reply was cut off/);
     const resumed = await run("truncated", [recordedStep("openai-chat/tool-result-followup")], yaml, { resume: first.ws });
     expect(resumed.result.exitCode).toBe(0);
-    expect(messagesOf(resumed.requests[0]!).map((m) => m.role)).toEqual(["system", "user", "user"]);
+    expect(messagesOf(resumed.requests[0]!).map((m) => m.role)).toEqual(["system", "user"]);
   });
 
   it("a streamed reply cut off at the token limit never exits 0", async () => {
