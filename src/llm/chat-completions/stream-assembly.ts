@@ -39,7 +39,9 @@ export class StreamAssembly {
     if (!isRecord(chunk)) return;
     this.#chunks += 1;
     if (typeof chunk.model === "string" && chunk.model !== "") this.#model ??= chunk.model;
-    if (chunk.usage !== undefined && chunk.usage !== null) this.#usage = chunk.usage;
+    // Groq also puts the usage in x_groq, where it is the only one when include_usage was not honoured.
+    const usage = chunk.usage ?? (isRecord(chunk.x_groq) ? chunk.x_groq.usage : undefined);
+    if (usage !== undefined && usage !== null) this.#usage = usage;
     const words = chunk.error !== undefined ? serverWords(chunk) : undefined;
     // An error after the reply's finish is a trailer (OpenRouter repeats the cut-off as one); before it, the reply failed.
     if (words && this.#finishReason === null) throw new ErrorBodyError(words);

@@ -102,6 +102,12 @@ describe("recorded Chat Completions replies", () => {
     expect(reply.usage).toMatchObject({ input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens });
   });
 
+  it("Groq: assembles a Kimi K2 stream's parallel calls with their usage", async () => {
+    const reply = await replyTo("groq/kimi-k2-parallel-tool-stream", { stream: true });
+    expect(reply.tool_calls.map((call) => call.name)).toEqual(["add", "multiply"]);
+    expect(reply.usage).toEqual({ input_tokens: 201, output_tokens: 58 });
+  });
+
   it("assembles a streamed Magistral reply's thinking parts and text as the whole reply has them", async () => {
     const reply = await replyTo("mistral/magistral-thinking-content-parts-stream", { stream: true });
     expect(reply.content).toMatch(/ safe crossing\.$/);
