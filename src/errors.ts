@@ -66,6 +66,13 @@ export class ContextOverflowError extends DeltaError {
   }
 }
 
+/** The provider's content filter refused the request, or the model refused to answer: exit 1, continue with a rephrased task. */
+export const MODEL_REFUSED = "MODEL_REFUSED";
+export class ModelRefusedError extends DeltaError {
+  readonly type = MODEL_REFUSED;
+  readonly exitCode = EXIT.FAILED;
+}
+
 /** A journal file cannot be read as a valid sequence of events. */
 export class JournalError extends DeltaError {
   readonly type = "JOURNAL_ERROR";

@@ -4,12 +4,14 @@ import type { ServerWords } from "./server-words.js";
 const OVERFLOW_CODES = new Set(["context_length_exceeded", "model_context_window_exceeded", "exceed_context_size_error"]);
 
 // Each server's phrasing: OpenAI, DeepSeek, vLLM and OpenRouter ("maximum context length"), Anthropic,
-// Gemini, Mistral, llama.cpp, TGI and Together, Moonshot, xAI, vLLM's newer wording, Groq.
+// Gemini, Ollama's cloud, Mistral, llama.cpp, OpenAI Responses and Ollama ("exceeds the context …"),
+// TGI and Together, Moonshot, xAI, vLLM's newer wording, Groq.
 const OVERFLOW_PATTERNS = [
   /maximum context length/i,
   /context[ _]length[ _]exceeded/i,
   /prompt is too long/i,
-  /input token count .* exceeds the maximum/i,
+  /input token count.*exceeds the maximum/i,
+  /prompt too long|exceeded max context length/i,
   /too large for model with \d+ maximum context length/i,
   /exceeds? the (available )?context (size|window|length)/i,
   /`inputs` tokens \+ `max_new_tokens` must be <=/i,

@@ -1,6 +1,6 @@
 // The Think-Act-Observe loop: iterate until the model finishes, a human is needed, or a limit is hit.
 import { replyEnding } from "../conversation.js";
-import { DeltaError } from "../errors.js";
+import { DeltaError, MODEL_REFUSED } from "../errors.js";
 import type { EventOf, JournalEvent } from "../journal/events.js";
 import { act } from "./act.js";
 import { continueCommand } from "./continue-command.js";
@@ -18,8 +18,8 @@ export type LoopEnd =
 export const MAX_ITERATIONS_ERROR = "MAX_ITERATIONS";
 /** A final reply a token limit cut off: never COMPLETED (CONTRACT §4). */
 export const MODEL_TRUNCATED_ERROR = "MODEL_TRUNCATED";
-/** A final reply a content filter stopped, or the model refused. */
-export const MODEL_REFUSED_ERROR = "MODEL_REFUSED";
+/** A final reply a content filter stopped, or the model refused (errors.ts: also a request a filter refused). */
+export const MODEL_REFUSED_ERROR = MODEL_REFUSED;
 
 /** Runs iterations until the run leaves RUNNING; each one starts from the journal on disk. */
 export async function runLoop(ctx: RunContext, maxIterations: number): Promise<LoopEnd> {

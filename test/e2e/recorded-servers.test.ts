@@ -50,6 +50,7 @@ async function run(name: string, script: Script, yaml: string, options: { resume
 type WireAssistant = { role: string; content: unknown; tool_calls?: { id: string }[] } & Record<string, unknown>;
 const assistantsWithCalls = (request: RecordedRequest) => (messagesOf(request) as unknown as WireAssistant[]).filter((m) => m.role === "assistant" && (m.tool_calls?.length ?? 0) > 0);
 const recordedMessage = (name: string) => (recordedJson(name) as { choices: { message: Record<string, unknown> }[] }).choices[0]!.message;
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const thoughts = (ws: string, runId: string) => readEvents(ws, runId).filter((event): event is EventOf<"THOUGHT"> => event.type === "THOUGHT");
 
 /**
@@ -168,17 +169,18 @@ describe("the server's reason, shown", () => {
     { label: "OpenRouter's error.metadata.raw (recorded)", name: "openrouter-429", steps: [recordedStep("openrouter/error-429-metadata-raw")], words: /Provider returned error \(Google: google\/gemini-2\.0-flash-exp:free is temporarily rate-limited upstream/ },
     { label: "Groq's tool_use_failed, asked once more (recorded)", name: "groq-tool", steps: [recordedStep("groq/error-tool-use-failed-400"), recordedStep("groq/error-tool-use-failed-400")], words: /Tool call validation failed.*The model wrote a tool call the server could not accept/, requests: 2 },
     { label: "Gemini's native error (recorded)", name: "gemini-400", steps: [recordedStep("gemini/error-api-key-invalid-400")], words: /API key not valid\. Please pass a valid API key\./ },
-    { label: "vLLM's {object: error} (mock-built)", name: "vllm", steps: [reply.raw(400, { object: "error", message: "max_tokens must be at least 1, got 0.", type: "BadRequestError", param: null, code: 400 })], words: /max_tokens must be at least 1, got 0\./ },
+    { label: "Mistral's {object: error}, the shape vLLM sends too (recorded)", name: "object-error", steps: [recordedStep("mistral/error-message-order-400")], words: new RegExp(escape(String((recordedJson("mistral/error-message-order-400") as { message: string }).message).slice(0, 40))) },
     { label: "Gemini's error array (mock-built)", name: "gemini-array", steps: [reply.raw(400, [{ error: { code: 400, message: "Invalid value at 'tools[0]'", status: "INVALID_ARGUMENT" } }])], words: /Invalid value at 'tools\[0\]'/ },
-    { label: "{error: text} (mock-built)", name: "error-text", steps: [reply.raw(404, { error: "model 'llama9' not found" })], words: /model 'llama9' not found/ },
+    { label: "Ollama's {error: text} (recorded)", name: "error-text", steps: [recordedStep("ollama/native-error-does-not-support-tools-400")], words: new RegExp(escape((recordedJson("ollama/native-error-does-not-support-tools-400") as { error: string }).error)) },
     { label: "an HTTP 200 carrying an error (mock-built)", name: "error-200", steps: [reply.raw(200, { error: { message: "upstream hiccup" } }), reply.raw(200, { error: { message: "upstream hiccup" } })], words: /an error in place of a reply: "upstream hiccup"/, requests: 2 },
     {
-      label: "a context-length overflow, as CONTEXT_OVERFLOW (mock-built)",
+      label: "DeepSeek's context-length overflow, as CONTEXT_OVERFLOW (recorded)",
       name: "overflow",
-      steps: [reply.raw(400, { error: { message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9100 tokens.", type: "invalid_request_error", code: "context_length_exceeded" } })],
-      words: /context window \(9100 tokens asked of a 8192-token window\).*maximum context length is 8192/,
+      steps: [recordedStep("deepseek/error-context-length-400")],
+      words: /context window \(1250025 tokens asked of a 1048565-token window\).*maximum context length is 1048565 tokens/,
       type: "CONTEXT_OVERFLOW",
     },
+    { label: "Azure's prompt filter, as MODEL_REFUSED (recorded)", name: "prompt-filter", steps: [recordedStep("azure/error-content-filter-400")], words: /content filter refused the request.*content management policy/, type: "MODEL_REFUSED" },
   ];
   for (const { label, name, steps, words, type, requests } of cases) {
     it(`${label}: its words are in stderr and in error.message, exit 1`, async () => {

@@ -1,4 +1,4 @@
-// "Context length exceeded" recognised in each provider's words. No recording of one exists in the corpus: the messages are the servers' documented wordings.
+// "Context length exceeded" recognised in each provider's words, as a pure function; the servers with a recorded overflow are also tested on it in chat-completions/recorded-replies.test.ts.
 import { describe, expect, it } from "vitest";
 import { contextOverflow } from "../../src/llm/context-overflow.js";
 

@@ -14,6 +14,8 @@ export interface ManifestEntry {
   content_type: string;
   shows: string[];
   source: { repo: string; path: string; commit: string; entry: string };
+  /** Response headers the recording kept beside the content type (Retry-After…). */
+  headers?: Record<string, string>;
   request?: { file: string };
 }
 
@@ -58,14 +60,15 @@ export function recordedRequest(name: string): Record<string, unknown> {
 export type Compression = "gzip" | "deflate" | "deflate-raw" | "br";
 
 /**
- * A step that answers with the recorded status, Content-Type and body bytes. `compress` sends the
+ * A step that answers with the recorded status, Content-Type, headers and body bytes. `compress` sends the
  * same bytes compressed, with the Content-Encoding a server would use: decoding must give them back.
  */
 export function recordedStep(name: string, options: { compress?: Compression } = {}): Step {
   const entry = recordedEntry(name);
   const bytes = recordedBytes(name);
-  if (!options.compress) return reply.raw(entry.status, bytes, { "content-type": entry.content_type });
+  const headers = { ...entry.headers, "content-type": entry.content_type };
+  if (!options.compress) return reply.raw(entry.status, bytes, headers);
   const compressed = { gzip: gzipSync, deflate: deflateSync, "deflate-raw": deflateRawSync, br: brotliCompressSync }[options.compress](bytes);
   const coding = options.compress === "deflate-raw" ? "deflate" : options.compress;
-  return reply.raw(entry.status, compressed, { "content-type": entry.content_type, "content-encoding": coding });
+  return reply.raw(entry.status, compressed, { ...headers, "content-encoding": coding });
 }

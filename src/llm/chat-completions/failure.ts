@@ -27,6 +27,8 @@ export interface AttemptFailure {
   retryAfterMs?: number;
   /** Set when the refusal says the conversation is longer than the model's window. */
   overflow?: ContextOverflow;
+  /** Set when the provider's content filter refused the request (Azure's `content_filter`). */
+  filtered?: boolean;
 }
 
 /** Statuses worth another try: request timeout, rate limit and server-side failures. */
@@ -40,7 +42,7 @@ export function statusFailure(status: number, headers: { get(name: string): stri
   const wait = retryAfterMs(headers);
   const base = { reason: `HTTP ${status}`, status, ...(words ? { words } : {}), ...(wait !== null ? { retryAfterMs: wait } : {}) };
   if (isRetryableStatus(status)) return { kind: "transient", ...base };
-  return { kind: refusalKind(words, echoed), ...base, ...overflowOf(status, words) };
+  return { kind: refusalKind(words, echoed), ...base, ...overflowOf(status, words), ...(words?.code === "content_filter" ? { filtered: true } : {}) };
 }
 
 /** What the transport, the JSON parser or the reply mapping threw, as a failure; anything else is a bug and is rethrown. */

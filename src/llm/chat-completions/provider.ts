@@ -1,5 +1,5 @@
 // The OpenAI-compatible Chat Completions provider: whole or streamed replies over our own HTTP client, and an observable retry loop.
-import { ConfigError, ContextOverflowError, LlmError } from "../../errors.js";
+import { ConfigError, ContextOverflowError, LlmError, ModelRefusedError } from "../../errors.js";
 import { DEFAULT_BACKOFF, backoffDelayMs, sleep, type BackoffPolicy } from "../transport/backoff.js";
 import { proxyFor, type ProxyEnv } from "../transport/proxy-env.js";
 import { AttemptFailed, attemptOnce, type AttemptSettings } from "./attempt.js";
@@ -67,6 +67,7 @@ export function createOpenAiProvider(config: OpenAiProviderConfig, env: NodeJS.P
           continue;
         }
         if (failure.overflow) throw new ContextOverflowError(overflowMessage(endpoint, failure), failure.overflow);
+        if (failure.filtered) throw new ModelRefusedError(`The provider's content filter refused the request to ${endpoint} (${describeFailure(failure)}); rephrase the task and continue the run with -m.`);
         if (failure.kind === "refused" || failure.kind === "echo-refused") throw new LlmError(refusedMessage(endpoint, failure));
         const budget = failure.kind === "unusable" ? Math.min(UNUSABLE_RETRIES, maxRetries) - unusable : maxRetries - retries;
         if (budget <= 0) throw new LlmError(exhaustedMessage(endpoint, failure, attempt));

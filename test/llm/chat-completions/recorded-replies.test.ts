@@ -1,7 +1,7 @@
 // The Chat Completions provider against real recorded replies of real servers, replayed byte for byte (test/fixtures/recorded).
 import { afterEach, describe, expect, it } from "vitest";
 import type { LlmRequest } from "../../../src/conversation.js";
-import { ContextOverflowError, LlmError } from "../../../src/errors.js";
+import { ContextOverflowError, LlmError, ModelRefusedError } from "../../../src/errors.js";
 import { createOpenAiProvider, type OpenAiProviderConfig } from "../../../src/llm/chat-completions/provider.js";
 import { serverWords } from "../../../src/llm/server-words.js";
 import { startMockLlm, type MockLlm, type Step } from "../../support/mock-llm.js";
@@ -10,7 +10,7 @@ import { recordedEntries, recordedJson, recordedStep } from "../../support/recor
 const request: LlmRequest = { model: "m", messages: [{ role: "user", content: "go" }], tools: [], params: {} };
 
 /** The families that speak Chat Completions (anthropic, openai-responses and gemini's native API do not). */
-const CHAT_FAMILIES = new Set(["openai-chat", "azure", "deepseek", "kimi", "gemini-openai", "groq", "mistral", "openrouter", "together", "ollama", "llama-cpp", "xai", "zai", "cerebras", "huggingface", "tgi"]);
+const CHAT_FAMILIES = new Set(["openai-chat", "azure", "deepseek", "kimi", "gemini-openai", "groq", "mistral", "openrouter", "together", "ollama", "llama-cpp", "xai", "zai", "cerebras", "huggingface", "tgi", "vllm"]);
 
 let server: MockLlm | undefined;
 afterEach(async () => {
@@ -166,7 +166,7 @@ describe("recorded Chat Completions replies", () => {
       await server?.close();
       const provider = await replay([recordedStep(entry.file), recordedStep(entry.file)], { maxRetries: 0 });
       const err = await failureOf(provider.complete(request));
-      expect(err, entry.file).toBeInstanceOf(LlmError);
+      expect([LlmError, ContextOverflowError, ModelRefusedError].some((type) => err instanceof type), entry.file).toBe(true);
       const words = serverWords(recordedJson(entry.file));
       expect(words, entry.file).toBeDefined();
       expect(err.message, entry.file).toContain(JSON.stringify(words!.message).slice(1, 60));
@@ -177,6 +177,48 @@ describe("recorded Chat Completions replies", () => {
   it("OpenRouter's error.metadata.raw: the upstream provider's words are in the message", async () => {
     const err = await failureOf((await replay([recordedStep("openrouter/error-429-metadata-raw")], { maxRetries: 0 })).complete(request));
     expect(err.message).toMatch(/Provider returned error \(Google: google\/gemini-2\.0-flash-exp:free is temporarily rate-limited upstream/);
+  });
+
+  const overflows: [string, { limitTokens?: number; requestedTokens?: number }][] = [
+    ["anthropic/error-prompt-too-long-400", { limitTokens: 200000, requestedTokens: 3333404 }],
+    ["openai-responses/error-context-length-exceeded-400", {}],
+    ["deepseek/error-context-length-400", { limitTokens: 1048565, requestedTokens: 1250025 }],
+    ["openrouter/error-context-length-400", { limitTokens: 200000, requestedTokens: 2500021 }],
+    ["ollama/cloud-error-prompt-too-long-400", {}],
+    ["ollama/native-error-input-exceeds-context-400", {}],
+    ["gemini/error-input-token-count-400", { limitTokens: 1048576 }],
+    ["xai/error-context-length-string-error-400", { limitTokens: 131072, requestedTokens: 625077 }],
+  ];
+  for (const [name, sizes] of overflows) {
+    it(`recognises ${name} as a context overflow, with the sizes it names, not retried`, async () => {
+      const err = await failureOf((await replay([recordedStep(name), recordedStep(name)])).complete(request));
+      expect(err).toBeInstanceOf(ContextOverflowError);
+      expect((err as ContextOverflowError).sizes).toEqual(sizes);
+      expect(server!.requests).toHaveLength(1);
+    });
+  }
+
+  it("a request larger than the tokens-per-minute limit (OpenAI 429) is a rate limit, retried, not an overflow", async () => {
+    const err = await failureOf((await replay([recordedStep("openai-chat/error-request-too-large-tpm-429"), recordedStep("openai-chat/error-request-too-large-tpm-429")], { maxRetries: 1 })).complete(request));
+    expect(err).not.toBeInstanceOf(ContextOverflowError);
+    expect(err.message).toMatch(/failed after 2 attempts: HTTP 429: "Request too large for gpt-5-nano/);
+  });
+
+  it("Azure's prompt filter is MODEL_REFUSED, quoting it, whether or not a stream was asked for", async () => {
+    for (const [name, stream] of [["azure/error-content-filter-400", false], ["azure/error-content-filter-400-stream-request", true]] as const) {
+      await server?.close();
+      const err = await failureOf((await replay([recordedStep(name)], { stream })).complete(request));
+      expect(err).toBeInstanceOf(ModelRefusedError);
+      expect(err.message).toMatch(/content filter refused the request .*triggering Azure OpenAI's content management policy/);
+    }
+  });
+
+  it("waits as long as Azure's recorded Retry-After asks", async () => {
+    const controller = new AbortController();
+    const delays: number[] = [];
+    const provider = await replay([recordedStep("azure/error-rate-limit-429-retry-after"), recordedStep("azure/error-rate-limit-429-retry-after")]);
+    await failureOf(provider.complete(request, { signal: controller.signal, onRetry: (info) => (delays.push(info.delayMs), controller.abort()) }));
+    expect(delays).toEqual([60_000]);
   });
 
   it("a refusal about a parameter is not taken for a context overflow, and gets the settings hint", async () => {
