@@ -7,8 +7,7 @@ import { writeJsonSchemas } from "./json-schemas.mjs";
 rmSync("dist", { recursive: true, force: true });
 
 await Promise.all([
-  // The openai SDK's Headers and FormData come from the engine, so a run never loads undici.
-  bundleCli("src/cli/main.ts", "delta", { inject: ["src/llm/transport/web-globals.ts"] }),
+  bundleCli("src/cli/main.ts", "delta"),
   bundleCli("src/sessions/main.ts", "delta-sessions"),
   // The launcher helper is the one file compiled without a cache: small, and it is what reads the cache.
   bundleCli("src/cli/run-bundle.ts", "run-bundle", { stamp: false }),

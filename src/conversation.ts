@@ -1,10 +1,19 @@
 // The provider-neutral conversation: the messages and tools the context builder makes, and the reply every provider returns.
-import type { ToolCall, Usage } from "./journal/events.js";
+import type { ProviderData, ToolCall, Usage } from "./journal/events.js";
+
+/** An assistant turn as journaled: what the provider needs back travels in provider_data, for its protocol only. */
+export interface AssistantMessage {
+  role: "assistant";
+  content: string | null;
+  tool_calls?: ToolCall[];
+  reasoning?: string;
+  provider_data?: ProviderData;
+}
 
 export type ChatMessage =
   | { role: "system"; content: string }
   | { role: "user"; content: string }
-  | { role: "assistant"; content: string | null; tool_calls?: ToolCall[] }
+  | AssistantMessage
   | { role: "tool"; content: string; tool_call_id: string };
 
 /** An OpenAI-style function tool as advertised to the model. */
@@ -31,4 +40,22 @@ export interface LlmReply {
   usage: Usage | null;
   model: string;
   finish_reason: string | null;
+  reasoning?: string;
+  provider_data?: ProviderData;
+}
+
+/** How a reply ended: the model finished, a token limit cut it off, or a filter (or the model) refused. */
+export type ReplyEnding = "finished" | "truncated" | "refused";
+
+// Each protocol's words for the two endings that are not a finish (Chat Completions, Gemini's own, Anthropic, Responses).
+const TRUNCATED = new Set(["length", "max_tokens", "max_output_tokens", "model_length"]);
+const REFUSED = new Set(["content_filter", "refusal", "safety", "recitation", "prohibited_content", "blocklist", "spii"]);
+
+/** The ending a provider's finish_reason names; anything unrecognised counts as finished. */
+export function replyEnding(finishReason: string | null | undefined): ReplyEnding {
+  const reason = finishReason?.toLowerCase();
+  if (reason === undefined) return "finished";
+  if (TRUNCATED.has(reason)) return "truncated";
+  if (REFUSED.has(reason)) return "refused";
+  return "finished";
 }

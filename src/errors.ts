@@ -50,6 +50,29 @@ export class LlmError extends DeltaError {
   readonly exitCode = EXIT.FAILED;
 }
 
+/**
+ * The conversation no longer fits the model's context window: the server said so, in any of the
+ * phrasings llm/context-overflow.ts knows. Exit 1, resumable once the context is made smaller.
+ */
+export class ContextOverflowError extends DeltaError {
+  readonly type = "CONTEXT_OVERFLOW";
+  readonly exitCode = EXIT.FAILED;
+  constructor(
+    message: string,
+    /** The window and the request's size in tokens, when the server named them. */
+    readonly sizes: { limitTokens?: number; requestedTokens?: number } = {},
+  ) {
+    super(message);
+  }
+}
+
+/** The provider's content filter refused the request, or the model refused to answer: exit 1, continue with a rephrased task. */
+export const MODEL_REFUSED = "MODEL_REFUSED";
+export class ModelRefusedError extends DeltaError {
+  readonly type = MODEL_REFUSED;
+  readonly exitCode = EXIT.FAILED;
+}
+
 /** A journal file cannot be read as a valid sequence of events. */
 export class JournalError extends DeltaError {
   readonly type = "JOURNAL_ERROR";

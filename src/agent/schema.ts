@@ -5,12 +5,15 @@ import { ToolDefinitionSchema } from "../tools/schema.js";
 
 export const DEFAULT_LLM_TIMEOUT_MS = 120_000;
 export const DEFAULT_LLM_MAX_RETRIES = 3;
+export const DEFAULT_LLM_IDLE_TIMEOUT_MS = 120_000;
 
 export const PricingSchema = z.strictObject({
   /** USD per million input tokens. */
   input_per_million: z.number().nonnegative(),
   /** USD per million output tokens. */
   output_per_million: z.number().nonnegative(),
+  /** USD per million prompt tokens served from the provider's cache; input_per_million when not given. */
+  cached_input_per_million: z.number().nonnegative().optional(),
 });
 
 export const LlmConfigSchema = z.strictObject({
@@ -26,6 +29,9 @@ export const LlmConfigSchema = z.strictObject({
   base_url: z.url().optional(),
   timeout_ms: z.number().int().positive().default(DEFAULT_LLM_TIMEOUT_MS),
   max_retries: z.number().int().nonnegative().default(DEFAULT_LLM_MAX_RETRIES),
+  /** Read the reply as a stream of server-sent events; the call then ends only when no byte came for idle_timeout_ms. */
+  stream: z.boolean().default(false),
+  idle_timeout_ms: z.number().int().positive().default(DEFAULT_LLM_IDLE_TIMEOUT_MS),
 });
 export type LlmConfig = z.infer<typeof LlmConfigSchema>;
 

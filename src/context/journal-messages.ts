@@ -1,6 +1,6 @@
 // Rebuilds the model's conversation from journal events: a pure function, linear in the events.
 import type { EventOf, JournalEvent, ToolCall } from "../journal/events.js";
-import type { ChatMessage } from "../conversation.js";
+import { replyEnding, type AssistantMessage, type ChatMessage } from "../conversation.js";
 
 export interface JournalMessagesOptions {
   /** Keep only the THOUGHTs of the last N distinct iterations (with their tool results). */
@@ -27,6 +27,10 @@ type Thought = EventOf<"THOUGHT">;
  * `maxIterations` drops THOUGHTs (and their results) outside the last N distinct iterations but
  * keeps every USER_MESSAGE, in journal order: they hold the task and the human's instructions,
  * so the ones older than the window come first.
+ *
+ * A THOUGHT keeps what the provider needs back (reasoning, provider_data) exactly as journaled.
+ * A reply without tool calls that a token limit cut off or a filter stopped is left out: it ended
+ * the run FAILED, and continuing asks the model again rather than showing it a broken answer.
  *
  * All other event types produce no messages.
  */
@@ -78,13 +82,22 @@ function lastIterations(events: readonly JournalEvent[], count: number): Set<num
 
 function pushThought(messages: ChatMessage[], thought: Thought, results: Map<string, ActionResult[]>): void {
   if (thought.tool_calls.length === 0) {
-    messages.push({ role: "assistant", content: thought.content });
+    if (replyEnding(thought.finish_reason) !== "finished") return;
+    messages.push(assistantMessage(thought));
     return;
   }
-  messages.push({ role: "assistant", content: thought.content, tool_calls: thought.tool_calls });
+  messages.push(assistantMessage(thought));
   for (const call of thought.tool_calls) {
     messages.push({ role: "tool", tool_call_id: call.id, content: toolContent(call, results) });
   }
+}
+
+function assistantMessage(thought: Thought): AssistantMessage {
+  const message: AssistantMessage = { role: "assistant", content: thought.content };
+  if (thought.tool_calls.length > 0) message.tool_calls = thought.tool_calls;
+  if (thought.reasoning !== undefined) message.reasoning = thought.reasoning;
+  if (thought.provider_data !== undefined) message.provider_data = thought.provider_data;
+  return message;
 }
 
 function toolContent(call: ToolCall, results: Map<string, ActionResult[]>): string {

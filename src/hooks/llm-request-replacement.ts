@@ -1,6 +1,6 @@
 // Checks the request body a pre_llm_request hook may return as `output.payload` to replace the model request.
 import { z } from "zod";
-import { ToolCallSchema } from "../journal/events.js";
+import { ProviderDataSchema, ToolCallSchema } from "../journal/events.js";
 import type { ChatMessage, FunctionTool } from "../conversation.js";
 
 // Annotated with the provider-neutral types so the schemas cannot drift from them.
@@ -11,6 +11,8 @@ const ChatMessageSchema: z.ZodType<ChatMessage> = z.discriminatedUnion("role", [
     role: z.literal("assistant"),
     content: z.string().nullable(),
     tool_calls: z.array(ToolCallSchema).optional(),
+    reasoning: z.string().optional(),
+    provider_data: ProviderDataSchema.optional(),
   }),
   z.strictObject({ role: z.literal("tool"), content: z.string(), tool_call_id: z.string() }),
 ]);

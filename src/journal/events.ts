@@ -12,11 +12,29 @@ export const ToolCallSchema = z.object({
 });
 export type ToolCall = z.infer<typeof ToolCallSchema>;
 
+/**
+ * Tokens of one model call. `input_tokens` counts the whole prompt, cached tokens included;
+ * `output_tokens` the whole reply, reasoning included. The optional fields were added later, so
+ * older journals still read.
+ */
 export const UsageSchema = z.object({
   input_tokens: z.number().int().nonnegative(),
   output_tokens: z.number().int().nonnegative(),
+  /** Of input_tokens, those the provider served from its prompt cache. */
+  cached_input_tokens: z.number().int().nonnegative().optional(),
+  /** Of output_tokens, those spent on reasoning the reply does not show. */
+  reasoning_tokens: z.number().int().nonnegative().optional(),
+  /** What the provider itself says the call cost, in USD (OpenRouter's usage.cost). */
+  cost_usd: z.number().nonnegative().optional(),
 });
 export type Usage = z.infer<typeof UsageSchema>;
+
+/**
+ * What a provider returned beside text and tool calls and needs back on the next request, opaque
+ * to everything but the wire protocol named in `protocol`, which alone reads and sends it.
+ */
+export const ProviderDataSchema = z.looseObject({ protocol: z.string().min(1) });
+export type ProviderData = z.infer<typeof ProviderDataSchema>;
 
 const base = {
   seq: z.number().int().positive(),
@@ -47,6 +65,11 @@ export const ThoughtEventSchema = z.object({
   tool_calls: z.array(ToolCallSchema),
   usage: UsageSchema.nullable(),
   model: z.string(),
+  /** The provider's reason for stopping, as it said it (`stop`, `tool_calls`, `length`, `content_filter`…). */
+  finish_reason: z.string().optional(),
+  /** The model's reasoning text, when the provider shows it: for people (journal, -v), never stdout. */
+  reasoning: z.string().optional(),
+  provider_data: ProviderDataSchema.optional(),
 });
 
 export const ActionRequestEventSchema = z.object({

@@ -1,5 +1,6 @@
 // What a journal says about its run: status, iteration count, usage and the work left unfinished.
 import type { EventOf, JournalEvent, RunStatus, ToolCall } from "./events.js";
+import { addUsage, copyUsageTotals, emptyUsageTotals, type UsageTotals } from "./usage-totals.js";
 
 export interface PendingCall {
   call: ToolCall;
@@ -18,7 +19,8 @@ export interface RunState {
   waiting: EventOf<"HUMAN_INPUT_REQUEST"> | null;
   lastThought: EventOf<"THOUGHT"> | null;
   lastError: EventOf<"ERROR"> | null;
-  usage: { input_tokens: number; output_tokens: number; byModel: Map<string, { input_tokens: number; output_tokens: number }> };
+  /** The run's usage, and per model as the THOUGHTs name it. */
+  usage: { total: UsageTotals; byModel: Map<string, UsageTotals> };
   initialMessage: string | null;
 }
 
@@ -75,7 +77,7 @@ function emptyFold(): Fold {
     initialMessage: null,
     requested: new Set(),
     answered: new Set(),
-    usage: { input_tokens: 0, output_tokens: 0, byModel: new Map() },
+    usage: { total: emptyUsageTotals(), byModel: new Map() },
   };
 }
 
@@ -93,12 +95,10 @@ function foldEvent(fold: Fold, event: JournalEvent): void {
       fold.requested.clear();
       fold.answered.clear();
       if (event.usage) {
-        fold.usage.input_tokens += event.usage.input_tokens;
-        fold.usage.output_tokens += event.usage.output_tokens;
-        const perModel = fold.usage.byModel.get(event.model) ?? { input_tokens: 0, output_tokens: 0 };
-        perModel.input_tokens += event.usage.input_tokens;
-        perModel.output_tokens += event.usage.output_tokens;
-        fold.usage.byModel.set(event.model, perModel);
+        addUsage(fold.usage.total, event.usage);
+        let perModel = fold.usage.byModel.get(event.model);
+        if (!perModel) fold.usage.byModel.set(event.model, (perModel = emptyUsageTotals()));
+        addUsage(perModel, event.usage);
       }
       break;
     }
@@ -132,7 +132,7 @@ function stateOf(fold: Fold): RunState {
     if (fold.answered.has(call.id)) continue;
     pending.push({ call, iteration: lastThought!.iteration, requested: fold.requested.has(call.id) });
   }
-  const byModel = new Map([...fold.usage.byModel].map(([model, counts]) => [model, { ...counts }]));
-  const usage = { input_tokens: fold.usage.input_tokens, output_tokens: fold.usage.output_tokens, byModel };
+  const byModel = new Map([...fold.usage.byModel].map(([model, totals]) => [model, copyUsageTotals(totals)]));
+  const usage = { total: copyUsageTotals(fold.usage.total), byModel };
   return { status, iterations, pending, waiting, lastThought, lastError, usage, initialMessage };
 }

@@ -1,12 +1,18 @@
 // The schema of one recorded model exchange, io/invocations/<timestamp>_<iteration>.json, written by the engine and read by replay.
 import { z } from "zod";
-import { ToolCallSchema, UsageSchema } from "../journal/events.js";
+import { ProviderDataSchema, ToolCallSchema, UsageSchema } from "../journal/events.js";
 import type { ChatMessage, FunctionTool, LlmReply, LlmRequest } from "../conversation.js";
 
 export const ChatMessageSchema: z.ZodType<ChatMessage> = z.discriminatedUnion("role", [
   z.object({ role: z.literal("system"), content: z.string() }),
   z.object({ role: z.literal("user"), content: z.string() }),
-  z.object({ role: z.literal("assistant"), content: z.string().nullable(), tool_calls: z.array(ToolCallSchema).optional() }),
+  z.object({
+    role: z.literal("assistant"),
+    content: z.string().nullable(),
+    tool_calls: z.array(ToolCallSchema).optional(),
+    reasoning: z.string().optional(),
+    provider_data: ProviderDataSchema.optional(),
+  }),
   z.object({ role: z.literal("tool"), content: z.string(), tool_call_id: z.string() }),
 ]);
 
@@ -32,6 +38,8 @@ export const LlmReplySchema: z.ZodType<LlmReply> = z.object({
   usage: UsageSchema.nullable(),
   model: z.string(),
   finish_reason: z.string().nullable(),
+  reasoning: z.string().optional(),
+  provider_data: ProviderDataSchema.optional(),
 });
 
 export const InvocationRecordSchema = z.object({

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
 import { z } from "zod";
 import { ReplayError, errorMessage } from "../errors.js";
-import { UsageSchema } from "../journal/events.js";
+import { ProviderDataSchema, UsageSchema } from "../journal/events.js";
 import { InvocationRecordSchema } from "./invocation-record.js";
 import type { LlmReply } from "../conversation.js";
 
@@ -29,6 +29,8 @@ const ReplyLineSchema = z
     usage: UsageSchema.nullable().default(null),
     model: z.string().default("replay"),
     finish_reason: z.string().nullable().default(null),
+    reasoning: z.string().optional(),
+    provider_data: ProviderDataSchema.optional(),
   })
   .refine((reply) => reply.content !== null || reply.tool_calls.length > 0, "a reply needs content or tool_calls");
 
@@ -81,6 +83,8 @@ function toReply(value: unknown, where: string, position: number): LlmReply {
     usage: reply.usage,
     model: reply.model,
     finish_reason: reply.finish_reason,
+    ...(reply.reasoning !== undefined ? { reasoning: reply.reasoning } : {}),
+    ...(reply.provider_data !== undefined ? { provider_data: reply.provider_data } : {}),
   };
 }
 

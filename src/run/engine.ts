@@ -1,6 +1,7 @@
 // The Think-Act-Observe loop: iterate until the model finishes, a human is needed, or a limit is hit.
-import { DeltaError } from "../errors.js";
-import type { JournalEvent } from "../journal/events.js";
+import { replyEnding } from "../conversation.js";
+import { DeltaError, MODEL_REFUSED } from "../errors.js";
+import type { EventOf, JournalEvent } from "../journal/events.js";
 import { act } from "./act.js";
 import { continueCommand } from "./continue-command.js";
 import type { InteractionRequest } from "./ask-human.js";
@@ -15,6 +16,10 @@ export type LoopEnd =
   | { status: "INTERRUPTED"; error: { type: string; message: string } };
 
 export const MAX_ITERATIONS_ERROR = "MAX_ITERATIONS";
+/** A final reply a token limit cut off: never COMPLETED (CONTRACT §4). */
+export const MODEL_TRUNCATED_ERROR = "MODEL_TRUNCATED";
+/** A final reply a content filter stopped, or the model refused (errors.ts: also a request a filter refused). */
+export const MODEL_REFUSED_ERROR = MODEL_REFUSED;
 
 /** Runs iterations until the run leaves RUNNING; each one starts from the journal on disk. */
 export async function runLoop(ctx: RunContext, maxIterations: number): Promise<LoopEnd> {
@@ -47,7 +52,7 @@ async function iterate(ctx: RunContext, iteration: number, events: JournalEvent[
   if (thought.tool_calls.length === 0) {
     // The final iteration is an iteration too: it ends before the run does.
     await ctx.hook("on_iteration_end", iteration, { iteration });
-    return { status: "COMPLETED", result: thought.content };
+    return unfinishedReply(ctx, thought) ?? { status: "COMPLETED", result: thought.content };
   }
   for (const call of thought.tool_calls) {
     const outcome = await act(ctx, call, iteration);
@@ -85,6 +90,25 @@ async function finishPendingCalls(ctx: RunContext): Promise<LoopEnd | null> {
     if (ctx.signal.aborted) return interrupted(ctx);
   }
   return null;
+}
+
+/** A final reply the model did not finish ends the run FAILED; `continue` asks again (the context leaves the reply out). */
+function unfinishedReply(ctx: RunContext, thought: EventOf<"THOUGHT">): LoopEnd | null {
+  const ending = replyEnding(thought.finish_reason);
+  if (ending === "finished") return null;
+  const limit = ctx.agent.llm.max_tokens;
+  const resume = `continue the run to ask the model again: ${continueCommand(ctx.runId, ctx.workDir)}`;
+  if (ending === "truncated") {
+    const raise = limit === undefined ? "set llm.max_tokens in agent.yaml higher than the server's default" : `raise llm.max_tokens in agent.yaml (now ${limit})`;
+    return {
+      status: "FAILED",
+      error: { type: MODEL_TRUNCATED_ERROR, message: `The model's reply was cut off at its token limit (finish_reason: ${thought.finish_reason}), so it is not a result; ${raise}, then ${resume}.` },
+    };
+  }
+  return {
+    status: "FAILED",
+    error: { type: MODEL_REFUSED_ERROR, message: `The provider stopped the model's reply (finish_reason: ${thought.finish_reason}): a content filter or the model refused; rephrase the task with ${continueCommand(ctx.runId, ctx.workDir, "<rephrased task>")}, or ${resume}.` },
+  };
 }
 
 function interrupted(ctx: RunContext): LoopEnd {

@@ -56,8 +56,10 @@ export async function chooseProvider(agent: AgentPackage, workDir: string, optio
   const provider = createOpenAiProvider({
     apiKey: env.apiKey,
     baseUrl,
-    timeoutMs: agent.llm.timeout_ms ?? 120_000,
-    maxRetries: agent.llm.max_retries ?? 3,
+    timeoutMs: agent.llm.timeout_ms,
+    maxRetries: agent.llm.max_retries,
+    stream: agent.llm.stream,
+    idleTimeoutMs: agent.llm.idle_timeout_ms,
   });
   return { provider: namingSources(provider, describe), secrets: [env.apiKey], describe, ...model };
 }

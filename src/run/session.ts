@@ -169,6 +169,8 @@ async function finish(
   }
   const endTime = new Date();
   const state = deriveRunState(ctx.readEvents());
+  const usage = priceRunUsage(state.usage, ctx.agent.llm.pricing);
+  const { model_usage: _perModel, ...usageTotals } = usage;
   try {
     writeMetadata(ctx.paths, {
       ...open.metadata,
@@ -177,6 +179,7 @@ async function finish(
       updated_at: endTime.toISOString(),
       end_time: status === "WAITING_FOR_INPUT" ? null : endTime.toISOString(),
       error: finalError ? `${finalError.type}: ${finalError.message}` : null,
+      usage: usageTotals,
     }, { durable: true, secrets: ctx.secrets });
   } catch (err) {
     // metadata.json is only a cache of the journal: still release the lock and report the outcome.
@@ -199,7 +202,7 @@ async function finish(
     iterations: state.iterations,
     startTime: open.startTime,
     endTime,
-    usage: priceRunUsage(state.usage, ctx.agent.llm.pricing),
+    usage,
     agentName: ctx.agent.name,
     workspacePath: ctx.workDir,
     runDir: ctx.paths.runDir,

@@ -41,8 +41,9 @@ export async function think(ctx: RunContext, iteration: number, events: JournalE
       ctx.log(`llm retry ${attempt} after ${delayMs} ms: ${reason}`);
     },
   });
-  const usage = reply.usage ? `, ${reply.usage.input_tokens} in / ${reply.usage.output_tokens} out tokens` : "";
-  ctx.log(`model call ${iteration}: ${request.messages.length} messages, ${request.tools.length} tools → ${reply.tool_calls.length} tool calls in ${Date.now() - started} ms${usage}`);
+  ctx.log(`model call ${iteration}: ${request.messages.length} messages, ${request.tools.length} tools → ${reply.tool_calls.length} tool calls in ${Date.now() - started} ms${describeUsage(reply)}`);
+  // Reasoning is for people reading the log or -v; stdout never carries it.
+  if (reply.reasoning) ctx.log(`[${iteration}] REASONING: ${oneLine(reply.reasoning, 2000)}`);
   writeInvocation(ctx.paths, {
     iteration,
     timestamp: new Date(started).toISOString(),
@@ -60,6 +61,9 @@ export async function think(ctx: RunContext, iteration: number, events: JournalE
     tool_calls: reply.tool_calls,
     usage: reply.usage,
     model: reply.model || request.model,
+    ...(reply.finish_reason !== null ? { finish_reason: reply.finish_reason } : {}),
+    ...(reply.reasoning !== undefined ? { reasoning: reply.reasoning } : {}),
+    ...(reply.provider_data !== undefined ? { provider_data: reply.provider_data } : {}),
   });
   if (thought.type !== "THOUGHT") throw new Error("journal returned a different event than appended");
   if (reply.content) ctx.progress(`[${iteration}] THINK: ${oneLine(reply.content)}`);
@@ -67,7 +71,7 @@ export async function think(ctx: RunContext, iteration: number, events: JournalE
 }
 
 function buildRequest(ctx: RunContext, messages: LlmRequest["messages"]): LlmRequest {
-  const { model, pricing: _pricing, timeout_ms: _timeout, max_retries: _retries, base_url: _base, ...params } = ctx.agent.llm;
+  const { model, pricing: _pricing, timeout_ms: _timeout, max_retries: _retries, base_url: _base, stream: _stream, idle_timeout_ms: _idle, ...params } = ctx.agent.llm;
   return {
     model,
     messages,
@@ -82,6 +86,14 @@ async function runPostResponseHook(ctx: RunContext, iteration: number, reply: Ll
   const { annotation, warning } = validatePostResponseAnnotation(reply, post.output);
   if (warning) ctx.progress(`[warning] post_llm_response: ${warning}`);
   if (annotation !== undefined) ctx.log(`post_llm_response annotation: ${JSON.stringify(annotation)}`);
+}
+
+function describeUsage(reply: LlmReply): string {
+  const usage = reply.usage;
+  if (!usage) return "";
+  const cached = usage.cached_input_tokens ? ` (${usage.cached_input_tokens} cached)` : "";
+  const reasoning = usage.reasoning_tokens ? ` (${usage.reasoning_tokens} reasoning)` : "";
+  return `, ${usage.input_tokens} in${cached} / ${usage.output_tokens} out${reasoning} tokens${reply.finish_reason ? `, finish_reason ${reply.finish_reason}` : ""}`;
 }
 
 function stripUndefined(record: Record<string, unknown>): Record<string, unknown> {

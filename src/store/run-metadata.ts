@@ -31,6 +31,16 @@ export const RunMetadataSchema = z.object({
   hostname: z.string(),
   start_time_unix: z.number().int().nonnegative(),
   process_name: z.string(),
+  /** The run's token totals and cost when it last ended (absent in older runs and while the first process runs). */
+  usage: z
+    .object({
+      input_tokens: z.number().int().nonnegative(),
+      cached_input_tokens: z.number().int().nonnegative(),
+      output_tokens: z.number().int().nonnegative(),
+      reasoning_tokens: z.number().int().nonnegative(),
+      total_cost_usd: z.number().nonnegative().nullable(),
+    })
+    .optional(),
 });
 export type RunMetadata = z.infer<typeof RunMetadataSchema>;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { journalToMessages, NO_RESULT_CONTENT } from "../../src/context/journal-messages.js";
-import type { ActionStatus, JournalEvent, ToolCall } from "../../src/journal/events.js";
+import type { ActionStatus, EventOf, JournalEvent, ToolCall } from "../../src/journal/events.js";
 import type { ChatMessage } from "../../src/conversation.js";
 
 /** Builds a journal with consecutive seq numbers from terse event descriptions. */
@@ -50,6 +50,20 @@ describe("journalToMessages", () => {
       { role: "tool", tool_call_id: "c1", content: "a.txt\n" },
       { role: "assistant", content: "done" },
     ]);
+  });
+
+  it("keeps a thought's reasoning and provider data on its assistant message, exactly as journaled", () => {
+    const providerData = { protocol: "chat-completions", reasoning_field: "reasoning_content", message: { extra_content: { google: { thought_signature: "s==" } } } };
+    const reasoned = (seq: number): JournalEvent => ({ ...(thought(1, null, [call("c1")])(seq) as EventOf<"THOUGHT">), reasoning: "think first", provider_data: providerData, finish_reason: "tool_calls" });
+    const messages = journalToMessages(journal(start(), user("go"), reasoned, request(1, "c1"), result(1, "c1", "ok")));
+    expect(messages[1]).toEqual({ role: "assistant", content: null, tool_calls: [call("c1")], reasoning: "think first", provider_data: providerData });
+  });
+
+  it("leaves out a final reply that was cut off or filtered, so continuing asks again; the same text finished stays", () => {
+    const ended = (finish: string) => (seq: number): JournalEvent => ({ ...(thought(1, "Here is the list: 1. Alab", [])(seq) as EventOf<"THOUGHT">), finish_reason: finish });
+    expect(journalToMessages(journal(start(), user("list"), ended("length"), user("go on")))).toEqual([{ role: "user", content: "list" }, { role: "user", content: "go on" }]);
+    expect(journalToMessages(journal(start(), user("list"), ended("content_filter")))).toEqual([{ role: "user", content: "list" }]);
+    expect(journalToMessages(journal(start(), user("list"), ended("stop")))).toHaveLength(2);
   });
 
   it("answers several tool calls of one thought in the order the model made them, whatever order results were journaled in", () => {

@@ -30,8 +30,8 @@ describe("deriveRunState", () => {
     expect(waiting).toMatchObject({ status: "WAITING_FOR_INPUT", iterations: 1, waiting: { request_id: "q1" }, initialMessage: "task" });
     expect(waiting.pending).toEqual([{ call: calls[1], iteration: 1, requested: true }]);
     const done = deriveRunState(journal);
-    expect(done).toMatchObject({ status: "COMPLETED", iterations: 2, pending: [], waiting: null, usage: { input_tokens: 12, output_tokens: 5 } });
-    expect([...done.usage.byModel]).toEqual([["m", { input_tokens: 5, output_tokens: 2 }], ["m2", { input_tokens: 7, output_tokens: 3 }]]);
+    expect(done).toMatchObject({ status: "COMPLETED", iterations: 2, pending: [], waiting: null, usage: { total: { input_tokens: 12, output_tokens: 5, calls: 2 } } });
+    expect([...done.usage.byModel].map(([model, totals]) => [model, totals.input_tokens, totals.output_tokens])).toEqual([["m", 5, 2], ["m2", 7, 3]]);
   });
 });
 
@@ -49,7 +49,7 @@ describe("createRunStateTracker", () => {
     const reread = structuredClone(journal.slice(0, 8));
     (reread[2] as { usage: unknown }).usage = { input_tokens: 50, output_tokens: 20 };
     expect(track(reread)).toEqual(deriveRunState(reread));
-    expect(track(reread).usage.input_tokens).toBe(50);
+    expect(track(reread).usage.total.input_tokens).toBe(50);
     expect(track(journal.slice(0, 3))).toEqual(deriveRunState(journal.slice(0, 3)));
   });
 
@@ -57,8 +57,8 @@ describe("createRunStateTracker", () => {
     const track = createRunStateTracker();
     const early = track(journal.slice(0, 4));
     track(journal);
-    expect(early).toMatchObject({ iterations: 1, usage: { input_tokens: 5, output_tokens: 2 } });
-    expect(early.usage.byModel.get("m")).toEqual({ input_tokens: 5, output_tokens: 2 });
+    expect(early).toMatchObject({ iterations: 1, usage: { total: { input_tokens: 5, output_tokens: 2 } } });
+    expect(early.usage.byModel.get("m")).toMatchObject({ input_tokens: 5, output_tokens: 2, calls: 1 });
     expect(early.pending.map((pending) => pending.call.id)).toEqual(["c1", "c2"]);
   });
 });

@@ -18,7 +18,8 @@ export interface ReplyOptions {
 
 export type Step =
   | { kind: "reply"; content: string | null; toolCalls: ScriptedToolCall[]; options: ReplyOptions }
-  | { kind: "raw"; status: number; body: string | object; headers: Record<string, string> }
+  | { kind: "raw"; status: number; body: string | Buffer | object; headers: Record<string, string> }
+  | { kind: "chunks"; status: number; headers: Record<string, string>; chunks: { afterMs: number; data: string | Buffer }[] }
   | { kind: "status"; status: number; message: string; headers: Record<string, string> }
   | { kind: "reset" }
   | { kind: "hang" }
@@ -29,6 +30,8 @@ export type Step =
 export interface RecordedRequest {
   method: string;
   path: string;
+  /** The request target as sent, query included. */
+  url: string;
   headers: IncomingHttpHeaders;
   /** The parsed JSON body, or the raw text when it was not JSON. */
   body: unknown;
@@ -67,6 +70,8 @@ export interface MockLlm {
   readonly requests: RecordedRequest[];
   /** Steps not yet consumed (always 0 for a function script). */
   remaining(): number;
+  /** TCP connections clients opened to this server so far. */
+  connections(): number;
   push(...steps: Step[]): void;
   close(): Promise<void>;
 }
@@ -78,8 +83,13 @@ export const reply = {
   toolCalls(calls: ScriptedToolCall[], content: string | null = null, options: ReplyOptions = {}): Step {
     return { kind: "reply", content, toolCalls: calls, options };
   },
-  raw(status: number, body: string | object, headers: Record<string, string> = {}): Step {
+  /** Exactly these bytes (a Buffer or a string) or this object as JSON, with this status; `content-type` defaults to application/json. */
+  raw(status: number, body: string | Buffer | object, headers: Record<string, string> = {}): Step {
     return { kind: "raw", status, body, headers };
+  },
+  /** A body sent in pieces, each after a pause: a stream that thinks aloud, or stalls. */
+  chunks(status: number, headers: Record<string, string>, chunks: { afterMs: number; data: string | Buffer }[]): Step {
+    return { kind: "chunks", status, headers, chunks };
   },
 };
 
@@ -123,6 +133,7 @@ export async function startMockLlm(script: Script = [], options: MockLlmOptions 
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
   let answered = 0;
+  let connections = 0;
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const chunks: Buffer[] = [];
@@ -133,6 +144,7 @@ export async function startMockLlm(script: Script = [], options: MockLlmOptions 
       const recorded: RecordedRequest = {
         method: req.method ?? "GET",
         path,
+        url: req.url ?? "/",
         headers: req.headers,
         body: parseJsonOr(text),
         stepIndex: null,
@@ -155,6 +167,7 @@ export async function startMockLlm(script: Script = [], options: MockLlmOptions 
   };
   const server = options.tls ? createHttpsServer(options.tls, handle) : createServer(handle);
   server.on("connection", (socket: Socket) => {
+    connections += 1;
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
   });
@@ -174,6 +187,7 @@ export async function startMockLlm(script: Script = [], options: MockLlmOptions 
     baseUrl: `${options.tls ? "https" : "http"}://127.0.0.1:${port}/v1`,
     requests,
     remaining: () => queue.length,
+    connections: () => connections,
     push: (...steps) => {
       queue.push(...steps);
     },
@@ -191,9 +205,26 @@ function answer(res: ServerResponse, step: Step, request: RecordedRequest, ordin
       sendJson(res, 200, completion(step, request, ordinal));
       return;
     case "raw": {
-      const body = typeof step.body === "string" ? step.body : JSON.stringify(step.body);
+      const body = typeof step.body === "string" || Buffer.isBuffer(step.body) ? step.body : JSON.stringify(step.body);
       res.writeHead(step.status, { "content-type": "application/json", ...step.headers });
       res.end(body);
+      return;
+    }
+    case "chunks": {
+      res.writeHead(step.status, step.headers);
+      const send = (index: number): void => {
+        const chunk = step.chunks[index];
+        if (!chunk) {
+          res.end();
+          return;
+        }
+        setTimeout(() => {
+          if (res.destroyed) return;
+          res.write(chunk.data);
+          send(index + 1);
+        }, chunk.afterMs).unref();
+      };
+      send(0);
       return;
     }
     case "status":

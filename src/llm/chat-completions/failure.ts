@@ -1,59 +1,112 @@
-// Sorts a failed model request attempt into retryable or final, with a reason a person can act on.
-import { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
+// Sorts a failed model request attempt: retried, retried once, retried without the echoed extras, or final, with the server's words and a hint that fits the cause.
+import { contextOverflow, type ContextOverflow } from "../context-overflow.js";
+import { serverWordsOfText, type ServerWords } from "../server-words.js";
 import { retryAfterMs } from "../transport/backoff.js";
-import { UnusableReplyError } from "./mapping.js";
+import { TransportError } from "../transport/transport-error.js";
+import { ErrorBodyError, UnusableReplyError } from "./completion-reply.js";
+
+export type FailureKind =
+  /** Rate limit, server failure, network: retried with backoff up to llm.max_retries. */
+  | "transient"
+  /** A reply that could not be used (each one a billed generation): retried at most once. */
+  | "unusable"
+  /** The server refused a field an earlier reply gave us to send back: retried at once without them. */
+  | "echo-refused"
+  /** The request itself is wrong (key, model, size): not retried. */
+  | "refused";
 
 export interface AttemptFailure {
-  retryable: boolean;
+  kind: FailureKind;
   /** What went wrong, e.g. "HTTP 429" or "no answer within 5000 ms". */
   reason: string;
-  /** The server's own error message, when it sent one. */
-  serverMessage?: string;
+  /** The server's own words, when it sent any. */
+  words?: ServerWords;
+  /** The HTTP status (or the status an error body carried). */
+  status?: number;
   /** The wait the server asked for, when it asked. */
   retryAfterMs?: number;
+  /** Set when the refusal says the conversation is longer than the model's window. */
+  overflow?: ContextOverflow;
+  /** Set when the provider's content filter refused the request (Azure's `content_filter`). */
+  filtered?: boolean;
 }
-
-const SERVER_MESSAGE_LIMIT = 500;
 
 /** Statuses worth another try: request timeout, rate limit and server-side failures. */
 export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
 }
 
-/** Classifies what the SDK (or our reply mapping) threw; anything unrecognised is rethrown as a bug. */
-export function classifyFailure(err: unknown, timedOut: boolean, timeoutMs: number): AttemptFailure {
-  if (timedOut || err instanceof APIConnectionTimeoutError) return { retryable: true, reason: `no answer within ${timeoutMs} ms` };
-  if (err instanceof APIConnectionError) return { retryable: true, reason: `connection failed (${connectionCause(err)})` };
-  if (err instanceof APIError && typeof err.status === "number") {
-    const serverMessage = serverMessageOf(err);
-    const wait = retryAfterMs(err.headers);
-    return {
-      retryable: isRetryableStatus(err.status),
-      reason: `HTTP ${err.status}`,
-      ...(serverMessage ? { serverMessage } : {}),
-      ...(wait !== null ? { retryAfterMs: wait } : {}),
-    };
+/** A non-2xx reply, from its status, headers and body text. `echoed`: fields this request sent back from earlier replies. */
+export function statusFailure(status: number, headers: { get(name: string): string | null }, body: string, echoed: ReadonlySet<string>): AttemptFailure {
+  const words = serverWordsOfText(body);
+  const wait = retryAfterMs(headers);
+  const base = { reason: `HTTP ${status}`, status, ...(words ? { words } : {}), ...(wait !== null ? { retryAfterMs: wait } : {}) };
+  if (isRetryableStatus(status)) return { kind: "transient", ...base };
+  return { kind: refusalKind(words, echoed), ...base, ...overflowOf(status, words), ...(words?.code === "content_filter" ? { filtered: true } : {}) };
+}
+
+/** What the transport, the JSON parser or the reply mapping threw, as a failure; anything else is a bug and is rethrown. */
+export function thrownFailure(err: unknown, echoed: ReadonlySet<string>): AttemptFailure {
+  if (err instanceof TransportError) return { kind: "transient", reason: err.message };
+  if (err instanceof SyntaxError) return { kind: "unusable", reason: "the server sent a body that is not valid JSON" };
+  if (err instanceof UnusableReplyError) return { kind: "unusable", reason: err.message };
+  if (err instanceof ErrorBodyError) {
+    const { words } = err;
+    const status = words.status;
+    const base = { reason: status !== undefined ? `an error (${status}) in place of a reply` : "an error in place of a reply", words, ...(status !== undefined ? { status } : {}) };
+    if (status !== undefined && isRetryableStatus(status)) return { kind: "transient", ...base };
+    const overflow = overflowOf(status ?? 400, words);
+    if (overflow.overflow) return { kind: "refused", ...base, ...overflow };
+    return { kind: status !== undefined && status >= 400 ? refusalKind(words, echoed) : "unusable", ...base };
   }
-  if (err instanceof SyntaxError) return { retryable: true, reason: "the server sent a body that is not valid JSON" };
-  if (err instanceof UnusableReplyError) return { retryable: true, reason: err.message };
   throw err;
 }
 
-function connectionCause(err: APIConnectionError): string {
-  const cause: unknown = err.cause;
-  if (cause instanceof Error) {
-    const inner: unknown = cause.cause;
-    return inner instanceof Error ? `${cause.message}: ${inner.message}` : cause.message;
-  }
-  return err.message;
+/** A model's malformed tool call is a bad generation, worth one more; a refusal of our echoed fields, worth one without them. */
+function refusalKind(words: ServerWords | undefined, echoed: ReadonlySet<string>): FailureKind {
+  if (words?.code === "tool_use_failed") return "unusable";
+  if (words && refusesEcho(words.message, echoed)) return "echo-refused";
+  return "refused";
 }
 
-function serverMessageOf(err: APIError): string | undefined {
-  const body: unknown = err.error;
-  const fromBody = typeof body === "object" && body !== null && "message" in body && typeof body.message === "string" ? body.message : undefined;
-  // Without a JSON error object the SDK's message is "<status> <body text>".
-  const text = fromBody ?? err.message.replace(/^\d{3}\s+/, "").replace(/^status code \(no body\)$/, "");
-  const trimmed = text.trim();
-  if (!trimmed) return undefined;
-  return trimmed.length > SERVER_MESSAGE_LIMIT ? `${trimmed.slice(0, SERVER_MESSAGE_LIMIT)}…` : trimmed;
+/**
+ * True when the server names a field we sent back only because an earlier reply carried it
+ * (Groq: "property 'reasoning' is unsupported"; DeepSeek's first reasoner: "remove the
+ * reasoning_content") and does not say that field is missing.
+ */
+function refusesEcho(message: string, echoed: ReadonlySet<string>): boolean {
+  if (/missing|required|must be (passed|sent|provided|included)/i.test(message)) return false;
+  for (const field of echoed) {
+    if (field !== "content" && new RegExp(`\\b${field.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\b`).test(message)) return true;
+  }
+  return false;
+}
+
+function overflowOf(status: number, words: ServerWords | undefined): { overflow?: ContextOverflow } {
+  const overflow = contextOverflow(status, words);
+  return overflow ? { overflow } : {};
+}
+
+/** How a failure reads in a message: "HTTP 400: \"the server's words\"". */
+export function describeFailure(failure: AttemptFailure): string {
+  const code = failure.words?.code && !failure.words.message.includes(failure.words.code) ? ` [${failure.words.code}]` : "";
+  return failure.words ? `${failure.reason}: ${JSON.stringify(failure.words.message)}${code}` : failure.reason;
+}
+
+const STATUS_HINTS: Record<number, string> = {
+  400: "The server rejected the request; check the llm settings in agent.yaml.",
+  401: "Check DELTA_API_KEY.",
+  403: "Check that this key may use this model.",
+  404: "Check the model name in agent.yaml and DELTA_BASE_URL.",
+  413: "The request is larger than this server accepts.",
+  422: "The server rejected the request; check the llm settings in agent.yaml.",
+};
+
+/** The hint after a final failure: it names the cause the server gave, not a generic one. */
+export function hintFor(failure: AttemptFailure): string | undefined {
+  if (failure.words?.code === "tool_use_failed") {
+    return "The model wrote a tool call the server could not accept (its output did not match the tool's schema); `delta continue` asks it again, or use a model that follows tool schemas better.";
+  }
+  if (failure.kind === "echo-refused") return "The server refused reasoning fields its own earlier reply carried, even when sent without them.";
+  return failure.status !== undefined ? STATUS_HINTS[failure.status] : undefined;
 }

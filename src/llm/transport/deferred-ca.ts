@@ -4,16 +4,16 @@
 // process, about 90 ms on a machine with a full CA bundle, whether or not the process ever opens
 // a TLS connection. bin/delta.js, started as a shell script, moves the variable to
 // DELTA_DEFERRED_CA_CERTS; this module gives it back to the environment the engine's child
-// processes inherit and builds the HTTPS agent with those certificates when a model call first needs it.
+// processes inherit and builds the TLS context with those certificates when a model call first needs it.
 import { readFileSync } from "node:fs";
-import type { Agent } from "node:https";
+import type { SecureContext } from "node:tls";
 import { errorMessage } from "../../errors.js";
 
 export const DEFERRED_CA_VARIABLE = "DELTA_DEFERRED_CA_CERTS";
 
 let deferredFile: string | null = null;
-/** undefined: not built yet; null: the file could not be used, so the default agent serves. */
-let deferredAgent: Agent | null | undefined;
+/** undefined: not built yet; null: the file could not be used, so Node's default roots serve. */
+let deferredContext: SecureContext | null | undefined;
 
 /** Called once as the CLI starts, before any child process: NODE_EXTRA_CA_CERTS is back as the user set it. */
 export function takeDeferredCaCerts(env: NodeJS.ProcessEnv = process.env): void {
@@ -22,21 +22,21 @@ export function takeDeferredCaCerts(env: NodeJS.ProcessEnv = process.env): void 
   if (file === undefined || file === "") return;
   env.NODE_EXTRA_CA_CERTS = file;
   deferredFile = file;
-  deferredAgent = undefined;
+  deferredContext = undefined;
 }
 
 /**
- * The agent for HTTPS requests when certificates were deferred: Node's bundled roots plus the
- * file's, in one secure context shared by every connection. Undefined when nothing was deferred.
- * A file that cannot be read gets the warning Node itself would print, and the default roots.
+ * The TLS context for HTTPS connections when certificates were deferred: Node's bundled roots plus
+ * the file's, built once and shared by every connection. Undefined when nothing was deferred.
+ * A file that cannot be used gets the warning Node itself would print, and the default roots.
  */
-export async function deferredCaAgent(warn: (text: string) => void = (text) => void process.stderr.write(text)): Promise<Agent | undefined> {
+export async function deferredCaContext(warn: (text: string) => void = (text) => void process.stderr.write(text)): Promise<SecureContext | undefined> {
   if (deferredFile === null) return undefined;
-  if (deferredAgent === undefined) deferredAgent = await buildAgent(deferredFile, warn);
-  return deferredAgent ?? undefined;
+  if (deferredContext === undefined) deferredContext = await buildContext(deferredFile, warn);
+  return deferredContext ?? undefined;
 }
 
-async function buildAgent(file: string, warn: (text: string) => void): Promise<Agent | null> {
+async function buildContext(file: string, warn: (text: string) => void): Promise<SecureContext | null> {
   let pem: string;
   try {
     pem = readFileSync(file, "utf8");
@@ -48,7 +48,6 @@ async function buildAgent(file: string, warn: (text: string) => void): Promise<A
     warn(`Warning: Ignoring extra certs from \`${file}\`, load failed: no certificate found\n`);
     return null;
   }
-  const [{ Agent }, { createSecureContext, rootCertificates }] = await Promise.all([import("node:https"), import("node:tls")]);
-  // As Node's global HTTPS agent, plus the context: keep-alive sockets are unref'd while idle.
-  return new Agent({ keepAlive: true, scheduling: "lifo", timeout: 5000, secureContext: createSecureContext({ ca: [...rootCertificates, pem] }) });
+  const { createSecureContext, rootCertificates } = await import("node:tls");
+  return createSecureContext({ ca: [...rootCertificates, pem] });
 }

@@ -1,0 +1,61 @@
+// The run's cost: llm.pricing for calls the provider did not price, the provider's own figure for those it did, null when unknown.
+import { describe, expect, it } from "vitest";
+import type { Usage } from "../../src/journal/events.js";
+import { addUsage, emptyUsageTotals } from "../../src/journal/usage-totals.js";
+import { costOf, priceRunUsage } from "../../src/llm/usage.js";
+
+function totalsOf(...calls: Usage[]) {
+  const totals = emptyUsageTotals();
+  for (const call of calls) addUsage(totals, call);
+  return totals;
+}
+
+const pricing = { input_per_million: 2, cached_input_per_million: 0.5, output_per_million: 8 };
+
+describe("costOf", () => {
+  it("prices uncached input, cached input and output each at its own price", () => {
+    expect(costOf(totalsOf({ input_tokens: 1000, cached_input_tokens: 600, output_tokens: 100 }), pricing)).toBeCloseTo((400 * 2 + 600 * 0.5 + 100 * 8) / 1e6, 15);
+  });
+
+  it("prices cached input at the input price when no cached price is set", () => {
+    expect(costOf(totalsOf({ input_tokens: 1000, cached_input_tokens: 600, output_tokens: 0 }), { input_per_million: 2, output_per_million: 8 })).toBeCloseTo(2000 / 1e6, 15);
+  });
+
+  it("takes the provider's cost for the calls it priced and llm.pricing for the rest", () => {
+    const totals = totalsOf({ input_tokens: 10, output_tokens: 10, cost_usd: 0.5 }, { input_tokens: 1e6, output_tokens: 0 });
+    expect(costOf(totals, pricing)).toBeCloseTo(2.5, 12);
+  });
+
+  it("is the provider's sum without llm.pricing only when every call was priced, else null; 0 calls and no pricing is null", () => {
+    expect(costOf(totalsOf({ input_tokens: 1, output_tokens: 1, cost_usd: 0.25 }, { input_tokens: 1, output_tokens: 1, cost_usd: 0.5 }), undefined)).toBe(0.75);
+    expect(costOf(totalsOf({ input_tokens: 1, output_tokens: 1, cost_usd: 0.25 }, { input_tokens: 1, output_tokens: 1 }), undefined)).toBeNull();
+    expect(costOf(emptyUsageTotals(), undefined)).toBeNull();
+    expect(costOf(emptyUsageTotals(), pricing)).toBe(0);
+  });
+
+  it("never prices more cached tokens than the prompt had", () => {
+    const totals = totalsOf({ input_tokens: 100, cached_input_tokens: 500, output_tokens: 0 });
+    expect(totals.cached_input_tokens).toBe(100);
+    expect(costOf(totals, pricing)).toBeCloseTo((100 * 0.5) / 1e6, 15);
+  });
+});
+
+describe("priceRunUsage", () => {
+  it("gives the totals and each model's, with their costs", () => {
+    const a = totalsOf({ input_tokens: 100, cached_input_tokens: 50, output_tokens: 10, reasoning_tokens: 4 });
+    const b = totalsOf({ input_tokens: 10, output_tokens: 1, cost_usd: 0.01 });
+    const total = totalsOf({ input_tokens: 100, cached_input_tokens: 50, output_tokens: 10, reasoning_tokens: 4 }, { input_tokens: 10, output_tokens: 1, cost_usd: 0.01 });
+    const usage = priceRunUsage({ total, byModel: new Map([["a", a], ["b", b]]) }, undefined);
+    expect(usage).toEqual({
+      input_tokens: 110,
+      cached_input_tokens: 50,
+      output_tokens: 11,
+      reasoning_tokens: 4,
+      total_cost_usd: null,
+      model_usage: {
+        a: { input_tokens: 100, cached_input_tokens: 50, output_tokens: 10, reasoning_tokens: 4, total_cost_usd: null },
+        b: { input_tokens: 10, cached_input_tokens: 0, output_tokens: 1, reasoning_tokens: 0, total_cost_usd: 0.01 },
+      },
+    });
+  });
+});
