@@ -1,0 +1,147 @@
+// Runs one process to its end: argv without a shell, its own process group, a timeout and an abort that stop the group, bounded output.
+import { spawn, type ChildProcess } from "node:child_process";
+import { performance } from "node:perf_hooks";
+import { createCapture, type CaptureLimit } from "./capture.js";
+import { KILL_GRACE_MS, processGroup, type ProcessGroup } from "./group.js";
+import { emptyCommand, spawnFailure, type SpawnFailure } from "./spawn-failure.js";
+
+export interface ProcessRequest {
+  argv: readonly string[];
+  cwd: string;
+  /** The process's whole environment: nothing is inherited from the engine's. */
+  env: Readonly<Record<string, string>>;
+  /** Written to stdin, which is then closed; without it stdin is closed from the start, so a reader never waits. */
+  stdin?: string | undefined;
+  timeoutMs: number;
+  /** Aborting it stops the process group as the timeout does. */
+  signal?: AbortSignal | undefined;
+  /** Between SIGTERM and SIGKILL to the group; 0 sends SIGKILL at once. Default KILL_GRACE_MS. */
+  killGraceMs?: number;
+  /** Per stream, stdout and stderr alike. */
+  capture: CaptureLimit;
+  /** Once the process has exited, stop reading pipes its background children still hold after this long. */
+  stopReadingAfterExitMs?: number;
+}
+
+/** Flat facts about one execution, in the manner of execa's result. */
+export interface ProcessResult {
+  exitCode: number | null;
+  /** The signal that ended the process, whoever sent it. */
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  /** `signal` aborted while the process ran, or before it could start (then nothing ran). */
+  aborted: boolean;
+  /** A stream went over a `head` capture limit, so the group was stopped. */
+  overLimit: boolean;
+  spawnError: SpawnFailure | null;
+  durationMs: number;
+  stdout: string;
+  stderr: string;
+}
+
+// setTimeout fires at once for delays that do not fit in a signed 32-bit integer.
+const MAX_TIMER_MS = 2_147_483_647;
+
+export function runProcess(request: ProcessRequest): Promise<ProcessResult> {
+  // Start counting before spawning, so a slow start counts against the duration too.
+  const started = performance.now();
+  const [file, ...args] = request.argv;
+  if (file === undefined || file === "") return Promise.resolve(notRun({ spawnError: emptyCommand(request.cwd) }));
+  if (request.signal?.aborted) return Promise.resolve(notRun({ aborted: true }));
+
+  return new Promise((resolve) => {
+    let child: ChildProcess;
+    try {
+      child = spawn(file, args, {
+        cwd: request.cwd,
+        env: request.env,
+        stdio: [request.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+        // Its own process group, so a timeout or an abort reaches the children it started too.
+        detached: true,
+      });
+    } catch (error) {
+      // spawn throws at once for argv it refuses outright (a NUL byte, say).
+      resolve(notRun({ spawnError: spawnFailure(file, request.cwd, error), durationMs: elapsed(started) }));
+      return;
+    }
+    const facts = { exitCode: null as number | null, signal: null as NodeJS.Signals | null, timedOut: false, aborted: false, overLimit: false, spawnError: null as SpawnFailure | null };
+    const group: ProcessGroup | null = child.pid === undefined ? null : processGroup(child.pid, request.killGraceMs ?? KILL_GRACE_MS);
+    const stop = (): void => group?.stop();
+
+    const stdout = createCapture(request.capture);
+    const stderr = createCapture(request.capture);
+    const read = (stream: NodeJS.ReadableStream | null, capture: typeof stdout): void => {
+      stream?.on("data", (chunk: Buffer) => {
+        if (capture.push(chunk)) {
+          facts.overLimit = true;
+          stop();
+        }
+      });
+    };
+    read(child.stdout, stdout);
+    read(child.stderr, stderr);
+    if (child.stdin) {
+      // A process that exits without reading its input closes the pipe; that is its business.
+      child.stdin.on("error", () => {});
+      child.stdin.end(request.stdin);
+    }
+
+    const timer = setTimeout(() => {
+      facts.timedOut = true;
+      stop();
+    }, Math.min(Math.max(request.timeoutMs, 0), MAX_TIMER_MS));
+    const onAbort = (): void => {
+      facts.aborted = true;
+      stop();
+    };
+    request.signal?.addEventListener("abort", onAbort, { once: true });
+
+    let pipeTimer: NodeJS.Timeout | undefined;
+    let settled = false;
+    const settle = (): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(pipeTimer);
+      request.signal?.removeEventListener("abort", onAbort);
+      group?.release();
+      resolve({ ...facts, durationMs: elapsed(started), stdout: stdout.text(), stderr: stderr.text() });
+    };
+    child.on("error", (error) => {
+      if (child.pid !== undefined) return;
+      facts.spawnError = spawnFailure(file, request.cwd, error);
+      settle();
+    });
+    child.on("exit", (code, signal) => {
+      facts.exitCode = code;
+      facts.signal = signal;
+      if (request.stopReadingAfterExitMs === undefined) return;
+      pipeTimer = setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        settle();
+      }, request.stopReadingAfterExitMs);
+    });
+    // Exited, and both pipes closed: output written by children it left behind is kept too.
+    child.on("close", settle);
+  });
+}
+
+function elapsed(started: number): number {
+  return Math.round(performance.now() - started);
+}
+
+function notRun(facts: Partial<ProcessResult>): ProcessResult {
+  return {
+    exitCode: null,
+    signal: null,
+    timedOut: false,
+    aborted: false,
+    overLimit: false,
+    spawnError: null,
+    durationMs: 0,
+    stdout: "",
+    stderr: "",
+    ...facts,
+  };
+}
