@@ -19,8 +19,6 @@ export interface ProcessRequest {
   killGraceMs?: number;
   /** Per stream, stdout and stderr alike. */
   capture: CaptureLimit;
-  /** Once the process has exited, stop reading pipes its background children still hold after this long. */
-  stopReadingAfterExitMs?: number;
 }
 
 /** Flat facts about one execution, in the manner of execa's result. */
@@ -33,11 +31,20 @@ export interface ProcessResult {
   aborted: boolean;
   /** A stream went over a `head` capture limit, so the group was stopped. */
   overLimit: boolean;
+  /** Something the process started (a daemon) kept stdout or stderr open after it ended, so the runner stopped reading. */
+  outputLeftOpen: boolean;
   spawnError: SpawnFailure | null;
   durationMs: number;
   stdout: string;
   stderr: string;
 }
+
+/**
+ * Once the process has exited (or been stopped), how long the pipes may stay quiet before the runner
+ * stops waiting for them to close. A child that left the process group (`setsid`) and inherited
+ * stdout would otherwise hold the engine forever; output that still flows keeps the wait going.
+ */
+export const PIPE_IDLE_MS = 300;
 
 // setTimeout fires at once for delays that do not fit in a signed 32-bit integer.
 const MAX_TIMER_MS = 2_147_483_647;
@@ -64,14 +71,42 @@ export function runProcess(request: ProcessRequest): Promise<ProcessResult> {
       resolve(notRun({ spawnError: spawnFailure(file, request.cwd, error), durationMs: elapsed(started) }));
       return;
     }
-    const facts = { exitCode: null as number | null, signal: null as NodeJS.Signals | null, timedOut: false, aborted: false, overLimit: false, spawnError: null as SpawnFailure | null };
-    const group: ProcessGroup | null = child.pid === undefined ? null : processGroup(child.pid, request.killGraceMs ?? KILL_GRACE_MS);
-    const stop = (): void => group?.stop();
+    const facts = {
+      exitCode: null as number | null,
+      signal: null as NodeJS.Signals | null,
+      timedOut: false,
+      aborted: false,
+      overLimit: false,
+      outputLeftOpen: false,
+      spawnError: null as SpawnFailure | null,
+    };
+    const killGraceMs = request.killGraceMs ?? KILL_GRACE_MS;
+    const group: ProcessGroup | null = child.pid === undefined ? null : processGroup(child.pid, killGraceMs);
+    let exited = false;
+    let pipeTimer: NodeJS.Timeout | undefined;
+    let forceTimer: NodeJS.Timeout | undefined;
+    const stopWaiting = (): void => {
+      facts.outputLeftOpen = true;
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      settle();
+    };
+    const waitForPipes = (): void => {
+      clearTimeout(pipeTimer);
+      pipeTimer = setTimeout(stopWaiting, PIPE_IDLE_MS);
+    };
+    const stop = (): void => {
+      if (group === null || group.stopping) return;
+      group.stop();
+      // A member outside the group (setsid) may hold the pipes for ever: settle once the grace is over regardless.
+      forceTimer = setTimeout(stopWaiting, killGraceMs + PIPE_IDLE_MS);
+    };
 
     const stdout = createCapture(request.capture);
     const stderr = createCapture(request.capture);
     const read = (stream: NodeJS.ReadableStream | null, capture: typeof stdout): void => {
       stream?.on("data", (chunk: Buffer) => {
+        if (exited) waitForPipes();
         if (capture.push(chunk)) {
           facts.overLimit = true;
           stop();
@@ -96,13 +131,13 @@ export function runProcess(request: ProcessRequest): Promise<ProcessResult> {
     };
     request.signal?.addEventListener("abort", onAbort, { once: true });
 
-    let pipeTimer: NodeJS.Timeout | undefined;
     let settled = false;
     const settle = (): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       clearTimeout(pipeTimer);
+      clearTimeout(forceTimer);
       request.signal?.removeEventListener("abort", onAbort);
       group?.release();
       resolve({ ...facts, durationMs: elapsed(started), stdout: stdout.text(), stderr: stderr.text() });
@@ -115,14 +150,10 @@ export function runProcess(request: ProcessRequest): Promise<ProcessResult> {
     child.on("exit", (code, signal) => {
       facts.exitCode = code;
       facts.signal = signal;
-      if (request.stopReadingAfterExitMs === undefined) return;
-      pipeTimer = setTimeout(() => {
-        child.stdout?.destroy();
-        child.stderr?.destroy();
-        settle();
-      }, request.stopReadingAfterExitMs);
+      exited = true;
+      waitForPipes();
     });
-    // Exited, and both pipes closed: output written by children it left behind is kept too.
+    // Exited, and both pipes closed: what children it left behind wrote in the meantime is kept too.
     child.on("close", settle);
   });
 }
@@ -138,6 +169,7 @@ function notRun(facts: Partial<ProcessResult>): ProcessResult {
     timedOut: false,
     aborted: false,
     overLimit: false,
+    outputLeftOpen: false,
     spawnError: null,
     durationMs: 0,
     stdout: "",

@@ -28,8 +28,6 @@ export interface WrapperOutcome {
 }
 
 const FORWARDED_SIGNALS: NodeJS.Signals[] = ["SIGTERM", "SIGINT", "SIGHUP"];
-/** After the main process exits, how long to wait for background children to release the pipes. */
-const PIPE_GRACE_MS = 200;
 
 export async function runWrapper(argv: readonly string[], options: RunOptions): Promise<WrapperOutcome> {
   const interrupt = new AbortController();
@@ -48,7 +46,6 @@ export async function runWrapper(argv: readonly string[], options: RunOptions): 
       signal: interrupt.signal,
       killGraceMs: 0,
       capture: { keep: "head-and-tail", maxBytes: options.outputLimitBytes },
-      stopReadingAfterExitMs: PIPE_GRACE_MS,
     });
     return {
       stdout: result.stdout,

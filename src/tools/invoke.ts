@@ -64,6 +64,7 @@ export async function invokeTool(request: InvokeRequest): Promise<InvokeResult> 
       spawnError,
       signal: stoppedByEngine ? null : ended.signal,
       captureLimit: ended.overLimit ? MAX_CAPTURE_CHARS : null,
+      outputLeftOpen: ended.outputLeftOpen,
     },
     request.maxObservationBytes ?? DEFAULT_MAX_OBSERVATION_BYTES,
   );

@@ -133,3 +133,52 @@ describe("runProcess when the process cannot start", () => {
     expect(result.spawnError).toMatchObject({ reason: "no-working-directory", cwd: join(dir, "gone") });
   });
 });
+
+describe("runProcess with a daemon that keeps the output open", () => {
+  /** Starts a daemon outside the process group (setsid) that inherits stdout and stderr, and writes its pid. */
+  const daemon = (pidFile: string): string => `setsid sh -c 'echo $$ > ${pidFile}; exec sleep 1000' &`;
+  const pids: number[] = [];
+  afterEach(() => {
+    for (const pid of pids.splice(0)) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    }
+  });
+
+  it("settles once the process has exited and the pipes stay quiet, with what was captured", async () => {
+    const pidFile = join(dir, "daemon.pid");
+    const started = Date.now();
+    const result = await run(["sh", "-c", `${daemon(pidFile)} echo started`]);
+    pids.push(await pidFrom(pidFile));
+    expect(result).toMatchObject({ exitCode: 0, timedOut: false, outputLeftOpen: true, stdout: "started\n" });
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it("keeps reading while output still flows after the process exited", async () => {
+    const result = await run(["sh", "-c", "(for i in 1 2 3 4; do sleep 0.1; echo late-$i; done) & echo early"]);
+    expect(result).toMatchObject({ exitCode: 0, outputLeftOpen: false, stdout: "early\nlate-1\nlate-2\nlate-3\nlate-4\n" });
+  });
+
+  it("settles after a timeout even though the daemon outside the group still holds the pipes", async () => {
+    const pidFile = join(dir, "daemon.pid");
+    const started = Date.now();
+    const result = await run(["sh", "-c", `${daemon(pidFile)} echo starting; sleep 1000`], { timeoutMs: 300, killGraceMs: 500 });
+    pids.push(await pidFrom(pidFile));
+    expect(result).toMatchObject({ timedOut: true, outputLeftOpen: true, stdout: "starting\n" });
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it("settles after an abort even though the daemon outside the group still holds the pipes", async () => {
+    const pidFile = join(dir, "daemon.pid");
+    const controller = new AbortController();
+    const pending = run(["sh", "-c", `trap '' TERM; ${daemon(pidFile)} echo starting; while :; do sleep 1; done`], { signal: controller.signal, killGraceMs: 500 });
+    pids.push(await pidFrom(pidFile));
+    const aborted = Date.now();
+    controller.abort();
+    expect(await pending).toMatchObject({ aborted: true, outputLeftOpen: true, stdout: "starting\n" });
+    expect(Date.now() - aborted).toBeLessThan(3_000);
+  });
+});

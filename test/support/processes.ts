@@ -29,8 +29,8 @@ function procStat(pid: number): string | null {
 }
 
 /** The pid a test's script wrote to `file`, once it is there. */
-export async function pidFrom(file: string): Promise<number> {
-  for (let attempt = 0; attempt < 100; attempt += 1) {
+export async function pidFrom(file: string, timeoutMs = 2_000): Promise<number> {
+  for (let attempt = 0; attempt < timeoutMs / 20; attempt += 1) {
     const text = existsSync(file) ? readFileSync(file, "utf8").trim() : "";
     if (text !== "") return Number(text);
     await new Promise((resolve) => setTimeout(resolve, 20));
