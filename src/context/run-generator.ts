@@ -1,6 +1,6 @@
 // Runs a computed_file source's generator and turns any failure into an error that says what to fix.
 import { EngineError } from "../errors.js";
-import { plainEnv } from "../process/child-env.js";
+import { childEnvironment } from "../process/child-env.js";
 import { runProcess } from "../process/run-process.js";
 import { describeSpawnFailure } from "../process/spawn-failure.js";
 
@@ -12,7 +12,7 @@ export interface GeneratorRun {
   cwd: string;
   /** Set on top of `baseEnv`. */
   env: Record<string, string>;
-  /** The environment the generator starts from; by default the engine's own. */
+  /** The environment the generator starts from; by default the engine's own without its API keys. */
   baseEnv?: Record<string, string>;
   timeoutMs: number;
   signal?: AbortSignal;
@@ -28,7 +28,7 @@ export async function runGenerator(run: GeneratorRun): Promise<number> {
   const result = await runProcess({
     argv: run.argv,
     cwd: run.cwd,
-    env: { ...(run.baseEnv ?? plainEnv(process.env)), ...run.env },
+    env: { ...(run.baseEnv ?? childEnvironment(process.env)), ...run.env },
     timeoutMs: run.timeoutMs,
     signal: run.signal,
     capture: { keep: "head", maxChars: MAX_CAPTURE_CHARS },

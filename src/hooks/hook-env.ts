@@ -1,4 +1,5 @@
 // Builds what a hook process starts with: the expanded argv, its environment and its stdin JSON.
+import { childEnvironment } from "../process/child-env.js";
 import type { HookName } from "./schema.js";
 
 /** Env values are capped so a large tool result cannot make spawn fail (Linux allows 128 KiB per string). */
@@ -41,8 +42,11 @@ export function boundEnvValue(value: string): string {
   return clean.slice(0, end) + TRUNCATION_MARKER;
 }
 
-/** The parent's environment plus the hook variables; hook-specific ones are removed when not given so they never leak in from a parent run. */
-export function buildHookEnv(facts: HookEnvFacts, parentEnv: NodeJS.ProcessEnv = process.env): Record<string, string> {
+/**
+ * The parent's environment (by default the engine's without its API keys) plus the hook variables;
+ * hook-specific ones are removed when not given so they never leak in from a parent run.
+ */
+export function buildHookEnv(facts: HookEnvFacts, parentEnv: NodeJS.ProcessEnv = childEnvironment(process.env)): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(parentEnv)) {
     if (value !== undefined) env[key] = value;

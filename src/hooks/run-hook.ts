@@ -21,6 +21,8 @@ export interface HookContext {
   /** Called once per execution; the engine writes it to io/hooks/<hook>_<ts>.json. */
   record: (hookName: HookName, record: HookRecord) => void;
   log?: (line: string) => void;
+  /** The environment hooks start from; by default the engine's own without its API keys. */
+  baseEnv?: Record<string, string>;
   /** Aborting it (the run is interrupted) kills a running hook's process group at once. */
   signal?: AbortSignal | undefined;
 }
@@ -39,12 +41,15 @@ export async function runHook(hooks: HooksConfig, call: HookCall, ctx: HookConte
 
   const command = expandHookCommand(definition.command, ctx);
   const stdin = hookStdin(call.name, ctx.runId, ctx.iteration, call.payload);
-  const env = buildHookEnv({
-    ...ctx,
-    toolName: call.env?.TOOL_NAME,
-    toolResult: call.env?.TOOL_RESULT,
-    errorMessage: call.env?.ERROR_MESSAGE,
-  });
+  const env = buildHookEnv(
+    {
+      ...ctx,
+      toolName: call.env?.TOOL_NAME,
+      toolResult: call.env?.TOOL_RESULT,
+      errorMessage: call.env?.ERROR_MESSAGE,
+    },
+    ctx.baseEnv,
+  );
   const startedAt = new Date().toISOString();
   const result = await runHookProcess(command, ctx, env, stdin, definition.timeout_ms);
   const outcome = decideOutcome(call.name, result, definition.timeout_ms);

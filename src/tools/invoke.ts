@@ -1,5 +1,5 @@
 // Runs one tool call through the process runner and turns its facts into the observation and status.
-import { plainEnv } from "../process/child-env.js";
+import { childEnvironment } from "../process/child-env.js";
 import { runProcess } from "../process/run-process.js";
 import { describeSpawnFailure } from "../process/spawn-failure.js";
 import { formatObservation } from "./observation.js";
@@ -12,7 +12,7 @@ export interface InvokeRequest {
   cwd: string;
   /** Set on top of `baseEnv`. */
   env: Record<string, string>;
-  /** The environment the tool starts from; by default the engine's own. */
+  /** The environment the tool starts from; by default the engine's own without its API keys. */
   baseEnv?: Record<string, string>;
   timeoutMs: number;
   maxObservationBytes?: number;
@@ -46,7 +46,7 @@ export async function invokeTool(request: InvokeRequest): Promise<InvokeResult> 
   const ended = await runProcess({
     argv: request.argv,
     cwd: request.cwd,
-    env: { ...(request.baseEnv ?? plainEnv(process.env)), ...request.env },
+    env: { ...(request.baseEnv ?? childEnvironment(process.env)), ...request.env },
     stdin: request.stdin,
     timeoutMs: request.timeoutMs,
     signal: request.signal,
