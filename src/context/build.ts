@@ -2,8 +2,9 @@
 import { basename } from "node:path";
 import type { JournalEvent } from "../journal/events.js";
 import type { ChatMessage } from "../conversation.js";
+import { expandArgvPathVariables, type PathVariables } from "../tools/path-variables.js";
 import { journalToMessages } from "./journal-messages.js";
-import { expandPathVariables, resolveSourcePath, type PathVariables } from "./path-variables.js";
+import { resolveSourcePath } from "./path-variables.js";
 import { readSourceFile, type SourceFile } from "./read-source-file.js";
 import { runGenerator } from "./run-generator.js";
 import type { ComputedFileSource, ContextConfig, ContextSource, FileSource } from "./schema.js";
@@ -73,7 +74,7 @@ async function readComputedSource(source: ComputedFileSource, index: number, var
   const durationMs = await runGenerator({
     label,
     field: `sources[${index}].generator`,
-    argv: source.generator.command.map((part) => expandPathVariables(part, variables)),
+    argv: expandArgvPathVariables(source.generator.command, variables),
     cwd: env.cwd,
     env: {
       DELTA_RUN_ID: env.runId,
