@@ -1,4 +1,6 @@
-// Stops a child's whole process group: SIGTERM, then SIGKILL after a grace; and kills what is left if the engine exits.
+// A child as the leader of its own process group: started without a shell, stopped with its whole group, killed if the engine exits.
+import { spawn, type ChildProcess } from "node:child_process";
+import { emptyCommand, spawnFailure, type SpawnFailure } from "./spawn-failure.js";
 
 /** Time a process group gets between SIGTERM and SIGKILL, unless the caller chooses another. */
 export const KILL_GRACE_MS = 2_000;
@@ -8,6 +10,28 @@ const liveGroups = new Set<number>();
 
 function killLiveGroups(): void {
   for (const pid of liveGroups) signalGroup(pid, "SIGKILL");
+}
+
+export interface SpawnOptions {
+  cwd: string;
+  /** The process's whole environment: nothing is inherited from the engine's. */
+  env: Readonly<Record<string, string>>;
+  stdin: "ignore" | "pipe";
+}
+
+/**
+ * Starts argv without a shell, stdout and stderr piped, as the leader of a new process group, so
+ * a signal to the group reaches every process it starts. What spawn refuses at once (an empty
+ * command, a NUL byte in an argument) comes back as a failure; later failures come as its "error" event.
+ */
+export function spawnGroupLeader(argv: readonly string[], options: SpawnOptions): ChildProcess | SpawnFailure {
+  const [file, ...args] = argv;
+  if (file === undefined || file === "") return emptyCommand(options.cwd);
+  try {
+    return spawn(file, args, { cwd: options.cwd, env: options.env, stdio: [options.stdin, "pipe", "pipe"], detached: true });
+  } catch (error) {
+    return spawnFailure(file, options.cwd, error);
+  }
 }
 
 export function signalGroup(pid: number, signal: NodeJS.Signals): void {

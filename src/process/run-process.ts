@@ -1,9 +1,8 @@
 // Runs one process to its end: argv without a shell, its own process group, a timeout and an abort that stop the group, bounded output.
-import { spawn, type ChildProcess } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { createCapture, type CaptureLimit } from "./capture.js";
-import { KILL_GRACE_MS, processGroup, type ProcessGroup } from "./group.js";
-import { emptyCommand, spawnFailure, type SpawnFailure } from "./spawn-failure.js";
+import { KILL_GRACE_MS, processGroup, spawnGroupLeader, type ProcessGroup } from "./group.js";
+import { spawnFailure, type SpawnFailure } from "./spawn-failure.js";
 
 export interface ProcessRequest {
   argv: readonly string[];
@@ -52,25 +51,11 @@ const MAX_TIMER_MS = 2_147_483_647;
 export function runProcess(request: ProcessRequest): Promise<ProcessResult> {
   // Start counting before spawning, so a slow start counts against the duration too.
   const started = performance.now();
-  const [file, ...args] = request.argv;
-  if (file === undefined || file === "") return Promise.resolve(notRun({ spawnError: emptyCommand(request.cwd) }));
   if (request.signal?.aborted) return Promise.resolve(notRun({ aborted: true }));
+  const child = spawnGroupLeader(request.argv, { cwd: request.cwd, env: request.env, stdin: request.stdin === undefined ? "ignore" : "pipe" });
+  if ("reason" in child) return Promise.resolve(notRun({ spawnError: child, durationMs: elapsed(started) }));
 
   return new Promise((resolve) => {
-    let child: ChildProcess;
-    try {
-      child = spawn(file, args, {
-        cwd: request.cwd,
-        env: request.env,
-        stdio: [request.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
-        // Its own process group, so a timeout or an abort reaches the children it started too.
-        detached: true,
-      });
-    } catch (error) {
-      // spawn throws at once for argv it refuses outright (a NUL byte, say).
-      resolve(notRun({ spawnError: spawnFailure(file, request.cwd, error), durationMs: elapsed(started) }));
-      return;
-    }
     const facts = {
       exitCode: null as number | null,
       signal: null as NodeJS.Signals | null,
@@ -144,7 +129,7 @@ export function runProcess(request: ProcessRequest): Promise<ProcessResult> {
     };
     child.on("error", (error) => {
       if (child.pid !== undefined) return;
-      facts.spawnError = spawnFailure(file, request.cwd, error);
+      facts.spawnError = spawnFailure(request.argv[0] ?? "", request.cwd, error);
       settle();
     });
     child.on("exit", (code, signal) => {

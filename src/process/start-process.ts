@@ -1,7 +1,7 @@
 // Starts a long-lived child (an MCP server, say) in its own process group, with piped stdio, and stops that group later.
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { KILL_GRACE_MS, processGroup } from "./group.js";
-import { emptyCommand, spawnFailure, type SpawnFailure } from "./spawn-failure.js";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
+import { KILL_GRACE_MS, processGroup, spawnGroupLeader } from "./group.js";
+import { spawnFailure, type SpawnFailure } from "./spawn-failure.js";
 
 export interface StartRequest {
   argv: readonly string[];
@@ -32,18 +32,13 @@ export class ProcessStartError extends Error {
 
 /** Resolves once the child is running. Until stopGroup, the group lives as long as the child wants, or until the engine exits. */
 export function startProcess(request: StartRequest): Promise<StartedProcess> {
-  const [file, ...args] = request.argv;
-  if (file === undefined || file === "") return Promise.reject(new ProcessStartError(emptyCommand(request.cwd)));
+  const spawned = spawnGroupLeader(request.argv, { cwd: request.cwd, env: request.env, stdin: "pipe" });
+  if ("reason" in spawned) return Promise.reject(new ProcessStartError(spawned));
+  // All three streams are pipes, as asked.
+  const child = spawned as ChildProcessWithoutNullStreams;
   return new Promise((resolve, reject) => {
-    let child: ChildProcessWithoutNullStreams;
-    try {
-      child = spawn(file, args, { cwd: request.cwd, env: request.env, stdio: "pipe", detached: true });
-    } catch (error) {
-      reject(new ProcessStartError(spawnFailure(file, request.cwd, error)));
-      return;
-    }
     child.once("error", (error) => {
-      if (child.pid === undefined) reject(new ProcessStartError(spawnFailure(file, request.cwd, error)));
+      if (child.pid === undefined) reject(new ProcessStartError(spawnFailure(request.argv[0] ?? "", request.cwd, error)));
     });
     // Writing to a child that has gone fails with EPIPE; the caller learns of it from the child's exit.
     child.stdin.on("error", () => {});
