@@ -17,8 +17,8 @@ export interface ContextEnv {
   journalPath: string;
   /** The journal as read this iteration. */
   events: JournalEvent[];
-  /** The environment generators start from; by default the engine's own without its API keys. */
-  baseEnv?: Record<string, string>;
+  /** The environment generators start from, asked for when one runs; by default the engine's own without its API keys. */
+  baseEnv?: () => Record<string, string>;
   signal?: AbortSignal;
   /** Debug lines for engine.log. */
   log?: (line: string) => void;
@@ -84,7 +84,7 @@ async function readComputedSource(source: ComputedFileSource, index: number, var
       RUN_DIR: env.runDir,
     },
     timeoutMs: source.generator.timeout_ms,
-    ...(env.baseEnv ? { baseEnv: env.baseEnv } : {}),
+    ...(env.baseEnv ? { baseEnv: env.baseEnv() } : {}),
     ...(env.signal ? { signal: env.signal } : {}),
   });
   const path = resolveSourcePath(source.output_path, variables);
