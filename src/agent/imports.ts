@@ -1,4 +1,4 @@
-// Resolves `imports:` depth-first inside the agent home and merges the tools, last definition winning.
+// Resolves `imports:` depth-first inside the agent home and merges the tools, last definition winning, and env_passthrough.
 import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { ConfigError } from "../errors.js";
@@ -8,18 +8,30 @@ import { ImportFileSchema } from "./schema.js";
 import { readYamlFile } from "./yaml-file.js";
 import { parseWithSchema } from "./zod-issues.js";
 
-/** A YAML file that may import others and define tools. */
+/** A YAML file that may import others, define tools and name variables to pass on. */
 export interface ToolSource {
   absolutePath: string;
   display: string;
-  imports?: string[];
-  tools?: ToolDefinition[];
+  imports?: string[] | undefined;
+  tools?: ToolDefinition[] | undefined;
+  env_passthrough?: string[] | undefined;
 }
 
-export async function collectTools(home: string, root: ToolSource): Promise<ExpandedTool[]> {
-  const merged = new Map<string, ExpandedTool>();
+export interface CollectedTools {
+  tools: ExpandedTool[];
+  /** Every file's env_passthrough, in import order, each name once. */
+  envPassthrough: string[];
+}
+
+export async function collectTools(home: string, root: ToolSource): Promise<CollectedTools> {
+  const merged: Merged = { tools: new Map(), envPassthrough: new Set() };
   await visit(home, root, [root], merged);
-  return [...merged.values()];
+  return { tools: [...merged.tools.values()], envPassthrough: [...merged.envPassthrough] };
+}
+
+interface Merged {
+  tools: Map<string, ExpandedTool>;
+  envPassthrough: Set<string>;
 }
 
 export function displayPath(home: string, absolutePath: string): string {
@@ -31,7 +43,7 @@ function isInside(relative: string): boolean {
   return relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative);
 }
 
-async function visit(home: string, source: ToolSource, chain: ToolSource[], merged: Map<string, ExpandedTool>): Promise<void> {
+async function visit(home: string, source: ToolSource, chain: ToolSource[], merged: Merged): Promise<void> {
   for (const [index, entry] of (source.imports ?? []).entries()) {
     const where = `${source.display}: imports[${index}]`;
     const target = path.resolve(path.dirname(source.absolutePath), entry);
@@ -51,7 +63,7 @@ async function visit(home: string, source: ToolSource, chain: ToolSource[], merg
     }
     const file = await readYamlFile(real, display);
     const imported = parseWithSchema(ImportFileSchema, file);
-    const child: ToolSource = { absolutePath: real, display, imports: imported.imports, tools: imported.tools };
+    const child: ToolSource = { absolutePath: real, display, imports: imported.imports, tools: imported.tools, env_passthrough: imported.env_passthrough };
     await visit(home, child, [...chain, child], merged);
   }
   const seen = new Map<string, number>();
@@ -61,8 +73,9 @@ async function visit(home: string, source: ToolSource, chain: ToolSource[], merg
       throw new ConfigError(`${source.display}: tools[${index}]: tool '${definition.name}' is already defined at tools[${earlier}] of this file; rename or remove one`);
     }
     seen.set(definition.name, index);
-    merged.set(definition.name, expandTool(definition, { file: source.display, path: `tools[${index}]` }));
+    merged.tools.set(definition.name, expandTool(definition, { file: source.display, path: `tools[${index}]` }));
   }
+  for (const name of source.env_passthrough ?? []) merged.envPassthrough.add(name);
 }
 
 async function isFile(target: string): Promise<boolean> {

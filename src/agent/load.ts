@@ -23,6 +23,8 @@ export interface AgentPackage {
   systemPromptPath: string;
   /** imports merged, local last, unique names */
   tools: ExpandedTool[];
+  /** Variables tools, hooks and generators get although the engine keeps them to itself (env_passthrough of agent.yaml and its imports). */
+  envPassthrough: string[];
   hooks: HooksConfig;
   /** Where the hooks were defined, as messages name it: "hooks.yaml", or agent.yaml's legacy lifecycle_hooks. */
   hooksFile: string;
@@ -59,17 +61,18 @@ export async function loadAgent(agentHome: string, options: LoadOptions = {}): P
       `${configFile.display}: system_prompt: ${systemPromptPath} not found; create it or set system_prompt to a file path relative to the agent directory`,
     );
   }
-  const tools = await collectTools(home, {
+  const { tools, envPassthrough } = await collectTools(home, {
     absolutePath: configPath,
     display: configFile.display,
     imports: config.imports,
     tools: config.tools,
+    env_passthrough: config.env_passthrough,
   });
   const { hooks, hooksFile } = await loadHooks(home, config, configFile.display, warn);
   const context = await loadContext(home);
   if (namesSystemPrompt) checkSystemPromptRead(configFile.display, config.system_prompt, systemPromptPath, context, home);
 
-  const agent: AgentPackage = { home, configPath, name: config.name, llm: config.llm, systemPromptPath, tools, hooks, hooksFile, context };
+  const agent: AgentPackage = { home, configPath, name: config.name, llm: config.llm, systemPromptPath, tools, envPassthrough, hooks, hooksFile, context };
   if (config.version !== undefined) agent.version = config.version;
   if (config.description !== undefined) agent.description = config.description;
   return agent;

@@ -37,6 +37,11 @@ export type LlmConfig = z.infer<typeof LlmConfigSchema>;
 
 export const DEFAULT_SYSTEM_PROMPT = "system_prompt.md";
 
+/** Names of environment variables tools, hooks and generators get even though the engine keeps them to itself (the API key). */
+export const EnvPassthroughSchema = z.array(
+  z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: "must be the name of an environment variable (letters, digits and _, not starting with a digit), e.g. DELTA_API_KEY" }),
+);
+
 export const AgentConfigSchema = z.strictObject({
   name: z.string().min(1),
   version: z.string({ message: "version must be a string; quote it, e.g. version: \"1.0\"" }).optional(),
@@ -45,13 +50,15 @@ export const AgentConfigSchema = z.strictObject({
   system_prompt: z.string().min(1).default(DEFAULT_SYSTEM_PROMPT),
   imports: z.array(z.string().min(1)).optional(),
   tools: z.array(ToolDefinitionSchema).optional(),
+  env_passthrough: EnvPassthroughSchema.optional(),
   lifecycle_hooks: HooksConfigSchema.optional(),
 });
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
 
-/** A file named in `imports:`: a `tools` list, and possibly its own imports. */
+/** A file named in `imports:`: a `tools` list, possibly the variables those tools need passed on, and its own imports. */
 export const ImportFileSchema = z.strictObject({
   imports: z.array(z.string().min(1)).optional(),
   tools: z.array(ToolDefinitionSchema),
+  env_passthrough: EnvPassthroughSchema.optional(),
 });
 export type ImportFile = z.infer<typeof ImportFileSchema>;

@@ -2,8 +2,9 @@
 import { basename } from "node:path";
 import type { JournalEvent } from "../journal/events.js";
 import type { ChatMessage } from "../conversation.js";
+import { expandArgvPathVariables, type PathVariables } from "../tools/path-variables.js";
 import { journalToMessages } from "./journal-messages.js";
-import { expandPathVariables, resolveSourcePath, type PathVariables } from "./path-variables.js";
+import { resolveSourcePath } from "./path-variables.js";
 import { readSourceFile, type SourceFile } from "./read-source-file.js";
 import { runGenerator } from "./run-generator.js";
 import type { ComputedFileSource, ContextConfig, ContextSource, FileSource } from "./schema.js";
@@ -16,6 +17,8 @@ export interface ContextEnv {
   journalPath: string;
   /** The journal as read this iteration. */
   events: JournalEvent[];
+  /** The environment generators start from, asked for when one runs; by default the engine's own without its API keys. */
+  baseEnv?: () => Record<string, string>;
   signal?: AbortSignal;
   /** Debug lines for engine.log. */
   log?: (line: string) => void;
@@ -71,7 +74,7 @@ async function readComputedSource(source: ComputedFileSource, index: number, var
   const durationMs = await runGenerator({
     label,
     field: `sources[${index}].generator`,
-    argv: source.generator.command.map((part) => expandPathVariables(part, variables)),
+    argv: expandArgvPathVariables(source.generator.command, variables),
     cwd: env.cwd,
     env: {
       DELTA_RUN_ID: env.runId,
@@ -81,6 +84,7 @@ async function readComputedSource(source: ComputedFileSource, index: number, var
       RUN_DIR: env.runDir,
     },
     timeoutMs: source.generator.timeout_ms,
+    ...(env.baseEnv ? { baseEnv: env.baseEnv() } : {}),
     ...(env.signal ? { signal: env.signal } : {}),
   });
   const path = resolveSourcePath(source.output_path, variables);

@@ -1,6 +1,8 @@
 // Runs a computed_file source's generator and turns any failure into an error that says what to fix.
 import { EngineError } from "../errors.js";
-import { invokeTool } from "../tools/invoke.js";
+import { childEnvironment } from "../process/child-env.js";
+import { runProcess } from "../process/run-process.js";
+import { describeSpawnFailure } from "../process/spawn-failure.js";
 
 export interface GeneratorRun {
   label: string;
@@ -8,34 +10,38 @@ export interface GeneratorRun {
   field: string;
   argv: string[];
   cwd: string;
+  /** Set on top of `baseEnv`. */
   env: Record<string, string>;
+  /** The environment the generator starts from; by default the engine's own without its API keys. */
+  baseEnv?: Record<string, string>;
   timeoutMs: number;
   signal?: AbortSignal;
 }
 
 /** How much of a failing generator's stderr an error message quotes: its end, where errors are. */
 export const STDERR_TAIL_CHARS = 2_000;
+/** Output kept in memory per stream; past it the generator is stopped. */
+const MAX_CAPTURE_CHARS = 64 * 1024 * 1024;
 
 /** Resolves with the run's duration once the generator exited 0; throws EngineError otherwise. */
 export async function runGenerator(run: GeneratorRun): Promise<number> {
-  const result = await invokeTool({
+  const result = await runProcess({
     argv: run.argv,
     cwd: run.cwd,
-    env: run.env,
+    env: { ...(run.baseEnv ?? childEnvironment(process.env)), ...run.env },
     timeoutMs: run.timeoutMs,
-    // The model never sees a generator's output, so keep none of it in the observation.
-    maxObservationBytes: 0,
-    ...(run.signal ? { signal: run.signal } : {}),
+    signal: run.signal,
+    capture: { keep: "head", maxChars: MAX_CAPTURE_CHARS },
   });
-  if (result.status === "SUCCESS") return result.durationMs;
-
   const prefix = `context.yaml source ${run.label}: generator ${JSON.stringify(run.argv)}`;
   if (result.aborted) throw new EngineError(`${prefix} was interrupted`);
-  if (result.spawnError !== null) throw new EngineError(`${prefix} could not start: ${result.spawnError}. Fix ${run.field}.command.`);
+  if (result.spawnError !== null) throw new EngineError(`${prefix} could not start: ${describeSpawnFailure(result.spawnError)}. Fix ${run.field}.command.`);
   const tail = stderrTail(result.stderr);
   if (result.timedOut) {
     throw new EngineError(`${prefix} timed out after ${run.timeoutMs} ms and was killed; make it faster or raise ${run.field}.timeout_ms.${tail}`);
   }
+  if (result.overLimit) throw new EngineError(`${prefix} wrote more than ${MAX_CAPTURE_CHARS / (1024 * 1024)} MiB to stdout or stderr and was stopped; make it write its output to the file instead.`);
+  if (result.exitCode === 0) return result.durationMs;
   const how = result.exitCode === null ? `was killed by ${result.signal ?? "a signal"}` : `exited with code ${result.exitCode}`;
   throw new EngineError(`${prefix} ${how}.${tail}`);
 }

@@ -1,7 +1,6 @@
 // Turns what a hook process did into the engine's outcome: continue, block, or fail open/closed.
-import type { HookProcessResult } from "./spawn-hook.js";
 import type { HookName } from "./schema.js";
-import type { HookOutcome } from "./types.js";
+import type { HookOutcome, HookProcessResult } from "./types.js";
 
 /** Reasons become tool observations and log lines, so they are kept readable in size. */
 export const REASON_MAX_CHARS = 8 * 1024;

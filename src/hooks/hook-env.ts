@@ -1,4 +1,6 @@
 // Builds what a hook process starts with: the expanded argv, its environment and its stdin JSON.
+import { childEnvironment } from "../process/child-env.js";
+import { expandArgvPathVariables } from "../tools/path-variables.js";
 import type { HookName } from "./schema.js";
 
 /** Env values are capped so a large tool result cannot make spawn fail (Linux allows 128 KiB per string). */
@@ -20,9 +22,12 @@ export interface HookEnvFacts extends HookPaths {
   errorMessage?: string | undefined;
 }
 
-/** Expands only ${AGENT_HOME} and ${CWD}; any other text, `$` included, is passed through as written. */
+/**
+ * Expands only ${AGENT_HOME} and ${CWD}; any other text, `$` included, is passed through as written.
+ * In a shell's `-c` script they become "$DELTA_AGENT_HOME" / "$DELTA_CWD", which the hook's environment holds.
+ */
 export function expandHookCommand(command: readonly string[], paths: HookPaths): string[] {
-  return command.map((arg) => arg.replaceAll("${AGENT_HOME}", paths.agentHome).replaceAll("${CWD}", paths.cwd));
+  return expandArgvPathVariables(command, { AGENT_HOME: paths.agentHome, CWD: paths.cwd });
 }
 
 /** Cuts a value to ENV_VALUE_MAX_BYTES of UTF-8 (on a character boundary) and drops NUL, which env cannot hold. */
@@ -41,8 +46,11 @@ export function boundEnvValue(value: string): string {
   return clean.slice(0, end) + TRUNCATION_MARKER;
 }
 
-/** The parent's environment plus the hook variables; hook-specific ones are removed when not given so they never leak in from a parent run. */
-export function buildHookEnv(facts: HookEnvFacts, parentEnv: NodeJS.ProcessEnv = process.env): Record<string, string> {
+/**
+ * The parent's environment (by default the engine's without its API keys) plus the hook variables;
+ * hook-specific ones are removed when not given so they never leak in from a parent run.
+ */
+export function buildHookEnv(facts: HookEnvFacts, parentEnv: NodeJS.ProcessEnv = childEnvironment(process.env)): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(parentEnv)) {
     if (value !== undefined) env[key] = value;

@@ -1,9 +1,10 @@
 // Runs the hook configured for one lifecycle point and tells the engine whether to go on.
+import { runProcess, type ProcessResult } from "../process/run-process.js";
+import { describeSpawnFailure, type SpawnFailure } from "../process/spawn-failure.js";
 import { buildHookEnv, expandHookCommand, hookStdin } from "./hook-env.js";
 import { decideOutcome } from "./decide.js";
-import { spawnHook } from "./spawn-hook.js";
 import type { HookName, HooksConfig } from "./schema.js";
-import type { HookOutcome, HookRecord } from "./types.js";
+import type { HookOutcome, HookProcessResult, HookRecord } from "./types.js";
 
 export type { HookOutcome, HookRecord } from "./types.js";
 export { validateLlmRequestReplacement, type LlmRequestReplacement } from "./llm-request-replacement.js";
@@ -20,6 +21,8 @@ export interface HookContext {
   /** Called once per execution; the engine writes it to io/hooks/<hook>_<ts>.json. */
   record: (hookName: HookName, record: HookRecord) => void;
   log?: (line: string) => void;
+  /** The environment hooks start from; by default the engine's own without its API keys. */
+  baseEnv?: Record<string, string>;
   /** Aborting it (the run is interrupted) kills a running hook's process group at once. */
   signal?: AbortSignal | undefined;
 }
@@ -38,14 +41,17 @@ export async function runHook(hooks: HooksConfig, call: HookCall, ctx: HookConte
 
   const command = expandHookCommand(definition.command, ctx);
   const stdin = hookStdin(call.name, ctx.runId, ctx.iteration, call.payload);
-  const env = buildHookEnv({
-    ...ctx,
-    toolName: call.env?.TOOL_NAME,
-    toolResult: call.env?.TOOL_RESULT,
-    errorMessage: call.env?.ERROR_MESSAGE,
-  });
+  const env = buildHookEnv(
+    {
+      ...ctx,
+      toolName: call.env?.TOOL_NAME,
+      toolResult: call.env?.TOOL_RESULT,
+      errorMessage: call.env?.ERROR_MESSAGE,
+    },
+    ctx.baseEnv,
+  );
   const startedAt = new Date().toISOString();
-  const result = await spawnHook({ argv: command, cwd: ctx.cwd, env, stdin, timeoutMs: definition.timeout_ms, signal: ctx.signal });
+  const result = await runHookProcess(command, ctx, env, stdin, definition.timeout_ms);
   const outcome = decideOutcome(call.name, result, definition.timeout_ms);
 
   ctx.record(call.name, {
@@ -64,6 +70,45 @@ export async function runHook(hooks: HooksConfig, call: HookCall, ctx: HookConte
   });
   ctx.log?.(summarize(call.name, outcome, result.durationMs));
   return outcome;
+}
+
+/** Hook output beyond this many characters per stream is a failure, not something to keep in memory or in io/hooks/. */
+export const HOOK_OUTPUT_MAX_CHARS = 16 * 1024 * 1024;
+
+/** A hook's group is killed with SIGKILL at once: a hook holds the run up, so it gets no grace. */
+async function runHookProcess(argv: string[], ctx: HookContext, env: Record<string, string>, stdin: string, timeoutMs: number): Promise<HookProcessResult> {
+  if (argv[0] === undefined || argv[0] === "") return notStarted("empty command");
+  if (ctx.signal?.aborted) return { ...notStarted("not started: the run is being interrupted"), interrupted: true };
+  const result: ProcessResult = await runProcess({
+    argv,
+    cwd: ctx.cwd,
+    env,
+    stdin,
+    timeoutMs,
+    signal: ctx.signal,
+    killGraceMs: 0,
+    capture: { keep: "head", maxChars: HOOK_OUTPUT_MAX_CHARS },
+  });
+  return {
+    stdout: result.stdout,
+    stderr: result.stderr,
+    exitCode: result.exitCode,
+    signal: result.signal,
+    timedOut: result.timedOut,
+    durationMs: result.durationMs,
+    spawnError: result.spawnError === null ? null : describeHookSpawnFailure(result.spawnError),
+    outputTooLarge: result.overLimit,
+    interrupted: result.aborted,
+  };
+}
+
+function describeHookSpawnFailure(failure: SpawnFailure): string {
+  if (failure.reason === "no-working-directory") return `working directory not found: ${failure.cwd}`;
+  return describeSpawnFailure(failure);
+}
+
+function notStarted(reason: string): HookProcessResult {
+  return { stdout: "", stderr: "", exitCode: null, signal: null, timedOut: false, durationMs: 0, spawnError: reason, outputTooLarge: false };
 }
 
 function summarize(hook: HookName, outcome: HookOutcome, durationMs: number): string {

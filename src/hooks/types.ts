@@ -1,4 +1,4 @@
-// The shapes a hook run produces: its outcome for the engine and its record for io/hooks/.
+// The shapes a hook run produces: what its process did, its outcome for the engine and its record for io/hooks/.
 import { z } from "zod";
 import { HookNameSchema } from "./schema.js";
 
@@ -33,3 +33,18 @@ export const HookRecordSchema = z.object({
   outcome: HookOutcomeSchema,
 });
 export type HookRecord = z.infer<typeof HookRecordSchema>;
+
+/** What a hook's process did, as the decision reads it. */
+export interface HookProcessResult {
+  stdout: string;
+  stderr: string;
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  durationMs: number;
+  /** Why the process could not start (command not found, not executable), or null. */
+  spawnError: string | null;
+  outputTooLarge: boolean;
+  /** Stopped, or never started, because the run was interrupted. */
+  interrupted?: boolean;
+}

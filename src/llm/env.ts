@@ -5,6 +5,8 @@ import { parseDotenv } from "./dotenv.js";
 
 export interface ProviderEnv {
   apiKey?: string;
+  /** The variable the key was read from, e.g. DELTA_API_KEY. */
+  apiKeyName?: string;
   baseUrl?: string;
   /** DELTA_MODEL: overrides llm.model in agent.yaml (the --model flag overrides it in turn). */
   model?: string;
@@ -45,13 +47,13 @@ export function resolveProviderEnv(input: ProviderEnvInput): ProviderEnv {
   layers.push({ label: "the environment", values: input.processEnv });
 
   const sourceOf: ProviderEnv["sourceOf"] = {};
-  const pick = (names: readonly string[], what: keyof ProviderEnv["sourceOf"]): string | undefined => {
+  const pick = (names: readonly string[], what: keyof ProviderEnv["sourceOf"]): { name: string; value: string } | undefined => {
     for (const name of names) {
       for (const layer of layers) {
         const value = layer.values[name]?.trim();
         if (value) {
           sourceOf[what] = `${name} from ${layer.label}`;
-          return value;
+          return { name, value };
         }
       }
     }
@@ -60,7 +62,13 @@ export function resolveProviderEnv(input: ProviderEnvInput): ProviderEnv {
   const apiKey = pick(API_KEY_NAMES, "apiKey");
   const baseUrl = pick(BASE_URL_NAMES, "baseUrl");
   const model = pick(MODEL_NAMES, "model");
-  return { ...(apiKey ? { apiKey } : {}), ...(baseUrl ? { baseUrl } : {}), ...(model ? { model } : {}), sourceOf, files };
+  return {
+    ...(apiKey ? { apiKey: apiKey.value, apiKeyName: apiKey.name } : {}),
+    ...(baseUrl ? { baseUrl: baseUrl.value } : {}),
+    ...(model ? { model: model.value } : {}),
+    sourceOf,
+    files,
+  };
 }
 
 /** The .env files in priority order, each listed once even when two levels are the same folder. */

@@ -46,6 +46,7 @@ export async function act(ctx: RunContext, call: ToolCall, iteration: number): P
     stdin: bound.stdin,
     cwd: ctx.workDir,
     env: { DELTA_RUN_ID: ctx.runId, DELTA_AGENT_HOME: ctx.agent.home, DELTA_CWD: ctx.workDir },
+    baseEnv: ctx.childEnv,
     timeoutMs: tool.timeout_ms ?? DEFAULT_TOOL_TIMEOUT_MS,
     signal: ctx.signal,
   });

@@ -7,6 +7,8 @@ export interface ProviderChoice {
   provider: Provider;
   /** Values that must never reach a file: the API key. */
   secrets: string[];
+  /** The key found (environment or .env) under the variable it was read from, for agents that pass it on to tools. */
+  keyVariables: Record<string, string>;
   /** A description safe to record in ENGINE_START. */
   describe: { provider: string; base_url?: string; replay?: string; api_key_source?: string; base_url_source?: string };
   /** DELTA_MODEL, when a .env or the environment sets it. */
@@ -25,11 +27,13 @@ export async function chooseProvider(agent: AgentPackage, workDir: string, optio
   const { resolveProviderEnv } = await import("../llm/env.js");
   const env = resolveProviderEnv({ workDir, agentHome: agent.home, processEnv: process.env, warn: (line) => options.warn?.(`[warning] ${line}`) });
   const model = env.model === undefined ? {} : { model: env.model };
+  const keyVariables = env.apiKey !== undefined && env.apiKeyName !== undefined ? { [env.apiKeyName]: env.apiKey } : {};
   if (options.replay) {
     const { createReplayProvider } = await import("../llm/replay.js");
     return {
       provider: replayProvider(() => createReplayProvider(options.replay!, { startIndex: options.recordedThoughts }), options.replay),
       secrets: [],
+      keyVariables,
       describe: { provider: "replay", replay: options.replay },
       ...model,
     };
@@ -61,7 +65,7 @@ export async function chooseProvider(agent: AgentPackage, workDir: string, optio
     stream: agent.llm.stream,
     idleTimeoutMs: agent.llm.idle_timeout_ms,
   });
-  return { provider: namingSources(provider, describe), secrets: [env.apiKey], describe, ...model };
+  return { provider: namingSources(provider, describe), secrets: [env.apiKey], keyVariables, describe, ...model };
 }
 
 /** A recording that cannot be read is a bad --replay flag: refused (126) before the run is created. */

@@ -47,4 +47,6 @@ export interface RunContext {
   askInteractively?: (question: HumanQuestion) => Promise<string>;
   signal: AbortSignal;
   secrets: string[];
+  /** The environment tools, hooks and generators start from: the engine's, without its API key unless the agent passes it on. */
+  childEnv: Record<string, string>;
 }

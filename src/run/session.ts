@@ -4,6 +4,7 @@ import { ENGINE_VERSION } from "../engine-version.js";
 import { DeltaError, errorMessage } from "../errors.js";
 import { redactText } from "../secrets.js";
 import { runHook } from "../hooks/run-hook.js";
+import { childEnvironment } from "../process/child-env.js";
 import type { JournalEvent, NewEvent, RunStatus } from "../journal/events.js";
 import { openJournal } from "../journal/writer.js";
 import { createJournalReader } from "../journal/reader.js";
@@ -67,6 +68,10 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   // Hooks of the loop stop when the run is interrupted; on_error and on_run_end at the end still run.
   let closing = false;
   let metadataWrittenAt = Date.now();
+  // Made on first use: a run whose model calls no tool and that has no hooks never needs it.
+  let childEnv: Record<string, string> | undefined;
+  const childEnvOf = (): Record<string, string> =>
+    (childEnv ??= childEnvironment(process.env, { secretValues: secrets, passthrough: agent.envPassthrough, resolved: options.provider.keyVariables }));
 
   const ctx: RunContext = {
     runId,
@@ -75,6 +80,9 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
     agent,
     provider: options.provider.provider,
     secrets: options.provider.secrets,
+    get childEnv() {
+      return childEnvOf();
+    },
     signal: options.signal,
     append: (event: NewEvent): JournalEvent => {
       const written = journal.append(event);
@@ -102,6 +110,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
         runDir: paths.runDir,
         journalPath: paths.journal,
         iteration,
+        baseEnv: agent.hooks[name] === undefined ? undefined : childEnvOf(),
         record: (hookName, record) => writeHookRecord(paths, hookName, record, secrets),
         log: (line) => logger.log(line),
         signal: closing ? undefined : options.signal,

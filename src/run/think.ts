@@ -18,6 +18,7 @@ export async function think(ctx: RunContext, iteration: number, events: JournalE
     runDir: ctx.paths.runDir,
     journalPath: ctx.paths.journal,
     events,
+    baseEnv: () => ctx.childEnv,
     signal: ctx.signal,
     log: (line) => ctx.log(line),
   });

@@ -4,7 +4,7 @@ import path from "node:path";
 import { SessionError } from "./errors.js";
 import type { SessionId } from "./ids.js";
 import { withSessionLock } from "./lock.js";
-import { runBounded, type ProcessOutcome } from "./run-process.js";
+import { runWrapper, type WrapperOutcome } from "./run-wrapper.js";
 import type { ExecResult, SessionMetadata } from "./schema.js";
 import { wrapperArgv } from "./scripts.js";
 import { appendHistory, readActiveMetadata, readWorkDir, sessionPaths, writeMetadata } from "./store.js";
@@ -36,9 +36,9 @@ export async function execInSession(request: ExecRequest): Promise<ExecResult> {
     const commandFile = path.join(paths.dir, "command");
     await writeFile(commandFile, request.command.endsWith("\n") ? request.command : `${request.command}\n`, { mode: 0o600 });
     const startedAt = new Date().toISOString();
-    let outcome: ProcessOutcome;
+    let outcome: WrapperOutcome;
     try {
-      outcome = await runBounded(wrapperArgv(metadata.argv, paths.dir, commandFile), {
+      outcome = await runWrapper(wrapperArgv(metadata.argv, paths.dir, commandFile), {
         cwd,
         // The saved env.sh is the whole environment, so an `unset` in one command persists.
         env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { ENGINE_VERSION } from "../engine-version.js";
 import { errorMessage } from "../errors.js";
 import { takeDeferredCaCerts } from "../llm/transport/deferred-ca.js";
-import { DEFAULT_OUTPUT_LIMIT_BYTES } from "./capture.js";
+import { DEFAULT_OUTPUT_LIMIT_BYTES } from "./run-wrapper.js";
 import { endSession } from "./end.js";
 import { SessionError } from "./errors.js";
 import { DEFAULT_TIMEOUT_MS, execInSession } from "./exec.js";

@@ -1,8 +1,9 @@
 // Creates a session: claims its directory, checks the shell runs, and saves its initial state.
 import { rm } from "node:fs/promises";
 import shellQuote from "shell-quote";
+import { plainEnv } from "../process/child-env.js";
 import { SessionError } from "./errors.js";
-import { runBounded } from "./run-process.js";
+import { runWrapper } from "./run-wrapper.js";
 import type { SessionStatus } from "./schema.js";
 import { wrapperArgv } from "./scripts.js";
 import { createSessionDir, sessionPaths, writeMetadata } from "./store.js";
@@ -41,9 +42,9 @@ export async function startSession(request: StartRequest): Promise<StartResult> 
       work_dir: request.cwd,
       execution_count: 0,
     });
-    const outcome = await runBounded(wrapperArgv(argv, paths.dir, null), {
+    const outcome = await runWrapper(wrapperArgv(argv, paths.dir, null), {
       cwd: request.cwd,
-      env: definedOnly(request.env),
+      env: plainEnv(request.env),
       timeoutMs: START_TIMEOUT_MS,
       outputLimitBytes: request.outputLimitBytes,
     });
@@ -57,8 +58,4 @@ export async function startSession(request: StartRequest): Promise<StartResult> 
     throw err;
   }
   return { session_id: id, command, work_dir: request.cwd, status: "active" };
-}
-
-function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
-  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }

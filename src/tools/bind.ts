@@ -1,10 +1,8 @@
 // Binds a model's tool-call arguments to an expanded tool: the argv and stdin to run, or why not.
 import type { ExpandedParameter, ExpandedTool } from "./expand.js";
+import { expandArgvPathVariables, type PathVariables } from "./path-variables.js";
 
-export interface PathVariables {
-  AGENT_HOME: string;
-  CWD: string;
-}
+export type { PathVariables } from "./path-variables.js";
 
 export type BindResult = { ok: true; argv: string[]; stdin: string | undefined } | { ok: false; error: string };
 
@@ -14,9 +12,12 @@ export function bindToolCall(tool: ExpandedTool, args: unknown, vars: PathVariab
   if (typeof values === "string") return { ok: false, error: values };
 
   const argv: string[] = [];
+  // Only the template's own text holds ${AGENT_HOME} / ${CWD}; the model's values are passed as they are.
+  const literals = new Set<number>();
   for (const entry of tool.argv) {
     if ("literal" in entry) {
-      argv.push(substituteVariables(entry.literal, vars));
+      literals.add(argv.length);
+      argv.push(entry.literal);
       continue;
     }
     const parameter = tool.parameters.find((p) => p.name === entry.param);
@@ -30,11 +31,8 @@ export function bindToolCall(tool: ExpandedTool, args: unknown, vars: PathVariab
     argv.push(value);
   }
   const stdinParameter = tool.parameters.find((p) => p.inject_as === "stdin");
-  return { ok: true, argv, stdin: stdinParameter ? values.get(stdinParameter.name) : undefined };
-}
-
-export function substituteVariables(text: string, vars: PathVariables): string {
-  return text.replaceAll("${AGENT_HOME}", vars.AGENT_HOME).replaceAll("${CWD}", vars.CWD);
+  const expanded = expandArgvPathVariables(argv, vars, (index) => literals.has(index));
+  return { ok: true, argv: expanded, stdin: stdinParameter ? values.get(stdinParameter.name) : undefined };
 }
 
 /** The value of each parameter (defaults applied), or an error message. */

@@ -2,6 +2,7 @@
 import { parse } from "shell-quote";
 import { ConfigError } from "../errors.js";
 import type { InjectAs, ToolDefinition, ToolParameterDefinition } from "./schema.js";
+import { rewriteShellPlaceholders, UnbalancedScriptError } from "./shell-script.js";
 
 /** Variables filled in at bind time with absolute paths; never parameters. */
 export const PATH_VARIABLES = ["AGENT_HOME", "CWD"] as const;
@@ -205,8 +206,6 @@ function globChar(pattern: string): string {
   return /[*?[]/.exec(pattern)?.[0] ?? "*";
 }
 
-type Frame = { kind: "top" | "double" | "backtick" } | { kind: "subshell"; depth: number };
-
 /**
  * Rewrites `${p}` to a positional parameter quoted for the spot it sits in:
  * unquoted → "$N", inside "…" → $N, inside '…' → '"$N"'; `${p:raw}` drops the quotes.
@@ -229,77 +228,24 @@ function expandShell(script: string, fail: Fail): Inferred {
   };
   const ref = (n: number): string => (n > 9 ? `\${${n}}` : `$${n}`);
 
-  const stack: Frame[] = [{ kind: "top" }];
-  let out = "";
-  let i = 0;
-  while (i < script.length) {
-    const frame = stack[stack.length - 1] ?? { kind: "top" };
-    const char = script[i] ?? "";
-    const next = script[i + 1] ?? "";
-    if (char === "$" && next === "{") {
-      const placeholder = readPlaceholder(script, i, "shell", fail);
+  let out: string;
+  try {
+    out = rewriteShellPlaceholders(script, (start, quoting, limit) => {
+      const placeholder = readPlaceholder(script.slice(0, limit), start, "shell", fail);
       const n = ref(numberOf(placeholder));
-      out += frame.kind === "double" || placeholder.raw ? n : `"${n}"`;
-      i = placeholder.end;
-      continue;
-    }
-    if (char === "\\") {
-      out += char + next;
-      i += 2;
-      continue;
-    }
-    if (char === "$" && next === "(") {
-      stack.push({ kind: "subshell", depth: 0 });
-      out += "$(";
-      i += 2;
-      continue;
-    }
-    if (char === "`") {
-      if (frame.kind === "backtick") stack.pop();
-      else stack.push({ kind: "backtick" });
-    } else if (frame.kind === "double") {
-      if (char === '"') stack.pop();
-    } else if (char === '"') {
-      stack.push({ kind: "double" });
-    } else if (char === "'") {
-      const close = script.indexOf("'", i + 1);
-      if (close === -1) fail("shell", "unterminated single quote in the script");
-      out += singleQuoted(script.slice(i, close + 1), numberOf, ref, fail);
-      i = close + 1;
-      continue;
-    } else if (frame.kind === "subshell" && char === "(") {
-      frame.depth += 1;
-    } else if (frame.kind === "subshell" && char === ")") {
-      if (frame.depth === 0) stack.pop();
-      else frame.depth -= 1;
-    }
-    out += char;
-    i += 1;
+      if (quoting === "single") return { text: placeholder.raw ? `'${n}'` : `'"${n}"'`, end: placeholder.end };
+      return { text: quoting === "double" || placeholder.raw ? n : `"${n}"`, end: placeholder.end };
+    });
+  } catch (err) {
+    if (err instanceof UnbalancedScriptError) return fail("shell", err.message);
+    throw err;
   }
-  if (stack.length !== 1) fail("shell", "the script has an unterminated quote, backtick or $( … ); close it");
 
   const parameters: ExpandedParameter[] = [];
   positional.forEach((entry, index) => {
     if ("param" in entry) parameters.push(newParameter(entry.param, index, rawByName.get(entry.param) ?? false));
   });
   return { argv: [{ literal: "sh" }, { literal: "-c" }, { literal: out }, { literal: "--" }, ...positional], parameters };
-}
-
-/** Inside '…' nothing expands, so close the quotes around the positional parameter. */
-function singleQuoted(
-  quoted: string,
-  numberOf: (placeholder: Placeholder) => number,
-  ref: (n: number) => string,
-  fail: Fail,
-): string {
-  let out = "";
-  let cursor = 0;
-  for (const placeholder of findPlaceholders(quoted, "shell", fail)) {
-    const n = ref(numberOf(placeholder));
-    out += quoted.slice(cursor, placeholder.start) + (placeholder.raw ? `'${n}'` : `'"${n}"'`);
-    cursor = placeholder.end;
-  }
-  return out + quoted.slice(cursor);
 }
 
 function explicitParameterFor(def: ToolDefinition, name: string): ToolParameterDefinition | undefined {

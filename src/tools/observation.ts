@@ -12,6 +12,8 @@ export interface ObservationFacts {
   signal: string | null;
   /** The capture limit, set when the output went over it. */
   captureLimit: number | null;
+  /** A background process the tool started kept its output open, so the engine stopped reading. */
+  outputLeftOpen: boolean;
 }
 
 /**
@@ -41,6 +43,9 @@ function notesFor(facts: ObservationFacts): string[] {
     notes.push(`[output exceeded the engine's ${mib} MiB capture limit; the process was stopped and the rest discarded]`);
   }
   if (facts.signal !== null) notes.push(`[killed by signal ${facts.signal}]`);
+  if (facts.outputLeftOpen) {
+    notes.push("[a background process the tool started kept the tool's output open; the engine stopped reading it once the tool was done. Redirect a background process's output (cmd > file 2>&1 &) to keep it]");
+  }
   return notes;
 }
 

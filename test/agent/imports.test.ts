@@ -81,3 +81,25 @@ describe("imports", () => {
     expect(await configErrorOf(loadAgent(home))).toContain("tools/a.yaml: tools[0].exec (tool 'x'): Shell metacharacter '>'");
   });
 });
+
+describe("env_passthrough", () => {
+  it("merges the names of agent.yaml and its imports, in import order, each once", async () => {
+    const home = await makeAgent({
+      "agent.yaml": `${agentYaml(["./tools/a.yaml"])}env_passthrough: [DELTA_API_KEY, GH_TOKEN]\n`,
+      "tools/a.yaml": "imports: [./b.yaml]\ntools: []\nenv_passthrough: [OPENAI_API_KEY, DELTA_API_KEY]\n",
+      "tools/b.yaml": "tools: []\nenv_passthrough: [ANTHROPIC_API_KEY]\n",
+    });
+    expect((await loadAgent(home)).envPassthrough).toEqual(["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "DELTA_API_KEY", "GH_TOKEN"]);
+  });
+
+  it("is empty when no file names any", async () => {
+    expect((await loadAgent(await makeAgent())).envPassthrough).toEqual([]);
+  });
+
+  it("refuses an entry that is not the name of an environment variable, naming the field", async () => {
+    const home = await makeAgent({ "agent.yaml": `${MINIMAL_AGENT_YAML}env_passthrough: [DELTA_API_KEY, "NOT A NAME"]\n` });
+    const message = await configErrorOf(loadAgent(home));
+    expect(message).toContain("agent.yaml: env_passthrough[1]:");
+    expect(message).toContain("must be the name of an environment variable");
+  });
+});

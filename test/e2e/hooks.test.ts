@@ -240,6 +240,8 @@ describe.concurrent("lifecycle hooks, end to end", () => {
     const c = await runCase(
       "fail-open",
       {
+        // The post_tool_execution hook prints the key, so it must have it.
+        tools: `${TOOLS}env_passthrough: [DELTA_API_KEY]\n`,
         hooksYaml: hooksYaml({
           on_iteration_start: { command: sh('echo "start broke" >&2; exit 6') },
           post_llm_response: { command: sh("kill -9 $$") },

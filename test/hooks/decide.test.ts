@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { decideOutcome, parseJsonObject, REASON_MAX_CHARS } from "../../src/hooks/decide.js";
-import type { HookProcessResult } from "../../src/hooks/spawn-hook.js";
+import type { HookProcessResult } from "../../src/hooks/types.js";
 
 function result(overrides: Partial<HookProcessResult>): HookProcessResult {
   return { stdout: "", stderr: "", exitCode: 0, signal: null, timedOut: false, durationMs: 5, spawnError: null, outputTooLarge: false, ...overrides };

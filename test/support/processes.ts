@@ -27,3 +27,13 @@ function procStat(pid: number): string | null {
     return null;
   }
 }
+
+/** The pid a test's script wrote to `file`, once it is there. */
+export async function pidFrom(file: string, timeoutMs = 2_000): Promise<number> {
+  for (let attempt = 0; attempt < timeoutMs / 20; attempt += 1) {
+    const text = existsSync(file) ? readFileSync(file, "utf8").trim() : "";
+    if (text !== "") return Number(text);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`no pid written to ${file}`);
+}

@@ -1,0 +1,80 @@
+// A child as the leader of its own process group: started without a shell, stopped with its whole group, killed if the engine exits.
+import { spawn, type ChildProcess } from "node:child_process";
+import { emptyCommand, spawnFailure, type SpawnFailure } from "./spawn-failure.js";
+
+/** Time a process group gets between SIGTERM and SIGKILL, unless the caller chooses another. */
+export const KILL_GRACE_MS = 2_000;
+
+/** Groups started and not yet settled; each is killed if this process exits first (a second Ctrl-C, say). */
+const liveGroups = new Set<number>();
+
+function killLiveGroups(): void {
+  for (const pid of liveGroups) signalGroup(pid, "SIGKILL");
+}
+
+export interface SpawnOptions {
+  cwd: string;
+  /** The process's whole environment: nothing is inherited from the engine's. */
+  env: Readonly<Record<string, string>>;
+  stdin: "ignore" | "pipe";
+}
+
+/**
+ * Starts argv without a shell, stdout and stderr piped, as the leader of a new process group, so
+ * a signal to the group reaches every process it starts. What spawn refuses at once (an empty
+ * command, a NUL byte in an argument) comes back as a failure; later failures come as its "error" event.
+ */
+export function spawnGroupLeader(argv: readonly string[], options: SpawnOptions): ChildProcess | SpawnFailure {
+  const [file, ...args] = argv;
+  if (file === undefined || file === "") return emptyCommand(options.cwd);
+  try {
+    return spawn(file, args, { cwd: options.cwd, env: options.env, stdio: [options.stdin, "pipe", "pipe"], detached: true });
+  } catch (error) {
+    return spawnFailure(file, options.cwd, error);
+  }
+}
+
+export function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // ESRCH: every member of the group has already exited.
+  }
+}
+
+export interface ProcessGroup {
+  /** SIGTERM to the group now (SIGKILL when the grace is 0), SIGKILL once the grace is over. */
+  stop(): void;
+  readonly stopping: boolean;
+  /** The caller is done with the group: members of a stopped group that let go of the pipes are killed now. */
+  release(): void;
+}
+
+/** `pid` leads its own group (spawned with `detached: true`). */
+export function processGroup(pid: number, graceMs: number): ProcessGroup {
+  if (liveGroups.size === 0) process.on("exit", killLiveGroups);
+  liveGroups.add(pid);
+  let stopping = false;
+  let forceTimer: NodeJS.Timeout | undefined;
+  return {
+    get stopping() {
+      return stopping;
+    },
+    stop() {
+      if (stopping) return;
+      stopping = true;
+      if (graceMs <= 0) {
+        signalGroup(pid, "SIGKILL");
+        return;
+      }
+      signalGroup(pid, "SIGTERM");
+      forceTimer = setTimeout(() => signalGroup(pid, "SIGKILL"), graceMs);
+    },
+    release() {
+      clearTimeout(forceTimer);
+      if (stopping) signalGroup(pid, "SIGKILL");
+      liveGroups.delete(pid);
+      if (liveGroups.size === 0) process.off("exit", killLiveGroups);
+    },
+  };
+}

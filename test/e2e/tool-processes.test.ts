@@ -1,0 +1,115 @@
+// End to end: tools that leave processes behind (a daemon holding stdout) and interrupting a run whose tool or hook hangs.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
+import { diesSoon, pidFrom } from "../support/processes.js";
+import { actionResults, modelEnv, readEvents, removeDir, spawnDelta, tempDir, writeAgent } from "./harness.js";
+
+let root: string;
+let server: MockLlm | undefined;
+/** Daemons the tests started outside any process group the engine could kill. */
+const daemons: string[] = [];
+
+beforeAll(() => {
+  root = tempDir("delta-tool-processes-");
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  for (const pidFile of daemons.splice(0)) {
+    if (!existsSync(pidFile)) continue;
+    try {
+      process.kill(Number(readFileSync(pidFile, "utf8")), "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
+});
+afterAll(() => removeDir(root));
+
+/** A "start the dev server" tool: the server leaves the tool's process group (setsid) and keeps its stdout. */
+const DAEMON_TOOLS = `tools:
+  - name: start_server
+    shell: "setsid sh -c 'echo $$ > daemon.pid; exec sleep 1000' & echo started"
+  - name: start_server_slowly
+    shell: "setsid sh -c 'echo $$ > daemon.pid; exec sleep 1000' & echo starting; sleep 1000"
+    timeout_ms: 500
+`;
+
+describe("a tool that starts a daemon which keeps the output open", () => {
+  it("completes the run with the tool's output recorded and a note, and the engine exits promptly", async () => {
+    server = await startMockLlm([reply.toolCalls([{ name: "start_server", arguments: {} }]), reply.text("server is up")]);
+    const agent = writeAgent(root, { tools: DAEMON_TOOLS }, "agent-daemon");
+    const ws = join(root, "ws-daemon");
+    daemons.push(join(ws, "daemon.pid"));
+    const started = Date.now();
+    const result = await spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", "daemon", "-m", "start it", "--format", "raw"], { env: modelEnv(server.baseUrl), timeoutMs: 20_000 });
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(result.stdout).toBe("server is up\n");
+    const [recorded] = actionResults(ws, "daemon");
+    expect(recorded).toMatchObject({ status: "SUCCESS", exit_code: 0 });
+    expect(recorded?.observation_content).toMatch(/^started\n\[.*background process.*kept.*output open/);
+    // The daemon still runs: the engine stopped waiting for it, it did not kill it.
+    expect(() => process.kill(Number(readFileSync(join(ws, "daemon.pid"), "utf8")), 0)).not.toThrow();
+  });
+
+  it("still times out a tool that hangs after starting such a daemon, and settles without waiting for the daemon", async () => {
+    server = await startMockLlm([reply.toolCalls([{ name: "start_server_slowly", arguments: {} }]), reply.text("gave up")]);
+    const agent = writeAgent(root, { tools: DAEMON_TOOLS }, "agent-daemon-timeout");
+    const ws = join(root, "ws-daemon-timeout");
+    daemons.push(join(ws, "daemon.pid"));
+    const result = await spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", "daemon-timeout", "-m", "start it"], { env: modelEnv(server.baseUrl), timeoutMs: 20_000 });
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    const [recorded] = actionResults(ws, "daemon-timeout");
+    expect(recorded).toMatchObject({ status: "ERROR" });
+    expect(recorded?.observation_content).toContain("starting\n");
+    expect(recorded?.observation_content).toContain("[timed out after 500 ms");
+    expect(recorded?.duration_ms).toBeLessThan(5_000);
+  });
+});
+
+describe("a second SIGINT", () => {
+  /** A tool that ignores SIGTERM and SIGINT, so the first interrupt cannot end it before the kill grace. */
+  const STUBBORN_TOOLS = `tools:
+  - name: hang
+    shell: "trap '' TERM INT; echo $$ > tool.pid; while :; do sleep 1; done"
+  - name: wait
+    shell: "echo $$ > tool.pid; exec sleep 1000"
+`;
+
+  it("exits 130 at once while a tool ignores the first one, and the tool's group does not outlive the engine", async () => {
+    server = await startMockLlm([reply.toolCalls([{ name: "hang", arguments: {} }])]);
+    const agent = writeAgent(root, { tools: STUBBORN_TOOLS }, "agent-hang");
+    const ws = join(root, "ws-hang");
+    const child = spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", "hang", "-m", "go"], { env: modelEnv(server.baseUrl) });
+    const toolPid = await pidFrom(join(ws, "tool.pid"));
+    child.kill("SIGINT");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const second = Date.now();
+    child.kill("SIGINT");
+    const result = await child;
+    expect(result.exitCode, String(result.stderr)).toBe(130);
+    expect(Date.now() - second).toBeLessThan(1_000);
+    expect(await diesSoon(toolPid)).toBe(true);
+  });
+
+  it("exits 130 at once while the on_run_end hook of the interrupted run hangs", async () => {
+    server = await startMockLlm([reply.toolCalls([{ name: "wait", arguments: {} }])]);
+    const hooksYaml = JSON.stringify({ on_run_end: { command: ["sh", "-c", "echo $$ > hook.pid; exec sleep 1000"], timeout_ms: 600_000 } });
+    const agent = writeAgent(root, { tools: STUBBORN_TOOLS, hooksYaml }, "agent-hang-hook");
+    const ws = join(root, "ws-hang-hook");
+    const child = spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", "hang-hook", "-m", "go"], { env: modelEnv(server.baseUrl) });
+    await pidFrom(join(ws, "tool.pid"));
+    child.kill("SIGINT");
+    const hookPid = await pidFrom(join(ws, "hook.pid"), 10_000);
+    const second = Date.now();
+    child.kill("SIGINT");
+    const result = await child;
+    expect(result.exitCode, String(result.stderr)).toBe(130);
+    expect(Date.now() - second).toBeLessThan(1_000);
+    expect(readEvents(ws, "hang-hook").at(-1)).toMatchObject({ type: "ENGINE_END", status: "INTERRUPTED" });
+    expect(await diesSoon(hookPid)).toBe(true);
+  });
+});
