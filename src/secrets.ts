@@ -7,6 +7,7 @@
 //   engine.log           store/io-log.ts     createEngineLogger
 //   stderr progress      run/session.ts      the session's progress function
 //   stdout RunResult     run/session.ts      finish → redactOutcome
+//   stdout stream-json   the journal's lines as the writer wrote them (already redacted there)
 // Sources (providers, hooks, tools) pass text on as it came; they never redact.
 export const REDACTED = "[REDACTED]";
 
