@@ -20,7 +20,6 @@ export interface AgentPackage {
   version?: string;
   description?: string;
   llm: LlmConfig;
-  systemPromptPath: string;
   /** imports merged, local last, unique names */
   tools: ExpandedTool[];
   /** Variables tools, hooks and generators get although the engine keeps them to itself (env_passthrough of agent.yaml and its imports). */
@@ -72,7 +71,7 @@ export async function loadAgent(agentHome: string, options: LoadOptions = {}): P
   const context = await loadContext(home);
   if (namesSystemPrompt) checkSystemPromptRead(configFile.display, config.system_prompt, systemPromptPath, context, home);
 
-  const agent: AgentPackage = { home, configPath, name: config.name, llm: config.llm, systemPromptPath, tools, envPassthrough, hooks, hooksFile, context };
+  const agent: AgentPackage = { home, configPath, name: config.name, llm: config.llm, tools, envPassthrough, hooks, hooksFile, context };
   if (config.version !== undefined) agent.version = config.version;
   if (config.description !== undefined) agent.description = config.description;
   return agent;

@@ -12,7 +12,6 @@ describe("loading agent.yaml", () => {
     expect(agent.configPath).toBe(path.join(agent.home, "agent.yaml"));
     expect(agent.name).toBe("test-agent");
     expect(agent.llm).toEqual({ model: "gpt-4o-mini", timeout_ms: 120000, max_retries: 3, stream: false, idle_timeout_ms: 120000 });
-    expect(agent.systemPromptPath).toBe(path.join(agent.home, "system_prompt.md"));
     expect(agent.tools).toEqual([]);
     expect(agent.hooks).toEqual({});
     expect(agent.context.sources.map((s) => s.type)).toEqual(["file", "journal"]);
