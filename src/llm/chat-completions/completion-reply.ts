@@ -2,20 +2,11 @@
 import { z } from "zod";
 import { replyEnding, type LlmReply } from "../../conversation.js";
 import type { ToolCall } from "../../journal/events.js";
-import { serverWords, type ServerWords } from "../server-words.js";
+import { isRecord } from "../is-record.js";
+import { ErrorBodyError, UnusableReplyError } from "../reply-errors.js";
+import { serverWords } from "../server-words.js";
 import { PROTOCOL, type ChatProviderData } from "./request-body.js";
 import { toUsage } from "./wire-usage.js";
-import { isRecord } from "../is-record.js";
-
-/** A completion that cannot be turned into a reply; worth one more try, as gateways sometimes send one. */
-export class UnusableReplyError extends Error {}
-
-/** A 200 whose body is an error, not a completion (OpenRouter, gateways): the server's words and code. */
-export class ErrorBodyError extends Error {
-  constructor(readonly words: ServerWords) {
-    super(words.message);
-  }
-}
 
 // Servers that speak "OpenAI-compatible" vary; accept what can be used and name what cannot.
 const WireToolCallSchema = z.looseObject({
