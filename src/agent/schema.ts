@@ -14,6 +14,8 @@ export const PricingSchema = z.strictObject({
   output_per_million: z.number().nonnegative(),
   /** USD per million prompt tokens served from the provider's cache; input_per_million when not given. */
   cached_input_per_million: z.number().nonnegative().optional(),
+  /** USD per million prompt tokens written to the provider's cache (Anthropic: 1.25× input for 5 minutes); input_per_million when not given. */
+  cache_write_input_per_million: z.number().nonnegative().optional(),
 });
 
 export const LlmConfigSchema = z.strictObject({

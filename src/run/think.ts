@@ -92,7 +92,8 @@ async function runPostResponseHook(ctx: RunContext, iteration: number, reply: Ll
 function describeUsage(reply: LlmReply): string {
   const usage = reply.usage;
   if (!usage) return "";
-  const cached = usage.cached_input_tokens ? ` (${usage.cached_input_tokens} cached)` : "";
+  const cacheParts = [usage.cached_input_tokens ? `${usage.cached_input_tokens} cached` : "", usage.cache_write_input_tokens ? `${usage.cache_write_input_tokens} written to cache` : ""].filter(Boolean);
+  const cached = cacheParts.length > 0 ? ` (${cacheParts.join(", ")})` : "";
   const reasoning = usage.reasoning_tokens ? ` (${usage.reasoning_tokens} reasoning)` : "";
   return `, ${usage.input_tokens} in${cached} / ${usage.output_tokens} out${reasoning} tokens${reply.finish_reason ? `, finish_reason ${reply.finish_reason}` : ""}`;
 }
