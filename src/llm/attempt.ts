@@ -31,6 +31,8 @@ export interface WireExchange {
   toReply: (body: unknown) => LlmReply;
   /** Fields this request sent back from earlier replies, to recognise a server refusing them (Chat Completions). */
   echoed?: ReadonlySet<string>;
+  /** A protocol's own reading of a failure (Responses: a refusal of encrypted reasoning is one to retry without it). */
+  reclassify?: ((failure: AttemptFailure) => AttemptFailure) | undefined;
 }
 
 /** Carries a classified failure out of one attempt to the retry loop. */
@@ -42,6 +44,7 @@ export class AttemptFailed extends Error {
 
 /** Resolves with the reply, or rejects with AttemptFailed, or with the caller's abort reason once `signal` aborts. */
 export async function attemptOnce(settings: AttemptSettings, exchange: WireExchange, signal: AbortSignal | undefined): Promise<LlmReply> {
+  const reclassify = exchange.reclassify ?? ((failure: AttemptFailure) => failure);
   const controller = new AbortController();
   const abort = (): void => controller.abort();
   signal?.addEventListener("abort", abort, { once: true });
@@ -72,7 +75,7 @@ export async function attemptOnce(settings: AttemptSettings, exchange: WireExcha
     });
     if (reply.status < 200 || reply.status > 299) {
       const text = (await collect(reply.chunks())).toString("utf8");
-      throw new AttemptFailed(statusFailure(reply.status, headerGetter(reply), text, exchange.echoed));
+      throw new AttemptFailed(reclassify(statusFailure(reply.status, headerGetter(reply), text, exchange.echoed)));
     }
     return exchange.toReply(await readBody(reply, exchange, settings.stream ? restartClock : undefined));
   } catch (err) {
@@ -82,7 +85,7 @@ export async function attemptOnce(settings: AttemptSettings, exchange: WireExcha
       throw new AttemptFailed({ kind: "transient", reason });
     }
     if (err instanceof AttemptFailed) throw err;
-    throw new AttemptFailed(thrownFailure(err, exchange.echoed));
+    throw new AttemptFailed(reclassify(thrownFailure(err, exchange.echoed)));
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener("abort", abort);

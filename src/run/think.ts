@@ -72,7 +72,7 @@ export async function think(ctx: RunContext, iteration: number, events: JournalE
 }
 
 function buildRequest(ctx: RunContext, messages: LlmRequest["messages"]): LlmRequest {
-  const { model, pricing: _pricing, timeout_ms: _timeout, max_retries: _retries, base_url: _base, stream: _stream, idle_timeout_ms: _idle, ...params } = ctx.agent.llm;
+  const { model, provider: _provider, pricing: _pricing, timeout_ms: _timeout, max_retries: _retries, base_url: _base, stream: _stream, idle_timeout_ms: _idle, ...params } = ctx.agent.llm;
   return {
     model,
     messages,
