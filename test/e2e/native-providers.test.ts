@@ -43,6 +43,17 @@ async function run(name: string, yaml: string, env: Record<string, string>, opti
   return { result, json: JSON.parse(result.stdout) as Run["json"], ws };
 }
 
+/** Runs `name` until its slow tool has started, kills the engine with SIGKILL there, then continues the run. */
+async function killMidToolThenContinue(name: string, yaml: string, key: string): Promise<Run> {
+  const agent = writeAgent(root, { agentYaml: yaml }, `agent-${name}`);
+  const ws = join(root, `ws-${name}`);
+  const child = spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", name, "-m", "go"], { env: { DELTA_API_KEY: key, DELTA_BASE_URL: server!.baseUrl } });
+  await waitFor(() => existsSync(join(ws, "progress.txt")), 15_000, "the slow tool to start");
+  child.kill("SIGKILL");
+  await child;
+  return run(name, yaml, { DELTA_API_KEY: key }, { resume: ws });
+}
+
 async function serve(protocol: NativeProtocol | "chat-completions", script: Script): Promise<MockLlm> {
   server = await startMockLlm(script, { protocol });
   return server;
@@ -137,13 +148,7 @@ describe("Anthropic Messages", () => {
       message([{ type: "text", text: "recovered" }], "end_turn", { input: 60, read: 0, written: 0, output: 5 }),
     ]);
     await serve("anthropic", checked.script);
-    const agent = writeAgent(root, { agentYaml: yaml }, "agent-anthropic-crash");
-    const ws = join(root, "ws-anthropic-crash");
-    const child = spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", "anthropic-crash", "-m", "go"], { env: { DELTA_API_KEY: ANTHROPIC_KEY, DELTA_BASE_URL: server!.baseUrl } });
-    await waitFor(() => existsSync(join(ws, "progress.txt")), 15_000, "the slow tool to start");
-    child.kill("SIGKILL");
-    await child;
-    const resumed = await run("anthropic-crash", yaml, { DELTA_API_KEY: ANTHROPIC_KEY }, { resume: ws });
+    const resumed = await killMidToolThenContinue("anthropic-crash", yaml, ANTHROPIC_KEY);
     expect(checked.violations).toEqual([]);
     expect(resumed.result.exitCode).toBe(0);
     expect(resumed.json.result).toBe("recovered");
@@ -219,14 +224,7 @@ describe("OpenAI Responses", () => {
       response([messageItem("recovered", "final_answer")], { input: 60, cached: 0, output: 5, reasoning: 0 }),
     ]);
     await serve("openai-responses", checked.script);
-    const llm = "  provider: openai-responses\n";
-    const agent = writeAgent(root, { agentYaml: agentYaml(llm) }, "agent-responses-crash");
-    const ws = join(root, "ws-responses-crash");
-    const child = spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", "responses-crash", "-m", "go"], { env: { DELTA_API_KEY: OPENAI_KEY, DELTA_BASE_URL: server!.baseUrl } });
-    await waitFor(() => existsSync(join(ws, "progress.txt")), 15_000, "the slow tool to start");
-    child.kill("SIGKILL");
-    await child;
-    const resumed = await run("responses-crash", agentYaml(llm), { DELTA_API_KEY: OPENAI_KEY }, { resume: ws });
+    const resumed = await killMidToolThenContinue("responses-crash", agentYaml("  provider: openai-responses\n"), OPENAI_KEY);
     expect(checked.violations).toEqual([]);
     expect(resumed.result.exitCode).toBe(0);
     const input = (server!.requests.at(-1)!.body as { input: Json[] }).input;

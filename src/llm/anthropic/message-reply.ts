@@ -1,9 +1,9 @@
 // An Anthropic Messages reply as an LlmReply: text and tool_use blocks, thinking as reasoning, the blocks' order and signatures kept to go back.
 import { z } from "zod";
-import { replyEnding, type LlmReply } from "../../conversation.js";
+import type { LlmReply } from "../../conversation.js";
 import type { ToolCall } from "../../journal/events.js";
 import { isRecord } from "../is-record.js";
-import { ErrorBodyError, UnusableReplyError } from "../reply-errors.js";
+import { checkNotEmpty, ErrorBodyError, parsedReply, UnusableReplyError } from "../reply-errors.js";
 import { serverWords, type ServerWords } from "../server-words.js";
 import { blockPlace, isKeptWhole, PROTOCOL, type AnthropicProviderData } from "./provider-data.js";
 import { toUsage } from "./wire-usage.js";
@@ -41,12 +41,7 @@ export function errorBodyError(body: unknown): ErrorBodyError | undefined {
 
 export function toLlmReply(body: unknown, requestedModel: string): LlmReply {
   if (isRecord(body) && body.type === "error") throw errorBodyError(body) ?? new UnusableReplyError("the reply is an error without a message");
-  const parsed = MessageSchema.safeParse(body);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new UnusableReplyError(`the reply is not a message (${issue ? `${issue.path.join(".") || "body"}: ${issue.message}` : "unreadable"})`);
-  }
-  const message = parsed.data;
+  const message = parsedReply(MessageSchema, body, "a message");
   // The blocks as they came, not as the schema rebuilt them: a kept block goes back byte for byte, its keys in their order.
   const blocks = (body as { content: Record<string, unknown>[] }).content;
   const texts: string[] = [];
@@ -59,10 +54,7 @@ export function toLlmReply(body: unknown, requestedModel: string): LlmReply {
   }
   const content = texts.length > 0 ? texts.join("") : null;
   const finishReason = message.stop_reason ?? null;
-  // A reply cut off or refused before any text is still a reply: the engine reports it as such.
-  if (content === null && toolCalls.length === 0 && replyEnding(finishReason) === "finished") {
-    throw new UnusableReplyError(`the reply has neither text nor tool calls (stop_reason: ${finishReason ?? "none"})`);
-  }
+  checkNotEmpty(content, toolCalls.length, finishReason, `stop_reason: ${finishReason ?? "none"}`);
   const providerData: AnthropicProviderData | undefined = blocks.some(isKeptWhole) ? { protocol: PROTOCOL, content: blocks.map(blockPlace) } : undefined;
   return {
     content,

@@ -1,7 +1,7 @@
 // Puts a streamed Anthropic Messages reply back together: message_start, content blocks and their deltas, message_delta, as the message a whole reply would be.
 import type { StreamAssembler } from "../attempt.js";
 import { isRecord } from "../is-record.js";
-import { UnusableReplyError } from "../reply-errors.js";
+import { eventJson, UnusableReplyError } from "../reply-errors.js";
 import type { SseEvent } from "../transport/sse.js";
 import { errorBodyError } from "./message-reply.js";
 
@@ -18,12 +18,7 @@ export class StreamAssembly implements StreamAssembler {
   #stopped = false;
 
   push({ data }: SseEvent): void {
-    let event: unknown;
-    try {
-      event = JSON.parse(data);
-    } catch {
-      throw new UnusableReplyError(`the stream sent an event that is not JSON (${JSON.stringify(data.slice(0, 80))})`);
-    }
+    const event = eventJson(data);
     if (!isRecord(event)) return;
     switch (event.type) {
       case "error":

@@ -1,6 +1,6 @@
 // Puts a streamed Chat Completions reply back together: the deltas of chunks become one completion, read like a whole reply.
 import { isRecord } from "../is-record.js";
-import { ErrorBodyError, UnusableReplyError } from "../reply-errors.js";
+import { ErrorBodyError, eventJson, UnusableReplyError } from "../reply-errors.js";
 import { serverWords } from "../server-words.js";
 import type { SseEvent } from "../transport/sse.js";
 import type { StreamAssembler } from "../attempt.js";
@@ -32,12 +32,7 @@ export class StreamAssembly implements StreamAssembler {
 
   push({ data }: SseEvent): void {
     if (data.trim() === "[DONE]") return;
-    let chunk: unknown;
-    try {
-      chunk = JSON.parse(data);
-    } catch {
-      throw new UnusableReplyError(`the stream sent an event that is not JSON (${JSON.stringify(data.slice(0, 80))})`);
-    }
+    const chunk = eventJson(data);
     if (!isRecord(chunk)) return;
     this.#chunks += 1;
     if (typeof chunk.model === "string" && chunk.model !== "") this.#model ??= chunk.model;

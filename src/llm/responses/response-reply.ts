@@ -1,9 +1,9 @@
 // An OpenAI Responses reply as an LlmReply: message text, function calls, reasoning summaries as reasoning, the items' order and encrypted reasoning kept to go back.
 import { z } from "zod";
-import { replyEnding, type LlmReply } from "../../conversation.js";
+import type { LlmReply } from "../../conversation.js";
 import type { ToolCall } from "../../journal/events.js";
 import { isRecord } from "../is-record.js";
-import { ErrorBodyError, UnusableReplyError } from "../reply-errors.js";
+import { checkNotEmpty, ErrorBodyError, parsedReply, UnusableReplyError } from "../reply-errors.js";
 import { serverWords } from "../server-words.js";
 import { itemPlace, needsKeeping, PROTOCOL, type ResponsesProviderData } from "./provider-data.js";
 import { toUsage } from "./wire-usage.js";
@@ -36,12 +36,7 @@ export function toLlmReply(body: unknown, requestedModel: string): LlmReply {
     if (failed) throw failed;
     if (body.status === "failed") throw new UnusableReplyError("the response failed without saying why");
   }
-  const parsed = ResponseSchema.safeParse(body);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new UnusableReplyError(`the reply is not a response (${issue ? `${issue.path.join(".") || "body"}: ${issue.message}` : "unreadable"})`);
-  }
-  const response = parsed.data;
+  const response = parsedReply(ResponseSchema, body, "a response");
   // The items as they came, not as the schema rebuilt them: a kept item goes back byte for byte, its keys in their order.
   const output = (body as { output: Record<string, unknown>[] }).output;
   const texts: string[] = [];
@@ -56,9 +51,7 @@ export function toLlmReply(body: unknown, requestedModel: string): LlmReply {
   const refused = refusals.length > 0 && texts.length === 0 && toolCalls.length === 0;
   const content = refused ? refusals.join("") : texts.length > 0 ? texts.join("") : null;
   const finishReason = refused ? "refusal" : response.status === "incomplete" ? (response.incomplete_details?.reason ?? "incomplete") : (response.status ?? null);
-  if (content === null && toolCalls.length === 0 && replyEnding(finishReason) === "finished") {
-    throw new UnusableReplyError(`the response has neither a message nor function calls (status: ${response.status ?? "none"})`);
-  }
+  checkNotEmpty(content, toolCalls.length, finishReason, `status: ${response.status ?? "none"}`);
   const providerData: ResponsesProviderData | undefined = output.some(needsKeeping) ? { protocol: PROTOCOL, output: output.map(itemPlace) } : undefined;
   return {
     content,

@@ -1,7 +1,7 @@
 // Puts a streamed OpenAI Responses reply back together: the response its final event carries, or, when that lists no output, the items each output_item.done event gave.
 import type { StreamAssembler } from "../attempt.js";
 import { isRecord } from "../is-record.js";
-import { UnusableReplyError } from "../reply-errors.js";
+import { eventJson, UnusableReplyError } from "../reply-errors.js";
 import type { SseEvent } from "../transport/sse.js";
 import { responseError } from "./response-reply.js";
 
@@ -18,12 +18,7 @@ export class StreamAssembly implements StreamAssembler {
   #items = new Map<number, unknown>();
 
   push({ data }: SseEvent): void {
-    let event: unknown;
-    try {
-      event = JSON.parse(data);
-    } catch {
-      throw new UnusableReplyError(`the stream sent an event that is not JSON (${JSON.stringify(data.slice(0, 80))})`);
-    }
+    const event = eventJson(data);
     if (!isRecord(event) || typeof event.type !== "string") return;
     if (event.type === "error") throw responseError(event) ?? new UnusableReplyError("the stream sent an error without a message");
     if (event.type === "response.output_item.done" && typeof event.output_index === "number") this.#items.set(event.output_index, event.item);
