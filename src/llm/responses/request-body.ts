@@ -18,7 +18,8 @@ export interface BodyOptions {
 
 export function toResponsesBody(request: LlmRequest, options: BodyOptions): Record<string, unknown> {
   const withReasoning = options.withoutReasoning !== true;
-  const tools = request.tools.map((tool) => ({ type: "function", name: tool.function.name, description: tool.function.description, parameters: tool.function.parameters }));
+  // strict: false as Chat Completions has it: left out, Responses makes every optional parameter required, and the model fills them in.
+  const tools = request.tools.map((tool) => ({ type: "function", name: tool.function.name, description: tool.function.description, parameters: tool.function.parameters, strict: false }));
   return {
     model: request.model,
     ...wireParams(request.params),

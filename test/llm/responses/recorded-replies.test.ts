@@ -149,7 +149,9 @@ describe("the requests the recorded server accepted", () => {
     const next = await provider.complete({ ...ask([task, assistant(first), { role: "tool", tool_call_id: first.tool_calls[0]!.id, content: "123124" }], tools), model: "gpt-5.5", params: { reasoning_effort: "high" } });
     expect(next.tool_calls[0]).toMatchObject({ name: "can_have_dragons", arguments: '{"population":123124}' });
     const sent = server!.requests[0]!.body as Item;
-    expect(sent).toMatchObject({ model: "gpt-5.5", store: false, include: ["reasoning.encrypted_content"], reasoning: { effort: "high" }, tools: recorded.tools });
+    expect(sent).toMatchObject({ model: "gpt-5.5", store: false, include: ["reasoning.encrypted_content"], reasoning: { effort: "high" } });
+    // The same tools, said to be non-strict: without strict: false, Responses would make every optional parameter required.
+    expect(sent.tools).toEqual((recorded.tools as Item[]).map((tool) => ({ ...tool, strict: false })));
     // The recorded client re-serialised the arguments ("{\"country\": \"Pundora\"}"); we send them as the model wrote them.
     const input = sent.input as Item[];
     expect(input.map((item) => ({ ...item, ...(item.type === "function_call" ? { arguments: JSON.parse(item.arguments as string) } : {}) }))).toEqual(
