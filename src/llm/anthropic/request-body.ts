@@ -52,7 +52,7 @@ function wireParams(params: Record<string, unknown>): { max_tokens: number } & R
  * (a context block placed after the journal) stays where it is, as user text: Anthropic has one
  * system prompt, and moving a block that changes every iteration in front of the conversation
  * would make the whole conversation miss the cache. Consecutive messages of one role become one
- * message of blocks, tool results first, as the API wants them.
+ * message of blocks, in their order: tool results first, as the journal puts them right after their calls.
  */
 function toWireConversation(messages: readonly ChatMessage[]): Omit<CachedParts, "tools"> {
   const system: Block[] = [];
