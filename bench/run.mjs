@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Benchmarks the real `bin/delta.js` against an instant local model: start-up, per-iteration cost, long runs, memory, fan-out.
 //
-// Usage: npm run bench [-- --quick] [-- --json <file>] [-- --bin <path/to/bin/delta.js>]
+// Usage: npm run bench [-- --quick] [-- --json <file>] [-- --bin <path/to/bin/delta.js>] [-- --skip-providers]
 // Every number is a median over repetitions with its spread; see bench/README.md for what each means.
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
@@ -10,7 +10,7 @@ import { dirname, join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { startModelServer } from "./lib/model-server.mjs";
-import { formatSummary, gaps, median, summarize } from "./lib/stats.mjs";
+import { formatSummary, gaps, median, prefixReuse, summarize } from "./lib/stats.mjs";
 import { checkRun } from "./lib/check-run.mjs";
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -22,6 +22,8 @@ const args = process.argv.slice(2);
 const DELTA_BIN = args.includes("--bin") ? resolve(args[args.indexOf("--bin") + 1]) : join(REPO, "bin/delta.js");
 const QUICK = args.includes("--quick");
 const jsonOut = args.includes("--json") ? args[args.indexOf("--json") + 1] : null;
+/** `--skip-providers` leaves out the rows per provider, e.g. for a build from before the native providers. */
+const PROVIDERS = args.includes("--skip-providers") ? [] : ["openai", "anthropic", "openai-responses"];
 
 const plan = QUICK
   ? { startupReps: 3, iterationReps: 3, turns: 30, longTurns: 120, longLate: 100, longReps: 1, rssReps: 2, fanOut: 20, fanOutReps: 1 }
@@ -141,6 +143,34 @@ try {
   rows.push(row(`fan-out: ${plan.fanOut} runs at once, runs/s`, rates, "runs/s"));
   rows.push({ name: `fan-out: lost or corrupted runs (of ${plan.fanOut * plan.fanOutReps})`, unit: "", value: String(lost), spread: "", target: "0", met: lost === 0 ? "yes" : "NO" });
 
+  // Per provider, against the same instant server speaking its protocol; the providers take turns within each repetition.
+  const perProvider = new Map(PROVIDERS.map((provider) => [provider, { agent: writeAgent(join(root, `agent-${provider}`), null, provider), toFirst: [], overheads: [], reuse: [], cpu: [] }]));
+  for (let i = 0; i < Math.max(plan.startupReps, plan.iterationReps); i += 1) {
+    for (const measured of perProvider.values()) {
+      if (i < plan.startupReps) {
+        const one = await runDelta(measured.agent, ws, 1, ambient);
+        measured.toFirst.push(one.arrivals[0] - one.startedAt);
+      }
+      if (i < plan.iterationReps) {
+        const one = await runDelta(measured.agent, ws, 1, ambient);
+        const many = await runDelta(measured.agent, ws, plan.turns, ambient);
+        measured.overheads.push((many.wall - one.wall) / (plan.turns - 1));
+        measured.reuse.push(100 * prefixReuse(server.bodies(many.runId)).overall);
+      }
+      if (i < plan.rssReps && existsSync("/usr/bin/time")) {
+        const one = await resources(measured.agent, ws, 1, ambient);
+        const many = await resources(measured.agent, ws, plan.turns, ambient);
+        measured.cpu.push((many.cpuMs - one.cpuMs) / (plan.turns - 1));
+      }
+    }
+  }
+  for (const [provider, measured] of perProvider) {
+    rows.push(row(`${provider}: start → first model request`, measured.toFirst, "ms"));
+    rows.push(row(`${provider}: per-iteration overhead, (wall(${plan.turns})−wall(1))/${plan.turns - 1}`, measured.overheads, "ms"));
+    if (measured.cpu.length > 0) rows.push(row(`${provider}: per-iteration CPU, (cpu(${plan.turns})−cpu(1))/${plan.turns - 1}`, measured.cpu, "ms"));
+    rows.push(row(`${provider}: prefix reuse, ${plan.turns}-turn run (bytes of each request repeating the previous one's start)`, measured.reuse, "%", { target: 90, le: false }));
+  }
+
   printTable(rows);
   if (jsonOut) writeFileSync(jsonOut, `${JSON.stringify({ quick: QUICK, plan, rows }, null, 2)}\n`);
   if (lost > 0) process.exitCode = 1;
@@ -172,9 +202,10 @@ function environments(ambient, noExtraCa) {
   return list;
 }
 
-function writeAgent(home, journalWindow) {
+function writeAgent(home, journalWindow, provider = null) {
   mkdirSync(home, { recursive: true });
-  writeFileSync(join(home, "agent.yaml"), 'name: bench-agent\nllm:\n  model: bench-model\ntools:\n  - name: echo\n    exec: "echo ${text}"\n');
+  const providerLine = provider === null ? "" : `  provider: ${provider}\n`;
+  writeFileSync(join(home, "agent.yaml"), `name: bench-agent\nllm:\n${providerLine}  model: bench-model\ntools:\n  - name: echo\n    exec: "echo \${text}"\n`);
   writeFileSync(join(home, "system_prompt.md"), "You are a benchmark agent.");
   const journal = journalWindow === null ? "  - type: journal\n" : `  - type: journal\n    max_iterations: ${journalWindow}\n`;
   writeFileSync(join(home, "context.yaml"), `sources:\n  - type: file\n    path: '\${AGENT_HOME}/system_prompt.md'\n  - type: file\n    path: '\${CWD}/DELTA.md'\n    on_missing: skip\n${journal}`);
@@ -184,8 +215,7 @@ function writeAgent(home, journalWindow) {
 function modelEnv(base) {
   // The launcher starts the `node` on PATH: make it this one.
   const env = { ...base, PATH: `${dirname(process.execPath)}:${base.PATH ?? ""}`, DELTA_API_KEY: "sk-bench", DELTA_BASE_URL: server.baseUrl };
-  delete env.OPENAI_API_KEY;
-  delete env.OPENAI_BASE_URL;
+  for (const name of ["OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "DELTA_PROVIDER"]) delete env[name];
   return env;
 }
 

@@ -48,7 +48,7 @@ export interface LlmReply {
 export type ReplyEnding = "finished" | "truncated" | "refused";
 
 // Each protocol's words for the two endings that are not a finish (Chat Completions, Gemini's own, Anthropic, Responses).
-const TRUNCATED = new Set(["length", "max_tokens", "max_output_tokens", "model_length"]);
+const TRUNCATED = new Set(["length", "max_tokens", "max_output_tokens", "model_length", "model_context_window_exceeded"]);
 const REFUSED = new Set(["content_filter", "refusal", "safety", "recitation", "prohibited_content", "blocklist", "spii"]);
 
 /** The ending a provider's finish_reason names; anything unrecognised counts as finished. */

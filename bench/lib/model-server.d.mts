@@ -6,3 +6,5 @@ export interface Step {
   final: boolean;
 }
 export function nextStep(messages: ReadonlyArray<{ role: string; content?: string | null }>): Step | null;
+export function anthropicMessages(body: object): { role: string; content: string }[];
+export function responsesMessages(body: object): { role: string; content: string }[];

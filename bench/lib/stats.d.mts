@@ -12,3 +12,4 @@ export function median(values: readonly number[]): number;
 export function summarize(values: readonly number[]): Summary;
 export function formatSummary(summary: Summary, decimals?: number): string;
 export function gaps(times: readonly number[]): number[];
+export function prefixReuse(bodies: readonly string[]): { perRequest: number[]; overall: number };

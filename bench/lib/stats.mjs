@@ -39,3 +39,24 @@ export function gaps(times) {
   for (let i = 1; i < times.length; i += 1) result.push(times[i] - times[i - 1]);
   return result;
 }
+
+/**
+ * How much of each request repeats the previous one byte for byte from its start (what a prompt
+ * cache can serve): per request from the second on, the common prefix's share of its length, and
+ * over the run, the common prefixes' total over the requests' total.
+ */
+export function prefixReuse(bodies) {
+  const perRequest = [];
+  let shared = 0;
+  let total = 0;
+  for (let i = 1; i < bodies.length; i += 1) {
+    const previous = bodies[i - 1];
+    const current = bodies[i];
+    let common = 0;
+    while (common < previous.length && common < current.length && previous.charCodeAt(common) === current.charCodeAt(common)) common += 1;
+    perRequest.push(common / current.length);
+    shared += common;
+    total += current.length;
+  }
+  return { perRequest, overall: total === 0 ? 0 : shared / total };
+}

@@ -1,6 +1,7 @@
 // The agent.yaml schema (spec 2.7.2 plus pricing, endpoint and retry settings) and imported tool files.
 import { z } from "zod";
 import { HooksConfigSchema } from "../hooks/schema.js";
+import { PROVIDER_NAMES } from "../llm/types.js";
 import { ToolDefinitionSchema } from "../tools/schema.js";
 
 export const DEFAULT_LLM_TIMEOUT_MS = 120_000;
@@ -14,9 +15,13 @@ export const PricingSchema = z.strictObject({
   output_per_million: z.number().nonnegative(),
   /** USD per million prompt tokens served from the provider's cache; input_per_million when not given. */
   cached_input_per_million: z.number().nonnegative().optional(),
+  /** USD per million prompt tokens written to the provider's cache (Anthropic: 1.25× input for 5 minutes); input_per_million when not given. */
+  cache_write_input_per_million: z.number().nonnegative().optional(),
 });
 
 export const LlmConfigSchema = z.strictObject({
+  /** The wire protocol; `openai` (Chat Completions) when not given. DELTA_PROVIDER overrides it. */
+  provider: z.enum(PROVIDER_NAMES).optional(),
   model: z.string().min(1),
   temperature: z.number().min(0).max(2).optional(),
   max_tokens: z.number().int().positive().optional(),
@@ -25,6 +30,10 @@ export const LlmConfigSchema = z.strictObject({
   frequency_penalty: z.number().min(-2).max(2).optional(),
   stop: z.union([z.string(), z.array(z.string()).max(4)]).optional(),
   seed: z.number().int().optional(),
+  /** OpenAI reasoning models (Chat Completions `reasoning_effort`, Responses `reasoning.effort`). */
+  reasoning_effort: z.enum(["none", "minimal", "low", "medium", "high", "xhigh"]).optional(),
+  /** Anthropic extended thinking: the thinking blocks, signed, are journaled and sent back unchanged. */
+  thinking: z.strictObject({ budget_tokens: z.number().int().min(1024, "thinking.budget_tokens must be at least 1024 (Anthropic's minimum)") }).optional(),
   pricing: PricingSchema.optional(),
   base_url: z.url().optional(),
   timeout_ms: z.number().int().positive().default(DEFAULT_LLM_TIMEOUT_MS),

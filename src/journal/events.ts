@@ -22,6 +22,8 @@ export const UsageSchema = z.object({
   output_tokens: z.number().int().nonnegative(),
   /** Of input_tokens, those the provider served from its prompt cache. */
   cached_input_tokens: z.number().int().nonnegative().optional(),
+  /** Of input_tokens, those the provider wrote to its prompt cache (Anthropic's cache_creation_input_tokens), priced apart. */
+  cache_write_input_tokens: z.number().int().nonnegative().optional(),
   /** Of output_tokens, those spent on reasoning the reply does not show. */
   reasoning_tokens: z.number().int().nonnegative().optional(),
   /** What the provider itself says the call cost, in USD (OpenRouter's usage.cost). */

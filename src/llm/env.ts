@@ -1,9 +1,12 @@
-// Finds the provider's API key and base URL: workspace .env > agent .env > project-root .env > process environment.
+// Finds the provider, its API key and base URL: workspace .env > agent .env > project-root .env > process environment.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { PROVIDER_KEY_VARIABLES } from "../process/child-env.js";
 import { parseDotenv } from "./dotenv.js";
 
 export interface ProviderEnv {
+  /** DELTA_PROVIDER: overrides llm.provider in agent.yaml (checked by the caller). */
+  provider?: string;
   apiKey?: string;
   /** The variable the key was read from, e.g. DELTA_API_KEY. */
   apiKeyName?: string;
@@ -11,7 +14,9 @@ export interface ProviderEnv {
   /** DELTA_MODEL: overrides llm.model in agent.yaml (the --model flag overrides it in turn). */
   model?: string;
   /** Where each found value came from, e.g. "DELTA_API_KEY from /w/.env": what -v, ENGINE_START and a failed call's message name. */
-  sourceOf: { apiKey?: string; baseUrl?: string; model?: string };
+  sourceOf: { provider?: string; apiKey?: string; baseUrl?: string; model?: string };
+  /** Every value any key variable has in any layer, used or not: the run's secrets, kept out of everything it writes. */
+  keys: string[];
   /** Every .env file consulted, in priority order, and whether it was there. */
   files: { path: string; found: boolean }[];
 }
@@ -20,14 +25,17 @@ export interface ProviderEnvInput {
   workDir: string;
   agentHome: string;
   processEnv: NodeJS.ProcessEnv;
+  /** llm.provider from agent.yaml; DELTA_PROVIDER wins over it. It decides which vendor's key and base URL variables are read. */
+  provider?: string;
   /** Told about .env lines that could not be read; they are skipped. */
   warn?: (message: string) => void;
 }
 
-// OPENAI_* names come last so a DELTA_* value at any level wins over them.
-const API_KEY_NAMES = ["DELTA_API_KEY", "OPENAI_API_KEY"] as const;
-const BASE_URL_NAMES = ["DELTA_BASE_URL", "OPENAI_BASE_URL"] as const;
-const MODEL_NAMES = ["DELTA_MODEL"] as const;
+// A vendor's own names come last so a DELTA_* value at any level wins over them.
+const VENDOR_NAMES: Record<string, { apiKey: string; baseUrl: string }> = {
+  anthropic: { apiKey: "ANTHROPIC_API_KEY", baseUrl: "ANTHROPIC_BASE_URL" },
+};
+const OPENAI_NAMES = { apiKey: "OPENAI_API_KEY", baseUrl: "OPENAI_BASE_URL" };
 
 interface Layer {
   label: string;
@@ -59,14 +67,20 @@ export function resolveProviderEnv(input: ProviderEnvInput): ProviderEnv {
     }
     return undefined;
   };
-  const apiKey = pick(API_KEY_NAMES, "apiKey");
-  const baseUrl = pick(BASE_URL_NAMES, "baseUrl");
-  const model = pick(MODEL_NAMES, "model");
+  const provider = pick(["DELTA_PROVIDER"], "provider");
+  const vendor = VENDOR_NAMES[provider?.value ?? input.provider ?? ""] ?? OPENAI_NAMES;
+  const apiKey = pick(["DELTA_API_KEY", vendor.apiKey], "apiKey");
+  const baseUrl = pick(["DELTA_BASE_URL", vendor.baseUrl], "baseUrl");
+  const model = pick(["DELTA_MODEL"], "model");
+  const keys = new Set<string>();
+  for (const layer of layers) for (const name of PROVIDER_KEY_VARIABLES) if (layer.values[name]?.trim()) keys.add(layer.values[name].trim());
   return {
+    ...(provider ? { provider: provider.value } : {}),
     ...(apiKey ? { apiKey: apiKey.value, apiKeyName: apiKey.name } : {}),
     ...(baseUrl ? { baseUrl: baseUrl.value } : {}),
     ...(model ? { model: model.value } : {}),
     sourceOf,
+    keys: [...keys],
     files,
   };
 }

@@ -16,7 +16,8 @@ export const SERVER_MESSAGE_LIMIT = 500;
  * The words of an error body: `{"error":{"message"}}` (OpenAI and most), with OpenRouter's
  * `error.metadata.raw` (the upstream provider's own words); `{"error":"text"}` (TGI, gateways);
  * `{"object":"error","message"}` (vLLM); `[{"error":{…}}]` (Gemini); `{"detail"}` (FastAPI
- * servers); `{"errors":[{"message"}]}`. Undefined when the value holds no error.
+ * servers); `{"errors":[{"message"}]}`; Anthropic's `{"type":"error","error":{"type","message"}}`, its type
+ * the code. Undefined when the value holds no error.
  */
 export function serverWords(body: unknown): ServerWords | undefined {
   if (Array.isArray(body)) return body.length > 0 ? serverWords(body[0]) : undefined;
@@ -29,7 +30,9 @@ export function serverWords(body: unknown): ServerWords | undefined {
     const raw = metadata ? textOf(metadata.raw) : undefined;
     const upstream = raw ? ` (${typeof metadata?.provider_name === "string" ? `${metadata.provider_name}: ` : ""}${raw})` : "";
     const status = typeof error.code === "number" ? error.code : typeof error.status_code === "number" ? error.status_code : undefined;
-    return words(`${message}${upstream}`, codeOf(typeof error.code === "string" ? error.code : error.status), status);
+    // Anthropic names its errors only by type (`overloaded_error`), inside a body whose own type is "error".
+    const code = typeof error.code === "string" ? error.code : (error.status ?? (body.type === "error" ? error.type : undefined));
+    return words(`${message}${upstream}`, codeOf(code), status);
   }
   if (body.object === "error" || body.type === "error") {
     const message = textOf(body.message);

@@ -1,5 +1,9 @@
-// The Provider interface every wire protocol implements.
+// The Provider interface every wire protocol implements, and the names agent.yaml chooses them by.
 import type { LlmReply, LlmRequest } from "../conversation.js";
+
+/** llm.provider / DELTA_PROVIDER: Chat Completions (any OpenAI-compatible server), Anthropic Messages, OpenAI Responses. */
+export const PROVIDER_NAMES = ["openai", "anthropic", "openai-responses"] as const;
+export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
 export interface CallOptions {
   signal?: AbortSignal;

@@ -7,11 +7,14 @@ export interface Pricing {
   output_per_million: number;
   /** The price of prompt tokens served from the provider's cache; the input price when not given. */
   cached_input_per_million?: number | undefined;
+  /** The price of prompt tokens written to the provider's cache (Anthropic charges more for them); the input price when not given. */
+  cache_write_input_per_million?: number | undefined;
 }
 
 export interface UsageFigures {
   input_tokens: number;
   cached_input_tokens: number;
+  cache_write_input_tokens: number;
   output_tokens: number;
   reasoning_tokens: number;
   /** null when neither llm.pricing nor the provider gives a price: an unknown cost is never reported as 0. */
@@ -22,7 +25,7 @@ export interface RunUsage extends UsageFigures {
   model_usage: Record<string, UsageFigures>;
 }
 
-export const EMPTY_USAGE: RunUsage = { input_tokens: 0, cached_input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, total_cost_usd: null, model_usage: {} };
+export const EMPTY_USAGE: RunUsage = { input_tokens: 0, cached_input_tokens: 0, cache_write_input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, total_cost_usd: null, model_usage: {} };
 
 /** The run's usage as the journal sums it, with its cost when a price is known. */
 export function priceRunUsage(usage: RunState["usage"], pricing: Pricing | undefined): RunUsage {
@@ -36,6 +39,7 @@ function figuresOf(totals: UsageTotals, pricing: Pricing | undefined): UsageFigu
   return {
     input_tokens: totals.input_tokens,
     cached_input_tokens: totals.cached_input_tokens,
+    cache_write_input_tokens: totals.cache_write_input_tokens,
     output_tokens: totals.output_tokens,
     reasoning_tokens: totals.reasoning_tokens,
     total_cost_usd: costOf(totals, pricing),
@@ -49,8 +53,10 @@ function figuresOf(totals: UsageTotals, pricing: Pricing | undefined): UsageFigu
 export function costOf(totals: UsageTotals, pricing: Pricing | undefined): number | null {
   const unpricedCalls = totals.calls - totals.reported_calls;
   if (!pricing) return unpricedCalls === 0 && totals.reported_calls > 0 ? totals.reported_cost_usd : null;
-  const { input_tokens, cached_input_tokens, output_tokens } = totals.unpriced;
+  const { input_tokens, cached_input_tokens, cache_write_input_tokens, output_tokens } = totals.unpriced;
   const cachedPrice = pricing.cached_input_per_million ?? pricing.input_per_million;
-  const priced = ((input_tokens - cached_input_tokens) * pricing.input_per_million + cached_input_tokens * cachedPrice + output_tokens * pricing.output_per_million) / 1_000_000;
+  const writePrice = pricing.cache_write_input_per_million ?? pricing.input_per_million;
+  const uncached = input_tokens - cached_input_tokens - cache_write_input_tokens;
+  const priced = (uncached * pricing.input_per_million + cached_input_tokens * cachedPrice + cache_write_input_tokens * writePrice + output_tokens * pricing.output_per_million) / 1_000_000;
   return totals.reported_cost_usd + priced;
 }

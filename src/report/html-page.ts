@@ -19,6 +19,7 @@ svg text { font: 11px system-ui, sans-serif; fill: var(--dim); } .row-label { te
 .token.field-input_tokens, .swatch.field-input_tokens { fill: var(--model); background: var(--model); }
 .token.field-output_tokens, .swatch.field-output_tokens { fill: var(--tool); background: var(--tool); }
 .token.field-cached_input_tokens, .swatch.field-cached_input_tokens { fill: #9db7ea; background: #9db7ea; }
+.token.field-cache_write_input_tokens, .swatch.field-cache_write_input_tokens { fill: #c9b3ea; background: #c9b3ea; }
 .token.field-reasoning_tokens, .swatch.field-reasoning_tokens { fill: var(--warn); background: var(--warn); }
 .swatch { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 10px; border-radius: 2px; } .legend { color: var(--dim); margin: 0; }
 details.event { border-bottom: 1px solid var(--line); padding: 3px 0; } details.event > summary { cursor: pointer; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }

@@ -16,6 +16,7 @@ const usd = (value: number): string => `$${value < 0.01 && value > 0 ? value.toP
 export const USAGE_FIELDS: readonly UsageField[] = [
   { key: "input_tokens", label: "in", format: tokens },
   { key: "cached_input_tokens", label: "cached", format: tokens },
+  { key: "cache_write_input_tokens", label: "cache write", format: tokens },
   { key: "output_tokens", label: "out", format: tokens },
   { key: "reasoning_tokens", label: "reasoning", format: tokens },
   { key: "cost_usd", label: "cost", format: usd },

@@ -1,11 +1,13 @@
-// Chooses the model for a run: a recorded conversation when replaying, else the OpenAI-compatible endpoint.
+// Chooses the model for a run: a recorded conversation when replaying, else the provider agent.yaml or DELTA_PROVIDER names (Chat Completions, Anthropic Messages, OpenAI Responses).
 import type { AgentPackage } from "../agent/load.js";
-import { LlmError, MissingApiKeyError, ReplayError, UsageError } from "../errors.js";
-import type { Provider } from "../llm/types.js";
+import { ConfigError, LlmError, MissingApiKeyError, ReplayError, UsageError } from "../errors.js";
+import type { ProviderEnv } from "../llm/env.js";
+import type { ProviderConfig } from "../llm/provider-settings.js";
+import { PROVIDER_NAMES, type Provider, type ProviderName } from "../llm/types.js";
 
 export interface ProviderChoice {
   provider: Provider;
-  /** Values that must never reach a file: the API key. */
+  /** Values that must never reach a file: every API key found, the one used and the others. */
   secrets: string[];
   /** The key found (environment or .env) under the variable it was read from, for agents that pass it on to tools. */
   keyVariables: Record<string, string>;
@@ -25,14 +27,21 @@ export interface ProviderOptions {
 
 export async function chooseProvider(agent: AgentPackage, workDir: string, options: ProviderOptions): Promise<ProviderChoice> {
   const { resolveProviderEnv } = await import("../llm/env.js");
-  const env = resolveProviderEnv({ workDir, agentHome: agent.home, processEnv: process.env, warn: (line) => options.warn?.(`[warning] ${line}`) });
+  const env = resolveProviderEnv({
+    workDir,
+    agentHome: agent.home,
+    processEnv: process.env,
+    ...(agent.llm.provider === undefined ? {} : { provider: agent.llm.provider }),
+    warn: (line) => options.warn?.(`[warning] ${line}`),
+  });
   const model = env.model === undefined ? {} : { model: env.model };
   const keyVariables = env.apiKey !== undefined && env.apiKeyName !== undefined ? { [env.apiKeyName]: env.apiKey } : {};
   if (options.replay) {
     const { createReplayProvider } = await import("../llm/replay.js");
     return {
       provider: replayProvider(() => createReplayProvider(options.replay!, { startIndex: options.recordedThoughts }), options.replay),
-      secrets: [],
+      // A key in a .env or the environment can still reach a tool's output: it stays out of every file.
+      secrets: env.keys,
       keyVariables,
       describe: { provider: "replay", replay: options.replay },
       ...model,
@@ -40,32 +49,56 @@ export async function chooseProvider(agent: AgentPackage, workDir: string, optio
   }
   for (const file of env.files) options.log?.(`.env: ${file.path} ${file.found ? "read" : "(none)"}`);
   for (const found of Object.values(env.sourceOf)) options.log?.(`.env: using ${found}`);
+  const { name, source } = providerName(agent, env);
+  const { checkProtocolSettings } = await import("../llm/protocol-settings.js");
+  checkProtocolSettings(name, agent.llm, agent.configPath, source);
   if (!env.apiKey) {
     throw new MissingApiKeyError(
-      "No API key found. Set DELTA_API_KEY in the environment or in a .env file (workspace, agent directory or project root), " +
-        "or run from a recording with --replay <file|run dir>.",
+      `No API key found for the ${name} provider. Set DELTA_API_KEY${name === "anthropic" ? " (or ANTHROPIC_API_KEY)" : " (or OPENAI_API_KEY)"} in the environment or in a .env file ` +
+        "(workspace, agent directory or project root), or run from a recording with --replay <file|run dir>.",
     );
   }
   const { checkBaseUrl } = await import("../llm/base-url.js");
   const baseUrlSource = env.sourceOf.baseUrl ?? (agent.llm.base_url === undefined ? undefined : "llm.base_url in agent.yaml");
   const baseUrl = env.baseUrl ?? agent.llm.base_url;
   if (baseUrl !== undefined) checkBaseUrl(baseUrl, baseUrlSource ?? "base URL");
-  const { createOpenAiProvider } = await import("../llm/chat-completions/provider.js");
   const describe = {
-    provider: "openai-compatible",
+    provider: name === "openai" ? "openai-compatible" : name,
     base_url: baseUrl,
     ...(env.sourceOf.apiKey === undefined ? {} : { api_key_source: env.sourceOf.apiKey }),
     ...(baseUrlSource === undefined ? {} : { base_url_source: baseUrlSource }),
   };
-  const provider = createOpenAiProvider({
+  const config = {
     apiKey: env.apiKey,
-    baseUrl,
+    ...(baseUrl === undefined ? {} : { baseUrl }),
     timeoutMs: agent.llm.timeout_ms,
     maxRetries: agent.llm.max_retries,
     stream: agent.llm.stream,
     idleTimeoutMs: agent.llm.idle_timeout_ms,
-  });
-  return { provider: namingSources(provider, describe), secrets: [env.apiKey], keyVariables, describe, ...model };
+  };
+  const provider = await createProvider(name, config);
+  return { provider: namingSources(provider, describe), secrets: env.keys, keyVariables, describe, ...model };
+}
+
+/** DELTA_PROVIDER (a .env or the environment), else llm.provider, else openai; an unknown name is refused with the choices. */
+function providerName(agent: AgentPackage, env: ProviderEnv): { name: ProviderName; source: string } {
+  if (env.provider === undefined) return { name: agent.llm.provider ?? "openai", source: agent.llm.provider === undefined ? "the default" : "llm.provider in agent.yaml" };
+  const source = env.sourceOf.provider ?? "DELTA_PROVIDER";
+  const name = PROVIDER_NAMES.find((known) => known === env.provider);
+  if (!name) throw new ConfigError(`${source} is ${JSON.stringify(env.provider)}, which is not a provider; use one of ${PROVIDER_NAMES.join(", ")}.`);
+  return { name, source };
+}
+
+/** Each protocol's module loads only when a run uses it: a run of one provider pays nothing for the others. */
+async function createProvider(name: ProviderName, config: ProviderConfig): Promise<Provider> {
+  switch (name) {
+    case "openai":
+      return (await import("../llm/chat-completions/provider.js")).createOpenAiProvider(config);
+    case "anthropic":
+      return (await import("../llm/anthropic/provider.js")).createAnthropicProvider(config);
+    case "openai-responses":
+      return (await import("../llm/responses/provider.js")).createResponsesProvider(config);
+  }
 }
 
 /** A recording that cannot be read is a bad --replay flag: refused (126) before the run is created. */

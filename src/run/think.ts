@@ -72,7 +72,7 @@ export async function think(ctx: RunContext, iteration: number, events: JournalE
 }
 
 function buildRequest(ctx: RunContext, messages: LlmRequest["messages"]): LlmRequest {
-  const { model, pricing: _pricing, timeout_ms: _timeout, max_retries: _retries, base_url: _base, stream: _stream, idle_timeout_ms: _idle, ...params } = ctx.agent.llm;
+  const { model, provider: _provider, pricing: _pricing, timeout_ms: _timeout, max_retries: _retries, base_url: _base, stream: _stream, idle_timeout_ms: _idle, ...params } = ctx.agent.llm;
   return {
     model,
     messages,
@@ -92,7 +92,8 @@ async function runPostResponseHook(ctx: RunContext, iteration: number, reply: Ll
 function describeUsage(reply: LlmReply): string {
   const usage = reply.usage;
   if (!usage) return "";
-  const cached = usage.cached_input_tokens ? ` (${usage.cached_input_tokens} cached)` : "";
+  const cacheParts = [usage.cached_input_tokens ? `${usage.cached_input_tokens} cached` : "", usage.cache_write_input_tokens ? `${usage.cache_write_input_tokens} written to cache` : ""].filter(Boolean);
+  const cached = cacheParts.length > 0 ? ` (${cacheParts.join(", ")})` : "";
   const reasoning = usage.reasoning_tokens ? ` (${usage.reasoning_tokens} reasoning)` : "";
   return `, ${usage.input_tokens} in${cached} / ${usage.output_tokens} out${reasoning} tokens${reply.finish_reason ? `, finish_reason ${reply.finish_reason}` : ""}`;
 }

@@ -36,6 +36,8 @@ export const RunMetadataSchema = z.object({
     .object({
       input_tokens: z.number().int().nonnegative(),
       cached_input_tokens: z.number().int().nonnegative(),
+      /** Absent in runs that ended before cache writes were counted. */
+      cache_write_input_tokens: z.number().int().nonnegative().optional(),
       output_tokens: z.number().int().nonnegative(),
       reasoning_tokens: z.number().int().nonnegative(),
       total_cost_usd: z.number().nonnegative().nullable(),

@@ -1,6 +1,6 @@
 // The benchmark's statistics: quantiles interpolate between ranks, summaries report spread, gaps are consecutive differences.
 import { describe, expect, it } from "vitest";
-import { formatSummary, gaps, median, quantile, summarize } from "../../bench/lib/stats.mjs";
+import { formatSummary, gaps, median, prefixReuse, quantile, summarize } from "../../bench/lib/stats.mjs";
 
 describe("benchmark statistics", () => {
   it("takes the middle value of an odd count and the mean of the middle two of an even count, whatever the order", () => {
@@ -33,5 +33,12 @@ describe("benchmark statistics", () => {
   it("turns arrival times into the gaps between them", () => {
     expect(gaps([100, 112, 130, 131])).toEqual([12, 18, 1]);
     expect(gaps([5])).toEqual([]);
+  });
+
+  it("measures each request's byte-identical prefix of the previous one, per request and over the run", () => {
+    const reuse = prefixReuse(["abcd", "abcdef", "abXYZZ", "abXYZZ12"]);
+    expect(reuse.perRequest).toEqual([4 / 6, 2 / 6, 6 / 8]);
+    expect(reuse.overall).toBe((4 + 2 + 6) / (6 + 6 + 8));
+    expect(prefixReuse(["only one"])).toEqual({ perRequest: [], overall: 0 });
   });
 });

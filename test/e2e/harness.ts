@@ -29,7 +29,7 @@ export function modelEnv(baseUrl: string, extra: Record<string, string> = {}): R
 }
 
 /** Blanks every variable that could point a run at a real model, so tests never inherit this machine's keys. */
-export const NO_MODEL_KEYS = { OPENAI_API_KEY: "", OPENAI_BASE_URL: "", DELTA_API_KEY: "", DELTA_BASE_URL: "" };
+export const NO_MODEL_KEYS = { OPENAI_API_KEY: "", OPENAI_BASE_URL: "", ANTHROPIC_API_KEY: "", ANTHROPIC_BASE_URL: "", DELTA_API_KEY: "", DELTA_BASE_URL: "", DELTA_PROVIDER: "" };
 
 /** What a crash looks like on stderr: the engine's internal-error banner or a stack frame. */
 export const CRASH_TRACE = /Internal error|\n\s+at .+:\d+:\d+/;

@@ -93,7 +93,7 @@ describe("reasoning a provider needs back", () => {
     expect(resumed.json.metrics.usage).toMatchObject({ input_tokens: 563 + 976, cached_input_tokens: 512 + 896, output_tokens: 116 + 61, reasoning_tokens: 60 + 25 });
     const cost = ((563 + 976 - 512 - 896) * 0.28 + (512 + 896) * 0.028 + (116 + 61) * 0.42) / 1e6;
     expect(resumed.json.metrics.usage.total_cost_usd).toBeCloseTo(cost, 12);
-    expect(readMetadataFile(first.ws, "deepseek").usage).toEqual({ input_tokens: 1539, cached_input_tokens: 1408, output_tokens: 177, reasoning_tokens: 85, total_cost_usd: resumed.json.metrics.usage.total_cost_usd });
+    expect(readMetadataFile(first.ws, "deepseek").usage).toEqual({ input_tokens: 1539, cached_input_tokens: 1408, cache_write_input_tokens: 0, output_tokens: 177, reasoning_tokens: 85, total_cost_usd: resumed.json.metrics.usage.total_cost_usd });
   });
 
   it("Gemini: the thought signature goes back on the assistant message exactly as it came; thinking counted only in total_tokens is output", async () => {

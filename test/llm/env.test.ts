@@ -55,6 +55,27 @@ describe("resolveProviderEnv", () => {
     expect(resolveWith({ DELTA_API_KEY: "sk-delta" }).apiKey).toBe("sk-delta");
   });
 
+  it("for the anthropic provider, falls back to ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL, never to the OPENAI_ names", async () => {
+    const both = { OPENAI_API_KEY: "sk-openai-key", ANTHROPIC_API_KEY: "sk-ant-key", ANTHROPIC_BASE_URL: "http://claude-gateway" };
+    const anthropic = resolveProviderEnv({ workDir, agentHome, processEnv: both, provider: "anthropic" });
+    expect(anthropic).toMatchObject({ apiKey: "sk-ant-key", baseUrl: "http://claude-gateway", sourceOf: { apiKey: "ANTHROPIC_API_KEY from the environment" } });
+    expect(resolveProviderEnv({ workDir, agentHome, processEnv: both, provider: "openai-responses" })).toMatchObject({ apiKey: "sk-openai-key" });
+    expect(resolveProviderEnv({ workDir, agentHome, processEnv: { ...both, DELTA_API_KEY: "sk-delta-key" }, provider: "anthropic" }).apiKey).toBe("sk-delta-key");
+  });
+
+  it("DELTA_PROVIDER from a .env or the environment wins over agent.yaml's provider, and picks that vendor's key", async () => {
+    await writeFile(join(agentHome, ".env"), "DELTA_PROVIDER=anthropic\nANTHROPIC_API_KEY=sk-ant-from-env-file\n");
+    const env = resolveProviderEnv({ workDir, agentHome, processEnv: { OPENAI_API_KEY: "sk-openai-key" }, provider: "openai" });
+    expect(env).toMatchObject({ provider: "anthropic", apiKey: "sk-ant-from-env-file", sourceOf: { provider: `DELTA_PROVIDER from ${join(agentHome, ".env")}` } });
+  });
+
+  it("lists every key any layer holds, used or not, as the run's secrets", async () => {
+    await writeFile(join(workDir, ".env"), "DELTA_API_KEY=sk-work-key\n");
+    const env = resolveWith({ DELTA_API_KEY: "sk-shadowed-key", OPENAI_API_KEY: "sk-openai-key", ANTHROPIC_API_KEY: "sk-ant-key", OTHER: "not-a-key" });
+    expect(env.apiKey).toBe("sk-work-key");
+    expect(env.keys.sort()).toEqual(["sk-ant-key", "sk-openai-key", "sk-shadowed-key", "sk-work-key"]);
+  });
+
   it("ignores empty values and reports nothing when nothing is set", () => {
     expect(resolveWith({ DELTA_API_KEY: "  " })).toMatchObject({ sourceOf: {} });
     expect(resolveWith({ DELTA_API_KEY: "  " }).apiKey).toBeUndefined();

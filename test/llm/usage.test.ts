@@ -33,6 +33,18 @@ describe("costOf", () => {
     expect(costOf(emptyUsageTotals(), pricing)).toBe(0);
   });
 
+  it("prices tokens written to the cache at their own price (Anthropic: 1.25× input), the input price when none is set", () => {
+    const anthropic = { input_tokens: 1000, cached_input_tokens: 600, cache_write_input_tokens: 300, output_tokens: 100 };
+    expect(costOf(totalsOf(anthropic), { ...pricing, cache_write_input_per_million: 2.5 })).toBeCloseTo((100 * 2 + 600 * 0.5 + 300 * 2.5 + 100 * 8) / 1e6, 15);
+    expect(costOf(totalsOf(anthropic), pricing)).toBeCloseTo((400 * 2 + 600 * 0.5 + 100 * 8) / 1e6, 15);
+  });
+
+  it("never counts more cache writes than the uncached part of the prompt", () => {
+    const totals = totalsOf({ input_tokens: 100, cached_input_tokens: 80, cache_write_input_tokens: 500, output_tokens: 0 });
+    expect(totals.cache_write_input_tokens).toBe(20);
+    expect(costOf(totals, { ...pricing, cache_write_input_per_million: 3 })).toBeCloseTo((80 * 0.5 + 20 * 3) / 1e6, 15);
+  });
+
   it("never prices more cached tokens than the prompt had", () => {
     const totals = totalsOf({ input_tokens: 100, cached_input_tokens: 500, output_tokens: 0 });
     expect(totals.cached_input_tokens).toBe(100);
@@ -49,12 +61,13 @@ describe("priceRunUsage", () => {
     expect(usage).toEqual({
       input_tokens: 110,
       cached_input_tokens: 50,
+      cache_write_input_tokens: 0,
       output_tokens: 11,
       reasoning_tokens: 4,
       total_cost_usd: null,
       model_usage: {
-        a: { input_tokens: 100, cached_input_tokens: 50, output_tokens: 10, reasoning_tokens: 4, total_cost_usd: null },
-        b: { input_tokens: 10, cached_input_tokens: 0, output_tokens: 1, reasoning_tokens: 0, total_cost_usd: 0.01 },
+        a: { input_tokens: 100, cached_input_tokens: 50, cache_write_input_tokens: 0, output_tokens: 10, reasoning_tokens: 4, total_cost_usd: null },
+        b: { input_tokens: 10, cached_input_tokens: 0, cache_write_input_tokens: 0, output_tokens: 1, reasoning_tokens: 0, total_cost_usd: 0.01 },
       },
     });
   });

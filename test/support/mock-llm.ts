@@ -1,4 +1,4 @@
-// A scripted OpenAI Chat Completions server on 127.0.0.1 that stands in for the model in tests.
+// A scripted model server on 127.0.0.1 that stands in for the model in tests: OpenAI Chat Completions, Anthropic Messages or OpenAI Responses.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
@@ -121,11 +121,20 @@ export const fault = {
   },
 };
 
-const COMPLETION_PATHS = new Set(["/v1/chat/completions", "/chat/completions"]);
+/** The wire protocol the server speaks: where it answers, and the shape of its scripted replies. */
+export type Protocol = "chat-completions" | "anthropic" | "openai-responses";
+
+const PATHS: Record<Protocol, Set<string>> = {
+  "chat-completions": new Set(["/v1/chat/completions", "/chat/completions"]),
+  anthropic: new Set(["/v1/messages"]),
+  "openai-responses": new Set(["/v1/responses", "/responses"]),
+};
 
 export interface MockLlmOptions {
   /** Serve HTTPS with this key and certificate instead of plain HTTP. */
   tls?: { key: string; cert: string };
+  /** Default chat-completions. */
+  protocol?: Protocol;
 }
 
 export async function startMockLlm(script: Script = [], options: MockLlmOptions = {}): Promise<MockLlm> {
@@ -134,6 +143,7 @@ export async function startMockLlm(script: Script = [], options: MockLlmOptions 
   const sockets = new Set<Socket>();
   let answered = 0;
   let connections = 0;
+  const protocol = options.protocol ?? "chat-completions";
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const chunks: Buffer[] = [];
@@ -151,8 +161,8 @@ export async function startMockLlm(script: Script = [], options: MockLlmOptions 
         at: Date.now(),
       };
       requests.push(recorded);
-      if (req.method !== "POST" || !COMPLETION_PATHS.has(path)) {
-        sendJson(res, 404, errorBody(`mock LLM: no route for ${req.method} ${path}; use POST /v1/chat/completions`));
+      if (req.method !== "POST" || !PATHS[protocol].has(path)) {
+        sendJson(res, 404, errorBody(`mock LLM: no route for ${req.method} ${path}; use POST ${[...PATHS[protocol]][0]}`));
         return;
       }
       const step = nextStep(recorded);
@@ -162,7 +172,7 @@ export async function startMockLlm(script: Script = [], options: MockLlmOptions 
       }
       recorded.stepIndex = answered;
       answered += 1;
-      answer(res, step, recorded, answered);
+      answer(res, step, recorded, answered, protocol);
     });
   };
   const server = options.tls ? createHttpsServer(options.tls, handle) : createServer(handle);
@@ -199,10 +209,10 @@ export async function startMockLlm(script: Script = [], options: MockLlmOptions 
   };
 }
 
-function answer(res: ServerResponse, step: Step, request: RecordedRequest, ordinal: number): void {
+function answer(res: ServerResponse, step: Step, request: RecordedRequest, ordinal: number, protocol: Protocol): void {
   switch (step.kind) {
     case "reply":
-      sendJson(res, 200, completion(step, request, ordinal));
+      sendJson(res, 200, REPLIES[protocol](step, request, ordinal));
       return;
     case "raw": {
       const body = typeof step.body === "string" || Buffer.isBuffer(step.body) ? step.body : JSON.stringify(step.body);
@@ -247,7 +257,7 @@ function answer(res: ServerResponse, step: Step, request: RecordedRequest, ordin
       return;
     case "delayed":
       setTimeout(() => {
-        if (!res.destroyed) answer(res, step.then, request, ordinal);
+        if (!res.destroyed) answer(res, step.then, request, ordinal, protocol);
       }, step.ms).unref();
       return;
   }
@@ -273,9 +283,67 @@ function completion(step: ReplyStep, request: RecordedRequest, ordinal: number):
   };
 }
 
+/** The same reply in Anthropic Messages shape. */
+function anthropicMessage(step: ReplyStep, request: RecordedRequest, ordinal: number): object {
+  const content = [
+    ...(step.content === null ? [] : [{ type: "text", text: step.content }]),
+    ...step.toolCalls.map((call, index) => ({ type: "tool_use", id: call.id ?? `toolu_${ordinal}_${index + 1}`, name: call.name, input: typeof call.arguments === "string" ? JSON.parse(call.arguments) : call.arguments })),
+  ];
+  const usage = step.options.usage ?? derivedUsage(request, content);
+  return {
+    id: `msg_mock_${ordinal}`,
+    type: "message",
+    role: "assistant",
+    model: step.options.model ?? modelOf(request),
+    content,
+    stop_reason: step.options.finishReason ?? (step.toolCalls.length > 0 ? "tool_use" : "end_turn"),
+    stop_sequence: null,
+    usage: { input_tokens: usage.prompt_tokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: usage.completion_tokens },
+  };
+}
+
+/** The same reply in OpenAI Responses shape. */
+function responsesResponse(step: ReplyStep, request: RecordedRequest, ordinal: number): object {
+  const output = [
+    ...(step.content === null ? [] : [{ id: `msg_mock_${ordinal}`, type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", annotations: [], text: step.content }] }]),
+    ...step.toolCalls.map((call, index) => ({
+      id: `fc_mock_${ordinal}_${index + 1}`,
+      type: "function_call",
+      status: "completed",
+      arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments),
+      call_id: call.id ?? `call_${ordinal}_${index + 1}`,
+      name: call.name,
+    })),
+  ];
+  const usage = step.options.usage ?? derivedUsage(request, output);
+  const incomplete = step.options.finishReason === "max_output_tokens";
+  return {
+    id: `resp_mock_${ordinal}`,
+    object: "response",
+    status: incomplete ? "incomplete" : "completed",
+    incomplete_details: incomplete ? { reason: "max_output_tokens" } : null,
+    error: null,
+    model: step.options.model ?? modelOf(request),
+    output,
+    usage: {
+      input_tokens: usage.prompt_tokens,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: usage.completion_tokens,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: usage.prompt_tokens + usage.completion_tokens,
+    },
+  };
+}
+
+const REPLIES: Record<Protocol, (step: ReplyStep, request: RecordedRequest, ordinal: number) => object> = {
+  "chat-completions": completion,
+  anthropic: anthropicMessage,
+  "openai-responses": responsesResponse,
+};
+
 /** Deterministic counts (about four characters a token) so tests can predict them. */
 function derivedUsage(request: RecordedRequest, message: object): { prompt_tokens: number; completion_tokens: number } {
-  const messages = isRecord(request.body) ? request.body.messages : undefined;
+  const messages = isRecord(request.body) ? (request.body.messages ?? request.body.input) : undefined;
   return {
     prompt_tokens: Math.ceil(JSON.stringify(messages ?? []).length / 4),
     completion_tokens: Math.max(1, Math.ceil(JSON.stringify(message).length / 4)),

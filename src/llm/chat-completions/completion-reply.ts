@@ -1,21 +1,12 @@
 // A Chat Completions reply as an LlmReply: every shape real servers send (content parts, number ids, reasoning fields, extras to send back).
 import { z } from "zod";
-import { replyEnding, type LlmReply } from "../../conversation.js";
+import type { LlmReply } from "../../conversation.js";
 import type { ToolCall } from "../../journal/events.js";
-import { serverWords, type ServerWords } from "../server-words.js";
+import { isRecord } from "../is-record.js";
+import { checkNotEmpty, ErrorBodyError, parsedReply, UnusableReplyError } from "../reply-errors.js";
+import { serverWords } from "../server-words.js";
 import { PROTOCOL, type ChatProviderData } from "./request-body.js";
 import { toUsage } from "./wire-usage.js";
-import { isRecord } from "../is-record.js";
-
-/** A completion that cannot be turned into a reply; worth one more try, as gateways sometimes send one. */
-export class UnusableReplyError extends Error {}
-
-/** A 200 whose body is an error, not a completion (OpenRouter, gateways): the server's words and code. */
-export class ErrorBodyError extends Error {
-  constructor(readonly words: ServerWords) {
-    super(words.message);
-  }
-}
 
 // Servers that speak "OpenAI-compatible" vary; accept what can be used and name what cannot.
 const WireToolCallSchema = z.looseObject({
@@ -52,12 +43,8 @@ const REASONING_FIELDS = ["reasoning_content", "reasoning"] as const;
 export function toLlmReply(completion: unknown, requestedModel: string): LlmReply {
   const words = serverWords(completion);
   if (words && !hasChoices(completion)) throw new ErrorBodyError(words);
-  const parsed = WireCompletionSchema.safeParse(completion);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new UnusableReplyError(`the reply is not a chat completion (${issue ? `${issue.path.join(".") || "body"}: ${issue.message}` : "unreadable"})`);
-  }
-  const choice = parsed.data.choices?.[0];
+  const parsed = parsedReply(WireCompletionSchema, completion, "a chat completion");
+  const choice = parsed.choices?.[0];
   if (!choice) throw new UnusableReplyError("the reply has no choices");
   const message = choice.message;
   const parts = readContent(message.content);
@@ -69,15 +56,13 @@ export function toLlmReply(completion: unknown, requestedModel: string): LlmRepl
   const reasoningField = REASONING_FIELDS.find((field) => typeof message[field] === "string");
   const reasoning = reasoningField ? (message[reasoningField] as string) : parts.thinking;
   // A reply cut off or filtered before any text is still a reply: the engine reports it as such.
-  if (content === null && toolCalls.length === 0 && replyEnding(finishReason) === "finished") {
-    throw new UnusableReplyError(`the reply has neither content nor tool calls (finish_reason: ${finishReason ?? "none"})`);
-  }
+  checkNotEmpty(content, toolCalls.length, finishReason, `finish_reason: ${finishReason ?? "none"}`);
   const providerData = providerDataOf(message, reasoningField, parts.keepParts ? (message.content as unknown[]) : undefined);
   return {
     content,
     tool_calls: toolCalls,
-    usage: toUsage(parsed.data.usage),
-    model: parsed.data.model || requestedModel,
+    usage: toUsage(parsed.usage),
+    model: parsed.model || requestedModel,
     finish_reason: finishReason,
     ...(reasoning !== undefined ? { reasoning } : {}),
     ...(providerData ? { provider_data: providerData } : {}),

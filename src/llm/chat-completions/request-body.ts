@@ -33,10 +33,11 @@ export function toChatCompletionBody(request: LlmRequest, options: BodyOptions):
   return {
     ...params,
     model: request.model,
-    messages: request.messages.map((message) => toWireMessage(message, options.withoutEcho !== true)),
-    ...(request.tools.length > 0 ? { tools: request.tools } : {}),
     stream: options.stream,
     ...(options.stream ? { stream_options: { include_usage: true } } : {}),
+    // Tools before messages, as the model's prompt has them: each request's bytes then grow at the end only.
+    ...(request.tools.length > 0 ? { tools: request.tools } : {}),
+    messages: request.messages.map((message) => toWireMessage(message, options.withoutEcho !== true)),
   };
 }
 

@@ -1,7 +1,9 @@
 // Puts a streamed Chat Completions reply back together: the deltas of chunks become one completion, read like a whole reply.
-import { serverWords } from "../server-words.js";
-import { ErrorBodyError, UnusableReplyError } from "./completion-reply.js";
 import { isRecord } from "../is-record.js";
+import { ErrorBodyError, eventJson, UnusableReplyError } from "../reply-errors.js";
+import { serverWords } from "../server-words.js";
+import type { SseEvent } from "../transport/sse.js";
+import type { StreamAssembler } from "../attempt.js";
 
 interface ToolCallSlot {
   fields: Record<string, unknown>;
@@ -13,12 +15,12 @@ interface ToolCallSlot {
 type ContentPiece = { text: string } | { part: unknown };
 
 /**
- * Feed it each event's data; `completion()` then gives `{model, choices: [{message, finish_reason}], usage}`.
+ * Feed it each event; `result()` then gives `{model, choices: [{message, finish_reason}], usage}`.
  * Text fields of the delta are concatenated, lists appended, other fields take their last value.
  * Tool calls are gathered by `index`; a delta call without one is a whole call of its own
  * (Mistral, Ollama, Gemini). `content` may arrive as text or as lists of parts (Mistral's thinking).
  */
-export class StreamAssembly {
+export class StreamAssembly implements StreamAssembler {
   #model: string | undefined;
   #finishReason: string | null = null;
   #usage: unknown;
@@ -28,14 +30,9 @@ export class StreamAssembly {
   #byIndex = new Map<number, ToolCallSlot>();
   #chunks = 0;
 
-  push(data: string): void {
+  push({ data }: SseEvent): void {
     if (data.trim() === "[DONE]") return;
-    let chunk: unknown;
-    try {
-      chunk = JSON.parse(data);
-    } catch {
-      throw new UnusableReplyError(`the stream sent an event that is not JSON (${JSON.stringify(data.slice(0, 80))})`);
-    }
+    const chunk = eventJson(data);
     if (!isRecord(chunk)) return;
     this.#chunks += 1;
     if (typeof chunk.model === "string" && chunk.model !== "") this.#model ??= chunk.model;
@@ -51,7 +48,7 @@ export class StreamAssembly {
     if (isRecord(choice.delta)) this.#mergeDelta(choice.delta);
   }
 
-  completion(): unknown {
+  result(): unknown {
     if (this.#chunks === 0) throw new UnusableReplyError("the stream ended without a single chunk");
     const content = this.#assembledContent();
     const toolCalls = this.#calls.map((slot) => ({

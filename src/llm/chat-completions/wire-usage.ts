@@ -1,6 +1,7 @@
 // The usage object of a Chat Completions reply, in every form servers send, as our Usage.
 import type { Usage } from "../../journal/events.js";
 import { isRecord } from "../is-record.js";
+import { tokenCount as count } from "../token-count.js";
 
 /**
  * prompt_tokens and completion_tokens are required; the rest is read where each server puts it:
@@ -31,9 +32,4 @@ export function toUsage(usage: unknown): Usage | null {
 
 function field(record: unknown, name: string): unknown {
   return isRecord(record) ? record[name] : undefined;
-}
-
-/** A token count: a whole number ≥ 0 (a float a server rounds oddly is rounded). */
-function count(value: unknown): number | undefined {
-  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.round(value) : undefined;
 }

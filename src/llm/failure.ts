@@ -1,9 +1,9 @@
 // Sorts a failed model request attempt: retried, retried once, retried without the echoed extras, or final, with the server's words and a hint that fits the cause.
-import { contextOverflow, type ContextOverflow } from "../context-overflow.js";
-import { serverWordsOfText, type ServerWords } from "../server-words.js";
-import { retryAfterMs } from "../transport/backoff.js";
-import { TransportError } from "../transport/transport-error.js";
-import { ErrorBodyError, UnusableReplyError } from "./completion-reply.js";
+import { contextOverflow, type ContextOverflow } from "./context-overflow.js";
+import { ErrorBodyError, UnusableReplyError } from "./reply-errors.js";
+import { serverWordsOfText, type ServerWords } from "./server-words.js";
+import { retryAfterMs } from "./transport/backoff.js";
+import { TransportError } from "./transport/transport-error.js";
 
 export type FailureKind =
   /** Rate limit, server failure, network: retried with backoff up to llm.max_retries. */
@@ -36,17 +36,24 @@ export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
 }
 
-/** A non-2xx reply, from its status, headers and body text. `echoed`: fields this request sent back from earlier replies. */
-export function statusFailure(status: number, headers: { get(name: string): string | null }, body: string, echoed: ReadonlySet<string>): AttemptFailure {
+const NOTHING_ECHOED: ReadonlySet<string> = new Set();
+
+/**
+ * A non-2xx reply, from its status, headers and body text. `echoed`: fields this request sent back
+ * from earlier replies. `X-Should-Retry` (Anthropic, OpenAI) overrides the status: a 429 for a
+ * request larger than the per-minute limit says `false`, as waiting cannot help.
+ */
+export function statusFailure(status: number, headers: { get(name: string): string | null }, body: string, echoed: ReadonlySet<string> = NOTHING_ECHOED): AttemptFailure {
   const words = serverWordsOfText(body);
   const wait = retryAfterMs(headers);
   const base = { reason: `HTTP ${status}`, status, ...(words ? { words } : {}), ...(wait !== null ? { retryAfterMs: wait } : {}) };
-  if (isRetryableStatus(status)) return { kind: "transient", ...base };
+  const shouldRetry = headers.get("x-should-retry")?.trim().toLowerCase();
+  if (shouldRetry === "true" || (shouldRetry !== "false" && isRetryableStatus(status))) return { kind: "transient", ...base };
   return { kind: refusalKind(words, echoed), ...base, ...overflowOf(status, words), ...(words?.code === "content_filter" ? { filtered: true } : {}) };
 }
 
 /** What the transport, the JSON parser or the reply mapping threw, as a failure; anything else is a bug and is rethrown. */
-export function thrownFailure(err: unknown, echoed: ReadonlySet<string>): AttemptFailure {
+export function thrownFailure(err: unknown, echoed: ReadonlySet<string> = NOTHING_ECHOED): AttemptFailure {
   if (err instanceof TransportError) return { kind: "transient", reason: err.message };
   if (err instanceof SyntaxError) return { kind: "unusable", reason: "the server sent a body that is not valid JSON" };
   if (err instanceof UnusableReplyError) return { kind: "unusable", reason: err.message };
@@ -98,6 +105,7 @@ const STATUS_HINTS: Record<number, string> = {
   401: "Check DELTA_API_KEY.",
   403: "Check that this key may use this model.",
   404: "Check the model name in agent.yaml and DELTA_BASE_URL.",
+  429: "The server said retrying cannot succeed (X-Should-Retry: false): the request is larger than the rate limit allows; keep fewer iterations in the context or raise the limit.",
   413: "The request is larger than this server accepts.",
   422: "The server rejected the request; check the llm settings in agent.yaml.",
 };

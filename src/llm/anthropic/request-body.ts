@@ -1,0 +1,116 @@
+// Our provider-neutral request as an Anthropic Messages body: system blocks, tools with input_schema, tool_use and tool_result blocks, thinking blocks sent back unchanged, cache breakpoints.
+import type { AssistantMessage, ChatMessage, LlmRequest } from "../../conversation.js";
+import type { ToolCall } from "../../journal/events.js";
+import { isRecord } from "../is-record.js";
+import { partsInReplyOrder } from "../reply-order.js";
+import { placeCacheBreakpoints, type CachedParts, type WireMessage } from "./cache-breakpoints.js";
+import { anthropicData } from "./provider-data.js";
+
+type Block = Record<string, unknown>;
+
+/** max_tokens is required by the Messages API; this when llm.max_tokens is not set (plus the thinking budget when thinking is on). */
+export const DEFAULT_MAX_TOKENS = 8192;
+
+export interface MessagesBody {
+  model: string;
+  max_tokens: number;
+  tools?: Block[];
+  system?: Block[];
+  messages: WireMessage[];
+  [param: string]: unknown;
+}
+
+export function toMessagesBody(request: LlmRequest, options: { stream: boolean }): MessagesBody {
+  const { system, messages, stableBlocks } = toWireConversation(request.messages);
+  const tools = request.tools.map((tool) => ({ name: tool.function.name, description: tool.function.description, input_schema: tool.function.parameters }));
+  placeCacheBreakpoints({ tools, system, messages, stableBlocks });
+  return {
+    model: request.model,
+    ...wireParams(request.params),
+    ...(options.stream ? { stream: true } : {}),
+    // Tools, system, messages: the order Anthropic caches a prompt in, so the body's bytes grow at its end only.
+    ...(tools.length > 0 ? { tools } : {}),
+    ...(system.length > 0 ? { system } : {}),
+    messages,
+  };
+}
+
+/** agent.yaml's llm settings in Messages terms: max_tokens always, `stop` as stop_sequences, thinking enabled with its budget. */
+function wireParams(params: Record<string, unknown>): { max_tokens: number } & Record<string, unknown> {
+  const { stream: _stream, max_tokens: maxTokens, stop, thinking, ...rest } = params;
+  const budget = isRecord(thinking) && typeof thinking.budget_tokens === "number" ? thinking.budget_tokens : undefined;
+  return {
+    max_tokens: typeof maxTokens === "number" ? maxTokens : DEFAULT_MAX_TOKENS + (budget ?? 0),
+    ...rest,
+    ...(stop !== undefined ? { stop_sequences: Array.isArray(stop) ? stop : [stop] } : {}),
+    ...(budget !== undefined ? { thinking: { type: "enabled", budget_tokens: budget } } : {}),
+  };
+}
+
+/**
+ * The system messages before the conversation are the `system` blocks. A system message after it
+ * (a context block placed after the journal) stays where it is, as user text: Anthropic has one
+ * system prompt, and moving a block that changes every iteration in front of the conversation
+ * would make the whole conversation miss the cache. Consecutive messages of one role become one
+ * message of blocks, in their order: tool results first, as the journal puts them right after their calls.
+ */
+function toWireConversation(messages: readonly ChatMessage[]): Omit<CachedParts, "tools"> {
+  const system: Block[] = [];
+  const wire: WireMessage[] = [];
+  const stableBlocks: number[] = [];
+  const push = (role: WireMessage["role"], blocks: Block[], stable: boolean): void => {
+    if (blocks.length === 0) return;
+    let last = wire.at(-1);
+    if (last?.role !== role) {
+      wire.push((last = { role, content: [] }));
+      stableBlocks.push(0);
+    }
+    last.content.push(...blocks);
+    if (stable) stableBlocks[wire.length - 1] = last.content.length;
+  };
+  for (const message of messages) {
+    switch (message.role) {
+      case "system":
+        if (wire.length === 0) system.push(...textBlocks(message.content));
+        else push("user", textBlocks(message.content), false);
+        break;
+      case "user":
+        push("user", textBlocks(message.content), true);
+        break;
+      case "tool":
+        // An empty result goes without content: an empty text block is refused.
+        push("user", [{ type: "tool_result", tool_use_id: message.tool_call_id, ...(message.content === "" ? {} : { content: message.content }) }], true);
+        break;
+      case "assistant":
+        push("assistant", assistantBlocks(message), true);
+        break;
+    }
+  }
+  return { system, messages: wire, stableBlocks };
+}
+
+function textBlocks(text: string): Block[] {
+  return text === "" ? [] : [{ type: "text", text }];
+}
+
+/** The blocks of a reply in the order they came: thinking (with its signature) and redacted_thinking as they were, the text and each tool call where their places say. */
+function assistantBlocks(message: AssistantMessage): Block[] {
+  return partsInReplyOrder(message, anthropicData(message)?.content ?? [], {
+    text: "text",
+    call: "tool_use",
+    callId: (place) => place.id,
+    toText: (text) => ({ type: "text", text }),
+    toCall: toolUse,
+  });
+}
+
+/** `input` must be an object: arguments the model wrote as invalid JSON (a reply cut off mid-call) go back as `{}`; the tool's result already said they were unusable. */
+function toolUse(call: ToolCall): Block {
+  let input: unknown;
+  try {
+    input = JSON.parse(call.arguments);
+  } catch {
+    input = undefined;
+  }
+  return { type: "tool_use", id: call.id, name: call.name, input: isRecord(input) ? input : {} };
+}

@@ -1,0 +1,92 @@
+// What every wire protocol's provider takes from agent.yaml and the environment: the endpoint, the key, timeouts, retries and backoff, checked before the run starts.
+import { ConfigError } from "../errors.js";
+import type { AttemptSettings } from "./attempt.js";
+import { DEFAULT_BACKOFF, type BackoffPolicy } from "./transport/backoff.js";
+import { proxyFor, type ProxyEnv } from "./transport/proxy-env.js";
+
+export interface ProviderConfig {
+  apiKey: string;
+  /** The protocol's public endpoint when not given. */
+  baseUrl?: string;
+  /** Per attempt, headers and body together, when not streaming. Default 120000. */
+  timeoutMs?: number;
+  /** Retries of rate limits, server failures and network errors after the first attempt. Default 3. */
+  maxRetries?: number;
+  /** First backoff step; else DELTA_RETRY_BASE_MS from the environment; else 500. */
+  retryBaseMs?: number;
+  /** Ask for a stream of events (llm.stream). */
+  stream?: boolean;
+  /** When streaming, the longest silence before the attempt is given up. Default 120000. */
+  idleTimeoutMs?: number;
+}
+
+export interface ProviderSettings {
+  attempt: AttemptSettings;
+  apiKey: string;
+  maxRetries: number;
+  policy: BackoffPolicy;
+  /** The base URL without credentials, query or fragment, safe to print. */
+  endpoint: string;
+}
+
+/** The settings of a provider whose requests go to `toUrl(baseUrl)`; refuses (126) what cannot work. */
+export function providerSettings(config: ProviderConfig, defaultBaseUrl: string, toUrl: (baseUrl: URL) => URL, env: NodeJS.ProcessEnv): ProviderSettings {
+  const baseUrl = checkBaseUrl(config.baseUrl ?? defaultBaseUrl);
+  const attempt: AttemptSettings = {
+    url: toUrl(new URL(baseUrl)),
+    stream: config.stream ?? false,
+    timeoutMs: checkCount(config.timeoutMs ?? 120_000, "llm.timeout_ms", 1),
+    idleTimeoutMs: checkCount(config.idleTimeoutMs ?? 120_000, "llm.idle_timeout_ms", 1),
+    env: env as ProxyEnv,
+  };
+  // A proxy variable that cannot be used is refused now, before the run starts, not at its first model call.
+  proxyFor(attempt.url, attempt.env);
+  return {
+    attempt,
+    apiKey: config.apiKey,
+    maxRetries: checkCount(config.maxRetries ?? 3, "llm.max_retries", 0),
+    policy: { ...DEFAULT_BACKOFF, baseMs: config.retryBaseMs ?? retryBaseFromEnv(env) ?? DEFAULT_BACKOFF.baseMs },
+    endpoint: describeEndpoint(baseUrl),
+  };
+}
+
+/** `base` with `path` after its own path, keeping a query the base URL carries (Azure's api-version). */
+export function urlUnder(base: URL, path: string): URL {
+  const url = new URL(base);
+  url.pathname = `${url.pathname.replace(/\/+$/, "")}${path}`;
+  return url;
+}
+
+/** The base URL without credentials, query or fragment, safe to print. */
+export function describeEndpoint(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  return `${url.protocol}//${url.host}${url.pathname}`.replace(/\/+$/, "");
+}
+
+function checkBaseUrl(baseUrl: string): string {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new ConfigError(`The model base URL ${JSON.stringify(baseUrl)} (DELTA_BASE_URL or llm.base_url) is not a URL; use e.g. http://localhost:11434/v1.`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ConfigError(`The model base URL ${JSON.stringify(describeEndpoint(baseUrl))} must start with http:// or https://.`);
+  }
+  return baseUrl;
+}
+
+function checkCount(value: number, field: string, min: number): number {
+  if (!Number.isInteger(value) || value < min) throw new ConfigError(`${field} must be a whole number ≥ ${min}, got ${value}.`);
+  return value;
+}
+
+function retryBaseFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+  const raw = env.DELTA_RETRY_BASE_MS;
+  if (raw === undefined || raw === "") return undefined;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) {
+    throw new ConfigError(`DELTA_RETRY_BASE_MS must be a number of milliseconds ≥ 0, got ${JSON.stringify(raw)}.`);
+  }
+  return value;
+}
