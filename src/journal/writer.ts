@@ -1,10 +1,11 @@
 // Appends events to journal.jsonl: one write per event to an append-mode file, seq and timestamp assigned here.
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, writeSync } from "node:fs";
 import { EngineError, errorMessage } from "../errors.js";
 import { fsError } from "../fs-errors.js";
 import { redactSecrets, usableSecrets } from "../secrets.js";
 import { JournalEventSchema, type JournalEvent, type NewEvent } from "./events.js";
-import { parseChunk, refuseJsonArray } from "./parse-lines.js";
+import { MAX_LINE_BYTES, readRange } from "./line-scanner.js";
+import { parseRange, refuseJsonArray } from "./parse-lines.js";
 import type { WrittenLines } from "./written-lines.js";
 
 export interface JournalWriter {
@@ -58,10 +59,10 @@ function openForAppend(path: string): number {
 
 /** Validates the existing journal, cuts a torn last line, terminates a complete unterminated one; returns the last seq. */
 function repairTail(fd: number, path: string, warn: OpenOptions["warn"]): number {
-  const existing = readAll(fd);
-  if (existing.length === 0) return 0;
-  refuseJsonArray(path, existing.subarray(0, 64));
-  const parsed = parseChunk(existing, { path, firstLine: 1, nextSeq: 1 });
+  const size = fstatSync(fd).size;
+  if (size === 0) return 0;
+  refuseJsonArray(path, readRange(fd, 0, 64));
+  const parsed = parseRange(fd, 0, size, { path, firstLine: 1, nextSeq: 1 });
   if (parsed.tornBytes > 0) {
     ftruncateSync(fd, parsed.completeBytes);
     warn?.(`${path}: cut off a torn last line (${parsed.tornBytes} bytes with no newline, left by an interrupted write)`);
@@ -107,6 +108,7 @@ function createWriter(
       line = JSON.stringify(recorded);
     }
     const bytes = Buffer.from(`${line}\n`);
+    if (bytes.length > MAX_LINE_BYTES) throw new EngineError(`Cannot journal a ${event.type} event of ${bytes.length} bytes: a journal line may hold at most ${MAX_LINE_BYTES} bytes`);
     try {
       writeAll(fd, bytes);
     } catch (err) {
@@ -150,16 +152,4 @@ function createWriter(
 function writeAll(fd: number, bytes: Buffer): void {
   let written = 0;
   while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
-}
-
-function readAll(fd: number): Buffer {
-  const size = fstatSync(fd).size;
-  const buffer = Buffer.alloc(size);
-  let filled = 0;
-  while (filled < size) {
-    const read = readSync(fd, buffer, filled, size - filled, filled);
-    if (read === 0) break;
-    filled += read;
-  }
-  return buffer.subarray(0, filled);
 }

@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -98,6 +98,23 @@ describe("openJournal", () => {
     writer.close();
     expect(() => writer.append(message("late"))).toThrow(/closed/);
   });
+});
+
+describe("a huge torn tail", () => {
+  it("cuts a 700 MB torn tail, reading it in bounded chunks", async () => {
+    const first = await openJournal(path);
+    first.append(message("a"));
+    first.close();
+    // A sparse tail of NUL bytes with no newline: what a crash can leave when the file's size was extended first.
+    truncateSync(path, statSync(path).size + 700 * 1024 * 1024);
+    const warnings: string[] = [];
+    expect(readJournal(path, { warn: (line) => warnings.push(line) }).map((event) => event.seq)).toEqual([1]);
+    const second = await openJournal(path, { warn: (line) => warnings.push(line) });
+    expect(second.append(message("b")).seq).toBe(2);
+    second.close();
+    expect(warnings).toEqual([expect.stringContaining("ignoring a torn last line (734003200 bytes"), expect.stringContaining("cut off a torn last line (734003200 bytes")]);
+    expect(readJournal(path).map((event) => event.seq)).toEqual([1, 2]);
+  }, 30_000);
 });
 
 describe("openJournal with secrets", () => {
