@@ -99,13 +99,16 @@ export function judgeOwner(facts: OwnerFacts, options: { force: boolean }): Take
   throw new RunRefusedError(`Run ${runId} is still active (PID ${owner.pid}).\nCannot continue while original process is running; ${wait}.`);
 }
 
-/** For listing runs: the run's owner let it go, or is proven dead on this host; a run with no owner record has none. */
-export function isOwnerGone(reading: RecordReading | null, runId: string): boolean {
-  if (reading === null) return true;
+/**
+ * For those who only look (list-runs, show, report): whether the run's current owner may still write it. No record,
+ * or one marked released, means no process holds the run; a record that cannot be read is taken as a live holder.
+ */
+export function assessOwner(reading: RecordReading | null, runId: string): HolderAssessment {
+  if (reading === null) return { state: "dead", reason: "no process holds it" };
   const owner = reading.record;
-  if (owner === null) return false;
-  if (owner.released_at_unix !== null) return true;
-  return assessHolder({ run_id: runId, pid: owner.pid, hostname: owner.hostname, start_time_unix: owner.acquired_at_unix }).state === "dead";
+  if (owner === null) return { state: "alive" };
+  if (owner.released_at_unix !== null) return { state: "dead", reason: `process ${owner.pid} released it` };
+  return assessHolder({ run_id: runId, pid: owner.pid, hostname: owner.hostname, start_time_unix: owner.acquired_at_unix });
 }
 
 function isProcessAlive(pid: number): boolean {

@@ -4,7 +4,7 @@ import { basename, join } from "node:path";
 import type { RunStatus } from "../journal/events.js";
 import { readJournal } from "../journal/reader.js";
 import { errorMessage } from "../errors.js";
-import { isOwnerGone } from "./janitor.js";
+import { assessOwner } from "./janitor.js";
 import { deriveRunState } from "../journal/run-state.js";
 import { readMetadata } from "./run-metadata.js";
 import { readOriginalRun, type OriginalRun } from "./original-run.js";
@@ -93,7 +93,7 @@ function summarize(workDir: string, runId: string, warn: (line: string) => void)
       created_at: metadata?.created_at ?? null,
       iterations: state.iterations,
       agent_name: metadata?.agent_name ?? null,
-      orphaned: state.status === "RUNNING" && isOwnerGone(readCurrentOwner(paths), runId),
+      orphaned: state.status === "RUNNING" && assessOwner(readCurrentOwner(paths), runId).state === "dead",
       original_engine: false,
     };
   } catch (err) {

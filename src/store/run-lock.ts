@@ -68,7 +68,7 @@ export function takeRun(paths: RunPaths, options: TakeOptions): RunHold {
         rmSync(recordPath(paths.lock, mine.generation), { force: true });
         throw takenMeanwhile(options, mine.generation);
       }
-      if (verdict?.fence) fenceJournal(paths.journal);
+      if (verdict?.fence) fenceOrWithdraw(paths, mine.generation);
       removeOldGenerations(paths, current);
       const hold = startHold(paths, mine.generation, verdict === null ? null : { ...verdict, owner: ownerOf(reading) });
       pausePoint("lock-held");
@@ -79,6 +79,16 @@ export function takeRun(paths: RunPaths, options: TakeOptions): RunHold {
     throw fsError(`Cannot take the lock of ${paths.runDir}`, err, { hint: "the workspace must be writable to continue a run" });
   }
   throw takenMeanwhile(options, null);
+}
+
+/** A takeover that could not fence the old holder off is withdrawn, so the next attempt judges that holder again. */
+function fenceOrWithdraw(paths: RunPaths, generation: number): void {
+  try {
+    fenceJournal(paths.journal);
+  } catch (err) {
+    rmSync(recordPath(paths.lock, generation), { force: true });
+    throw err;
+  }
 }
 
 function ownerOf(reading: RecordReading | null): OwnerRecord | null {
