@@ -97,11 +97,14 @@ function createWriter(fd: number, path: string, firstSeq: number, secrets: reado
   let lost: string | null = null;
   const runId = basename(dirname(path));
 
-  /** The file at `path` must still be the one this writer has open, at the size it left it, and the run still ours. */
-  function ownershipProblem(): string | null {
+  /**
+   * The file this writer has open must be at the size it left it, the run still ours and, unless a write is about to
+   * follow (whose own check comes after it), still the file at `path`.
+   */
+  function ownershipProblem(beforeWrite: boolean): string | null {
     const mine = fstatSync(fd);
     if (mine.size !== size) return `the journal changed under it (${mine.size} bytes where this process wrote ${size}): another process wrote it`;
-    if (!isSameFile(opened)) return "the journal was replaced: another process took the run over";
+    if (!beforeWrite && !isSameFile(opened)) return REPLACED;
     return options.owner?.() ?? null;
   }
 
@@ -114,15 +117,15 @@ function createWriter(fd: number, path: string, firstSeq: number, secrets: reado
     }
   }
 
-  function verify(): void {
-    if (lost === null) lost = ownershipProblem();
+  function verify(beforeWrite = false): void {
+    if (lost === null) lost = ownershipProblem(beforeWrite);
     if (lost !== null) throw OwnershipLostError.of(runId, lost);
   }
 
   function append(event: NewEvent): JournalEvent {
     if (closed) throw new EngineError(`The journal ${path} is closed; cannot append a ${event.type} event`);
     if (broken) throw new EngineError(`The journal ${path} can no longer be written: ${broken}`);
-    verify();
+    verify(true);
     const checked = JournalEventSchema.safeParse({ seq: nextSeq, timestamp: new Date().toISOString(), ...event });
     if (!checked.success) {
       const issue = checked.error.issues[0];
@@ -145,8 +148,11 @@ function createWriter(fd: number, path: string, firstSeq: number, secrets: reado
       throw fsError(`Cannot append to the journal ${path}`, err);
     }
     size += bytes.length;
-    // Written to a journal that was replaced meanwhile: it reached no one, and this process must stop.
-    if (!isSameFile(opened)) verify();
+    // Written to a journal that was replaced (before or during the write): it reached no one, and this process must stop.
+    if (!isSameFile(opened)) {
+      lost = REPLACED;
+      verify();
+    }
     nextSeq += 1;
     options.written?.remember(line, recorded);
     appendedLineListener?.(line);
@@ -178,8 +184,10 @@ function createWriter(fd: number, path: string, firstSeq: number, secrets: reado
     closeSync(fd);
   }
 
-  return { append, sync, verify, lostReason: () => lost, close };
+  return { append, sync, verify: () => verify(), lostReason: () => lost, close };
 }
+
+const REPLACED = "the journal was replaced: another process took the run over";
 
 function writeAll(fd: number, bytes: Buffer): void {
   let written = 0;

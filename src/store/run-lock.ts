@@ -3,8 +3,8 @@
 // Taking a run: read the highest generation N in `.lock/`, judge that holder (janitor.ts), then create generation
 // N + 1 exclusively (owner-record.ts). Of any number of processes that judged N, exactly one creates N + 1; the
 // others are refused. A holder that was not proven dead may still be running, so its journal is fenced off first
-// (journal-fence.ts). The holder refreshes its record every few seconds and, before every journal write, checks that
-// no later generation exists and its own record is still there (see RunHold.lostReason).
+// (journal-fence.ts). Before every journal write the holder checks that no later generation exists (RunHold.lostReason);
+// every few seconds it refreshes its record and checks that the record is still there.
 import { existsSync, rmSync, utimesSync } from "node:fs";
 import { RunRefusedError } from "../errors.js";
 import { fsError } from "../fs-errors.js";
@@ -23,7 +23,7 @@ export interface RunHold {
   generation: number;
   /** How the previous holder was judged; null for a new run. */
   previous: (TakeoverVerdict & { owner: OwnerRecord | null }) | null;
-  /** Why this process no longer owns the run, or null while it does. Two file lookups: cheap enough for every write. */
+  /** Why this process no longer owns the run, or null while it does. One file lookup: cheap enough for every write. */
   lostReason(): string | null;
   /** Aborted once the run is found taken from this process (by the refresh timer or any check). */
   lost: AbortSignal;
@@ -115,8 +115,10 @@ function startHold(paths: RunPaths, generation: number, previous: RunHold["previ
   const lostController = new AbortController();
   let lost: string | null = null;
   let released = false;
-  const lostReason = (): string | null => {
-    if (lost === null && (existsSync(next) || !existsSync(own))) {
+  // A later generation means the run was taken. Its own record is looked for every few seconds only: a newer holder
+  // removes it two takeovers later, and by then the first one has fenced this process off the journal.
+  const lostReason = (ownRecordToo = false): string | null => {
+    if (lost === null && (existsSync(next) || (ownRecordToo && !existsSync(own)))) {
       lost = describeLoss(paths, generation);
       clearInterval(timer);
       lostController.abort(new Error(lost));
@@ -124,7 +126,7 @@ function startHold(paths: RunPaths, generation: number, previous: RunHold["previ
     return lost;
   };
   const timer = setInterval(() => {
-    if (lostReason() !== null) return;
+    if (lostReason(true) !== null) return;
     try {
       utimesSync(own, new Date(), new Date());
     } catch {
@@ -135,13 +137,13 @@ function startHold(paths: RunPaths, generation: number, previous: RunHold["previ
   return {
     generation,
     previous,
-    lostReason,
+    lostReason: () => lostReason(),
     lost: lostController.signal,
     release() {
       if (released) return;
       released = true;
       clearInterval(timer);
-      if (lostReason() !== null) return;
+      if (lostReason(true) !== null) return;
       const reading = readRecord(paths.lock, generation);
       if (reading?.record) {
         try {
