@@ -109,6 +109,15 @@ export class StorageIoError extends DeltaError {
   readonly exitCode = EXIT.FAILED;
 }
 
+/** Another process took the run over: this one stops at once, writes nothing more, and exits 1. */
+export class OwnershipLostError extends DeltaError {
+  readonly type = "OWNERSHIP_LOST";
+  readonly exitCode = EXIT.FAILED;
+  static of(runId: string, reason: string): OwnershipLostError {
+    return new OwnershipLostError(`This process no longer owns run ${runId}: ${reason}. It stopped without writing anything more.`);
+  }
+}
+
 /** The engine itself failed at run time, for a reason no narrower type names. */
 export class EngineError extends DeltaError {
   readonly type = "ENGINE_ERROR";

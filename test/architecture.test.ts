@@ -9,6 +9,8 @@ const FLOORS = [
   "engine-version",
   "zod-config",
   "random-hex",
+  "pause-point",
+  "private-modes",
   "secrets",
   "fs-errors",
   "journal",

@@ -38,7 +38,8 @@ export async function buildContext(config: ContextConfig, env: ContextEnv): Prom
     if (source.type === "journal") {
       const conversation = journalToMessages(env.events, source.max_iterations === undefined ? {} : { maxIterations: source.max_iterations });
       env.log?.(`context: ${describe(source, index)} → ${conversation.length} messages`);
-      messages.push(...conversation);
+      // One by one: spreading a long run's messages into push() would put every one of them on the stack.
+      for (const message of conversation) messages.push(message);
       continue;
     }
     const content = source.type === "file"

@@ -1,32 +1,34 @@
-// Parses a chunk of journal.jsonl bytes into validated events, checking seq continuity line by line.
+// Parses a range of journal.jsonl into validated events, checking seq continuity line by line.
 import { JournalError, errorMessage } from "../errors.js";
 import { JournalEventSchema, type JournalEvent } from "./events.js";
+import { MAX_LINE_BYTES, scanLines } from "./line-scanner.js";
 import type { WrittenLines } from "./written-lines.js";
-
-const NEWLINE = 0x0a;
 
 export interface ParsePosition {
   /** The journal's path, named in every error. */
   path: string;
-  /** 1-based line number of the chunk's first line. */
+  /** 1-based line number of the range's first line. */
   firstLine: number;
-  /** The seq the chunk's first event must carry. */
+  /** The seq the range's first event must carry. */
   nextSeq: number;
   /** Lines this process wrote, whose events need no second parse (see written-lines.ts). */
   written?: WrittenLines;
 }
 
-export interface ParsedChunk {
-  /** Events of the chunk's newline-terminated lines. */
+export interface ParsedRange {
+  /** Events of the range's newline-terminated lines. */
   events: JournalEvent[];
-  /** Bytes of the chunk up to and including its last newline. */
+  /** Bytes of the range up to and including its last newline. */
   completeBytes: number;
-  /** Where the last newline-terminated line starts, or -1 when the chunk has none. */
+  /** Where the last newline-terminated line starts (from the range's start), or -1 when the range has none. */
   lastLineStart: number;
+  /** That line's bytes (without its newline), or null when there is none. */
+  lastLine: Buffer | null;
   /** The event on an unterminated but valid last line, if any (not part of completeBytes). */
   unterminated: JournalEvent | null;
-  /** Length of an unterminated last line that is not valid JSON: a torn write, to be ignored. */
+  /** Length of an unterminated last line that is not an event: a torn write, to be ignored. */
   tornBytes: number;
+  bytesRead: number;
 }
 
 /** A journal rewritten by an editor as one JSON array is refused with the reason. */
@@ -39,25 +41,24 @@ export function refuseJsonArray(path: string, firstBytes: Buffer): void {
   }
 }
 
-export function parseChunk(chunk: Buffer, at: ParsePosition): ParsedChunk {
+/** Parses the lines of [start, end) of an open journal, reading it in bounded chunks. */
+export function parseRange(fd: number, start: number, end: number, at: ParsePosition): ParsedRange {
   const events: JournalEvent[] = [];
-  let start = 0;
-  let line = at.firstLine;
-  let seq = at.nextSeq;
-  let lastLineStart = -1;
-  for (let end = chunk.indexOf(NEWLINE, start); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
-    const text = chunk.toString("utf8", start, end);
+  const last: { line: Buffer | null } = { line: null };
+  const scan = scanLines(fd, start, end, (bytes, _offset, length) => {
+    const line = at.firstLine + events.length;
+    if (bytes === null) throw new JournalError(`${at.path} line ${line}: ${length} bytes, more than the ${MAX_LINE_BYTES} bytes a journal line may hold`);
+    const text = bytes.toString("utf8");
+    const seq = at.nextSeq + events.length;
     events.push(at.written?.take(text, seq) ?? parseLine(text, at.path, line, seq));
-    lastLineStart = start;
-    start = end + 1;
-    line += 1;
-    seq += 1;
-  }
-  const completeBytes = start;
-  if (completeBytes === chunk.length) return { events, completeBytes, lastLineStart, unterminated: null, tornBytes: 0 };
-  const tail = chunk.toString("utf8", completeBytes);
-  if (!isJson(tail)) return { events, completeBytes, lastLineStart, unterminated: null, tornBytes: chunk.length - completeBytes };
-  return { events, completeBytes, lastLineStart, unterminated: parseLine(tail, at.path, line, seq), tornBytes: 0 };
+    last.line = bytes;
+  });
+  const parsed = { events, completeBytes: scan.completeBytes, lastLineStart: scan.lastLineStart, lastLine: last.line === null ? null : Buffer.from(last.line), bytesRead: scan.bytesRead };
+  const tail = scan.tail;
+  if (tail.bytes === 0) return { ...parsed, unterminated: null, tornBytes: 0 };
+  const text = tail.text?.toString("utf8");
+  if (text === undefined || !isJson(text)) return { ...parsed, unterminated: null, tornBytes: tail.bytes };
+  return { ...parsed, unterminated: parseLine(text, at.path, at.firstLine + events.length, at.nextSeq + events.length), tornBytes: 0 };
 }
 
 function isJson(text: string): boolean {
@@ -69,7 +70,7 @@ function isJson(text: string): boolean {
   }
 }
 
-function parseLine(text: string, path: string, line: number, expectedSeq: number): JournalEvent {
+export function parseLine(text: string, path: string, line: number, expectedSeq: number): JournalEvent {
   const where = `${path} line ${line}`;
   if (text.trim() === "") throw new JournalError(`${where}: empty line; every line of a journal must hold one event`);
   let raw: unknown;

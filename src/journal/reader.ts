@@ -1,8 +1,9 @@
 // Reads journal.jsonl into validated events: once in full, or incrementally with the cached prefix verified each time.
-import { closeSync, fstatSync, openSync, readSync, type Stats } from "node:fs";
+import { closeSync, fstatSync, openSync, type Stats } from "node:fs";
 import { JournalError, errorMessage } from "../errors.js";
 import type { JournalEvent } from "./events.js";
-import { parseChunk, refuseJsonArray } from "./parse-lines.js";
+import { MAX_LINE_BYTES, readRange } from "./line-scanner.js";
+import { parseLine, parseRange, refuseJsonArray, type ParsedRange } from "./parse-lines.js";
 import type { WrittenLines } from "./written-lines.js";
 
 export interface ReadOptions {
@@ -42,6 +43,17 @@ export function readJournal(path: string, options: ReadOptions = {}): JournalEve
   return createJournalReader(path, options).read();
 }
 
+/** The journal's first event (ENGINE_START), without reading the rest; null when it has no complete first line. */
+export function readFirstEvent(path: string): JournalEvent | null {
+  const fd = openJournalForRead(path);
+  try {
+    const line = firstLineOf(fd);
+    return line === null ? null : parseLine(line.subarray(0, -1).toString("utf8"), path, 1, 1);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export function createJournalReader(path: string, options: ReadOptions = {}): JournalReader {
   let prefix: VerifiedPrefix | null = null;
   let warnedTornAt = -1;
@@ -57,21 +69,21 @@ export function createJournalReader(path: string, options: ReadOptions = {}): Jo
     try {
       const stats = fstatSync(fd);
       const from = prefix && prefixStillMatches(fd, stats, prefix, readCounted) ? prefix : null;
-      const chunk = readCounted(fd, from?.bytes ?? 0, stats.size);
-      if (!from) refuseJsonArray(path, chunk.subarray(0, 64));
-      const parsed = parseChunk(chunk, {
+      const base = from?.bytes ?? 0;
+      if (!from) refuseJsonArray(path, readCounted(fd, 0, 64));
+      const parsed = parseRange(fd, base, stats.size, {
         path,
         firstLine: (from?.lines ?? 0) + 1,
         nextSeq: (from?.events.length ?? 0) + 1,
         written: options.written,
       });
+      spent.bytesRead += parsed.bytesRead;
       spent.linesParsed += parsed.events.length + (parsed.unterminated ? 1 : 0);
-      const base = from?.bytes ?? 0;
       if (parsed.tornBytes > 0 && warnedTornAt !== base + parsed.completeBytes) {
         warnedTornAt = base + parsed.completeBytes;
         options.warn?.(`${path}: ignoring a torn last line (${parsed.tornBytes} bytes with no newline, left by an interrupted write)`);
       }
-      prefix = extendPrefix(stats, from, chunk, parsed);
+      prefix = extendPrefix(fd, stats, from, parsed);
       const events = prefix ? [...prefix.events] : [];
       if (parsed.unterminated) events.push(parsed.unterminated);
       return events;
@@ -101,24 +113,32 @@ function prefixStillMatches(fd: number, stats: Stats, prefix: VerifiedPrefix, re
   return read(fd, 0, prefix.openingLine.length).equals(prefix.openingLine);
 }
 
-function extendPrefix(
-  stats: Stats,
-  from: VerifiedPrefix | null,
-  chunk: Buffer,
-  parsed: ReturnType<typeof parseChunk>,
-): VerifiedPrefix | null {
-  if (parsed.events.length === 0) return from ?? emptyPrefix(stats);
+function extendPrefix(fd: number, stats: Stats, from: VerifiedPrefix | null, parsed: ParsedRange): VerifiedPrefix | null {
+  if (parsed.events.length === 0 || parsed.lastLine === null) return from ?? emptyPrefix(stats);
   const base = from?.bytes ?? 0;
+  const lines = (from?.lines ?? 0) + parsed.events.length;
   return {
     dev: stats.dev,
     ino: stats.ino,
     bytes: base + parsed.completeBytes,
-    lines: (from?.lines ?? 0) + parsed.events.length,
+    lines,
     events: appendInPlace(from?.events ?? [], parsed.events),
-    openingLine: from && from.bytes > 0 ? from.openingLine : Buffer.from(chunk.subarray(0, chunk.indexOf(0x0a) + 1)),
+    openingLine: from && from.bytes > 0 ? from.openingLine : lines === 1 ? Buffer.concat([parsed.lastLine, NEWLINE]) : firstLineOf(fd)!,
     lastLineStart: base + parsed.lastLineStart,
-    lastLine: Buffer.from(chunk.subarray(parsed.lastLineStart, parsed.completeBytes)),
+    lastLine: Buffer.concat([parsed.lastLine, NEWLINE]),
   };
+}
+
+const NEWLINE = Buffer.from("\n");
+
+/** The first line of the file, newline included, or null when there is no newline within MAX_LINE_BYTES. */
+function firstLineOf(fd: number): Buffer | null {
+  for (let length = 4096; ; length = Math.min(length * 4, MAX_LINE_BYTES + 1)) {
+    const head = readRange(fd, 0, length);
+    const newline = head.indexOf(0x0a);
+    if (newline !== -1) return Buffer.from(head.subarray(0, newline + 1));
+    if (head.length < length || length > MAX_LINE_BYTES) return null;
+  }
 }
 
 /** The cache owns its array, so growing it in place keeps each read O(new events). */
@@ -129,15 +149,4 @@ function appendInPlace(target: JournalEvent[], added: JournalEvent[]): JournalEv
 
 function emptyPrefix(stats: Stats): VerifiedPrefix {
   return { dev: stats.dev, ino: stats.ino, bytes: 0, lines: 0, events: [], openingLine: Buffer.alloc(0), lastLineStart: 0, lastLine: Buffer.alloc(0) };
-}
-
-function readRange(fd: number, start: number, end: number): Buffer {
-  const buffer = Buffer.alloc(Math.max(0, end - start));
-  let filled = 0;
-  while (filled < buffer.length) {
-    const read = readSync(fd, buffer, filled, buffer.length - filled, start + filled);
-    if (read === 0) break;
-    filled += read;
-  }
-  return buffer.subarray(0, filled);
 }

@@ -7,6 +7,8 @@ export interface PendingCall {
   iteration: number;
   /** An ACTION_REQUEST was recorded: the tool may have started, so it must not run again. */
   requested: boolean;
+  /** An ask_human call whose answer was recorded (HUMAN_INPUT_RECEIVED) before its result could be: the answer. */
+  answer: string | null;
 }
 
 export interface RunState {
@@ -35,6 +37,8 @@ interface Fold {
   /** Calls of the last THOUGHT with an ACTION_REQUEST, and with an ACTION_RESULT. */
   requested: Set<string>;
   answered: Set<string>;
+  /** Human answers recorded for calls of the last THOUGHT, by call id. */
+  received: Map<string, string>;
   usage: RunState["usage"];
 }
 
@@ -77,6 +81,7 @@ function emptyFold(): Fold {
     initialMessage: null,
     requested: new Set(),
     answered: new Set(),
+    received: new Map(),
     usage: { total: emptyUsageTotals(), byModel: new Map() },
   };
 }
@@ -94,6 +99,7 @@ function foldEvent(fold: Fold, event: JournalEvent): void {
       fold.lastThought = event;
       fold.requested.clear();
       fold.answered.clear();
+      fold.received.clear();
       if (event.usage) {
         addUsage(fold.usage.total, event.usage);
         let perModel = fold.usage.byModel.get(event.model);
@@ -113,6 +119,7 @@ function foldEvent(fold: Fold, event: JournalEvent): void {
       fold.waiting = event;
       break;
     case "HUMAN_INPUT_RECEIVED":
+      fold.received.set(event.action_id, event.response);
       if (fold.waiting?.request_id === event.request_id) fold.waiting = null;
       break;
     case "ERROR":
@@ -130,7 +137,7 @@ function stateOf(fold: Fold): RunState {
   const pending: PendingCall[] = [];
   for (const call of lastThought?.tool_calls ?? []) {
     if (fold.answered.has(call.id)) continue;
-    pending.push({ call, iteration: lastThought!.iteration, requested: fold.requested.has(call.id) });
+    pending.push({ call, iteration: lastThought!.iteration, requested: fold.requested.has(call.id), answer: fold.received.get(call.id) ?? null });
   }
   const byModel = new Map([...fold.usage.byModel].map(([model, totals]) => [model, copyUsageTotals(totals)]));
   const usage = { total: copyUsageTotals(fold.usage.total), byModel };

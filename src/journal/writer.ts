@@ -1,17 +1,25 @@
 // Appends events to journal.jsonl: one write per event to an append-mode file, seq and timestamp assigned here.
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from "node:fs";
-import { EngineError, errorMessage } from "../errors.js";
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, statSync, writeSync, type Stats } from "node:fs";
+import { basename, dirname } from "node:path";
+import { EngineError, OwnershipLostError, errorMessage } from "../errors.js";
 import { fsError } from "../fs-errors.js";
+import { pausePoint } from "../pause-point.js";
+import { PRIVATE_FILE_MODE } from "../private-modes.js";
 import { redactSecrets, usableSecrets } from "../secrets.js";
 import { JournalEventSchema, type JournalEvent, type NewEvent } from "./events.js";
-import { parseChunk, refuseJsonArray } from "./parse-lines.js";
+import { MAX_LINE_BYTES, readRange } from "./line-scanner.js";
+import { parseRange, refuseJsonArray } from "./parse-lines.js";
 import type { WrittenLines } from "./written-lines.js";
 
 export interface JournalWriter {
-  /** Records one event and returns it as written. Throws EngineError when the disk refuses it. */
+  /** Records one event and returns it as written. Throws EngineError when the disk refuses it, OwnershipLostError when the run is no longer this process's. */
   append(event: NewEvent): JournalEvent;
-  /** Flushes to disk; call before anything that depends on the events being recorded. */
+  /** Flushes to disk, then checks the run is still this process's; call before anything that depends on the events being recorded. */
   sync(): void;
+  /** Throws OwnershipLostError when this process may no longer write the run. */
+  verify(): void;
+  /** Why this writer stopped for good (the run is no longer this process's), or null. */
+  lostReason(): string | null;
   close(): void;
 }
 
@@ -22,6 +30,8 @@ export interface OpenOptions {
   secrets?: readonly string[];
   /** Told every line this writer appends, for a reader of the same journal (see written-lines.ts). */
   written?: WrittenLines;
+  /** Why this process no longer owns the run, or null while it does; asked before every write (see store/run-lock.ts). */
+  owner?: () => string | null;
 }
 
 /** Told each line any journal writer of this process appends, exactly as written (`--format stream-json` prints them). */
@@ -41,7 +51,7 @@ export async function openJournal(path: string, options: OpenOptions = {}): Prom
   const fd = openForAppend(path);
   try {
     const nextSeq = repairTail(fd, path, options.warn) + 1;
-    return createWriter(fd, path, nextSeq, fstatSync(fd).size, jsonForms(options.secrets ?? []), options.written);
+    return createWriter(fd, path, nextSeq, jsonForms(options.secrets ?? []), options);
   } catch (err) {
     closeSync(fd);
     throw err;
@@ -50,7 +60,7 @@ export async function openJournal(path: string, options: OpenOptions = {}): Prom
 
 function openForAppend(path: string): number {
   try {
-    return openSync(path, "a+");
+    return openSync(path, "a+", PRIVATE_FILE_MODE);
   } catch (err) {
     throw fsError(`Cannot open the journal ${path} for writing`, err);
   }
@@ -58,10 +68,10 @@ function openForAppend(path: string): number {
 
 /** Validates the existing journal, cuts a torn last line, terminates a complete unterminated one; returns the last seq. */
 function repairTail(fd: number, path: string, warn: OpenOptions["warn"]): number {
-  const existing = readAll(fd);
-  if (existing.length === 0) return 0;
-  refuseJsonArray(path, existing.subarray(0, 64));
-  const parsed = parseChunk(existing, { path, firstLine: 1, nextSeq: 1 });
+  const size = fstatSync(fd).size;
+  if (size === 0) return 0;
+  refuseJsonArray(path, readRange(fd, 0, 64));
+  const parsed = parseRange(fd, 0, size, { path, firstLine: 1, nextSeq: 1 });
   if (parsed.tornBytes > 0) {
     ftruncateSync(fd, parsed.completeBytes);
     warn?.(`${path}: cut off a torn last line (${parsed.tornBytes} bytes with no newline, left by an interrupted write)`);
@@ -78,22 +88,44 @@ function jsonForms(secrets: readonly string[]): { raw: string; json: string }[] 
   return usableSecrets(secrets).map((secret) => ({ raw: secret, json: JSON.stringify(secret).slice(1, -1) }));
 }
 
-function createWriter(
-  fd: number,
-  path: string,
-  firstSeq: number,
-  initialSize: number,
-  secrets: readonly { raw: string; json: string }[],
-  written: WrittenLines | undefined,
-): JournalWriter {
+function createWriter(fd: number, path: string, firstSeq: number, secrets: readonly { raw: string; json: string }[], options: OpenOptions): JournalWriter {
   let nextSeq = firstSeq;
-  let size = initialSize;
+  const opened = fstatSync(fd);
+  let size = opened.size;
   let closed = false;
   let broken: string | null = null;
+  let lost: string | null = null;
+  const runId = basename(dirname(path));
+
+  /**
+   * The file this writer has open must be at the size it left it, the run still ours and, unless a write is about to
+   * follow (whose own check comes after it), still the file at `path`.
+   */
+  function ownershipProblem(beforeWrite: boolean): string | null {
+    const mine = fstatSync(fd);
+    if (mine.size !== size) return `the journal changed under it (${mine.size} bytes where this process wrote ${size}): another process wrote it`;
+    if (!beforeWrite && !isSameFile(opened)) return REPLACED;
+    return options.owner?.() ?? null;
+  }
+
+  function isSameFile(stats: Stats): boolean {
+    try {
+      const current = statSync(path);
+      return current.ino === stats.ino && current.dev === stats.dev;
+    } catch {
+      return false;
+    }
+  }
+
+  function verify(beforeWrite = false): void {
+    if (lost === null) lost = ownershipProblem(beforeWrite);
+    if (lost !== null) throw OwnershipLostError.of(runId, lost);
+  }
 
   function append(event: NewEvent): JournalEvent {
     if (closed) throw new EngineError(`The journal ${path} is closed; cannot append a ${event.type} event`);
     if (broken) throw new EngineError(`The journal ${path} can no longer be written: ${broken}`);
+    verify(true);
     const checked = JournalEventSchema.safeParse({ seq: nextSeq, timestamp: new Date().toISOString(), ...event });
     if (!checked.success) {
       const issue = checked.error.issues[0];
@@ -107,6 +139,8 @@ function createWriter(
       line = JSON.stringify(recorded);
     }
     const bytes = Buffer.from(`${line}\n`);
+    if (bytes.length > MAX_LINE_BYTES) throw new EngineError(`Cannot journal a ${event.type} event of ${bytes.length} bytes: a journal line may hold at most ${MAX_LINE_BYTES} bytes`);
+    pausePoint("journal-append", event.type);
     try {
       writeAll(fd, bytes);
     } catch (err) {
@@ -114,8 +148,13 @@ function createWriter(
       throw fsError(`Cannot append to the journal ${path}`, err);
     }
     size += bytes.length;
+    // Written to a journal that was replaced (before or during the write): it reached no one, and this process must stop.
+    if (!isSameFile(opened)) {
+      lost = REPLACED;
+      verify();
+    }
     nextSeq += 1;
-    written?.remember(line, recorded);
+    options.written?.remember(line, recorded);
     appendedLineListener?.(line);
     return recorded;
   }
@@ -136,6 +175,7 @@ function createWriter(
     } catch (err) {
       throw fsError(`Cannot flush the journal ${path} to disk`, err);
     }
+    verify();
   }
 
   function close(): void {
@@ -144,22 +184,12 @@ function createWriter(
     closeSync(fd);
   }
 
-  return { append, sync, close };
+  return { append, sync, verify: () => verify(), lostReason: () => lost, close };
 }
+
+const REPLACED = "the journal was replaced: another process took the run over";
 
 function writeAll(fd: number, bytes: Buffer): void {
   let written = 0;
   while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
-}
-
-function readAll(fd: number): Buffer {
-  const size = fstatSync(fd).size;
-  const buffer = Buffer.alloc(size);
-  let filled = 0;
-  while (filled < size) {
-    const read = readSync(fd, buffer, filled, size - filled, filled);
-    if (read === 0) break;
-    filled += read;
-  }
-  return buffer.subarray(0, filled);
 }

@@ -28,11 +28,14 @@ export function createWrittenLines(): WrittenLines {
   };
 }
 
-/** The writer's caller and the reader now share the event: neither may change it under the other. */
+/** The writer's caller and the reader now share the event: neither may change it under the other. Iterative, whatever the depth. */
 function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const field of Object.values(value)) deepFreeze(field);
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const current = pending.pop();
+    if (typeof current !== "object" || current === null || Object.isFrozen(current)) continue;
+    Object.freeze(current);
+    for (const field of Object.values(current)) pending.push(field);
   }
   return value;
 }

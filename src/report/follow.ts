@@ -1,10 +1,11 @@
 // Follows a run's journal as another process appends to it: yields new events until the run ends or its engine is gone.
+import { basename } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { JournalEvent } from "../journal/events.js";
 import { createJournalReader } from "../journal/reader.js";
-import { assessHolder } from "../store/janitor.js";
+import { assessOwner } from "../store/janitor.js";
 import type { RunPaths } from "../store/run-dir.js";
-import { readMetadata } from "../store/run-metadata.js";
+import { readCurrentOwner } from "../store/run-lock.js";
 
 export interface FollowOptions {
   signal?: AbortSignal;
@@ -44,16 +45,9 @@ export async function* followJournal(paths: RunPaths, options: FollowOptions = {
   }
 }
 
-/** The recorded engine is dead and nothing was appended after we looked: the run will not end by itself. */
+/** The run's owner is gone and nothing was appended after we looked: the run will not end by itself. */
 function engineGone(paths: RunPaths, seenSeq: number, reader: ReturnType<typeof createJournalReader>): boolean {
-  let metadata;
-  try {
-    metadata = readMetadata(paths);
-  } catch {
-    return false;
-  }
-  const holder = assessHolder({ run_id: metadata.run_id, pid: metadata.pid, hostname: metadata.hostname, start_time_unix: metadata.start_time_unix });
-  if (holder.state !== "dead") return false;
+  if (assessOwner(readCurrentOwner(paths), basename(paths.runDir)).state !== "dead") return false;
   // The engine may have appended its last events just before it exited: read once more.
   return (reader.read().at(-1)?.seq ?? 0) === seenSeq;
 }

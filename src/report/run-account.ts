@@ -3,7 +3,8 @@ import type { EventOf, JournalEvent, RunStatus } from "../journal/events.js";
 import { readJournal } from "../journal/reader.js";
 import { deriveRunState } from "../journal/run-state.js";
 import { errorMessage } from "../errors.js";
-import { assessHolder, type HolderAssessment } from "../store/janitor.js";
+import { assessOwner, type HolderAssessment } from "../store/janitor.js";
+import { readCurrentOwner } from "../store/run-lock.js";
 import { runIdsIn } from "../store/list-runs.js";
 import { runPaths, type RunPaths } from "../store/run-dir.js";
 import { readMetadata, type RunMetadata } from "../store/run-metadata.js";
@@ -28,7 +29,7 @@ export interface RunAccount {
   workDir: string;
   events: JournalEvent[];
   status: RunStatus;
-  /** For a RUNNING run: whether its engine process still lives (from metadata.json's holder facts). */
+  /** For a RUNNING run: whether its engine process still lives (judged from the run's owner record). */
   holder: HolderAssessment | null;
   metadata: RunMetadata | null;
   task: string | null;
@@ -65,7 +66,7 @@ export function accountOf(workDir: string, runId: string, paths: RunPaths, event
     workDir,
     events,
     status: state.status,
-    holder: state.status === "RUNNING" && metadata ? assessHolder({ run_id: runId, pid: metadata.pid, hostname: metadata.hostname, start_time_unix: metadata.start_time_unix }) : null,
+    holder: state.status === "RUNNING" ? assessOwner(readCurrentOwner(paths), runId) : null,
     metadata,
     task: state.initialMessage,
     agentName: metadata?.agent_name ?? agentNameOf(start),

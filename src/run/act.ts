@@ -1,5 +1,6 @@
 // ACT and OBSERVE: run one tool call the model asked for and record what came of it.
 import type { ToolCall } from "../journal/events.js";
+import { argumentsOverLimit } from "../tools/argument-limits.js";
 import { bindToolCall } from "../tools/bind.js";
 import { invokeTool } from "../tools/invoke.js";
 import { ASK_HUMAN, openQuestion, parseAskHumanArgs, recordAnswer, writeInteractionRequest, type InteractionRequest } from "./ask-human.js";
@@ -20,7 +21,7 @@ export async function act(ctx: RunContext, call: ToolCall, iteration: number): P
 
   const args = parseArguments(call);
   if (args.error !== null) {
-    await refuse(ctx, call, iteration, call.arguments, args.error);
+    await refuse(ctx, call, iteration, args.value, args.error);
     return { kind: "done" };
   }
   if (call.name === ASK_HUMAN) return askHuman(ctx, call, iteration, args.value);
@@ -51,6 +52,17 @@ export async function act(ctx: RunContext, call: ToolCall, iteration: number): P
     signal: ctx.signal,
   });
   ctx.log(`tool ${call.name}: ${JSON.stringify(bound.argv)} → ${result.status}, exit ${result.exitCode ?? result.signal ?? "none"}${result.timedOut ? " (timed out)" : ""} in ${result.durationMs} ms`);
+  // The result first: a full disk while the full output is recorded must not cost the run the tool's real result.
+  const recorded = ctx.append({
+    type: "ACTION_RESULT",
+    iteration,
+    action_id: call.id,
+    tool_name: call.name,
+    status: result.status,
+    observation_content: result.observation,
+    exit_code: result.exitCode,
+    duration_ms: result.durationMs,
+  });
   writeToolExecution(ctx.paths, {
     iteration,
     action_id: call.id,
@@ -67,16 +79,6 @@ export async function act(ctx: RunContext, call: ToolCall, iteration: number): P
     stdout: result.stdout,
     stderr: result.stderr,
   }, ctx.secrets);
-  const recorded = ctx.append({
-    type: "ACTION_RESULT",
-    iteration,
-    action_id: call.id,
-    tool_name: call.name,
-    status: result.status,
-    observation_content: result.observation,
-    exit_code: result.exitCode,
-    duration_ms: result.durationMs,
-  });
   ctx.progress(`[${iteration}] OBSERVE: ${result.status} ${oneLine(result.observation, 160)}`);
   await afterTool(ctx, iteration, recorded);
   return { kind: "done" };
@@ -108,6 +110,8 @@ async function afterTool(ctx: RunContext, iteration: number, result: ReturnType<
 }
 
 function parseArguments(call: ToolCall): { value: unknown; error: string | null } {
+  const tooLarge = argumentsOverLimit(call.name, call.arguments);
+  if (tooLarge !== null) return { value: null, error: tooLarge };
   const text = call.arguments.trim() === "" ? "{}" : call.arguments;
   try {
     return { value: JSON.parse(text), error: null };
@@ -130,8 +134,9 @@ async function askHuman(ctx: RunContext, call: ToolCall, iteration: number, args
     recordAnswer(ctx, { iteration, action_id: call.id, request_id: request.request_id }, answer, startedAt);
     return { kind: "done" };
   }
-  writeInteractionRequest(ctx.paths.interactionDir, request);
+  // Synced (and still this process's run) before the question is shown to anyone.
   ctx.sync();
+  writeInteractionRequest(ctx.paths.interactionDir, request);
   return { kind: "waiting", request };
 }
 

@@ -1,8 +1,10 @@
 // The built-in ask_human tool: asks on the terminal with -i, otherwise pauses the run for a human.
-import { mkdirSync, rmSync, writeFileSync, renameSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import type { ToolCall } from "../journal/events.js";
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "../private-modes.js";
+import { writeFileAtomic } from "../store/atomic-file.js";
 import type { FunctionTool } from "../conversation.js";
 import type { HumanQuestion, RunContext } from "./run-context.js";
 
@@ -71,11 +73,8 @@ export function openQuestion(ctx: RunContext, call: ToolCall, iteration: number,
 }
 
 export function writeInteractionRequest(interactionDir: string, request: InteractionRequest): void {
-  mkdirSync(interactionDir, { recursive: true });
-  const target = join(interactionDir, "request.json");
-  const temp = `${target}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(request, null, 2)}\n`);
-  renameSync(temp, target);
+  mkdirSync(interactionDir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  writeFileAtomic(join(interactionDir, "request.json"), `${JSON.stringify(request, null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
 }
 
 export function clearInteraction(interactionDir: string): void {
@@ -92,6 +91,11 @@ export function recordAnswer(ctx: RunContext, request: { iteration: number; acti
     request_id: request.request_id,
     response: answer,
   });
+  recordAnswerResult(ctx, request, answer, Math.max(0, Date.now() - startedAt));
+}
+
+/** The ask_human ACTION_RESULT for a recorded answer; also how resume completes an answer whose result a crash cut off. */
+export function recordAnswerResult(ctx: RunContext, request: { iteration: number; action_id: string }, answer: string, durationMs: number): void {
   ctx.append({
     type: "ACTION_RESULT",
     iteration: request.iteration,
@@ -100,6 +104,6 @@ export function recordAnswer(ctx: RunContext, request: { iteration: number; acti
     status: "SUCCESS",
     observation_content: answer,
     exit_code: 0,
-    duration_ms: Math.max(0, Date.now() - startedAt),
+    duration_ms: durationMs,
   });
 }

@@ -4,7 +4,7 @@ import { DeltaError, MODEL_REFUSED } from "../errors.js";
 import type { EventOf, JournalEvent } from "../journal/events.js";
 import { act } from "./act.js";
 import { continueCommand } from "./continue-command.js";
-import type { InteractionRequest } from "./ask-human.js";
+import { clearInteraction, recordAnswerResult, type InteractionRequest } from "./ask-human.js";
 import type { RunContext } from "./run-context.js";
 import { createRunStateTracker, deriveRunState } from "../journal/run-state.js";
 import { think } from "./think.js";
@@ -66,11 +66,19 @@ async function iterate(ctx: RunContext, iteration: number, events: JournalEvent[
 /**
  * After a crash or a pause, the last THOUGHT may hold calls with no result. A call that was
  * requested may have run: it gets a synthesized ERROR result and is never re-run behind the
- * model's back. Calls never requested had not started, so they run now, in the model's order.
+ * model's back. Calls never requested had not started, so they run now, in the model's order. An
+ * ask_human call whose answer was recorded gets that answer as its result.
  */
 async function finishPendingCalls(ctx: RunContext): Promise<LoopEnd | null> {
   const state = deriveRunState(ctx.readEvents());
   for (const pending of state.pending) {
+    if (pending.answer !== null) {
+      // The human's answer was recorded but its result was not: the answer is the result.
+      recordAnswerResult(ctx, { iteration: pending.iteration, action_id: pending.call.id }, pending.answer, 0);
+      clearInteraction(ctx.paths.interactionDir);
+      ctx.progress(`[${pending.iteration}] ${pending.call.name}: recorded the answer given before the engine stopped`);
+      continue;
+    }
     if (pending.requested) {
       ctx.append({
         type: "ACTION_RESULT",

@@ -1,25 +1,24 @@
-// `delta continue`: check the run's state against the state table, repair it if needed, and resume.
+// `delta continue`: take the run, check its state (read after taking it) against the state table, repair it if needed, and resume.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadAgent } from "../agent/load.js";
+import { loadAgent, type AgentPackage } from "../agent/load.js";
 import { preflightAgent } from "../agent/preflight.js";
 import { RunRefusedError } from "../errors.js";
-import type { EventOf } from "../journal/events.js";
-import { readJournal } from "../journal/reader.js";
+import { readFirstEvent, readJournal } from "../journal/reader.js";
 import { openJournal } from "../journal/writer.js";
 import { clearInteraction, recordAnswer } from "./ask-human.js";
 import { continueCommand } from "./continue-command.js";
-import { assessHolder, checkHolder } from "../store/janitor.js";
 import type { RunOutcome } from "./outcome.js";
-import { chooseProvider } from "./provider.js";
+import { chooseProvider, type ProviderChoice } from "./provider.js";
 import { verboseLog, withModel } from "./model-choice.js";
 import type { DriveOptions, RunContext } from "./run-context.js";
 import { validateRunId } from "../store/run-id.js";
 import { deriveRunState, type RunState } from "../journal/run-state.js";
 import { runSession } from "./session.js";
-import { acquireRunLock, forceBreakRunLock, readLockOwner } from "../store/run-lock.js";
+import { takeRun, type RunHold } from "../store/run-lock.js";
+import { pausePoint } from "../pause-point.js";
 import { findRunDir, type RunPaths } from "../store/run-dir.js";
-import { readMetadata, writeMetadata } from "../store/run-metadata.js";
+import { readOrRebuildMetadata, type RunMetadata } from "../store/run-metadata.js";
 
 export interface ContinueRequest extends DriveOptions {
   runId: string;
@@ -31,38 +30,32 @@ export interface ContinueRequest extends DriveOptions {
 export async function continueRun(request: ContinueRequest): Promise<RunOutcome> {
   validateRunId(request.runId);
   const paths = findRunDir(request.workDir, request.runId);
-  const events = readJournal(paths.journal, { warn: request.warn });
-  const before = deriveRunState(events);
-  const answer = planAnswer(request, paths, before);
-  const start = events.find((event): event is EventOf<"ENGINE_START"> => event.type === "ENGINE_START");
-  if (!start) throw new RunRefusedError(`Run ${request.runId} has no ENGINE_START in ${paths.journal}; it cannot be continued.`);
+  // The first event never changes once written: the agent can be loaded (and refused) before the run is taken.
+  const start = readFirstEvent(paths.journal);
+  if (start?.type !== "ENGINE_START") throw new RunRefusedError(`Run ${request.runId} has no ENGINE_START at the start of ${paths.journal}; it cannot be continued.`);
   const loaded = await loadAgent(start.agent_home, { warn: request.warn });
   await preflightAgent(loaded, start.work_dir);
-  const provider = await chooseProvider(loaded, start.work_dir, { replay: request.replay, recordedThoughts: before.iterations, warn: request.warn, log: verboseLog(request) });
-  const agent = withModel(loaded, request.model ?? provider.model);
-  const metadata = readMetadata(paths);
 
-  let janitorNote: string | null = null;
-  if (before.status === "RUNNING") {
-    const verdict = checkHolder({ run_id: request.runId, pid: metadata.pid, hostname: metadata.hostname, start_time_unix: metadata.start_time_unix }, { force: request.force });
-    // Another continue may have taken the lock since metadata.json was written: its own record decides.
-    if (verdict.provenDead && lockHolderGone(paths, request.runId) !== false) forceBreakRunLock(paths);
-    janitorNote = verdict.reason;
-  } else if (existsSync(paths.lock)) {
-    // Killed after recording its end but before releasing the lock: a dead holder's lock would refuse us for 10 s.
-    const gone = lockHolderGone(paths, request.runId);
-    if (gone) {
-      forceBreakRunLock(paths);
-      request.progress(`[Janitor] Removed the stale lock of run ${request.runId}: ${gone}`);
-    }
-  }
-  const release = await acquireRunLock(paths);
-  if (janitorNote !== null) request.progress(`[Janitor] Cleaned up orphaned run: ${janitorNote}`);
+  pausePoint("continue-before-lock");
+  const hold = takeRun(paths, { runId: request.runId, workDir: request.workDir, force: request.force });
+  let state: RunState;
+  let answer: Answer;
+  let provider: ProviderChoice;
+  let agent: AgentPackage;
+  let metadata: RunMetadata;
   try {
-    const current = deriveRunState(readJournal(paths.journal, { warn: request.warn }));
-    if (current.status === "RUNNING") await markInterrupted(paths, request.runId, current, metadata, request.warn);
+    // Every decision about the run is made here, from the journal as it is now that this process holds the run.
+    const events = readJournal(paths.journal, { warn: request.warn });
+    state = deriveRunState(events);
+    answer = planAnswer(request, paths, state);
+    // The replay position is the number of THOUGHTs recorded: read, like everything else, now that the run is ours.
+    provider = await chooseProvider(loaded, start.work_dir, { replay: request.replay, recordedThoughts: state.iterations, warn: request.warn, log: verboseLog(request) });
+    agent = withModel(loaded, request.model ?? provider.model);
+    metadata = readOrRebuildMetadata(paths, events, hold.previous?.owner ?? null, request.warn);
+    reportTakeover(request, hold, state);
+    if (state.status === "RUNNING") await markInterrupted(paths, request.runId, state, hold, request.warn);
   } catch (err) {
-    await release();
+    hold.release();
     throw err;
   }
 
@@ -72,15 +65,23 @@ export async function continueRun(request: ContinueRequest): Promise<RunOutcome>
     paths,
     agent,
     provider,
-    metadata: readMetadata(paths),
+    metadata,
     maxIterations: request.maxIterations,
     signal: request.signal,
     progress: request.progress,
     verbose: request.verbose,
     askInteractively: request.askInteractively,
-    release,
-    opening: (ctx) => open(ctx, paths, before, answer),
+    hold,
+    opening: (ctx) => open(ctx, paths, state, answer),
   });
+}
+
+function reportTakeover(request: ContinueRequest, hold: RunHold, state: RunState): void {
+  const previous = hold.previous;
+  if (previous === null || previous.released) return;
+  request.progress(state.status === "RUNNING"
+    ? `[Janitor] Cleaned up orphaned run: ${previous.reason}`
+    : `[Janitor] Took over the lock of run ${request.runId} from its last holder: ${previous.reason}`);
 }
 
 type Answer = { kind: "text"; text: string } | { kind: "ask" } | { kind: "none" };
@@ -117,17 +118,21 @@ function planAnswer(request: ContinueRequest, paths: RunPaths, state: RunState):
 }
 
 /** Records the janitor's RUNNING → INTERRUPTED transition in the journal and metadata. */
-async function markInterrupted(paths: RunPaths, runId: string, state: RunState, metadata: ReturnType<typeof readMetadata>, warn: (line: string) => void): Promise<void> {
-  const journal = await openJournal(paths.journal, { warn });
-  journal.append({
-    type: "ERROR",
-    error_type: "ORPHANED_RUN",
-    error_message: `[Janitor] The engine process (pid ${metadata.pid} on ${metadata.hostname}) stopped without recording an end; run marked INTERRUPTED.`,
-  });
-  journal.append({ type: "ENGINE_END", run_id: runId, status: "INTERRUPTED", final_iteration: state.iterations });
-  journal.sync();
-  journal.close();
-  writeMetadata(paths, { ...metadata, status: "INTERRUPTED", updated_at: new Date().toISOString() }, { durable: true });
+async function markInterrupted(paths: RunPaths, runId: string, state: RunState, hold: RunHold, warn: (line: string) => void): Promise<void> {
+  const owner = hold.previous?.owner;
+  const engine = owner ? `The engine process (pid ${owner.pid} on ${owner.hostname})` : "The engine process";
+  const journal = await openJournal(paths.journal, { warn, owner: hold.lostReason });
+  try {
+    journal.append({
+      type: "ERROR",
+      error_type: "ORPHANED_RUN",
+      error_message: `[Janitor] ${engine} stopped without recording an end (${hold.previous?.reason ?? "no owner record"}); run marked INTERRUPTED.`,
+    });
+    journal.append({ type: "ENGINE_END", run_id: runId, status: "INTERRUPTED", final_iteration: state.iterations });
+    journal.sync();
+  } finally {
+    journal.close();
+  }
 }
 
 async function open(ctx: RunContext, paths: RunPaths, state: RunState, answer: Answer): Promise<void> {
@@ -139,15 +144,4 @@ async function open(ctx: RunContext, paths: RunPaths, state: RunState, answer: A
     return;
   }
   if (answer.kind === "text") ctx.append({ type: "USER_MESSAGE", content: answer.text });
-}
-
-/**
- * Judges the holder named in the lock's own record (written the moment the lock is taken, unlike metadata.json):
- * why it is gone, false while it may be alive, or null when there is no record to judge.
- */
-function lockHolderGone(paths: RunPaths, runId: string): string | false | null {
-  const owner = readLockOwner(paths);
-  if (!owner) return null;
-  const holder = assessHolder({ run_id: runId, pid: owner.pid, hostname: owner.hostname, start_time_unix: owner.locked_at_unix });
-  return holder.state === "dead" ? holder.reason : false;
 }

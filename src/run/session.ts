@@ -1,18 +1,18 @@
 // One engine process's hold on a run: opens journal and lock, drives the loop, and closes cleanly.
 import type { AgentPackage } from "../agent/load.js";
 import { ENGINE_VERSION } from "../engine-version.js";
-import { DeltaError, errorMessage } from "../errors.js";
+import { DeltaError, OwnershipLostError, errorMessage } from "../errors.js";
 import { redactText } from "../secrets.js";
 import { runHook } from "../hooks/run-hook.js";
 import { childEnvironment } from "../process/child-env.js";
 import type { JournalEvent, NewEvent, RunStatus } from "../journal/events.js";
-import { openJournal } from "../journal/writer.js";
+import { openJournal, type JournalWriter } from "../journal/writer.js";
 import { createJournalReader } from "../journal/reader.js";
 import { createWrittenLines } from "../journal/written-lines.js";
 import { runLoop, type LoopEnd } from "./engine.js";
 import type { RunOutcome } from "./outcome.js";
 import { parseResult, redactOutcome } from "./outcome.js";
-import { priceRunUsage } from "../llm/usage.js";
+import { EMPTY_USAGE, priceRunUsage } from "../llm/usage.js";
 import type { ProviderChoice } from "./provider.js";
 import type { HumanQuestion, RunContext } from "./run-context.js";
 import { deriveRunState } from "../journal/run-state.js";
@@ -20,6 +20,7 @@ import { reportHookOutcome } from "./hook-report.js";
 import { createEngineLogger, writeHookRecord } from "../store/io-log.js";
 import { holderFacts, writeMetadata, type RunMetadata } from "../store/run-metadata.js";
 import { type RunPaths } from "../store/run-dir.js";
+import type { RunHold } from "../store/run-lock.js";
 
 /** How often metadata.json's iteration count is refreshed during a run; the journal is the truth in between. */
 export const METADATA_REFRESH_MS = 1_000;
@@ -42,7 +43,8 @@ export interface SessionOptions {
   opening?: (ctx: RunContext) => Promise<void> | void;
   /** ENGINE_START and metadata.json were already written by this process, before the run directory was published. */
   started?: boolean;
-  release: () => Promise<void>;
+  /** This process's hold on the run: the journal is written only while it lasts. */
+  hold: RunHold;
 }
 
 /** Drives a run from this process's ENGINE_START to its ENGINE_END and returns the outcome. */
@@ -61,8 +63,10 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
     close: (): void => fileLogger.close(),
   };
   const written = createWrittenLines();
-  const journal = await openJournal(paths.journal, { warn: (line: string) => progress(`[warning] ${line}`), secrets, written });
+  const journal = await openJournal(paths.journal, { warn: (line: string) => progress(`[warning] ${line}`), secrets, written, owner: options.hold.lostReason });
   const reader = createJournalReader(paths.journal, { written });
+  // A run taken over meanwhile stops what it is doing (a tool, a model call) as an interrupt would.
+  const signal = AbortSignal.any([options.signal, options.hold.lost]);
   let metadata: RunMetadata = { ...options.metadata, status: "RUNNING", end_time: null, error: null, ...holderFacts(startTime.getTime()), max_iterations: options.maxIterations, model: agent.llm.model, updated_at: startTime.toISOString() };
   if (!options.started) writeMetadata(paths, metadata, { secrets });
   // Hooks of the loop stop when the run is interrupted; on_error and on_run_end at the end still run.
@@ -83,7 +87,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
     get childEnv() {
       return childEnvOf();
     },
-    signal: options.signal,
+    signal,
     append: (event: NewEvent): JournalEvent => {
       const written = journal.append(event);
       if (written.type === "THOUGHT") {
@@ -98,7 +102,11 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
       return written;
     },
     sync: () => journal.sync(),
-    readEvents: () => reader.read(),
+    // Each iteration starts here: a process that lost the run stops before it calls the model again.
+    readEvents: () => {
+      journal.verify();
+      return reader.read();
+    },
     log: (line) => logger.log(line),
     progress,
     askInteractively: options.askInteractively,
@@ -113,7 +121,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
         baseEnv: agent.hooks[name] === undefined ? undefined : childEnvOf(),
         record: (hookName, record) => writeHookRecord(paths, hookName, record, secrets),
         log: (line) => logger.log(line),
-        signal: closing ? undefined : options.signal,
+        signal: closing ? undefined : signal,
       });
       return reportHookOutcome(name, outcome, progress);
     },
@@ -130,7 +138,40 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   }
 
   closing = true;
-  return finish(ctx, options, { journal, logger, metadata, startTime }, end);
+  const open = { journal, logger, metadata, startTime };
+  const lost = journal.lostReason() ?? options.hold.lostReason();
+  if (lost !== null) return stopLost(ctx, open, lost);
+  return finish(ctx, options, open, end);
+}
+
+interface OpenSession {
+  journal: JournalWriter;
+  logger: { close(): void };
+  metadata: RunMetadata;
+  startTime: Date;
+}
+
+/** The run was taken over: write nothing more (no event, no metadata, no hook, no release of a lock that is not ours). */
+function stopLost(ctx: RunContext, open: OpenSession, lost: string): RunOutcome {
+  open.journal.close();
+  open.logger.close();
+  const { message } = OwnershipLostError.of(ctx.runId, lost);
+  ctx.progress(`[error] ${message}`);
+  const endTime = new Date();
+  return redactOutcome({
+    runId: ctx.runId,
+    status: "FAILED",
+    result: undefined,
+    error: { type: "OWNERSHIP_LOST", message },
+    interaction: undefined,
+    iterations: 0,
+    startTime: open.startTime,
+    endTime,
+    usage: EMPTY_USAGE,
+    agentName: ctx.agent.name,
+    workspacePath: ctx.workDir,
+    runDir: ctx.paths.runDir,
+  }, ctx.secrets);
 }
 
 /** The ENGINE_START this process records: who runs what, with which settings (never secrets). */
@@ -154,12 +195,7 @@ export function engineStartEvent(options: Pick<SessionOptions, "runId" | "workDi
   };
 }
 
-async function finish(
-  ctx: RunContext,
-  options: SessionOptions,
-  open: { journal: { sync(): void; close(): void }; logger: { close(): void }; metadata: RunMetadata; startTime: Date },
-  end: LoopEnd,
-): Promise<RunOutcome> {
+async function finish(ctx: RunContext, options: SessionOptions, open: OpenSession, end: LoopEnd): Promise<RunOutcome> {
   let status: RunStatus = end.status;
   const error = "error" in end ? end.error : undefined;
   let finalError = error;
@@ -172,6 +208,8 @@ async function finish(
     ctx.append({ type: "ENGINE_END", run_id: ctx.runId, status, final_iteration: state.iterations });
     open.journal.sync();
   } catch (err) {
+    const lost = open.journal.lostReason() ?? options.hold.lostReason();
+    if (lost !== null) return stopLost(ctx, open, lost);
     // Without ENGINE_END on disk the outcome is not recorded: never report it as a success.
     status = "FAILED";
     finalError = { type: "ENGINE_ERROR", message: `Could not record the end of the run: ${errorMessage(err)}` };
@@ -197,7 +235,7 @@ async function finish(
   await ctx.hook("on_run_end", state.iterations, { status, error: finalError ?? null });
   open.journal.close();
   open.logger.close();
-  await options.release();
+  options.hold.release();
 
   // The one redaction point of the RunResult on stdout: the result and error quote the model and the server.
   return redactOutcome({

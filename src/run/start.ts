@@ -8,7 +8,7 @@ import type { RunOutcome } from "./outcome.js";
 import type { DriveOptions } from "./run-context.js";
 import { validateRunId } from "../store/run-id.js";
 import { engineStartEvent, runSession, type SessionOptions } from "./session.js";
-import { acquireRunLock } from "../store/run-lock.js";
+import { createFirstOwner, holdNewRun } from "../store/run-lock.js";
 import { holderFacts, writeMetadata } from "../store/run-metadata.js";
 import { stageNewRunDir, stageRunDir, type RunPaths, type StagedRun } from "../store/run-dir.js";
 import { rememberLastUsed, removeCreatedWorkspace, resolveWorkspace } from "../store/workspace.js";
@@ -49,7 +49,7 @@ export async function startRun(request: StartRequest): Promise<RunOutcome> {
   const staged = request.runId === undefined ? stageNewRunDir(workspace.workDir) : stageRunDir(workspace.workDir, request.runId);
   const runId = staged.runId;
   const now = new Date().toISOString();
-  const session: Omit<SessionOptions, "paths" | "release"> = {
+  const session: Omit<SessionOptions, "paths" | "hold"> = {
     runId,
     workDir: workspace.workDir,
     agent,
@@ -80,14 +80,15 @@ export async function startRun(request: StartRequest): Promise<RunOutcome> {
     started: true,
   };
   const paths = await publishFirstEvents(staged, session, request.message);
-  const release = await acquireRunLock(paths);
+  const hold = holdNewRun(paths);
   request.progress(`Run ${runId} in ${workspace.workDir}`);
-  return runSession({ ...session, paths, release });
+  return runSession({ ...session, paths, hold });
 }
 
-/** Journals ENGINE_START and the message in the staged directory, durably, then publishes it as the run. */
-async function publishFirstEvents(staged: StagedRun, session: Omit<SessionOptions, "paths" | "release">, message: string): Promise<RunPaths> {
+/** Journals ENGINE_START and the message in the staged directory, durably, with its first owner record, then publishes it as the run. */
+async function publishFirstEvents(staged: StagedRun, session: Omit<SessionOptions, "paths" | "hold">, message: string): Promise<RunPaths> {
   try {
+    createFirstOwner(staged.paths);
     writeMetadata(staged.paths, session.metadata, { secrets: session.provider.secrets });
     const journal = await openJournal(staged.paths.journal, { secrets: session.provider.secrets });
     try {

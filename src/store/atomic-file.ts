@@ -6,12 +6,14 @@ import { randomHex } from "../random-hex.js";
 export interface AtomicWriteOptions {
   /** fsync the file and its directory, for states that must survive a power cut. */
   durable?: boolean;
+  /** The file's permissions when created (before the umask); default 0o666. */
+  mode?: number;
 }
 
 export function writeFileAtomic(path: string, content: string, options: AtomicWriteOptions = {}): void {
   const temp = tempPathFor(path);
   try {
-    const fd = openSync(temp, "wx");
+    const fd = openSync(temp, "wx", options.mode ?? 0o666);
     try {
       writeSync(fd, content);
       if (options.durable) fsyncSync(fd);

@@ -1,7 +1,8 @@
 // The run's audit trail beside the journal: io/ records of LLM calls, tools and hooks, and engine.log.
-import { appendFileSync, closeSync, openSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { fsError } from "../fs-errors.js";
+import { PRIVATE_FILE_MODE } from "../private-modes.js";
 import { redactText, redactedJson } from "../secrets.js";
 import type { RunPaths } from "./run-dir.js";
 
@@ -38,7 +39,7 @@ function writeRecord(dir: string, baseName: string, record: IoRecord, secrets: r
   for (let suffix = 0; ; suffix += 1) {
     const path = join(dir, suffix === 0 ? `${baseName}.json` : `${baseName}_${suffix}.json`);
     try {
-      writeFileSync(path, content, { flag: "wx" });
+      writeFileSync(path, content, { flag: "wx", mode: PRIVATE_FILE_MODE });
       return path;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST" || suffix >= 999) {
@@ -57,7 +58,7 @@ export interface EngineLogger {
 export function createEngineLogger(paths: RunPaths, secrets: readonly string[] = []): EngineLogger {
   let fd: number | null = null;
   try {
-    fd = openSync(paths.engineLog, "a");
+    fd = openSync(paths.engineLog, "a", PRIVATE_FILE_MODE);
   } catch {
     fd = null;
   }
@@ -76,15 +77,6 @@ export function createEngineLogger(paths: RunPaths, secrets: readonly string[] =
       fd = null;
     },
   };
-}
-
-/** One line to engine.log without keeping it open. */
-export function appendEngineLog(paths: RunPaths, line: string): void {
-  try {
-    appendFileSync(paths.engineLog, logLine(line));
-  } catch (err) {
-    throw fsError(`Cannot write ${paths.engineLog}`, err);
-  }
 }
 
 function logLine(line: string): string {

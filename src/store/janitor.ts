@@ -1,7 +1,8 @@
-// The janitor: decides whether a run marked RUNNING still has a live engine process behind it.
+// The janitor: judges whether the process recorded as a run's owner may still write it.
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { RunRefusedError } from "../errors.js";
+import type { RecordReading } from "./owner-record.js";
 
 export interface HolderFacts {
   run_id: string;
@@ -37,28 +38,77 @@ export function assessHolder(facts: HolderFacts): HolderAssessment {
   return { state: "alive" };
 }
 
-/**
- * Returns why the holder is gone, or refuses (126) when it may still be running. `provenDead` says the holder was
- * checked on this host, so its lock may be broken at once; a forced cross-host verdict is only the user's word, and
- * the lock must then go stale (stop being refreshed) before another process may take it.
- */
-export function checkHolder(facts: HolderFacts, options: { force: boolean }): { reason: string; provenDead: boolean } {
-  const assessment = assessHolder(facts);
-  switch (assessment.state) {
-    case "dead":
-      return { reason: assessment.reason, provenDead: true };
-    case "other-host":
-      if (options.force) return { reason: `started on host '${assessment.host}'; --force given`, provenDead: false };
-      throw new RunRefusedError(
-        `Run ${facts.run_id} was started on host '${assessment.host}'.\n` +
-          `Cannot verify process status from host '${hostname()}'.\n` +
-          "If you're certain the original process is dead, use --force.",
-      );
-    case "alive":
-      throw new RunRefusedError(
-        `Run ${facts.run_id} is still active (PID ${facts.pid}).\nCannot continue while original process is running.`,
-      );
+/** How long a holder's record may go without a refresh before `--force` may take the run from it. */
+export const LOCK_STALE_MS = 10_000;
+
+/** Why the run may be taken from its previous holder, and whether that holder might still write (then it is fenced off). */
+export interface TakeoverVerdict {
+  reason: string;
+  /** The previous holder let the run go cleanly. */
+  released: boolean;
+  /** The previous holder is not proven dead: the journal is replaced so that a late write of its can reach no one. */
+  fence: boolean;
+}
+
+export interface OwnerFacts {
+  runId: string;
+  workDir: string;
+  /** The current holder's record, or why it could not be read. */
+  reading: RecordReading;
+}
+
+/** Judges the run's current owner record: may this process take the run over? Refuses (126) when it may not. */
+export function judgeOwner(facts: OwnerFacts, options: { force: boolean }): TakeoverVerdict {
+  const { reading, runId } = facts;
+  const stale = reading.ageMs > LOCK_STALE_MS;
+  const age = `${Math.round(reading.ageMs / 1000)} s`;
+  if (reading.record === null) {
+    if (options.force && stale) return { reason: `its owner record could not be read (${reading.problem}); --force given`, released: false, fence: true };
+    throw new RunRefusedError(
+      `Run ${runId}'s owner record cannot be read: ${reading.problem}.\n` +
+        `If no engine is running this run, take it over with --force once the record is ${LOCK_STALE_MS / 1000} s old (it is ${age}).`,
+    );
   }
+  const owner = reading.record;
+  if (owner.released_at_unix !== null) return { reason: `released by process ${owner.pid} on ${owner.hostname}`, released: true, fence: false };
+  const holder = assessHolder({ run_id: runId, pid: owner.pid, hostname: owner.hostname, start_time_unix: owner.acquired_at_unix });
+  if (holder.state === "dead") return { reason: holder.reason, released: false, fence: false };
+  if (options.force && stale) {
+    return { reason: `process ${owner.pid} on ${owner.hostname} has not refreshed its lock for ${age}; --force given`, released: false, fence: true };
+  }
+  const wait = `wait for it to finish (\`delta list-runs -w ${facts.workDir}\` shows the run's status)`;
+  if (holder.state === "other-host") {
+    if (options.force) {
+      throw new RunRefusedError(
+        `Run ${runId} is being written by another process (pid ${owner.pid} on host '${owner.hostname}'), which refreshed its lock ${age} ago; ${wait}. ` +
+          `--force takes the run over only once the lock has gone ${LOCK_STALE_MS / 1000} s without a refresh.`,
+      );
+    }
+    throw new RunRefusedError(
+      `Run ${runId} was started on host '${holder.host}'.\n` +
+        `Cannot verify process status from host '${hostname()}'.\n` +
+        "If you're certain the original process is dead, use --force.",
+    );
+  }
+  if (stale) {
+    throw new RunRefusedError(
+      `Run ${runId} is still active (PID ${owner.pid}), but its lock has not been refreshed for ${age}: the process may be stopped (Ctrl-Z, SIGSTOP).\n` +
+        "Resume or end that process, or take the run over with --force (the old process is then stopped from writing).",
+    );
+  }
+  throw new RunRefusedError(`Run ${runId} is still active (PID ${owner.pid}).\nCannot continue while original process is running; ${wait}.`);
+}
+
+/**
+ * For those who only look (list-runs, show, report): whether the run's current owner may still write it. No record,
+ * or one marked released, means no process holds the run; a record that cannot be read is taken as a live holder.
+ */
+export function assessOwner(reading: RecordReading | null, runId: string): HolderAssessment {
+  if (reading === null) return { state: "dead", reason: "no process holds it" };
+  const owner = reading.record;
+  if (owner === null) return { state: "alive" };
+  if (owner.released_at_unix !== null) return { state: "dead", reason: `process ${owner.pid} released it` };
+  return assessHolder({ run_id: runId, pid: owner.pid, hostname: owner.hostname, start_time_unix: owner.acquired_at_unix });
 }
 
 function isProcessAlive(pid: number): boolean {

@@ -4,11 +4,12 @@ import { basename, join } from "node:path";
 import type { RunStatus } from "../journal/events.js";
 import { readJournal } from "../journal/reader.js";
 import { errorMessage } from "../errors.js";
-import { assessHolder } from "./janitor.js";
+import { assessOwner } from "./janitor.js";
 import { deriveRunState } from "../journal/run-state.js";
 import { readMetadata } from "./run-metadata.js";
 import { readOriginalRun, type OriginalRun } from "./original-run.js";
 import { runPaths } from "./run-dir.js";
+import { readCurrentOwner } from "./run-lock.js";
 
 export interface RunSummary {
   run_id: string;
@@ -92,7 +93,7 @@ function summarize(workDir: string, runId: string, warn: (line: string) => void)
       created_at: metadata?.created_at ?? null,
       iterations: state.iterations,
       agent_name: metadata?.agent_name ?? null,
-      orphaned: state.status === "RUNNING" && metadata !== null && assessHolder({ run_id: runId, pid: metadata.pid, hostname: metadata.hostname, start_time_unix: metadata.start_time_unix }).state === "dead",
+      orphaned: state.status === "RUNNING" && assessOwner(readCurrentOwner(paths), runId).state === "dead",
       original_engine: false,
     };
   } catch (err) {

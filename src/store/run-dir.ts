@@ -1,8 +1,9 @@
 // The run directory layout under <workDir>/.delta/: paths, the layout VERSION, and exclusive claiming of a run id.
-import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { EngineError, RunRefusedError } from "../errors.js";
 import { fsError } from "../fs-errors.js";
+import { PRIVATE_DIR_MODE } from "../private-modes.js";
 import { randomHex } from "../random-hex.js";
 import { syncDirectory, tempPathFor } from "./atomic-file.js";
 import { makeDirs } from "./make-dirs.js";
@@ -23,7 +24,7 @@ export interface RunPaths {
   toolExecutionsDir: string;
   hooksDir: string;
   interactionDir: string;
-  /** The lock directory proper-lockfile creates while a process writes this run. */
+  /** The owner records of the run, one per process that held it (see store/run-lock.ts). */
   lock: string;
 }
 
@@ -105,11 +106,11 @@ export interface StagedRun {
 export function stageRunDir(workDir: string, runId: string): StagedRun {
   const final = runPaths(workDir, runId);
   ensureLayoutVersion(workDir);
-  if (existsSync(final.runDir)) throw idTaken(workDir, runId);
+  if (entryExists(final.runDir)) throw idTaken(workDir, runId);
   const staged = pathsIn(join(controlDir(workDir), `${STAGING_PREFIX}${runId}.${process.pid}.${randomHex(4)}`));
   try {
-    mkdirSync(staged.runDir);
-    for (const dir of [staged.invocationsDir, staged.toolExecutionsDir, staged.hooksDir]) mkdirSync(dir, { recursive: true });
+    mkdirSync(staged.runDir, { mode: PRIVATE_DIR_MODE });
+    for (const dir of [staged.invocationsDir, staged.toolExecutionsDir, staged.hooksDir]) mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   } catch (err) {
     rmSync(staged.runDir, { recursive: true, force: true });
     throw fsError(`Cannot create the run directory ${final.runDir}`, err, { otherwise: "refused" });
@@ -122,13 +123,13 @@ export function stageRunDir(workDir: string, runId: string): StagedRun {
     publish: () => {
       try {
         // rename() would replace an empty directory, so an existing one is refused first.
-        if (existsSync(final.runDir)) throw idTaken(workDir, runId);
+        if (entryExists(final.runDir)) throw idTaken(workDir, runId);
         renameSync(staged.runDir, final.runDir);
       } catch (err) {
         discard();
         const code = (err as NodeJS.ErrnoException).code;
         if (err instanceof RunRefusedError) throw err;
-        if (code === "EEXIST" || code === "ENOTEMPTY") throw idTaken(workDir, runId);
+        if (code === "EEXIST" || code === "ENOTEMPTY" || code === "ENOTDIR") throw idTaken(workDir, runId);
         throw fsError(`Cannot publish the run directory ${final.runDir}`, err);
       }
       try {
@@ -152,8 +153,24 @@ export function stageNewRunDir(workDir: string): StagedRun {
   }
 }
 
+/** Anything at `path`, a dangling symlink included (existsSync follows links and would say no). */
+function entryExists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function idTaken(workDir: string, runId: string): RunRefusedError {
+  const path = runPaths(workDir, runId).runDir;
+  if (!isDirectory(path)) return notARunDir(path);
   return new RunRefusedError(`run id ${runId} already exists in ${workDir}; choose another id or use \`delta continue --run-id ${runId}\``);
+}
+
+function notARunDir(path: string): RunRefusedError {
+  return new RunRefusedError(`${path} exists but is not a run directory (a dangling symlink, or a file); remove it, or choose another run id`);
 }
 
 /** The paths of an existing run, or a refusal that says how to list the runs there. */
@@ -162,6 +179,7 @@ export function findRunDir(workDir: string, runId: string): RunPaths {
   const versionFile = join(controlDir(workDir), "VERSION");
   if (existsSync(versionFile)) checkLayoutVersion(versionFile);
   if (!isDirectory(paths.runDir)) {
+    if (entryExists(paths.runDir)) throw notARunDir(paths.runDir);
     throw new RunRefusedError(`no run ${runId} in ${workDir}; list the runs there with \`delta list-runs -w ${workDir}\``);
   }
   return paths;

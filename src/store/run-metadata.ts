@@ -1,10 +1,14 @@
 // metadata.json: the run's status and process facts, a cache of the journal that is replaced atomically.
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
+import { basename } from "node:path";
 import { z } from "zod";
 import { EngineError, RunRefusedError, errorMessage } from "../errors.js";
 import { fsError } from "../fs-errors.js";
-import { RunStatusSchema } from "../journal/events.js";
+import { RunStatusSchema, type JournalEvent } from "../journal/events.js";
+import { deriveRunState } from "../journal/run-state.js";
+import type { OwnerRecord } from "./owner-record.js";
+import { PRIVATE_FILE_MODE } from "../private-modes.js";
 import { redactedJson } from "../secrets.js";
 import { writeFileAtomic } from "./atomic-file.js";
 import type { RunPaths } from "./run-dir.js";
@@ -65,7 +69,7 @@ export function writeMetadata(paths: RunPaths, metadata: RunMetadata, options: W
     throw new EngineError(`Engine bug: refusing to write invalid ${paths.metadata} (${issue?.path.join(".")}: ${issue?.message})`);
   }
   try {
-    writeFileAtomic(paths.metadata, `${redactedJson(checked.data, options.secrets ?? [], 2)}\n`, options);
+    writeFileAtomic(paths.metadata, `${redactedJson(checked.data, options.secrets ?? [], 2)}\n`, { ...options, mode: PRIVATE_FILE_MODE });
   } catch (err) {
     throw fsError(`Cannot write ${paths.metadata}`, err);
   }
@@ -94,4 +98,51 @@ export function readMetadata(paths: RunPaths): RunMetadata {
     throw new RunRefusedError(`${paths.metadata}: field "${field}": ${issue?.message ?? "invalid"}; it is written by the engine only, do not edit it`);
   }
   return result.data;
+}
+
+/**
+ * metadata.json as read, or, when it is lost or garbled, rebuilt from the journal (the run's truth) and the last
+ * owner record, with a warning: it is only a cache, so it never stops a run from being continued.
+ */
+export function readOrRebuildMetadata(paths: RunPaths, events: readonly JournalEvent[], lastOwner: OwnerRecord | null, warn: (line: string) => void): RunMetadata {
+  try {
+    return readMetadata(paths);
+  } catch (err) {
+    if (!(err instanceof RunRefusedError)) throw err;
+    const rebuilt = metadataFromJournal(events, lastOwner);
+    if (rebuilt === null) throw err;
+    warn(`[warning] ${err.message}. Rebuilt it from the journal, which is the run's truth; it is rewritten as the run goes on.`);
+    return rebuilt;
+  }
+}
+
+/** What metadata.json says when it agrees with the journal; null for a journal with no ENGINE_START. */
+export function metadataFromJournal(events: readonly JournalEvent[], lastOwner: OwnerRecord | null): RunMetadata | null {
+  const start = events[0];
+  if (start?.type !== "ENGINE_START") return null;
+  const state = deriveRunState(events);
+  const last = events.at(-1) ?? start;
+  const configured = (key: string): unknown => start.config[key];
+  const maxIterations = configured("max_iterations");
+  let lastEnd: JournalEvent | undefined;
+  for (let index = events.length - 1; index >= 0 && lastEnd === undefined; index -= 1) if (events[index]!.type === "ENGINE_END") lastEnd = events[index];
+  return {
+    run_id: start.run_id,
+    workspace_id: basename(start.work_dir),
+    agent_name: typeof configured("agent_name") === "string" ? (configured("agent_name") as string) : "",
+    status: state.status,
+    created_at: start.timestamp,
+    updated_at: last.timestamp,
+    end_time: state.status === "RUNNING" || state.status === "WAITING_FOR_INPUT" ? null : lastEnd?.timestamp ?? null,
+    initial_message: state.initialMessage ?? "",
+    iterations: state.iterations,
+    max_iterations: Number.isInteger(maxIterations) && (maxIterations as number) > 0 ? (maxIterations as number) : 1,
+    error: state.lastError && (state.status === "FAILED" || state.status === "INTERRUPTED") ? `${state.lastError.error_type}: ${state.lastError.error_message}` : null,
+    agent_home: start.agent_home,
+    work_dir: start.work_dir,
+    pid: lastOwner?.pid ?? process.pid,
+    hostname: lastOwner?.hostname ?? hostname(),
+    start_time_unix: Math.floor(lastOwner?.acquired_at_unix ?? Date.parse(start.timestamp)),
+    process_name: "node",
+  };
 }

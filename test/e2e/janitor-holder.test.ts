@@ -1,11 +1,11 @@
-// End to end: the janitor tells a reused pid from the live engine, and --force never breaks a fresh lock.
+// End to end: the janitor judges the run's owner record: a reused pid is not the live engine, and --force never breaks a fresh lock.
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readJournal } from "../../src/journal/reader.js";
 import { type MockLlm, reply, startMockLlm, taskOf, toolResultsOf } from "../support/mock-llm.js";
-import { delta, eventTypes, journalHas, modelEnv, readMetadataFile, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
+import { delta, eventTypes, journalHas, modelEnv, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
 
 const SLOW_TOOLS = 'tools:\n  - name: slow\n    shell: "sleep ${seconds}"\n';
 
@@ -37,9 +37,16 @@ async function startSlowRun(ws: string, runId: string, seconds = 3) {
   return { child }; // wrapped: the child is a promise, and returning it bare would await its exit
 }
 
-function rewriteMetadata(ws: string, runId: string, changes: Record<string, unknown>): void {
-  const file = join(runDir(ws, runId), "metadata.json");
-  writeFileSync(file, JSON.stringify({ ...readMetadataFile(ws, runId), ...changes }, null, 2));
+/** The current owner record of the run: the highest generation in its .lock/ directory. */
+function ownerRecordFile(ws: string, runId: string): string {
+  const lock = join(runDir(ws, runId), ".lock");
+  const newest = readdirSync(lock).filter((name) => /^\d+\.json$/.test(name)).sort((a, b) => parseInt(b) - parseInt(a))[0]!;
+  return join(lock, newest);
+}
+
+function rewriteOwnerRecord(ws: string, runId: string, changes: Record<string, unknown>): void {
+  const file = ownerRecordFile(ws, runId);
+  writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), ...changes }));
 }
 
 describe.concurrent("the janitor's judgement of the recorded process", () => {
@@ -51,8 +58,8 @@ describe.concurrent("the janitor's judgement of the recorded process", () => {
     // A node process that is not the engine now holds a pid; pretend the dead engine had that pid.
     const impostor = spawn(process.execPath, ["-e", "setTimeout(() => {}, 20000)"], { stdio: "ignore" });
     try {
-      const started = readMetadataFile(ws, "reused").start_time_unix as number;
-      rewriteMetadata(ws, "reused", { pid: impostor.pid, start_time_unix: started - 60_000 });
+      const started = JSON.parse(readFileSync(ownerRecordFile(ws, "reused"), "utf8")).acquired_at_unix as number;
+      rewriteOwnerRecord(ws, "reused", { pid: impostor.pid, acquired_at_unix: started - 60_000 });
       const resumed = await delta(["continue", "--run-id", "reused", "-w", ws, "--format", "json"], { env: modelEnv(server.baseUrl) });
       expect(resumed.stderr).toMatch(/\[Janitor\].*started after the run/);
       expect(resumed.exitCode).toBe(0);
@@ -76,12 +83,12 @@ describe.concurrent("the janitor's judgement of the recorded process", () => {
     }
   });
 
-  it("--force does not break the fresh lock of a live engine, whatever host metadata.json names", async () => {
+  it("--force does not break the fresh lock of a live engine, whatever host its owner record names", async () => {
     const ws = join(root, "ws-force-live");
     const { child } = await startSlowRun(ws, "force-live", 6);
     const journal = join(runDir(ws, "force-live"), "journal.jsonl");
     try {
-      rewriteMetadata(ws, "force-live", { hostname: "some-other-host" });
+      rewriteOwnerRecord(ws, "force-live", { hostname: "some-other-host" });
       const before = readFileSync(journal, "utf8");
       const forced = await delta(["continue", "--run-id", "force-live", "-w", ws, "--force", "--format", "json"], { env: modelEnv(server.baseUrl) });
       expect(forced.exitCode).toBe(126);
@@ -100,15 +107,13 @@ describe.concurrent("the janitor's judgement of the recorded process", () => {
     const { child } = await startSlowRun(ws, "force-stale");
     child.kill("SIGKILL");
     await child;
-    rewriteMetadata(ws, "force-stale", { hostname: "some-other-host" });
+    rewriteOwnerRecord(ws, "force-stale", { hostname: "some-other-host" });
     const refused = await delta(["continue", "--run-id", "force-stale", "-w", ws, "--format", "json"], { env: modelEnv(server.baseUrl) });
     expect(refused.exitCode).toBe(126);
     expect(JSON.parse(refused.stdout).error.message).toMatch(/use --force/);
     // The dead holder stopped refreshing its lock; age it past the stale period instead of waiting.
-    const lock = join(runDir(ws, "force-stale"), ".lock");
-    expect(existsSync(lock)).toBe(true);
     const old = new Date(Date.now() - 60_000);
-    utimesSync(lock, old, old);
+    utimesSync(ownerRecordFile(ws, "force-stale"), old, old);
     const forced = await delta(["continue", "--run-id", "force-stale", "-w", ws, "--force", "--format", "json"], { env: modelEnv(server.baseUrl) });
     expect(forced.exitCode).toBe(0);
     expect(JSON.parse(forced.stdout)).toMatchObject({ status: "COMPLETED", result: "done" });

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { readJournal } from "../../src/journal/reader.js";
 import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
+import { pauseGate } from "../support/pause-points.js";
 import { delta, eventTypes, modelEnv, readEvents, readMetadataFile, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
 
 let root: string;
@@ -119,6 +120,27 @@ describe("ask_human", () => {
     expect(types.indexOf("HUMAN_INPUT_RECEIVED")).toBeLessThan(types.lastIndexOf("ACTION_RESULT"));
     const tool = (server.requests[1]!.body as { messages: Array<{ role: string; content: string }> }).messages.find((m) => m.role === "tool");
     expect(tool?.content).toBe("blue");
+  });
+
+  it("keeps an answer recorded just before a crash: on resume it becomes the question's result", async () => {
+    server = await startMockLlm([reply.toolCalls([{ name: "ask_human", arguments: { prompt: "Which color?" } }]), reply.text("you chose green")]);
+    const agent = writeAgent(root, {}, "agent-ask-crash");
+    const ws = join(root, "ws-ask-crash");
+    expect((await delta(["run", "--agent", agent, "-w", ws, "--run-id", "askc", "-m", "go"], { env: modelEnv(server.baseUrl) })).exitCode).toBe(101);
+    // Killed between HUMAN_INPUT_RECEIVED and the ask_human ACTION_RESULT.
+    const gate = pauseGate("journal-append:ACTION_RESULT");
+    const answering = spawnDelta(["continue", "--run-id", "askc", "-w", ws, "-m", "green"], { env: modelEnv(server.baseUrl, gate.env) });
+    await gate.reached();
+    answering.kill("SIGKILL");
+    await answering;
+    expect(eventTypes(readEvents(ws, "askc")).at(-1)).toBe("HUMAN_INPUT_RECEIVED");
+
+    const resumed = await delta(["continue", "--run-id", "askc", "-w", ws, "--format", "json"], { env: modelEnv(server.baseUrl) });
+    expect(resumed.exitCode).toBe(0);
+    const tool = (server.requests[1]!.body as { messages: Array<{ role: string; content: string }> }).messages.find((m) => m.role === "tool");
+    expect(tool?.content).toBe("green");
+    expect(readEvents(ws, "askc").filter((event) => event.type === "ACTION_RESULT")).toEqual([expect.objectContaining({ status: "SUCCESS", observation_content: "green" })]);
+    expect(existsSync(join(runDir(ws, "askc"), "interaction", "request.json"))).toBe(false);
   });
 
   it("takes the answer from interaction/response.txt when continue has no -m", async () => {

@@ -1,11 +1,11 @@
-// A kill -9 after a run recorded its end but before it released its lock must not block the next `continue`.
+// A kill -9 after a run recorded its end but before it released its lock must not block the next `continue`; a live holder always does.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { acquireRunLock, readLockOwner } from "../../src/store/run-lock.js";
+import { readCurrentOwner, takeRun } from "../../src/store/run-lock.js";
 import { runPaths } from "../../src/store/run-dir.js";
 import { reply, startMockLlm } from "../support/mock-llm.js";
-import { delta, modelEnv, readEvents, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
+import { delta, modelEnv, readEvents, removeDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
 
 let root: string;
 beforeAll(() => {
@@ -31,13 +31,14 @@ describe("a stale lock left by a killed engine", () => {
       await child;
       process.kill(Number(readFileSync(join(ws, "hook.pid"), "utf8")), "SIGKILL");
       expect(readEvents(ws, "s1").at(-1)).toMatchObject({ type: "ENGINE_END", status: "COMPLETED" });
-      expect(existsSync(join(runDir(ws, "s1"), ".lock"))).toBe(true);
+      const paths = runPaths(ws, "s1");
+      expect(readCurrentOwner(paths)?.record).toMatchObject({ generation: 1, released_at_unix: null });
 
       const next = await delta(["continue", "--run-id", "s1", "-w", ws, "-m", "once more", "--format", "json"], { env: modelEnv(server.baseUrl) });
-      expect(next.stderr).toContain("[Janitor] Removed the stale lock");
+      expect(next.stderr).toMatch(/\[Janitor\] Took over the lock of run s1 from its last holder: process \d+ no longer exists/);
       expect(next.exitCode).toBe(0);
       expect(JSON.parse(next.stdout)).toMatchObject({ status: "COMPLETED", result: "second answer" });
-      expect(existsSync(join(runDir(ws, "s1"), ".lock"))).toBe(false);
+      expect(readCurrentOwner(paths)?.record).toMatchObject({ generation: 2, released_at_unix: expect.any(Number) });
     } finally {
       await server.close();
     }
@@ -49,19 +50,19 @@ describe("a stale lock left by a killed engine", () => {
     const ws = join(root, "ws-live");
     try {
       expect((await delta(["run", "--agent", agent, "-w", ws, "--run-id", "l1", "-m", "go"], { env: modelEnv(server.baseUrl) })).exitCode).toBe(0);
-      // This test process takes the lock the way a second `continue` does, before it rewrites metadata.json.
+      // This test process takes the run the way a second `continue` does, before it rewrites metadata.json.
       const paths = runPaths(ws, "l1");
-      const release = await acquireRunLock(paths);
+      const hold = takeRun(paths, { runId: "l1", workDir: ws, force: false });
       try {
-        expect(readLockOwner(paths)).toEqual({ pid: process.pid, hostname: expect.any(String), locked_at_unix: expect.any(Number) });
+        expect(readCurrentOwner(paths)?.record).toMatchObject({ generation: 2, pid: process.pid, released_at_unix: null, took_over: null });
         const refused = await delta(["continue", "--run-id", "l1", "-w", ws, "-m", "again"], { env: modelEnv(server.baseUrl) });
         expect(refused.exitCode).toBe(126);
-        expect(refused.stderr).toContain("is being written by another process");
-        expect(existsSync(paths.lock)).toBe(true);
+        expect(refused.stderr).toContain(`still active (PID ${process.pid})`);
+        expect(readCurrentOwner(paths)?.record).toMatchObject({ generation: 2, pid: process.pid, released_at_unix: null });
       } finally {
-        await release();
+        hold.release();
       }
-      expect(readLockOwner(paths)).toBeNull();
+      expect(readCurrentOwner(paths)?.record).toMatchObject({ generation: 2, released_at_unix: expect.any(Number) });
     } finally {
       await server.close();
     }

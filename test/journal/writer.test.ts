@@ -1,8 +1,8 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { EngineError, JournalError } from "../../src/errors.js";
+import { EngineError, JournalError, OwnershipLostError } from "../../src/errors.js";
 import type { NewEvent } from "../../src/journal/events.js";
 import { readJournal } from "../../src/journal/reader.js";
 import { openJournal } from "../../src/journal/writer.js";
@@ -98,6 +98,57 @@ describe("openJournal", () => {
     writer.close();
     expect(() => writer.append(message("late"))).toThrow(/closed/);
   });
+});
+
+describe("a writer that may no longer own its run", () => {
+  it("stops, writing nothing, when another process appended to the journal behind its back", async () => {
+    const writer = await openJournal(path);
+    writer.append(message("a"));
+    appendFileSync(path, `${JSON.stringify({ seq: 2, timestamp: "t", type: "USER_MESSAGE", content: "theirs" })}\n`);
+    expect(() => writer.append(message("mine"))).toThrow(OwnershipLostError);
+    expect(() => writer.append(message("mine"))).toThrow(/no longer owns run .*another process wrote it/);
+    expect(writer.lostReason()).toMatch(/another process wrote it/);
+    writer.close();
+    expect(readFileSync(path, "utf8")).not.toContain("mine");
+  });
+
+  it("stops when the journal was replaced, leaving the new file alone", async () => {
+    const writer = await openJournal(path);
+    writer.append(message("a"));
+    const replacement = join(dir, "replacement");
+    writeFileSync(replacement, readFileSync(path));
+    renameSync(replacement, path);
+    expect(() => writer.append(message("late"))).toThrow(/no longer owns run .*journal was replaced/);
+    writer.close();
+    expect(readJournal(path).map((event) => event.type === "USER_MESSAGE" && event.content)).toEqual(["a"]);
+  });
+
+  it("asks its owner before every append and after every sync", async () => {
+    let owner: string | null = null;
+    const writer = await openJournal(path, { owner: () => owner });
+    writer.append(message("a"));
+    writer.sync();
+    owner = "process 7 took it over";
+    expect(() => writer.sync()).toThrow(/process 7 took it over/);
+    expect(() => writer.append(message("b"))).toThrow(OwnershipLostError);
+    writer.close();
+    expect(readJournal(path)).toHaveLength(1);
+  });
+
+  it("cuts a 700 MB torn tail, reading it in bounded chunks", async () => {
+    const first = await openJournal(path);
+    first.append(message("a"));
+    first.close();
+    // A sparse tail of NUL bytes with no newline: what a crash can leave when the file's size was extended first.
+    truncateSync(path, statSync(path).size + 700 * 1024 * 1024);
+    const warnings: string[] = [];
+    expect(readJournal(path, { warn: (line) => warnings.push(line) }).map((event) => event.seq)).toEqual([1]);
+    const second = await openJournal(path, { warn: (line) => warnings.push(line) });
+    expect(second.append(message("b")).seq).toBe(2);
+    second.close();
+    expect(warnings).toEqual([expect.stringContaining("ignoring a torn last line (734003200 bytes"), expect.stringContaining("cut off a torn last line (734003200 bytes")]);
+    expect(readJournal(path).map((event) => event.seq)).toEqual([1, 2]);
+  }, 30_000);
 });
 
 describe("openJournal with secrets", () => {

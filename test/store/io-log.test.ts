@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { appendEngineLog, createEngineLogger, writeHookRecord, writeInvocation, writeToolExecution } from "../../src/store/io-log.js";
+import { createEngineLogger, writeHookRecord, writeInvocation, writeToolExecution } from "../../src/store/io-log.js";
 import { stageRunDir, type RunPaths } from "../../src/store/run-dir.js";
 
 let workDir: string;
@@ -54,12 +54,14 @@ describe("io logs", () => {
 });
 
 describe("engine.log", () => {
-  it("appends timestamped lines through the logger and the one-shot function", () => {
+  it("appends timestamped lines, after those of an earlier logger", () => {
     const logger = createEngineLogger(paths);
     logger.log("first");
     logger.log("second");
     logger.close();
-    appendEngineLog(paths, "third");
+    const later = createEngineLogger(paths);
+    later.log("third");
+    later.close();
     const lines = readFileSync(paths.engineLog, "utf8").trimEnd().split("\n");
     expect(lines.map((line) => line.replace(/^\S+ /, ""))).toEqual(["first", "second", "third"]);
     expect(lines[0]).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z first$/);

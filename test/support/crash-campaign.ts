@@ -16,6 +16,11 @@ export interface CampaignOptions {
   seed: number;
   /** Runs in flight at once. */
   concurrency: number;
+  /**
+   * Race mode: each recovery starts this many `delta continue` (or, for a run that never came to exist, `delta run`)
+   * at once on the same run, and may kill one of them mid-way too; rounds repeat until the run is COMPLETED.
+   */
+  racers?: number;
 }
 
 interface RunPlan {
@@ -27,6 +32,8 @@ interface RunPlan {
   target: number;
   /** random: milliseconds after the run's directory appeared. */
   killAfterMs: number;
+  /** Race mode: kill one of the first round's racers this many ms after they start, or never (null). */
+  killRacerAfterMs: number | null;
   requests: number;
   holding: boolean;
   killed: boolean;
@@ -40,6 +47,10 @@ export interface RunReport {
   /** How the run got to COMPLETED: by `continue`, by a fresh `run` (killed before its directory existed), or it already had. */
   recovery: "continue" | "rerun" | "none";
   status: string;
+  /** Race mode: processes started to recover the run, how many were refused (126), how many killed. */
+  racers: number;
+  refused: number;
+  racersKilled: number;
   actionResults: number;
   synthesized: number;
   markerExecutions: number;
@@ -51,6 +62,13 @@ export interface CampaignReport {
   killed: number;
   recovered: number;
   lost: number;
+  /** Journals the engine's own reader refuses. */
+  invalidJournals: number;
+  /** Runs with work done twice: a result recorded twice, a tool run twice, or a completed run driven again. */
+  duplicated: number;
+  racers: number;
+  refused: number;
+  racersKilled: number;
   synthesized: number;
   markerExecutions: number;
   nonSynthesizedMarkResults: number;
@@ -58,6 +76,9 @@ export interface CampaignReport {
 }
 
 const SYNTHESIZED = "The engine stopped before this action finished";
+/** How problems that count as an invalid journal or duplicated work begin. */
+const INVALID = "invalid journal:";
+const DUPLICATED = "duplicated:";
 const TOOLS = `tools:
   - name: mark
     shell: "mkdir -p markers && echo ran >> markers/\${tag} && sleep \${pause} && echo marked \${tag}"
@@ -91,6 +112,7 @@ export async function runCrashCampaign(options: CampaignOptions): Promise<Campai
       // Every run makes at least two model requests and `marks` tool executions, so the target is always reached.
       target: 1 + Math.floor(random() * (mode === "model" ? 2 : marks)),
       killAfterMs: Math.floor(random() * 1200),
+      killRacerAfterMs: random() < 0.5 ? Math.floor(random() * 800) : null,
       requests: 0,
       holding: false,
       killed: false,
@@ -104,7 +126,7 @@ export async function runCrashCampaign(options: CampaignOptions): Promise<Campai
     const reports: RunReport[] = [];
     const queue = [...plans.values()];
     const workers = Array.from({ length: Math.min(options.concurrency, queue.length) }, async () => {
-      for (let plan = queue.shift(); plan; plan = queue.shift()) reports.push(await crashAndRecover(plan, agent, workDir, server.baseUrl));
+      for (let plan = queue.shift(); plan; plan = queue.shift()) reports.push(await crashAndRecover(plan, agent, workDir, server.baseUrl, options.racers ?? 0));
     });
     await Promise.all(workers);
     reports.sort((a, b) => a.runId.localeCompare(b.runId, "en", { numeric: true }));
@@ -139,7 +161,7 @@ function scriptedModel(plans: Map<string, RunPlan>, request: RecordedRequest, or
 }
 
 
-async function crashAndRecover(plan: RunPlan, agent: string, workDir: string, baseUrl: string): Promise<RunReport> {
+async function crashAndRecover(plan: RunPlan, agent: string, workDir: string, baseUrl: string, racers: number): Promise<RunReport> {
   const env = modelEnv(baseUrl);
   const runArgs = ["run", "--agent", agent, "-w", workDir, "--run-id", plan.runId, "-m", `crash-campaign run ${plan.runId}`, "--format", "json"];
   const child = spawnDelta(runArgs, { env });
@@ -177,13 +199,17 @@ async function crashAndRecover(plan: RunPlan, agent: string, workDir: string, ba
   const first = await child;
   const report: RunReport = {
     runId: plan.runId, mode: plan.mode, killed: first.signal === "SIGKILL", recovery: "none", status: "UNKNOWN",
-    actionResults: 0, synthesized: 0, markerExecutions: 0, problems: [],
+    racers: 0, refused: 0, racersKilled: 0, actionResults: 0, synthesized: 0, markerExecutions: 0, problems: [],
   };
 
   if (!(first.exitCode === 0 && !report.killed)) {
-    const recovered = await recover(plan, workDir, env, runArgs);
-    report.recovery = recovered.how;
-    if (recovered.problem) report.problems.push(recovered.problem);
+    if (racers > 0) {
+      await raceToRecover(plan, report, workDir, env, runArgs, racers);
+    } else {
+      const recovered = await recover(plan, workDir, env, runArgs);
+      report.recovery = recovered.how;
+      if (recovered.problem) report.problems.push(recovered.problem);
+    }
   }
   checkRun(report, workDir);
   return report;
@@ -199,6 +225,38 @@ async function recover(plan: RunPlan, workDir: string, env: Record<string, strin
   const resumed = await delta(["continue", "--run-id", plan.runId, "-w", workDir, "--format", "json"], { env });
   if (resumed.exitCode === 0) return { how: "continue" };
   return { how: "continue", problem: `continue exited ${resumed.exitCode}: ${resumed.stderr.slice(-400)}` };
+}
+
+const RACE_ROUNDS = 6;
+
+/**
+ * Race mode: `racers` processes recover the run at once (`continue`, or `run` with the same id when the run never came
+ * to exist), and in the first round one of them may be killed too; rounds repeat until the run is COMPLETED. Of each
+ * round at most one process may do the work (exit 0); every other must be refused (126) or be the one killed.
+ */
+async function raceToRecover(plan: RunPlan, report: RunReport, workDir: string, env: Record<string, string>, runArgs: string[], racers: number): Promise<void> {
+  for (let round = 0; round < RACE_ROUNDS; round += 1) {
+    const exists = existsSync(runDir(workDir, plan.runId));
+    if (exists && statusOf(workDir, plan.runId) === "COMPLETED") return;
+    if (report.recovery === "none") report.recovery = exists ? "continue" : "rerun";
+    const args = exists ? ["continue", "--run-id", plan.runId, "-w", workDir, "--format", "json"] : runArgs;
+    const children = Array.from({ length: racers }, () => spawnDelta(args, { env, timeoutMs: 60_000 }));
+    report.racers += racers;
+    let victim: (typeof children)[number] | null = null;
+    if (round === 0 && plan.killRacerAfterMs !== null) {
+      victim = children[plan.killRacerAfterMs % racers]!;
+      const target = victim;
+      setTimeout(() => target.kill("SIGKILL"), plan.killRacerAfterMs).unref();
+    }
+    const results = await Promise.all(children);
+    const codes = results.map((result, index) => (children[index] === victim && result.signal === "SIGKILL" ? "killed" : result.exitCode));
+    report.racersKilled += codes.filter((code) => code === "killed").length;
+    report.refused += codes.filter((code) => code === 126).length;
+    if (codes.filter((code) => code === 0).length > 1) report.problems.push(`round ${round + 1}: ${codes.filter((code) => code === 0).length} racers did the work (exit codes ${codes.join(", ")})`);
+    const unexpected = results.filter((_, index) => codes[index] !== 0 && codes[index] !== 126 && codes[index] !== "killed");
+    for (const result of unexpected) report.problems.push(`round ${round + 1}: a racer exited ${result.exitCode}: ${String(result.stderr).slice(-300)}`);
+  }
+  if (statusOf(workDir, plan.runId) !== "COMPLETED") report.problems.push(`not COMPLETED after ${RACE_ROUNDS} rounds of racers`);
 }
 
 function statusOf(workDir: string, runId: string): string {
@@ -223,10 +281,12 @@ function checkRun(report: RunReport, workDir: string): void {
   try {
     events = readJournal(join(runDir(workDir, report.runId), "journal.jsonl"));
   } catch (err) {
-    report.problems.push(`journal does not validate: ${(err as Error).message}`);
+    report.problems.push(`${INVALID} ${(err as Error).message}`);
     return;
   }
   report.status = deriveRunState(events).status;
+  const completedAt = events.findIndex((event) => event.type === "ENGINE_END" && event.status === "COMPLETED");
+  if (completedAt !== -1 && completedAt < events.length - 1) report.problems.push(`${DUPLICATED} the completed run was driven again (${events.length - 1 - completedAt} events after its end)`);
   if (report.status !== "COMPLETED") report.problems.push(`ended ${report.status}`);
 
   const requests = events.filter((event): event is EventOf<"ACTION_REQUEST"> => event.type === "ACTION_REQUEST");
@@ -234,7 +294,7 @@ function checkRun(report: RunReport, workDir: string): void {
   report.actionResults = results.length;
   const seen = new Set<string>();
   for (const result of results) {
-    if (seen.has(result.action_id)) report.problems.push(`ACTION_RESULT recorded twice for ${result.action_id}`);
+    if (seen.has(result.action_id)) report.problems.push(`${DUPLICATED} ACTION_RESULT recorded twice for ${result.action_id}`);
     seen.add(result.action_id);
   }
   for (const request of requests) {
@@ -249,7 +309,7 @@ function checkRun(report: RunReport, workDir: string): void {
   const tagOf = new Map(requests.map((request) => [request.action_id, String((request.tool_args as { tag?: unknown }).tag)]));
   const requestedTags = new Set(tagOf.values());
   for (const [tag, count] of executions) {
-    if (count > 1) report.problems.push(`tool call ${tag} ran ${count} times`);
+    if (count > 1) report.problems.push(`${DUPLICATED} tool call ${tag} ran ${count} times`);
     if (!requestedTags.has(tag)) report.problems.push(`tool call ${tag} ran without an ACTION_REQUEST`);
   }
   let synthesizedWithMarker = 0;
@@ -285,11 +345,17 @@ async function checkListRuns(workDir: string, runIds: string[]): Promise<string[
 function summarize(runs: RunReport[]): CampaignReport {
   const killed = runs.filter((run) => run.killed);
   const lost = runs.filter((run) => run.status !== "COMPLETED");
+  const runsWith = (prefix: string): number => runs.filter((run) => run.problems.some((problem) => problem.startsWith(prefix))).length;
   return {
     runs,
     killed: killed.length,
     recovered: killed.filter((run) => run.status === "COMPLETED").length,
     lost: lost.length,
+    invalidJournals: runsWith(INVALID),
+    duplicated: runsWith(DUPLICATED),
+    racers: runs.reduce((sum, run) => sum + run.racers, 0),
+    refused: runs.reduce((sum, run) => sum + run.refused, 0),
+    racersKilled: runs.reduce((sum, run) => sum + run.racersKilled, 0),
     synthesized: runs.reduce((sum, run) => sum + run.synthesized, 0),
     markerExecutions: runs.reduce((sum, run) => sum + run.markerExecutions, 0),
     nonSynthesizedMarkResults: runs.reduce((sum, run) => sum + run.actionResults - run.synthesized, 0),
