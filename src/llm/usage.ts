@@ -1,6 +1,7 @@
 // Token usage and its cost: the RunResult's usage totals, priced from agent.yaml's llm.pricing or the provider's own figure.
 import type { RunState } from "../journal/run-state.js";
-import type { UsageTotals } from "../journal/usage-totals.js";
+import type { Usage } from "../journal/events.js";
+import { addUsage, emptyUsageTotals, type UsageTotals } from "../journal/usage-totals.js";
 
 export interface Pricing {
   input_per_million: number;
@@ -59,4 +60,11 @@ export function costOf(totals: UsageTotals, pricing: Pricing | undefined): numbe
   const uncached = input_tokens - cached_input_tokens - cache_write_input_tokens;
   const priced = (uncached * pricing.input_per_million + cached_input_tokens * cachedPrice + cache_write_input_tokens * writePrice + output_tokens * pricing.output_per_million) / 1_000_000;
   return totals.reported_cost_usd + priced;
+}
+
+/** One call's cost: what its provider reported, or llm.pricing's price of its tokens. */
+export function callCost(usage: Usage, pricing: Pricing): number {
+  const totals = emptyUsageTotals();
+  addUsage(totals, usage);
+  return costOf(totals, pricing) ?? 0;
 }

@@ -8,7 +8,9 @@ import { readCurrentOwner } from "../store/run-lock.js";
 import { runIdsIn } from "../store/list-runs.js";
 import { runPaths, type RunPaths } from "../store/run-dir.js";
 import { readMetadata, type RunMetadata } from "../store/run-metadata.js";
-import { addUsage, usageNumbers, type UsageTotals } from "./usage-fields.js";
+import type { Pricing } from "../llm/usage.js";
+import { pricingIn, shownUsage } from "./priced-usage.js";
+import { addUsage, type UsageTotals } from "./usage-fields.js";
 
 export interface ActionAccount {
   request: EventOf<"ACTION_REQUEST">;
@@ -79,10 +81,14 @@ export function accountOf(workDir: string, runId: string, paths: RunPaths, event
 
 function groupIterations(events: readonly JournalEvent[]): IterationAccount[] {
   const iterations: IterationAccount[] = [];
+  // Each process prices its own calls with the pricing its ENGINE_START recorded.
+  let pricing: Pricing | undefined;
   const byAction = new Map<string, ActionAccount>();
   for (const event of events) {
-    if (event.type === "THOUGHT") {
-      iterations.push({ iteration: event.iteration, thought: event, usage: usageNumbers(event.usage), actions: [] });
+    if (event.type === "ENGINE_START") {
+      pricing = pricingIn(event);
+    } else if (event.type === "THOUGHT") {
+      iterations.push({ iteration: event.iteration, thought: event, usage: shownUsage(event, pricing), actions: [] });
     } else if (event.type === "ACTION_REQUEST") {
       const action: ActionAccount = { request: event, result: null };
       byAction.set(event.action_id, action);

@@ -5,7 +5,9 @@ import { continueCommand } from "../run/continue-command.js";
 import type { RunAccount } from "./run-account.js";
 import { createSensitiveFilter } from "./sensitive-answers.js";
 import type { TextStyle } from "./text-style.js";
-import { costText, formatUsage, usageNumbers } from "./usage-fields.js";
+import type { Pricing } from "../llm/usage.js";
+import { pricingIn, shownUsage } from "./priced-usage.js";
+import { costText, formatUsage } from "./usage-fields.js";
 
 /** Observation lines shown under a tool result; the full output is in the journal and io/tool_executions/. */
 const OBSERVATION_LINES = 4;
@@ -27,6 +29,8 @@ export function createEventFormatter(style: TextStyle): (event: JournalEvent) =>
   let tasksSeen = 0;
   /** The ACTION_REQUEST printed just before, whose result needs no name repeated. */
   let requestAbove: string | null = null;
+  /** The pricing of the process whose calls follow: each ENGINE_START names its own. */
+  let pricing: Pricing | undefined;
   const hideSensitive = createSensitiveFilter();
   return (untrusted) => {
     const event = printableEvent(hideSensitive(untrusted));
@@ -38,12 +42,13 @@ export function createEventFormatter(style: TextStyle): (event: JournalEvent) =>
     requestAbove = event.type === "ACTION_REQUEST" ? event.action_id : null;
     switch (event.type) {
       case "ENGINE_START":
+        pricing = pricingIn(event);
         return [line(style.dim("start "), style.dim(`engine ${event.engine_version}, model ${String(event.config.model ?? "?")}, pid ${String(event.config.pid ?? "?")}`))];
       case "USER_MESSAGE":
         tasksSeen += 1;
         return [line(style.cyan(tasksSeen === 1 ? "task  " : "user  "), indentRest(event.content))];
       case "THOUGHT":
-        return thoughtLines(event, style, line);
+        return thoughtLines(event, pricing, style, line);
       case "ACTION_REQUEST":
         return [line(style.bold(`[${event.iteration}] `.padEnd(6)), `${style.bold(event.tool_name)} ${clip(compactJson(event.tool_args))}`)];
       case "ACTION_RESULT":
@@ -63,8 +68,8 @@ export function createEventFormatter(style: TextStyle): (event: JournalEvent) =>
 
 type Line = (tag: string, text: string) => string;
 
-function thoughtLines(event: EventOf<"THOUGHT">, style: TextStyle, line: Line): string[] {
-  const usage = formatUsage(usageNumbers(event.usage));
+function thoughtLines(event: EventOf<"THOUGHT">, pricing: Pricing | undefined, style: TextStyle, line: Line): string[] {
+  const usage = formatUsage(shownUsage(event, pricing));
   const meta = style.dim([event.model, usage].filter(Boolean).join(" · "));
   const tag = style.bold(`[${event.iteration}]`.padEnd(6));
   if (event.content === null || event.content === "") return [line(tag, meta)];

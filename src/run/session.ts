@@ -189,6 +189,8 @@ export function engineStartEvent(options: Pick<SessionOptions, "runId" | "workDi
       tools: agent.tools.map((tool) => tool.name),
       interactive: Boolean(options.askInteractively),
       pid: process.pid,
+      // So that show and report can price each call as the run's RunResult does.
+      ...(agent.llm.pricing ? { pricing: agent.llm.pricing } : {}),
       ...options.provider.describe,
     },
     engine_version: ENGINE_VERSION,

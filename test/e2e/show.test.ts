@@ -65,6 +65,25 @@ describe.concurrent("delta show", () => {
     expect(out).not.toContain("\u001b[");
   });
 
+  it("prices each call with the run's llm.pricing, as the RunResult does, when the provider reports no cost", async () => {
+    const priced = writeAgent(root, { agentYaml: "name: priced-agent\nllm:\n  model: mock-model\n  pricing:\n    input_per_million: 2\n    output_per_million: 10\n    cached_input_per_million: 0.5\ntools: []\n" }, "agent-priced");
+    const ws = join(root, "ws-priced");
+    const server = await startMockLlm([reply.text("done", { usage: { prompt_tokens: 1000, completion_tokens: 100, prompt_tokens_details: { cached_tokens: 400 } } })]);
+    try {
+      const run = await delta(["run", "--agent", priced, "-w", ws, "--run-id", "priced-1", "-m", "go", "--format", "json"], { env: modelEnv(server.baseUrl) });
+      expect(run.exitCode, run.stderr).toBe(0);
+      // 600 uncached at $2, 400 cached at $0.5, 100 out at $10 per million.
+      const cost = (600 * 2 + 400 * 0.5 + 100 * 10) / 1_000_000;
+      expect(JSON.parse(run.stdout).metrics.usage.total_cost_usd).toBeCloseTo(cost, 12);
+    } finally {
+      await server.close();
+    }
+    const shown = await delta(["show", "priced-1", "-w", ws]);
+    expect(shown.exitCode, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/\[1\] +mock-model · 1,000 in · 400 cached · 100 out · \$0\.0024 cost\n/);
+    expect(shown.stdout).not.toContain("cost not recorded");
+  });
+
   it("tells a failed run with its error and the command that retries it", async () => {
     const ws = join(root, "ws-failed");
     const run = await runWith([fault.status(400, { message: "model not found" })], ["-w", ws, "--run-id", "failed-1", "-m", "Try"]);

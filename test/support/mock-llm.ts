@@ -13,7 +13,8 @@ export interface ScriptedToolCall {
 export interface ReplyOptions {
   model?: string;
   finishReason?: string;
-  usage?: { prompt_tokens: number; completion_tokens: number };
+  /** Chat Completions usage; `prompt_tokens_details` passes through as a server would send it. */
+  usage?: { prompt_tokens: number; completion_tokens: number; prompt_tokens_details?: { cached_tokens: number } };
 }
 
 export type Step =
