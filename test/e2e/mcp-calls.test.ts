@@ -1,0 +1,243 @@
+// End to end: real MCP servers from npm as tools of a run, driven by the scripted model: calls, results, journal, hooks, environment, secrets.
+import { spawn, type ChildProcess } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, request, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { parse } from "yaml";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { EventOf } from "../../src/journal/events.js";
+import { EVERYTHING_ENTRY, everythingServer, filesystemServer, logged, loggedRequests, stdioServerYaml, toolCalls } from "../support/mcp-servers.js";
+import { reply, startMockLlm, toolResultsOf, type MockLlm } from "../support/mock-llm.js";
+import { groupEmptiesSoon } from "../support/processes.js";
+import { actionResults, collectFiles, delta, listIo, modelEnv, readEvents, readMetadataFile, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
+
+let root: string;
+let model: MockLlm;
+beforeAll(() => {
+  root = tempDir("delta-mcp-");
+});
+afterAll(() => removeDir(root));
+afterEach(async () => {
+  await model?.close();
+});
+
+function mcpAgent(name: string, servers: string, extra: { tools?: string; hooksYaml?: string; files?: Record<string, string> } = {}): string {
+  return writeAgent(root, { agentYaml: `name: ${name}\nllm:\n  model: mock-model\n${extra.tools ?? ""}mcp_servers:\n${servers}`, hooksYaml: extra.hooksYaml, files: extra.files }, name);
+}
+
+function requests(ws: string, runId: string): EventOf<"ACTION_REQUEST">[] {
+  return readEvents(ws, runId).filter((event): event is EventOf<"ACTION_REQUEST"> => event.type === "ACTION_REQUEST");
+}
+
+describe("a stdio MCP server as tools (the reference filesystem server)", () => {
+  it("runs a call, journals it like an exec tool before the server hears of it, and its result reaches the next request", async () => {
+    model = await startMockLlm([
+      reply.toolCalls([{ name: "fs__write_file", arguments: { path: "notes.txt", content: "apples\npears\n" } }]),
+      reply.toolCalls([{ name: "fs__read_text_file", arguments: { path: "notes.txt" } }, { name: "fs__read_text_file", arguments: { path: "big.txt" } }]),
+      reply.text("done"),
+    ]);
+    const log = join(root, "fs-requests.log");
+    const ws = join(root, "ws-fs");
+    mkdirSync(ws);
+    const big = Array.from({ length: 4000 }, (_, line) => `line ${String(line).padStart(4, "0")} of a file too long to show whole`).join("\n");
+    writeFileSync(join(ws, "big.txt"), big);
+    const server = stdioServerYaml("fs", logged(log, filesystemServer("${CWD}")), `    env:\n      REQUEST_LOG_JOURNAL: "\${CWD}/.delta/fs1/journal.jsonl"\n`);
+    const agent = mcpAgent("agent-fs", server);
+    const run = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "fs1", "-m", "keep notes", "--format", "json"], { env: modelEnv(model.baseUrl) });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: "COMPLETED", result: "done" });
+
+    expect(readFileSync(join(ws, "notes.txt"), "utf8")).toBe("apples\npears\n");
+    expect(requests(ws, "fs1").map((event) => event.resolved_command)).toEqual([["mcp", "fs", "write_file"], ["mcp", "fs", "read_text_file"], ["mcp", "fs", "read_text_file"]]);
+    const results = actionResults(ws, "fs1");
+    expect(results.map((event) => [event.tool_name, event.status, event.exit_code])).toEqual([["fs__write_file", "SUCCESS", null], ["fs__read_text_file", "SUCCESS", null], ["fs__read_text_file", "SUCCESS", null]]);
+    expect(toolResultsOf(model.requests[2]!).slice(0, 2)).toEqual(["Successfully wrote to notes.txt", "apples\npears\n"]);
+    // A long result is bounded as any tool's output: its head and tail, with what was cut counted between.
+    const bounded = results[2]!.observation_content;
+    expect(Buffer.byteLength(bounded)).toBeLessThan(64 * 1024 + 100);
+    expect(bounded).toMatch(/^line 0000 of a file[\s\S]*\n\[\.\.\. \d+ bytes omitted \.\.\.\]\n[\s\S]*line 3999 of a file too long to show whole$/);
+    // Each call reached the server only once its ACTION_REQUEST was in the journal on disk.
+    expect(loggedRequests(log).filter((entry) => entry.method === "tools/call").map((entry) => [entry.tool, (entry as { journaled?: boolean }).journaled])).toEqual([
+      ["write_file", true],
+      ["read_text_file", true],
+      ["read_text_file", true],
+    ]);
+
+    const offered = (model.requests[0]!.body as { tools: { function: { name: string; parameters: { properties: Record<string, unknown>; required: string[] } } }[] }).tools;
+    const readText = offered.find((tool) => tool.function.name === "fs__read_text_file")!;
+    expect(readText.function.parameters.required).toEqual(["path"]);
+    expect(Object.keys(readText.function.parameters.properties)).toEqual(expect.arrayContaining(["path", "head", "tail"]));
+    expect(offered.map((tool) => tool.function.name)).toContain("ask_human");
+
+    const records = listIo(ws, "fs1", "tool_executions").map((file) => JSON.parse(readFileSync(join(runDir(ws, "fs1"), "io", "tool_executions", file), "utf8")));
+    expect(records.map((record) => [record.mcp_server, record.mcp_tool, record.command])).toEqual([
+      ["fs", "write_file", ["mcp", "fs", "write_file"]],
+      ["fs", "read_text_file", ["mcp", "fs", "read_text_file"]],
+      ["fs", "read_text_file", ["mcp", "fs", "read_text_file"]],
+    ]);
+    expect(records[1].result.content).toEqual([{ type: "text", text: "apples\npears\n" }]);
+    expect(records[2].result.content[0].text).toBe(big);
+
+    const start = readEvents(ws, "fs1")[0] as EventOf<"ENGINE_START">;
+    expect(start.config).toMatchObject({ mcp_servers: ["fs"], tools: expect.arrayContaining(["fs__write_file", "fs__read_text_file"]) });
+    const [recorded] = readMetadataFile(ws, "fs1").mcp_server_processes as { server: string; pid: number }[];
+    expect(recorded!.server).toBe("fs");
+    expect(await groupEmptiesSoon(recorded!.pid)).toBe(true);
+  });
+
+  it("refuses (126) an MCP tool offered under an exec tool's name, naming both, before any trace", async () => {
+    const agent = mcpAgent("agent-clash", stdioServerYaml("fs", filesystemServer("${CWD}")), { tools: 'tools:\n  - name: fs__read_text_file\n    exec: "cat ${path}"\n' });
+    const ws = join(root, "ws-clash");
+    const run = await delta(["run", "--agent", agent, "-w", ws, "-m", "x", "--format", "json"], { env: modelEnv("http://127.0.0.1:9/v1") });
+    expect(run.exitCode).toBe(126);
+    expect(JSON.parse(run.stdout).error).toEqual({
+      type: "MCP_SERVER_ERROR",
+      message:
+        "Two tools would be offered to the model as 'fs__read_text_file': the tool 'fs__read_text_file' defined in agent.yaml, and tool 'read_text_file' of MCP server 'fs' (agent.yaml: mcp_servers[0]). Rename the tool, or deny one of them with tools.deny.",
+    });
+    expect(existsSync(ws)).toBe(false);
+  });
+
+  it("delta tool expand starts the servers and lists their tools with the schemas the model is offered", async () => {
+    const agent = mcpAgent("agent-expand", stdioServerYaml("fs", filesystemServer("${CWD}"), "    tools:\n      allow: [read_text_file, list_directory]\n"));
+    const expand = await delta(["tool", "expand", agent], { cwd: root });
+    expect(expand.exitCode, expand.stderr).toBe(0);
+    const view = parse(expand.stdout) as { tools: unknown[]; mcp_tools: { name: string; command: string[]; input_schema: { properties: Record<string, unknown> } }[] };
+    expect(view.tools).toEqual([]);
+    expect(view.mcp_tools.map((tool) => [tool.name, tool.command])).toEqual([["fs__read_text_file", ["mcp", "fs", "read_text_file"]], ["fs__list_directory", ["mcp", "fs", "list_directory"]]]);
+    expect(view.mcp_tools[0]!.input_schema.properties).toHaveProperty("path");
+  });
+
+  it("delta tool list --agent prints one line per tool the model is offered: exec, MCP, built-in", async () => {
+    const agent = mcpAgent("agent-list", stdioServerYaml("fs", filesystemServer("${CWD}"), "    tools:\n      allow: [list_directory]\n"), { tools: 'tools:\n  - name: count\n    description: Count lines\n    exec: "wc -l ${path}"\n' });
+    const list = await delta(["tool", "list", "--agent", agent], { cwd: root });
+    expect(list.exitCode, list.stderr).toBe(0);
+    expect(list.stdout.split("\n").map((line) => line.split(/\s{2,}/).slice(0, 2))).toEqual([["count", "exec"], ["fs__list_directory", "mcp fs"], ["ask_human", "built-in"], [""]]);
+    expect(list.stdout).toContain("Count lines\n");
+    const missing = await delta(["tool", "list"]);
+    expect(missing.exitCode).toBe(126);
+    expect(missing.stderr).toContain("delta tool list needs the agent");
+  });
+});
+
+describe("results, hooks and the environment (the reference everything server)", () => {
+  it("describes an image, makes isError an ERROR, and lets hooks block a call before the server hears of it", async () => {
+    model = await startMockLlm([
+      reply.toolCalls([
+        { name: "ev__get-tiny-image", arguments: {} },
+        { name: "ev__echo", arguments: { message: 5 } },
+        { name: "ev__get-env", arguments: {} },
+      ]),
+      reply.text("seen"),
+    ]);
+    const log = join(root, "ev-requests.log");
+    const ws = join(root, "ws-ev");
+    const guard = "#!/bin/sh\nif [ \"$TOOL_NAME\" = ev__get-env ]; then echo 'no environment dumps' >&2; exit 2; fi\n";
+    const agent = mcpAgent("agent-ev", stdioServerYaml("ev", logged(log, everythingServer())), {
+      hooksYaml: "pre_tool_execution:\n  command: ['${AGENT_HOME}/guard.sh']\npost_tool_execution:\n  command: [sh, -c, 'echo \"$TOOL_NAME\" >> seen.txt']\n",
+      files: { "guard.sh": guard },
+    });
+    chmodSync(join(agent, "guard.sh"), 0o755);
+    const run = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "ev1", "-m", "look", "--format", "json"], { env: modelEnv(model.baseUrl) });
+    expect(run.exitCode, run.stderr).toBe(0);
+
+    const [image, echo, env] = actionResults(ws, "ev1");
+    expect(image).toMatchObject({ status: "SUCCESS", observation_content: expect.stringMatching(/\[image: image\/png, \d+\.\d KiB\]/) });
+    expect(image!.observation_content).not.toMatch(/iVBOR/);
+    expect(echo).toMatchObject({ status: "ERROR", observation_content: expect.stringContaining("Input validation error") });
+    expect(env).toMatchObject({ status: "ERROR", observation_content: "Blocked by pre_tool_execution hook: no environment dumps" });
+    expect(requests(ws, "ev1").map((event) => event.resolved_command)).toEqual([["mcp", "ev", "get-tiny-image"], ["mcp", "ev", "echo"], null]);
+    expect(toolCalls(log)).toEqual(["get-tiny-image", "echo"]);
+    expect(readFileSync(join(ws, "seen.txt"), "utf8")).toBe("ev__get-tiny-image\nev__echo\nev__get-env\n");
+  });
+
+  it("starts a server without the engine's API key, with its own env, keeps its secrets from tools, and never writes them", async () => {
+    model = await startMockLlm([reply.toolCalls([{ name: "ev__get-env", arguments: {} }, { name: "show_env", arguments: {} }]), reply.text("ok")]);
+    const ws = join(root, "ws-env");
+    const token = "svc-token-0123456789abcdef";
+    const agent = mcpAgent("agent-env", stdioServerYaml("ev", everythingServer(), "    env:\n      SERVICE_MODE: audit\n      SERVICE_TOKEN: {env: DELTA_TEST_SERVICE_TOKEN}\n"), {
+      tools: 'tools:\n  - name: show_env\n    exec: "env"\n',
+    });
+    const run = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "env1", "-m", "env", "--format", "json"], { env: modelEnv(model.baseUrl, { DELTA_TEST_SERVICE_TOKEN: token }) });
+    expect(run.exitCode, run.stderr).toBe(0);
+    const seen = toolResultsOf(model.requests[1]!)[0]!;
+    expect(seen).toContain('"SERVICE_MODE": "audit"');
+    expect(seen).toContain(`"DELTA_CWD": "${ws}"`);
+    expect(seen).not.toContain("DELTA_API_KEY");
+    expect(seen).not.toContain("sk-test-secret-key-123");
+    // The server got the token under the name agent.yaml gives it, and not the variable it was read from.
+    expect(seen).not.toContain("DELTA_TEST_SERVICE_TOKEN");
+    // What the server printed is journaled redacted, and the model's context is built from the journal.
+    expect(seen).toContain('"SERVICE_TOKEN": "[REDACTED]"');
+    expect(seen).not.toContain(token);
+    // A tool never gets a value an MCP server was given, under any name.
+    const toolEnv = toolResultsOf(model.requests[1]!)[1]!;
+    expect(toolEnv).toContain(`DELTA_CWD=${ws}`);
+    expect(toolEnv).not.toContain("DELTA_TEST_SERVICE_TOKEN");
+    expect(toolEnv).not.toContain("[REDACTED]");
+    for (const file of collectFiles(runDir(ws, "env1"))) expect(readFileSync(file, "utf8"), file).not.toContain(token);
+  });
+
+  it("refuses (126) a server whose {env: NAME} is not set, naming the variable", async () => {
+    const agent = mcpAgent("agent-noenv", stdioServerYaml("ev", everythingServer(), "    env:\n      SERVICE_TOKEN: {env: DELTA_TEST_UNSET_TOKEN}\n"));
+    const run = await delta(["run", "--agent", agent, "-y", "-m", "x", "--format", "json"], { env: modelEnv("http://127.0.0.1:9/v1") });
+    expect(run.exitCode).toBe(126);
+    expect(JSON.parse(run.stdout).error.message).toBe(
+      "MCP server 'ev' (agent.yaml: mcp_servers[0]): env.SERVICE_TOKEN reads the environment variable DELTA_TEST_UNSET_TOKEN, which is not set; export it before the run",
+    );
+  });
+});
+
+describe("a Streamable HTTP server (the everything server over HTTP)", () => {
+  let everything: ChildProcess;
+  let front: Server;
+  let url: string;
+  const authorizations: (string | undefined)[] = [];
+
+  beforeAll(async () => {
+    const port = await freePort();
+    everything = spawn(process.execPath, [EVERYTHING_ENTRY, "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] });
+    await new Promise<void>((resolve) => everything.stderr!.on("data", (chunk: Buffer) => chunk.toString().includes("listening") && resolve()));
+    // In front of it, on 127.0.0.1: records the Authorization header of each request, passes everything on.
+    front = createServer((incoming, outgoing) => {
+      authorizations.push(incoming.headers.authorization);
+      const forwarded = request({ host: "127.0.0.1", port, path: incoming.url, method: incoming.method, headers: incoming.headers }, (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      });
+      incoming.pipe(forwarded);
+    });
+    await new Promise<void>((resolve) => front.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(front.address() as AddressInfo).port}/mcp`;
+  });
+  afterAll(async () => {
+    everything?.kill("SIGKILL");
+    front?.closeAllConnections();
+    await new Promise((resolve) => front?.close(resolve));
+  });
+
+  it("sends the header read from the environment, and redacts its value wherever the run writes", async () => {
+    const token = "mcp-header-token-9876543210";
+    model = await startMockLlm([reply.toolCalls([{ name: "web__echo", arguments: { message: `my token is ${token}` } }]), reply.text("echoed")]);
+    const ws = join(root, "ws-http");
+    const agent = mcpAgent("agent-http", `  - name: web\n    url: ${url}\n    headers:\n      Authorization: {env: DELTA_TEST_MCP_TOKEN, prefix: "Bearer "}\n    tools:\n      allow: [echo]\n`);
+    const run = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "web1", "-m", "echo", "--format", "json"], { env: modelEnv(model.baseUrl, { DELTA_TEST_MCP_TOKEN: token }) });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(authorizations.length).toBeGreaterThan(2);
+    expect(new Set(authorizations)).toEqual(new Set([`Bearer ${token}`]));
+    expect(actionResults(ws, "web1")[0]).toMatchObject({ status: "SUCCESS", observation_content: "Echo: my token is [REDACTED]" });
+    expect(requests(ws, "web1")[0]!.resolved_command).toEqual(["mcp", "web", "echo"]);
+    for (const file of collectFiles(runDir(ws, "web1"))) expect(readFileSync(file, "utf8"), file).not.toContain(token);
+  });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
