@@ -1,5 +1,5 @@
 // End to end: MCP server processes across an engine's life: kill -9 mid-call and continue, SIGINT and SIGTERM, and servers that fail to start.
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { everythingServer, fixtureServer, logged, loggedRequests, stdioServerYaml, toolCalls } from "../support/mcp-servers.js";
@@ -31,6 +31,18 @@ const LONG_CALL = { name: "ev__trigger-long-running-operation", arguments: { dur
 function everythingAgent(name: string, log: string, linger = false): string {
   const server = stdioServerYaml("ev", logged(log, everythingServer(), { linger }), "    tools:\n      allow: [trigger-long-running-operation, echo]\n");
   return writeAgent(root, { agentYaml: `name: ${name}\nllm:\n  model: mock-model\nmcp_servers:\n${server}` }, name);
+}
+
+/** Live processes whose command line mentions `text`. */
+function processesRunning(text: string): number[] {
+  return readdirSync("/proc").filter((entry) => /^\d+$/.test(entry)).map(Number).filter((pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      return stat.charAt(stat.lastIndexOf(")") + 2) !== "Z" && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(text);
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** The server's process group, from metadata.json once the run has started. */
@@ -168,6 +180,23 @@ describe("a stdio server that fails to start", () => {
     expect(JSON.parse(run.stdout).error.message).toContain("its stderr ended with:\n  connecting with [REDACTED]");
     expect(run.stderr).toContain("stderr: connecting with [REDACTED]");
     expect(run.stdout + run.stderr).not.toContain(token);
+  });
+
+  it("SIGINT while a server starts: exit 130 at once, no run, no server process left", async () => {
+    const agent = writeAgent(root, { agentYaml: `name: bad\nllm:\n  model: mock-model\nmcp_servers:\n${stdioServerYaml("slow", fixtureServer("hang-at-initialize"), "    timeout_ms: 60000\n")}` }, "agent-start-int");
+    const ws = join(root, "ws-start-int");
+    const child = spawnDelta(["run", "--agent", agent, "-w", ws, "-m", "x", "--format", "json", "-v"], { env: modelEnv("http://127.0.0.1:9/v1") });
+    let stderr = "";
+    child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    await waitFor(() => stderr.includes("hang-at-initialize: up"), 15_000, "the server started");
+    const began = Date.now();
+    child.kill("SIGINT");
+    const result = await child;
+    expect(Date.now() - began).toBeLessThan(5_000);
+    expect(result.exitCode).toBe(130);
+    expect(JSON.parse(String(result.stdout))).toMatchObject({ status: "INTERRUPTED", error: { type: "INTERRUPTED", message: "Interrupted while starting MCP server 'slow' (agent.yaml: mcp_servers[0])" } });
+    expect(existsSync(ws)).toBe(false);
+    expect(processesRunning("hang-at-initialize.mjs")).toEqual([]);
   });
 
   it("a command that does not exist is refused naming it", async () => {
