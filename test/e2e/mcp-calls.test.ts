@@ -1,6 +1,6 @@
 // End to end: real MCP servers from npm as tools of a run, driven by the scripted model: calls, results, journal, hooks, environment, secrets.
 import { spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -49,6 +49,8 @@ describe("a stdio MCP server as tools (the reference filesystem server)", () => 
     expect(JSON.parse(run.stdout)).toMatchObject({ status: "COMPLETED", result: "done" });
 
     expect(readFileSync(join(ws, "notes.txt"), "utf8")).toBe("apples\npears\n");
+    // Without cwd, a stdio server runs in the workspace.
+    expect(loggedRequests(log).find((entry) => entry.event === "start")!.cwd).toBe(realpathSync(ws));
     expect(requests(ws, "fs1").map((event) => event.resolved_command)).toEqual([["mcp", "fs", "write_file"], ["mcp", "fs", "read_text_file"], ["mcp", "fs", "read_text_file"]]);
     const results = actionResults(ws, "fs1");
     expect(results.map((event) => [event.tool_name, event.status, event.exit_code])).toEqual([["fs__write_file", "SUCCESS", null], ["fs__read_text_file", "SUCCESS", null], ["fs__read_text_file", "SUCCESS", null]]);
@@ -121,8 +123,36 @@ describe("a stdio MCP server as tools (the reference filesystem server)", () => 
   });
 });
 
+describe("the MCP client is loaded only for an agent with mcp_servers", () => {
+  /** Runs `delta` with a probe that records which bundles of dist/ the process read; returns their names. */
+  async function bundlesRead(name: string, args: string[], env: Record<string, string>): Promise<string[]> {
+    const probe = join(root, "bundle-probe.cjs");
+    const report = join(root, `bundles-${name}.json`);
+    writeFileSync(
+      probe,
+      `const fs = require("node:fs"); const read = fs.readFileSync; const seen = new Set();
+fs.readFileSync = function (file, ...rest) { if (typeof file === "string" && file.endsWith(".cjs")) seen.add(require("node:path").basename(file)); return read.call(this, file, ...rest); };
+process.on("exit", () => fs.writeFileSync(${JSON.stringify(report)}, JSON.stringify([...seen].sort())));\n`,
+    );
+    const run = await delta(args, { env: { ...env, NODE_OPTIONS: `--require ${probe}` } });
+    expect(run.exitCode, run.stderr).toBe(0);
+    return JSON.parse(readFileSync(report, "utf8")) as string[];
+  }
+
+  it("a run without servers never reads the SDK's bundle; a run with one does", async () => {
+    model = await startMockLlm([reply.text("plain"), reply.text("served")]);
+    const plain = writeAgent(root, { agentYaml: "name: agent-plain\nllm:\n  model: mock-model\n" }, "agent-plain");
+    const served = mcpAgent("agent-served", stdioServerYaml("fs", filesystemServer("${CWD}")));
+    const env = modelEnv(model.baseUrl);
+    const withoutServers = await bundlesRead("plain", ["run", "--agent", plain, "-y", "-m", "hi"], env);
+    expect(withoutServers).toContain("delta.cjs");
+    expect(withoutServers).not.toContain("delta-mcp-sdk.cjs");
+    expect(await bundlesRead("served", ["run", "--agent", served, "-y", "-m", "hi"], env)).toEqual(expect.arrayContaining(["delta.cjs", "delta-mcp-sdk.cjs"]));
+  });
+});
+
 describe("results, hooks and the environment (the reference everything server)", () => {
-  it("describes an image, makes isError an ERROR, and lets hooks block a call before the server hears of it", async () => {
+  it("runs the server in its cwd, describes an image, makes isError an ERROR, and lets hooks block a call before the server hears of it", async () => {
     model = await startMockLlm([
       reply.toolCalls([
         { name: "ev__get-tiny-image", arguments: {} },
@@ -134,9 +164,9 @@ describe("results, hooks and the environment (the reference everything server)",
     const log = join(root, "ev-requests.log");
     const ws = join(root, "ws-ev");
     const guard = "#!/bin/sh\nif [ \"$TOOL_NAME\" = ev__get-env ]; then echo 'no environment dumps' >&2; exit 2; fi\n";
-    const agent = mcpAgent("agent-ev", stdioServerYaml("ev", logged(log, everythingServer())), {
+    const agent = mcpAgent("agent-ev", stdioServerYaml("ev", logged(log, everythingServer()), '    cwd: "${AGENT_HOME}/data"\n'), {
       hooksYaml: "pre_tool_execution:\n  command: ['${AGENT_HOME}/guard.sh']\npost_tool_execution:\n  command: [sh, -c, 'echo \"$TOOL_NAME\" >> seen.txt']\n",
-      files: { "guard.sh": guard },
+      files: { "guard.sh": guard, "data/README": "the server runs here\n" },
     });
     chmodSync(join(agent, "guard.sh"), 0o755);
     const run = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "ev1", "-m", "look", "--format", "json"], { env: modelEnv(model.baseUrl) });
@@ -149,7 +179,11 @@ describe("results, hooks and the environment (the reference everything server)",
     expect(env).toMatchObject({ status: "ERROR", observation_content: "Blocked by pre_tool_execution hook: no environment dumps" });
     expect(requests(ws, "ev1").map((event) => event.resolved_command)).toEqual([["mcp", "ev", "get-tiny-image"], ["mcp", "ev", "echo"], null]);
     expect(toolCalls(log)).toEqual(["get-tiny-image", "echo"]);
+    // The server answered the echo with a result it marks isError (not a protocol error): that is what made it an ERROR.
+    const echoed = listIo(ws, "ev1", "tool_executions").map((file) => JSON.parse(readFileSync(join(runDir(ws, "ev1"), "io", "tool_executions", file), "utf8"))).find((record) => record.mcp_tool === "echo");
+    expect(echoed).toMatchObject({ error: null, result: { isError: true } });
     expect(readFileSync(join(ws, "seen.txt"), "utf8")).toBe("ev__get-tiny-image\nev__echo\nev__get-env\n");
+    expect(loggedRequests(log).find((entry) => entry.event === "start")!.cwd).toBe(realpathSync(join(agent, "data")));
   });
 
   it("starts a server without the engine's API key, with its own env, keeps its secrets from tools, and never writes them", async () => {
@@ -194,14 +228,19 @@ describe("a Streamable HTTP server (the everything server over HTTP)", () => {
   let front: Server;
   let url: string;
   const authorizations: (string | undefined)[] = [];
+  /** The tools/call requests the server was sent, by tool name. */
+  const httpCalls: string[] = [];
 
   beforeAll(async () => {
     const port = await freePort();
     everything = spawn(process.execPath, [EVERYTHING_ENTRY, "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] });
     await new Promise<void>((resolve) => everything.stderr!.on("data", (chunk: Buffer) => chunk.toString().includes("listening") && resolve()));
-    // In front of it, on 127.0.0.1: records the Authorization header of each request, passes everything on.
+    // In front of it, on 127.0.0.1: records the Authorization header and the tool calls of each request, passes everything on.
     front = createServer((incoming, outgoing) => {
       authorizations.push(incoming.headers.authorization);
+      const body: Buffer[] = [];
+      incoming.on("data", (chunk: Buffer) => body.push(chunk));
+      incoming.on("end", () => httpCalls.push(...toolCallsIn(Buffer.concat(body).toString())));
       const forwarded = request({ host: "127.0.0.1", port, path: incoming.url, method: incoming.method, headers: incoming.headers }, (answer) => {
         outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(outgoing);
@@ -230,7 +269,63 @@ describe("a Streamable HTTP server (the everything server over HTTP)", () => {
     expect(requests(ws, "web1")[0]!.resolved_command).toEqual(["mcp", "web", "echo"]);
     for (const file of collectFiles(runDir(ws, "web1"))) expect(readFileSync(file, "utf8"), file).not.toContain(token);
   });
+
+  it("offers all but the denied tools, describes resource links, and makes a call past timeout_ms an ERROR while the run goes on", async () => {
+    model = await startMockLlm([
+      reply.toolCalls([
+        { name: "web__get-resource-links", arguments: { count: 2 } },
+        { name: "web__echo", arguments: { message: "denied" } },
+        { name: "web__trigger-long-running-operation", arguments: { duration: 30, steps: 30 } },
+      ]),
+      reply.text("noted"),
+    ]);
+    httpCalls.length = 0;
+    const ws = join(root, "ws-http-deny");
+    const agent = mcpAgent("agent-http-deny", `  - name: web\n    url: ${url}\n    headers:\n      Authorization: {env: DELTA_TEST_MCP_TOKEN, prefix: "Bearer "}\n    tools:\n      deny: [echo, get-env]\n    timeout_ms: 1500\n`);
+    const run = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "web2", "-m", "look", "--format", "json"], { env: modelEnv(model.baseUrl, { DELTA_TEST_MCP_TOKEN: "t" }) });
+    expect(run.exitCode, run.stderr).toBe(0);
+
+    const offered = (model.requests[0]!.body as { tools: { function: { name: string } }[] }).tools.map((tool) => tool.function.name);
+    expect(offered).toEqual(expect.arrayContaining(["web__get-resource-links", "web__trigger-long-running-operation", "web__get-sum"]));
+    expect(offered).not.toContain("web__echo");
+    expect(offered).not.toContain("web__get-env");
+
+    const [links, denied, slow] = actionResults(ws, "web2");
+    expect(links).toMatchObject({ status: "SUCCESS" });
+    expect(links!.observation_content.split("\n")).toEqual([
+      "Here are 2 resource links to resources available in this server:",
+      "[resource link: demo://resource/dynamic/blob/1 (Blob Resource 1), text/plain]",
+      "[resource link: demo://resource/dynamic/text/2 (Text Resource 2), text/plain]",
+    ]);
+    expect(denied).toMatchObject({ status: "ERROR", observation_content: expect.stringMatching(/^Unknown tool 'web__echo'/) });
+    expect(slow).toMatchObject({ status: "ERROR", observation_content: "[timed out after 1500 ms; the request was cancelled]" });
+    expect(slow!.duration_ms).toBeGreaterThanOrEqual(1500);
+    // The denied tool never reached the server; the others did, once each.
+    expect(httpCalls).toEqual(["get-resource-links", "trigger-long-running-operation"]);
+
+    const records = listIo(ws, "web2", "tool_executions").map((file) => JSON.parse(readFileSync(join(runDir(ws, "web2"), "io", "tool_executions", file), "utf8")));
+    expect(records.map((record) => [record.mcp_tool, record.timed_out])).toEqual([["get-resource-links", false], ["trigger-long-running-operation", true]]);
+    expect(records[0].result.content.filter((item: { type: string }) => item.type === "resource_link")).toHaveLength(2);
+  });
+
+  it("refuses (126) a url server nobody answers at, naming it and where it is, never the query string", async () => {
+    const port = await freePort();
+    const agent = mcpAgent("agent-http-gone", `  - name: web\n    url: http://127.0.0.1:${port}/mcp?key=secret-in-query\n    timeout_ms: 3000\n`);
+    const run = await delta(["run", "--agent", agent, "-y", "-m", "x", "--format", "json"], { env: modelEnv("http://127.0.0.1:9/v1") });
+    expect(run.exitCode).toBe(126);
+    const { error } = JSON.parse(run.stdout) as { error: { type: string; message: string } };
+    expect(error.type).toBe("MCP_SERVER_ERROR");
+    expect(error.message).toMatch(new RegExp(`^MCP server 'web' \\(agent\\.yaml: mcp_servers\\[0\\]\\) failed at initialize: .*; the server is at http://127\\.0\\.0\\.1:${port}/mcp$`));
+    expect(run.stdout + run.stderr).not.toContain("secret-in-query");
+  });
 });
+
+/** The names of the tools a JSON-RPC POST body (one message or a batch) calls. */
+function toolCallsIn(body: string): string[] {
+  if (body === "") return [];
+  const parsed = JSON.parse(body) as { method?: string; params?: { name?: string } } | { method?: string; params?: { name?: string } }[];
+  return (Array.isArray(parsed) ? parsed : [parsed]).filter((message) => message.method === "tools/call").map((message) => message.params?.name ?? "");
+}
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {

@@ -1,9 +1,10 @@
 // End to end: MCP server processes across an engine's life: kill -9 mid-call and continue, SIGINT and SIGTERM, and servers that fail to start.
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { everythingServer, fixtureServer, logged, loggedRequests, stdioServerYaml, toolCalls } from "../support/mcp-servers.js";
+import { everythingServer, filesystemServer, fixtureServer, logged, loggedRequests, stdioServerYaml, toolCalls } from "../support/mcp-servers.js";
 import { reply, startMockLlm, toolResultsOf, type MockLlm } from "../support/mock-llm.js";
+import { pauseGate } from "../support/pause-points.js";
 import { deathWatchOf, groupEmptiesSoon, groupMembers } from "../support/processes.js";
 import { actionResults, delta, eventTypes, modelEnv, readEvents, readMetadataFile, removeDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
 
@@ -83,6 +84,32 @@ describe("kill -9 in the middle of an MCP call", () => {
     expect(await groupEmptiesSoon(serverGroup(ws, "c1"))).toBe(true);
   });
 
+  it("after the server did the work and before its result is journaled: continue gives the synthesized result and never writes again", async () => {
+    model = await startMockLlm([reply.toolCalls([{ name: "fs__write_file", arguments: { path: "order.txt", content: "one crate of pears" } }])]);
+    const log = join(root, "paused.log");
+    const agent = writeAgent(root, { agentYaml: `name: paused\nllm:\n  model: mock-model\nmcp_servers:\n${stdioServerYaml("fs", logged(log, filesystemServer("${CWD}")))}` }, "agent-paused");
+    const ws = join(root, "ws-paused");
+    mkdirSync(ws);
+    // The engine stops, its event loop blocked, on the line before ACTION_RESULT is written: the call has come back by then.
+    const gate = pauseGate("journal-append:ACTION_RESULT");
+    const child = spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", "p1", "-m", "order"], { env: modelEnv(model.baseUrl, gate.env) });
+    await gate.reached();
+    expect(readFileSync(join(ws, "order.txt"), "utf8")).toBe("one crate of pears");
+    const pgid = serverGroup(ws, "p1");
+    child.kill("SIGKILL");
+    await child;
+    expect(await groupEmptiesSoon(pgid)).toBe(true);
+    expect(eventTypes(readEvents(ws, "p1")).at(-1)).toBe("ACTION_REQUEST");
+
+    model.push(reply.text("ordered"));
+    const resumed = await delta(["continue", "--run-id", "p1", "-w", ws, "--format", "json"], { env: modelEnv(model.baseUrl) });
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(actionResults(ws, "p1")).toEqual([expect.objectContaining({ tool_name: "fs__write_file", status: "ERROR", observation_content: expect.stringContaining("may or may not have taken effect") })]);
+    expect(toolResultsOf(model.requests.at(-1)!)[0]).toContain("may or may not have taken effect");
+    expect(loggedRequests(log).filter((entry) => entry.method === "initialize")).toHaveLength(2);
+    expect(toolCalls(log)).toEqual(["write_file"]);
+  });
+
   it("a server that outlives both the engine and its death watch is stopped by the next continue", async () => {
     model = await startMockLlm([reply.toolCalls([LONG_CALL])]);
     const log = join(root, "linger.log");
@@ -149,7 +176,7 @@ describe("a server that fails in the middle of a run", () => {
   });
 });
 
-describe("a stdio server that fails to start", () => {
+describe("a stdio server that fails to start or to list its tools", () => {
   const TIMEOUT_MS = 1_500;
   it.each([
     ["hang-at-initialize", `did not answer initialize within ${TIMEOUT_MS} ms (its timeout_ms: fix the server, or raise timeout_ms if it is only slow to start); its stderr ended with:\n  hang-at-initialize: up, reading requests, answering none`],
@@ -158,6 +185,7 @@ describe("a stdio server that fails to start", () => {
       "garbage-on-stdout",
       'broke the protocol while answering initialize: it wrote a line to stdout that is not a JSON-RPC message: "Welcome to the garbage server v1.0!" (an MCP server writes only protocol messages to stdout, and logs to stderr); its stderr ended with:\n  garbage-on-stdout: starting',
     ],
+    ["error-at-list", "failed at tools/list: MCP error -32603: tool index unavailable; its stderr ended with:\n  error-at-list: cannot open the tool index"],
   ] as const)("%s: refused (126) within its timeout, naming the server and its stderr, leaving no trace", async (fixture, why) => {
     const agent = writeAgent(root, { agentYaml: `name: bad\nllm:\n  model: mock-model\nmcp_servers:\n${stdioServerYaml("flaky", fixtureServer(fixture), `    timeout_ms: ${TIMEOUT_MS}\n`)}` }, `agent-${fixture}`);
     const ws = join(root, `ws-${fixture}`);

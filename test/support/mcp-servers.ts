@@ -19,8 +19,8 @@ export function everythingServer(): string[] {
 /** The everything server's entry, for its Streamable HTTP mode. */
 export const EVERYTHING_ENTRY = join(SERVERS, "server-everything", "dist", "index.js");
 
-/** argv of a fixture server: one that fails to start, or fragile-server, which starts well and then fails its calls. */
-export function fixtureServer(name: "hang-at-initialize" | "exit-at-start" | "garbage-on-stdout" | "fragile-server"): string[] {
+/** argv of a fixture server: one that fails to start or to list its tools, or fragile-server, which starts well and then fails its calls. */
+export function fixtureServer(name: "hang-at-initialize" | "exit-at-start" | "garbage-on-stdout" | "error-at-list" | "fragile-server"): string[] {
   return [process.execPath, join(FIXTURES, `${name}.mjs`)];
 }
 
@@ -33,6 +33,8 @@ export interface LoggedRequest {
   wrapper: number;
   event?: string;
   server?: number;
+  /** The directory the server was started in (the "start" entry). */
+  cwd?: string;
   method?: string;
   tool?: string | null;
 }
