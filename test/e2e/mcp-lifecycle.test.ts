@@ -1,12 +1,12 @@
 // End to end: MCP server processes across an engine's life: kill -9 mid-call and continue, SIGINT and SIGTERM, and servers that fail to start.
-import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { everythingServer, filesystemServer, fixtureServer, logged, loggedRequests, stdioServerYaml, toolCalls } from "../support/mcp-servers.js";
 import { reply, startMockLlm, toolResultsOf, type MockLlm } from "../support/mock-llm.js";
 import { pauseGate } from "../support/pause-points.js";
 import { deathWatchOf, groupEmptiesSoon, groupMembers } from "../support/processes.js";
-import { actionResults, delta, eventTypes, modelEnv, readEvents, readMetadataFile, removeDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
+import { actionResults, delta, eventTypes, modelEnv, readEvents, readMetadataFile, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
 
 let root: string;
 let model: MockLlm;
@@ -197,6 +197,30 @@ describe("a stdio server that fails to start or to list its tools", () => {
     // The timeout, then at most the grace a stopped group gets, and the CLI's own start and exit.
     expect(elapsed).toBeLessThan(TIMEOUT_MS + 2_000 + 2_000);
     expect(existsSync(ws)).toBe(false);
+  });
+
+  it("on continue: refused (126) before the journal or metadata.json change; the run goes on once the server starts again", async () => {
+    model = await startMockLlm([reply.text("first"), reply.text("second")]);
+    const yamlOf = (argv: string[]): string => `name: later\nllm:\n  model: mock-model\nmcp_servers:\n${stdioServerYaml("fs", argv, `    timeout_ms: ${TIMEOUT_MS}\n`)}`;
+    const agent = writeAgent(root, { agentYaml: yamlOf(filesystemServer("${CWD}")) }, "agent-later");
+    const ws = join(root, "ws-later");
+    const run = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "r1", "-m", "one"], { env: modelEnv(model.baseUrl) });
+    expect(run.exitCode, run.stderr).toBe(0);
+    const journal = readFileSync(join(runDir(ws, "r1"), "journal.jsonl"), "utf8");
+    const metadata = readFileSync(join(runDir(ws, "r1"), "metadata.json"), "utf8");
+
+    writeFileSync(join(agent, "agent.yaml"), yamlOf(fixtureServer("exit-at-start")));
+    const refused = await delta(["continue", "--run-id", "r1", "-w", ws, "-m", "two", "--format", "json"], { env: modelEnv(model.baseUrl) });
+    expect(refused.exitCode).toBe(126);
+    expect(JSON.parse(refused.stdout).error).toMatchObject({ type: "MCP_SERVER_ERROR", message: expect.stringMatching(/^MCP server 'fs' \(agent\.yaml: mcp_servers\[0\]\) stopped before answering initialize: .*DATABASE_URL is not set$/s) });
+    expect(readFileSync(join(runDir(ws, "r1"), "journal.jsonl"), "utf8")).toBe(journal);
+    expect(readFileSync(join(runDir(ws, "r1"), "metadata.json"), "utf8")).toBe(metadata);
+    expect(model.requests).toHaveLength(1);
+
+    writeFileSync(join(agent, "agent.yaml"), yamlOf(filesystemServer("${CWD}")));
+    const resumed = await delta(["continue", "--run-id", "r1", "-w", ws, "-m", "two", "--format", "json"], { env: modelEnv(model.baseUrl) });
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ status: "COMPLETED", result: "second" });
   });
 
   it("a refusal quoting the server's stderr has the values it was given from the environment redacted", async () => {
