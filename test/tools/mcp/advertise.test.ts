@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { McpServerError } from "../../../src/errors.js";
 import { checkNameCollisions, selectTools, toMcpFunctionTool, type ListedTool } from "../../../src/tools/mcp/advertise.js";
 import type { McpServerConfig } from "../../../src/tools/mcp/schema.js";
+import { thrownMessage } from "../../support/thrown.js";
 
 const schema = { type: "object", properties: { path: { type: "string" } }, required: ["path"] };
 const listed: ListedTool[] = [
@@ -16,13 +17,7 @@ function server(extra: Partial<McpServerConfig> = {}): McpServerConfig {
 }
 
 function refusal(run: () => unknown): string {
-  try {
-    run();
-  } catch (err) {
-    expect(err).toBeInstanceOf(McpServerError);
-    return (err as Error).message;
-  }
-  throw new Error("expected a refusal");
+  return thrownMessage(run, McpServerError);
 }
 
 describe("selectTools", () => {
