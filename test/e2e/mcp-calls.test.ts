@@ -152,12 +152,13 @@ process.on("exit", () => fs.writeFileSync(${JSON.stringify(report)}, JSON.string
 });
 
 describe("results, hooks and the environment (the reference everything server)", () => {
-  it("runs the server in its cwd, describes an image, makes isError an ERROR, and lets hooks block a call before the server hears of it", async () => {
+  it("runs the server in its cwd, describes an image, makes isError an ERROR, refuses arguments that are not an object, and lets hooks block a call before the server hears of it", async () => {
     model = await startMockLlm([
       reply.toolCalls([
         { name: "ev__get-tiny-image", arguments: {} },
         { name: "ev__echo", arguments: { message: 5 } },
         { name: "ev__get-env", arguments: {} },
+        { name: "ev__echo", arguments: '["not", "an object"]' },
       ]),
       reply.text("seen"),
     ]);
@@ -172,17 +173,18 @@ describe("results, hooks and the environment (the reference everything server)",
     const run = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "ev1", "-m", "look", "--format", "json"], { env: modelEnv(model.baseUrl) });
     expect(run.exitCode, run.stderr).toBe(0);
 
-    const [image, echo, env] = actionResults(ws, "ev1");
+    const [image, echo, env, notObject] = actionResults(ws, "ev1");
     expect(image).toMatchObject({ status: "SUCCESS", observation_content: expect.stringMatching(/\[image: image\/png, \d+\.\d KiB\]/) });
     expect(image!.observation_content).not.toMatch(/iVBOR/);
     expect(echo).toMatchObject({ status: "ERROR", observation_content: expect.stringContaining("Input validation error") });
     expect(env).toMatchObject({ status: "ERROR", observation_content: "Blocked by pre_tool_execution hook: no environment dumps" });
-    expect(requests(ws, "ev1").map((event) => event.resolved_command)).toEqual([["mcp", "ev", "get-tiny-image"], ["mcp", "ev", "echo"], null]);
+    expect(notObject).toMatchObject({ status: "ERROR", observation_content: "Arguments for 'ev__echo' must be a JSON object." });
+    expect(requests(ws, "ev1").map((event) => event.resolved_command)).toEqual([["mcp", "ev", "get-tiny-image"], ["mcp", "ev", "echo"], null, null]);
     expect(toolCalls(log)).toEqual(["get-tiny-image", "echo"]);
     // The server answered the echo with a result it marks isError (not a protocol error): that is what made it an ERROR.
     const echoed = listIo(ws, "ev1", "tool_executions").map((file) => JSON.parse(readFileSync(join(runDir(ws, "ev1"), "io", "tool_executions", file), "utf8"))).find((record) => record.mcp_tool === "echo");
     expect(echoed).toMatchObject({ error: null, result: { isError: true } });
-    expect(readFileSync(join(ws, "seen.txt"), "utf8")).toBe("ev__get-tiny-image\nev__echo\nev__get-env\n");
+    expect(readFileSync(join(ws, "seen.txt"), "utf8")).toBe("ev__get-tiny-image\nev__echo\nev__get-env\nev__echo\n");
     expect(loggedRequests(log).find((entry) => entry.event === "start")!.cwd).toBe(realpathSync(join(agent, "data")));
   });
 
