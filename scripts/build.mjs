@@ -1,13 +1,15 @@
-// Bundles the two CLIs and their launcher helper into dist/, one CommonJS file each, and writes the JSON Schemas editors read.
+// Bundles the two CLIs, their launcher helper and the MCP SDK into dist/, one CommonJS file each, and writes the JSON Schemas editors read.
 import { rmSync } from "node:fs";
-import { bundleCli } from "./bundle.mjs";
+import { MCP_SDK_BUNDLE, MCP_SDK_ENTRY, bundleCli } from "./bundle.mjs";
 import { writeJsonSchemas } from "./json-schemas.mjs";
 
 // Start empty: no stale bundle or code cache is left to ship.
 rmSync("dist", { recursive: true, force: true });
 
 await Promise.all([
-  bundleCli("src/cli/main.ts", "delta"),
+  bundleCli("src/cli/main.ts", "delta", { sdkApart: true }),
+  // Loaded by the delta bundle only for agents with MCP servers.
+  bundleCli(MCP_SDK_ENTRY, MCP_SDK_BUNDLE),
   bundleCli("src/sessions/main.ts", "delta-sessions"),
   // The launcher helper is the one file compiled without a cache: small, and it is what reads the cache.
   bundleCli("src/cli/run-bundle.ts", "run-bundle", { stamp: false }),

@@ -29,11 +29,34 @@ const zodEnglishOnly = {
 };
 
 /**
+ * The MCP SDK is its own bundle (dist/delta-mcp-sdk.cjs, from src/tools/mcp/sdk.ts): inside the
+ * delta bundle its ~150 modules, though never run, would still be set up and cached at every start.
+ * This plugin puts in its place a module that loads that bundle, through the code cache, when an
+ * MCP module is first initialized — only for agents with MCP servers.
+ */
+export const MCP_SDK_ENTRY = "src/tools/mcp/sdk.ts";
+export const MCP_SDK_BUNDLE = "delta-mcp-sdk";
+const mcpSdkApart = {
+  name: "mcp-sdk-apart",
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^\.\/sdk\.js$/ }, (args) =>
+      args.resolveDir.endsWith(join("src", "tools", "mcp")) ? { path: MCP_SDK_BUNDLE, namespace: "mcp-sdk-apart" } : undefined,
+    );
+    pluginBuild.onLoad({ filter: /.*/, namespace: "mcp-sdk-apart" }, () => ({
+      // Both paths are computed, so esbuild leaves the requires to run time; __dirname is dist/.
+      contents: `const { join } = require("node:path");
+        module.exports = require(join(__dirname, "run-bundle.cjs")).requireBundle(join(__dirname, "${MCP_SDK_BUNDLE}.cjs"));`,
+      loader: "js",
+    }));
+  },
+};
+
+/**
  * Writes `<root>/dist/<name>.cjs` (and its source map) from `entry`, a path relative to `root`. The first line is a stamp with the
  * SHA-256 of the file, which keys the code cache: a rebuilt bundle never meets an old cache.
  * `inject`: modules whose exports replace the globals of the same names throughout the bundle.
  */
-export async function bundleCli(entry, name, { stamp = true, root = process.cwd(), inject = [] } = {}) {
+export async function bundleCli(entry, name, { stamp = true, root = process.cwd(), inject = [], sdkApart = false } = {}) {
   const outfile = join(root, "dist", `${name}.cjs`);
   const result = await build({
     absWorkingDir: root,
@@ -49,7 +72,7 @@ export async function bundleCli(entry, name, { stamp = true, root = process.cwd(
     sourcemap: "linked",
     logLevel: "warning",
     write: false,
-    plugins: [zodEnglishOnly],
+    plugins: [zodEnglishOnly, ...(sdkApart ? [mcpSdkApart] : [])],
     inject: inject.map((file) => join(root, file)),
     define: { "import.meta.url": "__import_meta_url" },
     // A CommonJS bundle loads lazily with require(): a real import() would need an ESM loader that bin/ does not give the script.

@@ -38,6 +38,18 @@ export class RunRefusedError extends DeltaError {
   readonly exitCode = EXIT.REFUSED;
 }
 
+/** An MCP server the agent names could not be started, listed or offered: refused before the run begins. */
+export class McpServerError extends DeltaError {
+  readonly type = "MCP_SERVER_ERROR";
+  readonly exitCode = EXIT.REFUSED;
+}
+
+/** SIGINT or SIGTERM arrived before a run began (while its MCP servers were starting): nothing was recorded. */
+export class InterruptedError extends DeltaError {
+  readonly type = "INTERRUPTED";
+  readonly exitCode = EXIT.INTERRUPTED;
+}
+
 /** No API key or endpoint could be found for the provider. */
 export class MissingApiKeyError extends DeltaError {
   readonly type = "MISSING_API_KEY";

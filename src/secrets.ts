@@ -8,7 +8,10 @@
 //   stderr progress      run/session.ts      the session's progress function
 //   stdout RunResult     run/session.ts      finish → redactOutcome
 //   stdout stream-json   the journal's lines as the writer wrote them (already redacted there)
+//   MCP server refusals and -v lines before a run   run/mcp-start.ts
 // Sources (providers, hooks, tools) pass text on as it came; they never redact.
+// A run's secret strings: the API key (run/provider.ts) and the values its MCP servers' headers and
+// env read from the environment (run/session.ts, sessionSecrets).
 export const REDACTED = "[REDACTED]";
 
 const SENSITIVE_KEYS = new Set(["authorization", "proxy-authorization", "cookie", "set-cookie", "api-key", "x-api-key"]);

@@ -1,36 +1,40 @@
-// Resolves `imports:` depth-first inside the agent home and merges the tools, last definition winning, and env_passthrough.
+// Resolves `imports:` depth-first inside the agent home and merges the tools and MCP servers, last definition winning, and env_passthrough.
 import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { ConfigError } from "../errors.js";
 import { expandTool, type ExpandedTool } from "../tools/expand.js";
+import type { McpServerConfig, McpServerDefinition } from "../tools/mcp/schema.js";
 import type { ToolDefinition } from "../tools/schema.js";
 import { ImportFileSchema } from "./schema.js";
 import { readYamlFile } from "./yaml-file.js";
 import { parseWithSchema } from "./zod-issues.js";
 
-/** A YAML file that may import others, define tools and name variables to pass on. */
+/** A YAML file that may import others, define tools and MCP servers, and name variables to pass on. */
 export interface ToolSource {
   absolutePath: string;
   display: string;
   imports?: string[] | undefined;
   tools?: ToolDefinition[] | undefined;
+  mcp_servers?: McpServerDefinition[] | undefined;
   env_passthrough?: string[] | undefined;
 }
 
 export interface CollectedTools {
   tools: ExpandedTool[];
+  mcpServers: McpServerConfig[];
   /** Every file's env_passthrough, in import order, each name once. */
   envPassthrough: string[];
 }
 
 export async function collectTools(home: string, root: ToolSource): Promise<CollectedTools> {
-  const merged: Merged = { tools: new Map(), envPassthrough: new Set() };
+  const merged: Merged = { tools: new Map(), mcpServers: new Map(), envPassthrough: new Set() };
   await visit(home, root, [root], merged);
-  return { tools: [...merged.tools.values()], envPassthrough: [...merged.envPassthrough] };
+  return { tools: [...merged.tools.values()], mcpServers: [...merged.mcpServers.values()], envPassthrough: [...merged.envPassthrough] };
 }
 
 interface Merged {
   tools: Map<string, ExpandedTool>;
+  mcpServers: Map<string, McpServerConfig>;
   envPassthrough: Set<string>;
 }
 
@@ -63,19 +67,29 @@ async function visit(home: string, source: ToolSource, chain: ToolSource[], merg
     }
     const file = await readYamlFile(real, display);
     const imported = parseWithSchema(ImportFileSchema, file);
-    const child: ToolSource = { absolutePath: real, display, imports: imported.imports, tools: imported.tools, env_passthrough: imported.env_passthrough };
+    const child: ToolSource = { absolutePath: real, display, imports: imported.imports, tools: imported.tools, mcp_servers: imported.mcp_servers, env_passthrough: imported.env_passthrough };
     await visit(home, child, [...chain, child], merged);
   }
-  const seen = new Map<string, number>();
-  for (const [index, definition] of (source.tools ?? []).entries()) {
-    const earlier = seen.get(definition.name);
-    if (earlier !== undefined) {
-      throw new ConfigError(`${source.display}: tools[${index}]: tool '${definition.name}' is already defined at tools[${earlier}] of this file; rename or remove one`);
-    }
-    seen.set(definition.name, index);
+  for (const [index, definition] of uniquelyNamed(source.display, "tools", "tool", source.tools)) {
     merged.tools.set(definition.name, expandTool(definition, { file: source.display, path: `tools[${index}]` }));
   }
+  for (const [index, definition] of uniquelyNamed(source.display, "mcp_servers", "MCP server", source.mcp_servers)) {
+    merged.mcpServers.set(definition.name, { ...definition, where: `${source.display}: mcp_servers[${index}]` });
+  }
   for (const name of source.env_passthrough ?? []) merged.envPassthrough.add(name);
+}
+
+/** The entries of one file's list with their index, refusing a name the same list already used. */
+function uniquelyNamed<T extends { name: string }>(display: string, field: string, noun: string, entries: T[] | undefined): [number, T][] {
+  const seen = new Map<string, number>();
+  for (const [index, entry] of (entries ?? []).entries()) {
+    const earlier = seen.get(entry.name);
+    if (earlier !== undefined) {
+      throw new ConfigError(`${display}: ${field}[${index}]: ${noun} '${entry.name}' is already defined at ${field}[${earlier}] of this file; rename or remove one`);
+    }
+    seen.set(entry.name, index);
+  }
+  return [...(entries ?? []).entries()];
 }
 
 async function isFile(target: string): Promise<boolean> {

@@ -6,6 +6,7 @@ import { ContextConfigSchema, type ContextConfig } from "../context/schema.js";
 import { ConfigError, errorMessage } from "../errors.js";
 import { HooksConfigSchema, type HooksConfig } from "../hooks/schema.js";
 import type { ExpandedTool } from "../tools/expand.js";
+import type { McpServerConfig } from "../tools/mcp/schema.js";
 import { collectTools } from "./imports.js";
 import { AgentConfigSchema, type AgentConfig, type LlmConfig } from "./schema.js";
 import { readYamlFile } from "./yaml-file.js";
@@ -22,6 +23,8 @@ export interface AgentPackage {
   llm: LlmConfig;
   /** imports merged, local last, unique names */
   tools: ExpandedTool[];
+  /** MCP servers of agent.yaml and its imports, merged like tools; started by each process that runs the agent. */
+  mcpServers: McpServerConfig[];
   /** Variables tools, hooks and generators get although the engine keeps them to itself (env_passthrough of agent.yaml and its imports). */
   envPassthrough: string[];
   hooks: HooksConfig;
@@ -60,18 +63,19 @@ export async function loadAgent(agentHome: string, options: LoadOptions = {}): P
       `${configFile.display}: system_prompt: ${systemPromptPath} not found; create it or set system_prompt to a file path relative to the agent directory`,
     );
   }
-  const { tools, envPassthrough } = await collectTools(home, {
+  const { tools, mcpServers, envPassthrough } = await collectTools(home, {
     absolutePath: configPath,
     display: configFile.display,
     imports: config.imports,
     tools: config.tools,
+    mcp_servers: config.mcp_servers,
     env_passthrough: config.env_passthrough,
   });
   const { hooks, hooksFile } = await loadHooks(home, config, configFile.display, warn);
   const context = await loadContext(home);
   if (namesSystemPrompt) checkSystemPromptRead(configFile.display, config.system_prompt, systemPromptPath, context, home);
 
-  const agent: AgentPackage = { home, configPath, name: config.name, llm: config.llm, tools, envPassthrough, hooks, hooksFile, context };
+  const agent: AgentPackage = { home, configPath, name: config.name, llm: config.llm, tools, mcpServers, envPassthrough, hooks, hooksFile, context };
   if (config.version !== undefined) agent.version = config.version;
   if (config.description !== undefined) agent.description = config.description;
   return agent;

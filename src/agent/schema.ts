@@ -1,7 +1,8 @@
-// The agent.yaml schema (spec 2.7.2 plus pricing, endpoint and retry settings) and imported tool files.
+// The agent.yaml schema (spec 2.7.2 plus pricing, endpoint and retry settings, MCP servers) and imported tool files.
 import { z } from "zod";
 import { HooksConfigSchema } from "../hooks/schema.js";
 import { PROVIDER_NAMES } from "../llm/types.js";
+import { McpServerSchema } from "../tools/mcp/schema.js";
 import { ToolDefinitionSchema } from "../tools/schema.js";
 
 export const DEFAULT_LLM_TIMEOUT_MS = 120_000;
@@ -59,15 +60,22 @@ export const AgentConfigSchema = z.strictObject({
   system_prompt: z.string().min(1).default(DEFAULT_SYSTEM_PROMPT),
   imports: z.array(z.string().min(1)).optional(),
   tools: z.array(ToolDefinitionSchema).optional(),
+  mcp_servers: z.array(McpServerSchema).optional(),
   env_passthrough: EnvPassthroughSchema.optional(),
   lifecycle_hooks: HooksConfigSchema.optional(),
 });
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
 
-/** A file named in `imports:`: a `tools` list, possibly the variables those tools need passed on, and its own imports. */
-export const ImportFileSchema = z.strictObject({
-  imports: z.array(z.string().min(1)).optional(),
-  tools: z.array(ToolDefinitionSchema),
-  env_passthrough: EnvPassthroughSchema.optional(),
-});
+/** A file named in `imports:`: a `tools` list, MCP servers, possibly the variables they need passed on, and its own imports. */
+export const ImportFileSchema = z
+  .strictObject({
+    imports: z.array(z.string().min(1)).optional(),
+    tools: z.array(ToolDefinitionSchema).optional(),
+    mcp_servers: z.array(McpServerSchema).optional(),
+    env_passthrough: EnvPassthroughSchema.optional(),
+  })
+  .refine((file) => file.tools !== undefined || file.mcp_servers !== undefined, {
+    message: "an imported file defines a tools: list or an mcp_servers: list (or both); add one",
+    path: ["tools"],
+  });
 export type ImportFile = z.infer<typeof ImportFileSchema>;

@@ -88,12 +88,17 @@ function buildCli(dispatch: (handler: Handler) => (...raw: unknown[]) => void) {
       ),
     ));
   cli
-    .command("tool <action> <path>", "Tool helpers: `delta tool expand <agent.yaml>` prints the expanded tool definitions")
-    .usage("tool expand <agent dir | agent.yaml>")
+    .command("tool <action> [path]", "Tool helpers: `delta tool expand <agent>` prints each tool's expansion and schema; `delta tool list <agent>` one line per tool")
+    .usage("tool expand <agent dir | agent.yaml>\n  $ delta tool list <agent dir | agent.yaml>")
+    .option("--agent <path>", "The agent directory or its agent.yaml (instead of <path>)")
     .example("delta tool expand ./my-agent/agent.yaml   # each tool as the argv it runs, and what the model is told")
-    .action(dispatch(async (args, _flags, io) => {
-      if (args[0] !== "expand") throw new UsageError(`Unknown tool action '${args[0]}'. Use: delta tool expand <path/to/agent.yaml>`);
-      return (await import("./commands/tool-expand.js")).toolExpand(String(args[1]), io);
+    .example("delta tool list --agent ./my-agent        # every tool the model is offered, MCP servers' included")
+    .action(dispatch(async (args, flags, io) => {
+      const target = args[1] ?? (typeof flags.agent === "string" ? flags.agent : undefined);
+      if (args[0] !== "expand" && args[0] !== "list") throw new UsageError(`Unknown tool action '${args[0]}'. Use: delta tool expand <agent dir | agent.yaml>, or delta tool list <agent dir | agent.yaml>`);
+      if (target === undefined) throw new UsageError(`delta tool ${args[0]} needs the agent: delta tool ${args[0]} <agent dir | agent.yaml> (or --agent <dir>)`);
+      if (args[0] === "list") return (await import("./commands/tool-list.js")).toolList(target, io);
+      return (await import("./commands/tool-expand.js")).toolExpand(target, io);
     }));
   cli
     .command("tool:expand <path>", "Same as `delta tool expand <path>`")
@@ -134,7 +139,7 @@ function report(err: unknown, argv: readonly string[], io: CliIo): number {
   const [type, message, exitCode] = known ? [known.type, known.message, known.exitCode] : ["INTERNAL_ERROR", String(err), EXIT.FAILED];
   io.err(known ? `Error: ${message}\n` : `Internal error (please report it): ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
   // json and stream-json promise one RunResult for every outcome, refusals included.
-  const result = refusal(argv, type, message);
+  const result = refusal(argv, type, message, exitCode === EXIT.INTERRUPTED ? "INTERRUPTED" : "FAILED");
   if (format === "json") io.out(`${JSON.stringify(result, null, 2)}\n`);
   if (format === "stream-json") io.out(`${JSON.stringify(result)}\n`);
   // -o of run and continue also gets the refusal; -o of report is a page, and a refusal writes none.
@@ -149,11 +154,11 @@ function report(err: unknown, argv: readonly string[], io: CliIo): number {
   return exitCode;
 }
 
-function refusal(argv: readonly string[], type: string, message: string): Record<string, unknown> {
+function refusal(argv: readonly string[], type: string, message: string, status: "FAILED" | "INTERRUPTED"): Record<string, unknown> {
   const now = new Date();
   return toRunResult({
     runId: argValue(argv, ["--run-id"]) ?? null,
-    status: "FAILED",
+    status,
     error: { type, message },
     iterations: 0,
     startTime: now,

@@ -23,17 +23,31 @@ export interface RunBundleOptions {
 
 /** Loads and runs the CommonJS bundle at `bundlePath` as the main program. */
 export function runBundle(bundlePath: string, options: RunBundleOptions): void {
+  evaluate(bundlePath, options.warmsCache);
+}
+
+/**
+ * Loads another bundle of the build (one that only some runs need, such as the MCP client) as a
+ * module, through the same code cache, and returns its exports. Only the runs that need it load it,
+ * so each of them keeps its cache warm.
+ */
+export function requireBundle(bundlePath: string): unknown {
+  return evaluate(bundlePath, true).exports;
+}
+
+function evaluate(bundlePath: string, warmsCache: boolean): { exports: unknown } {
   const source = readFileSync(bundlePath, "utf8");
   const cacheFile = cachePath(bundlePath, source);
   const cached = cacheFile === null ? undefined : readCache(cacheFile);
   const script = new Script(wrapCommonJs(source), { filename: bundlePath, cachedData: cached });
-  if (cacheFile !== null && options.warmsCache && (cached === undefined || script.cachedDataRejected === true)) {
+  if (cacheFile !== null && warmsCache && (cached === undefined || script.cachedDataRejected === true)) {
     // At exit the script has compiled every function this command used; those are what the next start needs.
     process.once("exit", () => writeCache(cacheFile, script));
   }
   const module = { exports: {} };
   const run = script.runInThisContext() as (exports: object, require: NodeJS.Require, module: object, filename: string, dirname: string) => void;
   run.call(module.exports, module.exports, createRequire(bundlePath), module, bundlePath, path.dirname(bundlePath));
+  return module;
 }
 
 /** Same line structure as the bundle (the wrapper opens on its first line), so stack traces keep their line numbers. */

@@ -1,12 +1,14 @@
 // ACT and OBSERVE: run one tool call the model asked for and record what came of it.
-import type { ToolCall } from "../journal/events.js";
+import type { ActionStatus, JournalEvent, ToolCall } from "../journal/events.js";
 import { argumentsOverLimit } from "../tools/argument-limits.js";
 import { bindToolCall } from "../tools/bind.js";
 import { invokeTool } from "../tools/invoke.js";
+import type { McpTool } from "../tools/mcp/advertise.js";
 import { ASK_HUMAN, openQuestion, parseAskHumanArgs, recordAnswer, writeInteractionRequest, type InteractionRequest } from "./ask-human.js";
 import type { RunContext } from "./run-context.js";
 import { writeToolExecution } from "../store/io-log.js";
 import { oneLine } from "./think.js";
+import { callMcpTool, mcpCommand } from "./act-mcp.js";
 
 const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
 
@@ -26,9 +28,11 @@ export async function act(ctx: RunContext, call: ToolCall, iteration: number): P
   }
   if (call.name === ASK_HUMAN) return askHuman(ctx, call, iteration, args.value);
 
+  const mcpTool = ctx.mcp?.find(call.name);
+  if (mcpTool) return actMcp(ctx, call, iteration, args.value, mcpTool);
   const tool = ctx.agent.tools.find((candidate) => candidate.name === call.name);
   if (!tool) {
-    const known = [...ctx.agent.tools.map((t) => t.name), ASK_HUMAN].join(", ");
+    const known = [...ctx.agent.tools.map((t) => t.name), ...(ctx.mcp?.tools ?? []).map((t) => t.name), ASK_HUMAN].join(", ");
     await refuse(ctx, call, iteration, args.value, `Unknown tool '${call.name}'. Available tools: ${known}.`);
     return { kind: "done" };
   }
@@ -38,9 +42,7 @@ export async function act(ctx: RunContext, call: ToolCall, iteration: number): P
     return { kind: "done" };
   }
 
-  ctx.append({ type: "ACTION_REQUEST", iteration, action_id: call.id, tool_name: call.name, tool_args: args.value, resolved_command: bound.argv });
-  ctx.sync();
-  ctx.progress(`[${iteration}] ACT: ${call.name} ${oneLine(JSON.stringify(args.value), 160)}`);
+  requestAction(ctx, call, iteration, args.value, bound.argv);
 
   const result = await invokeTool({
     argv: bound.argv,
@@ -53,16 +55,7 @@ export async function act(ctx: RunContext, call: ToolCall, iteration: number): P
   });
   ctx.log(`tool ${call.name}: ${JSON.stringify(bound.argv)} → ${result.status}, exit ${result.exitCode ?? result.signal ?? "none"}${result.timedOut ? " (timed out)" : ""} in ${result.durationMs} ms`);
   // The result first: a full disk while the full output is recorded must not cost the run the tool's real result.
-  const recorded = ctx.append({
-    type: "ACTION_RESULT",
-    iteration,
-    action_id: call.id,
-    tool_name: call.name,
-    status: result.status,
-    observation_content: result.observation,
-    exit_code: result.exitCode,
-    duration_ms: result.durationMs,
-  });
+  const recorded = appendResult(ctx, call, iteration, { status: result.status, observation: result.observation, exitCode: result.exitCode, durationMs: result.durationMs });
   writeToolExecution(ctx.paths, {
     iteration,
     action_id: call.id,
@@ -79,9 +72,57 @@ export async function act(ctx: RunContext, call: ToolCall, iteration: number): P
     stdout: result.stdout,
     stderr: result.stderr,
   }, ctx.secrets);
-  ctx.progress(`[${iteration}] OBSERVE: ${result.status} ${oneLine(result.observation, 160)}`);
-  await afterTool(ctx, iteration, recorded);
+  await observed(ctx, iteration, recorded);
   return { kind: "done" };
+}
+
+/** An MCP call is journaled as any tool's: requested and flushed before the server hears of it, its result after. */
+async function actMcp(ctx: RunContext, call: ToolCall, iteration: number, args: unknown, tool: McpTool): Promise<ActOutcome> {
+  if (args !== null && args !== undefined && (typeof args !== "object" || Array.isArray(args))) {
+    await refuse(ctx, call, iteration, args, `Arguments for '${call.name}' must be a JSON object.`);
+    return { kind: "done" };
+  }
+  const given = (args ?? {}) as Record<string, unknown>;
+  requestAction(ctx, call, iteration, given, mcpCommand(tool));
+  const { facts, record } = await callMcpTool(ctx, call, tool, given);
+  const recorded = appendResult(ctx, call, iteration, facts);
+  writeToolExecution(ctx.paths, { iteration, action_id: call.id, tool_name: call.name, tool_args: given, ...record }, ctx.secrets);
+  await observed(ctx, iteration, recorded);
+  return { kind: "done" };
+}
+
+/** ACTION_REQUEST, flushed to disk before the tool runs: after a crash, the call is known to have maybe run. */
+function requestAction(ctx: RunContext, call: ToolCall, iteration: number, args: unknown, command: string[]): void {
+  ctx.append({ type: "ACTION_REQUEST", iteration, action_id: call.id, tool_name: call.name, tool_args: args, resolved_command: command });
+  ctx.sync();
+  ctx.progress(`[${iteration}] ACT: ${call.name} ${oneLine(JSON.stringify(args), 160)}`);
+}
+
+/** What came of a call that ran, as ACTION_RESULT records it. */
+export interface ActionFacts {
+  status: ActionStatus;
+  observation: string;
+  exitCode: number | null;
+  durationMs: number;
+}
+
+function appendResult(ctx: RunContext, call: ToolCall, iteration: number, facts: ActionFacts): JournalEvent {
+  return ctx.append({
+    type: "ACTION_RESULT",
+    iteration,
+    action_id: call.id,
+    tool_name: call.name,
+    status: facts.status,
+    observation_content: facts.observation,
+    exit_code: facts.exitCode,
+    duration_ms: facts.durationMs,
+  });
+}
+
+/** The OBSERVE line and the hooks that follow a result. */
+async function observed(ctx: RunContext, iteration: number, recorded: JournalEvent): Promise<void> {
+  if (recorded.type === "ACTION_RESULT") ctx.progress(`[${iteration}] OBSERVE: ${recorded.status} ${oneLine(recorded.observation_content, 160)}`);
+  await afterTool(ctx, iteration, recorded);
 }
 
 /** A call that cannot run still gets a request and a result, so the model learns why, and the hooks that follow a result. */

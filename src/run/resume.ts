@@ -15,6 +15,8 @@ import type { DriveOptions, RunContext } from "./run-context.js";
 import { validateRunId } from "../store/run-id.js";
 import { deriveRunState, type RunState } from "../journal/run-state.js";
 import { runSession } from "./session.js";
+import { startAgentMcp, type AgentMcp } from "./mcp-start.js";
+import { stopLeftoverServers } from "../store/leftover-servers.js";
 import { takeRun, type RunHold } from "../store/run-lock.js";
 import { pausePoint } from "../pause-point.js";
 import { findRunDir, type RunPaths } from "../store/run-dir.js";
@@ -43,6 +45,7 @@ export async function continueRun(request: ContinueRequest): Promise<RunOutcome>
   let provider: ProviderChoice;
   let agent: AgentPackage;
   let metadata: RunMetadata;
+  let mcp: AgentMcp | null = null;
   try {
     // Every decision about the run is made here, from the journal as it is now that this process holds the run.
     const events = readJournal(paths.journal, { warn: request.warn });
@@ -53,27 +56,38 @@ export async function continueRun(request: ContinueRequest): Promise<RunOutcome>
     agent = withModel(loaded, request.model ?? provider.model);
     metadata = readOrRebuildMetadata(paths, events, hold.previous?.owner ?? null, request.warn);
     reportTakeover(request, hold, state);
+    // Holding the run, any earlier holder is gone: servers it left running (it was killed) go too, before ours start.
+    for (const stopped of stopLeftoverServers(metadata.mcp_server_processes ?? [], metadata.hostname)) {
+      request.progress(`[Janitor] Stopped ${stopped}, left running by the engine that stopped`);
+    }
+    mcp = await startAgentMcp(agent, { workDir: start.work_dir, provider, signal: request.signal, warn: request.warn, echo: verboseLog(request) });
     if (state.status === "RUNNING") await markInterrupted(paths, request.runId, state, hold, request.warn);
   } catch (err) {
+    await mcp?.servers.close();
     hold.release();
     throw err;
   }
 
-  return runSession({
-    runId: request.runId,
-    workDir: start.work_dir,
-    paths,
-    agent,
-    provider,
-    metadata,
-    maxIterations: request.maxIterations,
-    signal: request.signal,
-    progress: request.progress,
-    verbose: request.verbose,
-    askInteractively: request.askInteractively,
-    hold,
-    opening: (ctx) => open(ctx, paths, state, answer),
-  });
+  try {
+    return await runSession({
+      runId: request.runId,
+      workDir: start.work_dir,
+      paths,
+      agent,
+      provider,
+      mcp,
+      metadata,
+      maxIterations: request.maxIterations,
+      signal: request.signal,
+      progress: request.progress,
+      verbose: request.verbose,
+      askInteractively: request.askInteractively,
+      hold,
+      opening: (ctx) => open(ctx, paths, state, answer),
+    });
+  } finally {
+    await mcp?.servers.close();
+  }
 }
 
 function reportTakeover(request: ContinueRequest, hold: RunHold, state: RunState): void {

@@ -5,6 +5,7 @@ import type { HookOutcome } from "../hooks/run-hook.js";
 import type { JournalEvent, NewEvent } from "../journal/events.js";
 import type { Provider } from "../llm/types.js";
 import type { RunPaths } from "../store/run-dir.js";
+import type { McpServers } from "../tools/mcp/servers.js";
 
 export interface HumanQuestion {
   prompt: string;
@@ -30,6 +31,8 @@ export interface RunContext {
   workDir: string;
   paths: RunPaths;
   agent: AgentPackage;
+  /** This process's MCP servers, when the agent names any. */
+  mcp: McpServers | null;
   provider: Provider;
   /** Appends one event to journal.jsonl and returns it with seq and timestamp. */
   append(event: NewEvent): JournalEvent;

@@ -4,7 +4,7 @@ import { ENGINE_VERSION } from "../engine-version.js";
 import { DeltaError, OwnershipLostError, errorMessage } from "../errors.js";
 import { redactText } from "../secrets.js";
 import { runHook } from "../hooks/run-hook.js";
-import { childEnvironment } from "../process/child-env.js";
+import { agentChildEnv } from "./child-env.js";
 import type { JournalEvent, NewEvent, RunStatus } from "../journal/events.js";
 import { openJournal, type JournalWriter } from "../journal/writer.js";
 import { createJournalReader } from "../journal/reader.js";
@@ -15,6 +15,7 @@ import { parseResult, redactOutcome } from "./outcome.js";
 import { EMPTY_USAGE, priceRunUsage } from "../llm/usage.js";
 import type { ProviderChoice } from "./provider.js";
 import type { HumanQuestion, RunContext } from "./run-context.js";
+import type { AgentMcp } from "./mcp-start.js";
 import { deriveRunState } from "../journal/run-state.js";
 import { reportHookOutcome } from "./hook-report.js";
 import { createEngineLogger, writeHookRecord } from "../store/io-log.js";
@@ -31,6 +32,8 @@ export interface SessionOptions {
   paths: RunPaths;
   agent: AgentPackage;
   provider: ProviderChoice;
+  /** The MCP servers this process started for the agent; the session stops them when the loop ends. */
+  mcp: AgentMcp | null;
   /** Metadata carried over (created_at, initial_message) or made for a new run. */
   metadata: RunMetadata;
   maxIterations: number;
@@ -51,7 +54,7 @@ export interface SessionOptions {
 export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   const startTime = new Date();
   const { paths, agent, runId } = options;
-  const secrets = options.provider.secrets;
+  const secrets = sessionSecrets(options);
   const fileLogger = createEngineLogger(paths, secrets);
   // The one redaction point of stderr progress: lines quote the model, tools and hooks, any of which can repeat the key.
   const progress = (line: string): void => options.progress(redactText(line, secrets));
@@ -62,12 +65,13 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
     },
     close: (): void => fileLogger.close(),
   };
+  options.mcp?.attachLog((line) => fileLogger.log(line), (line) => logger.log(line));
   const written = createWrittenLines();
   const journal = await openJournal(paths.journal, { warn: (line: string) => progress(`[warning] ${line}`), secrets, written, owner: options.hold.lostReason });
   const reader = createJournalReader(paths.journal, { written });
   // A run taken over meanwhile stops what it is doing (a tool, a model call) as an interrupt would.
   const signal = AbortSignal.any([options.signal, options.hold.lost]);
-  let metadata: RunMetadata = { ...options.metadata, status: "RUNNING", end_time: null, error: null, ...holderFacts(startTime.getTime()), max_iterations: options.maxIterations, model: agent.llm.model, updated_at: startTime.toISOString() };
+  let metadata: RunMetadata = { ...options.metadata, status: "RUNNING", end_time: null, error: null, ...holderFacts(startTime.getTime()), mcp_server_processes: options.mcp?.records, max_iterations: options.maxIterations, model: agent.llm.model, updated_at: startTime.toISOString() };
   if (!options.started) writeMetadata(paths, metadata, { secrets });
   // Hooks of the loop stop when the run is interrupted; on_error and on_run_end at the end still run.
   let closing = false;
@@ -75,15 +79,16 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   // Made on first use: a run whose model calls no tool and that has no hooks never needs it.
   let childEnv: Record<string, string> | undefined;
   const childEnvOf = (): Record<string, string> =>
-    (childEnv ??= childEnvironment(process.env, { secretValues: secrets, passthrough: agent.envPassthrough, resolved: options.provider.keyVariables }));
+    (childEnv ??= agentChildEnv(agent, options.provider, secrets));
 
   const ctx: RunContext = {
     runId,
     workDir: options.workDir,
     paths,
     agent,
+    mcp: options.mcp?.servers ?? null,
     provider: options.provider.provider,
-    secrets: options.provider.secrets,
+    secrets,
     get childEnv() {
       return childEnvOf();
     },
@@ -138,6 +143,8 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   }
 
   closing = true;
+  // The servers are no longer needed: stopped before the end is recorded, so no hook at the end sees them running.
+  await options.mcp?.servers.close();
   const open = { journal, logger, metadata, startTime };
   const lost = journal.lostReason() ?? options.hold.lostReason();
   if (lost !== null) return stopLost(ctx, open, lost);
@@ -174,9 +181,15 @@ function stopLost(ctx: RunContext, open: OpenSession, lost: string): RunOutcome 
   }, ctx.secrets);
 }
 
+/** What must never reach a file or the terminal: the provider's key and the values MCP servers read from the environment. */
+export function sessionSecrets(options: Pick<SessionOptions, "provider" | "mcp">): string[] {
+  return [...options.provider.secrets, ...(options.mcp?.servers.secrets ?? [])];
+}
+
 /** The ENGINE_START this process records: who runs what, with which settings (never secrets). */
-export function engineStartEvent(options: Pick<SessionOptions, "runId" | "workDir" | "agent" | "provider" | "maxIterations" | "askInteractively">): NewEvent {
+export function engineStartEvent(options: Pick<SessionOptions, "runId" | "workDir" | "agent" | "provider" | "mcp" | "maxIterations" | "askInteractively">): NewEvent {
   const { agent } = options;
+  const mcpTools = options.mcp?.servers.tools ?? [];
   return {
     type: "ENGINE_START",
     run_id: options.runId,
@@ -186,7 +199,8 @@ export function engineStartEvent(options: Pick<SessionOptions, "runId" | "workDi
       agent_name: agent.name,
       model: agent.llm.model,
       max_iterations: options.maxIterations,
-      tools: agent.tools.map((tool) => tool.name),
+      tools: [...agent.tools.map((tool) => tool.name), ...mcpTools.map((tool) => tool.name)],
+      ...(agent.mcpServers.length > 0 && { mcp_servers: agent.mcpServers.map((server) => server.name) }),
       interactive: Boolean(options.askInteractively),
       pid: process.pid,
       // So that show and report can price each call as the run's RunResult does.

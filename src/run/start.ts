@@ -1,17 +1,18 @@
 // `delta run`: validate everything, claim a fresh run directory (published complete with its first events), then drive the run.
 import { basename } from "node:path";
-import { loadAgent } from "../agent/load.js";
+import { loadAgent, type AgentPackage } from "../agent/load.js";
 import { preflightAgent } from "../agent/preflight.js";
 import { openJournal } from "../journal/writer.js";
-import { chooseProvider } from "./provider.js";
+import { chooseProvider, type ProviderChoice } from "./provider.js";
 import type { RunOutcome } from "./outcome.js";
 import type { DriveOptions } from "./run-context.js";
 import { validateRunId } from "../store/run-id.js";
-import { engineStartEvent, runSession, type SessionOptions } from "./session.js";
+import { engineStartEvent, runSession, sessionSecrets, type SessionOptions } from "./session.js";
+import { startAgentMcp, type AgentMcp } from "./mcp-start.js";
 import { createFirstOwner, holdNewRun } from "../store/run-lock.js";
 import { holderFacts, writeMetadata } from "../store/run-metadata.js";
 import { stageNewRunDir, stageRunDir, type RunPaths, type StagedRun } from "../store/run-dir.js";
-import { rememberLastUsed, removeCreatedWorkspace, resolveWorkspace } from "../store/workspace.js";
+import { rememberLastUsed, removeCreatedWorkspace, resolveWorkspace, type Workspace } from "../store/workspace.js";
 import { verboseLog, withModel } from "./model-choice.js";
 
 export interface StartRequest extends DriveOptions {
@@ -36,15 +37,30 @@ export async function startRun(request: StartRequest): Promise<RunOutcome> {
   });
   // Everything that can refuse the run is checked before it leaves a trace: no workspace, run directory or LAST_USED.
   let agent = loaded;
-  let provider: Awaited<ReturnType<typeof chooseProvider>>;
+  let provider: ProviderChoice;
+  let mcp: AgentMcp | null;
   try {
     await preflightAgent(loaded, workspace.workDir);
     provider = await chooseProvider(loaded, workspace.workDir, { replay: request.replay, recordedThoughts: 0, warn: request.warn, log: verboseLog(request) });
     agent = withModel(loaded, request.model ?? provider.model);
+    // Last of the checks, being the slowest: a server that cannot start refuses the run.
+    mcp = await startAgentMcp(agent, { workDir: workspace.workDir, provider, signal: request.signal, warn: request.warn, echo: verboseLog(request) });
   } catch (err) {
     removeCreatedWorkspace(workspace);
     throw err;
   }
+  try {
+    return await claimAndRun(request, { workspace, agent, provider, mcp });
+  } finally {
+    await mcp?.servers.close();
+  }
+}
+
+/** Claims the run directory, publishes its first events as this process's run, and drives it. */
+async function claimAndRun(
+  request: StartRequest,
+  { workspace, agent, provider, mcp }: { workspace: Workspace; agent: AgentPackage; provider: ProviderChoice; mcp: AgentMcp | null },
+): Promise<RunOutcome> {
   if (request.workDir === undefined) rememberLastUsed(agent.home, workspace);
   const staged = request.runId === undefined ? stageNewRunDir(workspace.workDir) : stageRunDir(workspace.workDir, request.runId);
   const runId = staged.runId;
@@ -54,6 +70,7 @@ export async function startRun(request: StartRequest): Promise<RunOutcome> {
     workDir: workspace.workDir,
     agent,
     provider,
+    mcp,
     maxIterations: request.maxIterations,
     signal: request.signal,
     progress: request.progress,
@@ -76,6 +93,7 @@ export async function startRun(request: StartRequest): Promise<RunOutcome> {
       agent_home: agent.home,
       work_dir: workspace.workDir,
       ...holderFacts(Date.now()),
+      mcp_server_processes: mcp?.records,
     },
     started: true,
   };
@@ -89,8 +107,9 @@ export async function startRun(request: StartRequest): Promise<RunOutcome> {
 async function publishFirstEvents(staged: StagedRun, session: Omit<SessionOptions, "paths" | "hold">, message: string): Promise<RunPaths> {
   try {
     createFirstOwner(staged.paths);
-    writeMetadata(staged.paths, session.metadata, { secrets: session.provider.secrets });
-    const journal = await openJournal(staged.paths.journal, { secrets: session.provider.secrets });
+    const secrets = sessionSecrets(session);
+    writeMetadata(staged.paths, session.metadata, { secrets });
+    const journal = await openJournal(staged.paths.journal, { secrets });
     try {
       journal.append(engineStartEvent(session));
       journal.append({ type: "USER_MESSAGE", content: message });

@@ -5,6 +5,7 @@ import { validateLlmRequestReplacement, validatePostResponseAnnotation } from ".
 import type { EventOf, JournalEvent } from "../journal/events.js";
 import type { LlmReply, LlmRequest } from "../conversation.js";
 import { toFunctionTool } from "../tools/function-schema.js";
+import { toMcpFunctionTool } from "../tools/mcp/advertise.js";
 import { ASK_HUMAN_TOOL } from "./ask-human.js";
 import type { RunContext } from "./run-context.js";
 import { writeInvocation } from "../store/io-log.js";
@@ -76,7 +77,7 @@ function buildRequest(ctx: RunContext, messages: LlmRequest["messages"]): LlmReq
   return {
     model,
     messages,
-    tools: [...ctx.agent.tools.map(toFunctionTool), ASK_HUMAN_TOOL],
+    tools: [...ctx.agent.tools.map(toFunctionTool), ...(ctx.mcp?.tools ?? []).map(toMcpFunctionTool), ASK_HUMAN_TOOL],
     params: stripUndefined(params),
   };
 }

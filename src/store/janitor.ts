@@ -111,6 +111,12 @@ export function assessOwner(reading: RecordReading | null, runId: string): Holde
   return assessHolder({ run_id: runId, pid: owner.pid, hostname: owner.hostname, start_time_unix: owner.acquired_at_unix });
 }
 
+/** When process `pid` started (Unix ms), as /proc tells it; null when it is gone, a zombie, or /proc cannot say. */
+export function processStartedAt(pid: number): number | null {
+  const stat = isProcessAlive(pid) ? procStatFields(pid) : null;
+  return stat === null || isZombie(stat) ? null : processStartTimeMs(stat);
+}
+
 function isProcessAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {

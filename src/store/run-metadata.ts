@@ -47,8 +47,11 @@ export const RunMetadataSchema = z.object({
       total_cost_usd: z.number().nonnegative().nullable(),
     })
     .optional(),
+  /** The holder's stdio MCP servers, each the leader of its own process group, so a later holder can stop what a crash left behind. */
+  mcp_server_processes: z.array(z.object({ server: z.string(), pid: z.number().int().positive(), start_time_unix: z.number().nonnegative() })).optional(),
 });
 export type RunMetadata = z.infer<typeof RunMetadataSchema>;
+export type ServerProcessRecord = NonNullable<RunMetadata["mcp_server_processes"]>[number];
 
 /** The facts about this process that let another one judge whether it still holds the run. */
 export function holderFacts(startedAtUnix: number): Pick<RunMetadata, "pid" | "hostname" | "start_time_unix" | "process_name"> {

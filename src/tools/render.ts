@@ -1,5 +1,6 @@
-// Shows an expanded tool the way `delta tool expand` prints it (spec 2.2.7).
+// Shows an expanded tool, and an MCP server's tool, the way `delta tool expand` prints them (spec 2.2.7).
 import type { ExpandedTool } from "./expand.js";
+import type { McpTool } from "./mcp/advertise.js";
 import { isRequiredForModel } from "./function-schema.js";
 
 export interface ToolView {
@@ -50,4 +51,17 @@ export function renderTool(tool: ExpandedTool): ToolView {
   };
   if (tool.timeout_ms !== undefined) view.timeout_ms = tool.timeout_ms;
   return view;
+}
+
+export interface McpToolView {
+  name: string;
+  /** As ACTION_REQUEST records it: ["mcp", server, tool]. */
+  command: string[];
+  description: string;
+  input_schema: Record<string, unknown>;
+}
+
+/** An MCP tool as `delta tool expand` prints it: its name and schema as the model is offered them. */
+export function renderMcpTool(tool: McpTool): McpToolView {
+  return { name: tool.name, command: ["mcp", tool.server, tool.tool], description: tool.description, input_schema: tool.inputSchema };
 }

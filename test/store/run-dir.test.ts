@@ -3,10 +3,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
-import { build } from "esbuild";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EngineError, RunRefusedError } from "../../src/errors.js";
 import { findRunDir, runPaths, stageNewRunDir, stageRunDir } from "../../src/store/run-dir.js";
+import { bundleScript } from "../support/script-bundle.js";
 
 let workDir: string;
 beforeEach(() => {
@@ -53,21 +53,12 @@ describe("stageRunDir + publish", () => {
   });
 
   it("lets exactly one of many concurrent processes claim the same id", async () => {
-    const script = join(workDir, "claim.cjs");
-    await build({
-      stdin: {
-        contents: `import { stageRunDir } from ${JSON.stringify(resolve("src/store/run-dir.ts"))};
-          try { stageRunDir(process.argv[2], "shared").publish(); console.log("won"); }
-          catch (err) { console.log(err.constructor.name); }`,
-        resolveDir: resolve("."),
-        loader: "ts",
-      },
-      bundle: true,
-      platform: "node",
-      format: "cjs",
-      outfile: script,
-      logLevel: "silent",
-    });
+    const script = await bundleScript(
+      join(workDir, "claim.cjs"),
+      `import { stageRunDir } from ${JSON.stringify(resolve("src/store/run-dir.ts"))};
+        try { stageRunDir(process.argv[2], "shared").publish(); console.log("won"); }
+        catch (err) { console.log(err.constructor.name); }`,
+    );
     const target = join(workDir, "ws");
     const runs = Array.from({ length: 6 }, () => promisify(execFile)(process.execPath, [script, target]));
     const outputs = (await Promise.all(runs)).map((result) => result.stdout.trim()).sort();

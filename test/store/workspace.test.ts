@@ -3,10 +3,10 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
-import { build } from "esbuild";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { UsageError } from "../../src/errors.js";
 import { rememberLastUsed, removeCreatedWorkspace, resolveWorkspace, type WorkspaceRequest } from "../../src/store/workspace.js";
+import { bundleScript } from "../support/script-bundle.js";
 
 let agentHome: string;
 beforeEach(() => {
@@ -83,20 +83,11 @@ describe("resolveWorkspace without -w", () => {
   });
 
   it("gives distinct workspaces to 8 processes allocating at once", async () => {
-    const script = join(agentHome, "allocate.cjs");
-    await build({
-      stdin: {
-        contents: `import { rememberLastUsed, resolveWorkspace } from ${JSON.stringify(resolve("src/store/workspace.ts"))};
-          resolveWorkspace({ agentHome: process.argv[2], yes: true, isTTY: false }).then((w) => (rememberLastUsed(process.argv[2], w), console.log(w.workspaceId)));`,
-        resolveDir: resolve("."),
-        loader: "ts",
-      },
-      bundle: true,
-      platform: "node",
-      format: "cjs",
-      outfile: script,
-      logLevel: "silent",
-    });
+    const script = await bundleScript(
+      join(agentHome, "allocate.cjs"),
+      `import { rememberLastUsed, resolveWorkspace } from ${JSON.stringify(resolve("src/store/workspace.ts"))};
+        resolveWorkspace({ agentHome: process.argv[2], yes: true, isTTY: false }).then((w) => (rememberLastUsed(process.argv[2], w), console.log(w.workspaceId)));`,
+    );
     const runs = Array.from({ length: 8 }, () => promisify(execFile)(process.execPath, [script, agentHome]));
     const ids = (await Promise.all(runs)).map((result) => result.stdout.trim()).sort();
     expect(ids).toEqual(["W001", "W002", "W003", "W004", "W005", "W006", "W007", "W008"]);

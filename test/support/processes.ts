@@ -1,5 +1,5 @@
 // Whether a process is still running, as tests of killing process groups need to know: zombies count as gone.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 
 /** A killed process may linger as a zombie when no init reaps orphans; it counts as dead. */
 function isAlive(pid: number): boolean {
@@ -36,4 +36,39 @@ export async function pidFrom(file: string, timeoutMs = 2_000): Promise<number> 
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   throw new Error(`no pid written to ${file}`);
+}
+
+/** Every live (not zombie) process in process group `pgid`, from /proc; empty where /proc is missing. */
+export function groupMembers(pgid: number): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return [];
+  }
+  return entries.map(Number).filter((pid) => {
+    const stat = procStat(pid);
+    if (stat === null) return false;
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return fields[0] !== "Z" && Number(fields[2]) === pgid;
+  });
+}
+
+/** Waits (bounded) until group `pgid` has no live member; true when it emptied. */
+export async function groupEmptiesSoon(pgid: number): Promise<boolean> {
+  for (let attempt = 0; attempt < 150 && groupMembers(pgid).length > 0; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+  return groupMembers(pgid).length === 0;
+}
+
+/** The pid of the engine's death-watch shell for group `pgid` (its command line names the group), or null. */
+export function deathWatchOf(pgid: number): number | null {
+  for (const name of readdirSync("/proc").filter((entry) => /^\d+$/.test(entry))) {
+    try {
+      const cmdline = readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0");
+      if (cmdline.includes(`-${pgid}`) && cmdline.some((part) => part.includes("read -r _"))) return Number(name);
+    } catch {
+      // The process ended while the list was read.
+    }
+  }
+  return null;
 }

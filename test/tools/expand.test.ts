@@ -3,6 +3,7 @@ import { parse as parseYaml } from "yaml";
 import { ConfigError } from "../../src/errors.js";
 import { expandTool, type ExpandedTool } from "../../src/tools/expand.js";
 import { ToolDefinitionSchema } from "../../src/tools/schema.js";
+import { thrownMessage } from "../support/thrown.js";
 
 function expandYaml(yamlText: string): ExpandedTool[] {
   const document = parseYaml(yamlText) as { tools: unknown[] };
@@ -16,13 +17,7 @@ function expandOne(yamlText: string): ExpandedTool {
 }
 
 function expansionError(yamlText: string): string {
-  try {
-    expandYaml(yamlText);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as ConfigError).message;
-  }
-  throw new Error("expected a ConfigError");
+  return thrownMessage(() => expandYaml(yamlText), ConfigError);
 }
 
 describe("exec: mode", () => {

@@ -1,13 +1,12 @@
-// `delta tool expand <agent.yaml | dir>`: prints every tool of an agent as the argv plan it runs (spec 2.2.7).
+// `delta tool expand <agent.yaml | dir>`: prints every tool of an agent as the argv plan it runs (spec 2.2.7), and its MCP servers' tools.
 import { stringify } from "yaml";
-import { agentHomeOf } from "../../agent/agent-home.js";
-import { loadAgent } from "../../agent/load.js";
-import { renderTool } from "../../tools/render.js";
+import { renderMcpTool, renderTool } from "../../tools/render.js";
 import type { CliIo } from "../io.js";
+import { withAgentTools } from "./agent-tools.js";
 
-export async function toolExpand(agentYamlPath: string, io: CliIo): Promise<number> {
-  const agentHome = await agentHomeOf(agentYamlPath, "tool expand");
-  const agent = await loadAgent(agentHome, { warn: (message) => io.err(`${message}\n`) });
-  io.out(stringify({ tools: agent.tools.map(renderTool) }, { lineWidth: 0 }));
-  return 0;
+export function toolExpand(agentYamlPath: string, io: CliIo): Promise<number> {
+  return withAgentTools(agentYamlPath, "tool expand", io, (agent, mcpTools) => {
+    const view = { tools: agent.tools.map(renderTool), ...(mcpTools !== null && { mcp_tools: mcpTools.map(renderMcpTool) }) };
+    io.out(stringify(view, { lineWidth: 0 }));
+  });
 }

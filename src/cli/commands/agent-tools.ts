@@ -1,0 +1,20 @@
+// The agent `delta tool expand|list` shows, with its MCP servers started (in the current directory, as ${CWD}) while it is shown.
+import { agentHomeOf } from "../../agent/agent-home.js";
+import { loadAgent, type AgentPackage } from "../../agent/load.js";
+import { NO_PROVIDER, startAgentMcp } from "../../run/mcp-start.js";
+import type { McpTool } from "../../tools/mcp/advertise.js";
+import type { CliIo } from "../io.js";
+
+/** Loads the agent at `target`, starts its MCP servers, hands both to `show`, and stops the servers. */
+export async function withAgentTools(target: string, command: string, io: CliIo, show: (agent: AgentPackage, mcpTools: McpTool[] | null) => void): Promise<number> {
+  const agentHome = await agentHomeOf(target, command);
+  const warn = (message: string): void => io.err(`${message}\n`);
+  const agent = await loadAgent(agentHome, { warn });
+  const mcp = await startAgentMcp(agent, { workDir: process.cwd(), provider: NO_PROVIDER, warn });
+  try {
+    show(agent, mcp?.servers.tools ?? null);
+  } finally {
+    await mcp?.servers.close();
+  }
+  return 0;
+}

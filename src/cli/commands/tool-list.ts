@@ -1,0 +1,29 @@
+// `delta tool list <agent dir | agent.yaml>`: one line per tool the model is offered — its name, its kind, its description.
+import { ASK_HUMAN_TOOL } from "../../run/ask-human.js";
+import type { CliIo } from "../io.js";
+import { withAgentTools } from "./agent-tools.js";
+
+const DESCRIPTION_CHARS = 100;
+
+export function toolList(target: string, io: CliIo): Promise<number> {
+  return withAgentTools(target, "tool list", io, (agent, mcpTools) => {
+    const rows = [
+      ...agent.tools.map((tool) => [tool.name, tool.mode, tool.description]),
+      ...(mcpTools ?? []).map((tool) => [tool.name, `mcp ${tool.server}`, tool.description]),
+      [ASK_HUMAN_TOOL.function.name, "built-in", ASK_HUMAN_TOOL.function.description],
+    ];
+    io.out(formatRows(rows));
+  });
+}
+
+/** Columns padded to their widest cell; a description keeps its first line, cut to a readable length. */
+function formatRows(rows: string[][]): string {
+  const widths = [0, 1].map((column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows
+    .map(([name, kind, description]) => {
+      const line = description!.split("\n")[0]!.trim();
+      const short = line.length > DESCRIPTION_CHARS ? `${line.slice(0, DESCRIPTION_CHARS - 1)}…` : line;
+      return `${name!.padEnd(widths[0]!)}  ${kind!.padEnd(widths[1]!)}  ${short}\n`;
+    })
+    .join("");
+}
