@@ -2,16 +2,22 @@
 import type { EventOf, JournalEvent, ToolCall } from "../journal/events.js";
 import { replyEnding, type AssistantMessage, type ChatMessage } from "../conversation.js";
 
-export interface JournalMessagesOptions {
-  /** Keep only the THOUGHTs of the last N distinct iterations (with their tool results). */
-  maxIterations?: number;
-}
-
 /** Content of the tool message for a call whose result never reached the journal. */
 export const NO_RESULT_CONTENT = "(no result recorded for this call)";
 
 type ActionResult = EventOf<"ACTION_RESULT">;
 type Thought = EventOf<"THOUGHT">;
+
+/** One message and the event it renders (null for a placeholder), which keys the caches of its size. */
+export interface JournalEntry {
+  message: ChatMessage;
+  source: JournalEvent | null;
+}
+
+/** A user message, or one iteration: a THOUGHT with the results of its calls, never split. */
+export type JournalSegment =
+  | { kind: "user"; entry: JournalEntry }
+  | { kind: "iteration"; iteration: number; entries: JournalEntry[] };
 
 /**
  * USER_MESSAGE → user message; THOUGHT → assistant message, each of its tool calls answered at
@@ -24,9 +30,9 @@ type Thought = EventOf<"THOUGHT">;
  * The model sees a result's status as a first line: `[exit code N]` for FAILED (`[failed]` when
  * no code was recorded) and an `[error] ` prefix for ERROR; SUCCESS content is unchanged.
  *
- * `maxIterations` drops THOUGHTs (and their results) outside the last N distinct iterations but
- * keeps every USER_MESSAGE, in journal order: they hold the task and the human's instructions,
- * so the ones older than the window come first.
+ * Iterations before `firstIteration` (the window, see window-rule.ts) are left out; every
+ * USER_MESSAGE is kept, in journal order: they hold the task and the human's instructions, so the
+ * ones older than the window come first.
  *
  * A THOUGHT keeps what the provider needs back (reasoning, provider_data) exactly as journaled.
  * A reply without tool calls that a token limit cut off or a filter stopped is left out: it ended
@@ -34,33 +40,47 @@ type Thought = EventOf<"THOUGHT">;
  *
  * All other event types produce no messages.
  */
-export function journalToMessages(events: readonly JournalEvent[], options: JournalMessagesOptions = {}): ChatMessage[] {
-  const keptIterations = options.maxIterations === undefined ? null : lastIterations(events, options.maxIterations);
-  const resultsAfter = resultsByThought(events, keptIterations);
-  const messages: ChatMessage[] = [];
+export function journalToMessages(events: readonly JournalEvent[], firstIteration = 1): ChatMessage[] {
+  return segmentMessages(journalSegments(events, firstIteration));
+}
+
+/** The conversation as segments in journal order; iterations before `firstIteration` are not built at all. */
+export function journalSegments(events: readonly JournalEvent[], firstIteration = 1): JournalSegment[] {
+  const resultsAfter = resultsByThought(events, firstIteration);
+  const segments: JournalSegment[] = [];
   let thoughtIndex = -1;
   for (const event of events) {
     if (event.type === "USER_MESSAGE") {
-      messages.push({ role: "user", content: event.content });
+      segments.push({ kind: "user", entry: { message: { role: "user", content: event.content }, source: event } });
     } else if (event.type === "THOUGHT") {
       thoughtIndex += 1;
-      if (keptIterations !== null && !keptIterations.has(event.iteration)) continue;
-      pushThought(messages, event, resultsAfter[thoughtIndex] ?? new Map());
+      if (event.iteration < firstIteration) continue;
+      segments.push({ kind: "iteration", iteration: event.iteration, entries: thoughtEntries(event, resultsAfter[thoughtIndex] ?? new Map()) });
     }
+  }
+  return segments;
+}
+
+/** The messages of segments, in order. */
+export function segmentMessages(segments: readonly JournalSegment[]): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  for (const segment of segments) {
+    if (segment.kind === "user") messages.push(segment.entry.message);
+    else for (const entry of segment.entries) messages.push(entry.message);
   }
   return messages;
 }
 
 /**
  * One entry per THOUGHT, in order: action_id → the results journaled before the next THOUGHT.
- * THOUGHTs outside `kept` get none, so a long run's window costs maps for the window only.
+ * THOUGHTs before the window get none, so a long run's window costs maps for the window only.
  */
-function resultsByThought(events: readonly JournalEvent[], kept: Set<number> | null): (Map<string, ActionResult[]> | undefined)[] {
+function resultsByThought(events: readonly JournalEvent[], firstIteration: number): (Map<string, ActionResult[]> | undefined)[] {
   const groups: (Map<string, ActionResult[]> | undefined)[] = [];
   let current: Map<string, ActionResult[]> | undefined;
   for (const event of events) {
     if (event.type === "THOUGHT") {
-      current = kept === null || kept.has(event.iteration) ? new Map() : undefined;
+      current = event.iteration >= firstIteration ? new Map() : undefined;
       groups.push(current);
     } else if (event.type === "ACTION_RESULT" && current !== undefined) {
       const sameId = current.get(event.action_id);
@@ -71,25 +91,13 @@ function resultsByThought(events: readonly JournalEvent[], kept: Set<number> | n
   return groups;
 }
 
-function lastIterations(events: readonly JournalEvent[], count: number): Set<number> {
-  const kept = new Set<number>();
-  for (let index = events.length - 1; index >= 0 && kept.size < count; index -= 1) {
-    const event = events[index];
-    if (event?.type === "THOUGHT") kept.add(event.iteration);
-  }
-  return kept;
-}
-
-function pushThought(messages: ChatMessage[], thought: Thought, results: Map<string, ActionResult[]>): void {
+function thoughtEntries(thought: Thought, results: Map<string, ActionResult[]>): JournalEntry[] {
   if (thought.tool_calls.length === 0) {
-    if (replyEnding(thought.finish_reason) !== "finished") return;
-    messages.push(assistantMessage(thought));
-    return;
+    return replyEnding(thought.finish_reason) === "finished" ? [{ message: assistantMessage(thought), source: thought }] : [];
   }
-  messages.push(assistantMessage(thought));
-  for (const call of thought.tool_calls) {
-    messages.push({ role: "tool", tool_call_id: call.id, content: toolContent(call, results) });
-  }
+  const entries: JournalEntry[] = [{ message: assistantMessage(thought), source: thought }];
+  for (const call of thought.tool_calls) entries.push(toolEntry(call, results));
+  return entries;
 }
 
 function assistantMessage(thought: Thought): AssistantMessage {
@@ -100,10 +108,13 @@ function assistantMessage(thought: Thought): AssistantMessage {
   return message;
 }
 
-function toolContent(call: ToolCall, results: Map<string, ActionResult[]>): string {
+function toolEntry(call: ToolCall, results: Map<string, ActionResult[]>): JournalEntry {
   // shift(): a reply that repeats one id gets its results in the order they were journaled.
   const result = results.get(call.id)?.shift();
-  return result === undefined ? NO_RESULT_CONTENT : observationForModel(result);
+  return {
+    message: { role: "tool", tool_call_id: call.id, content: result === undefined ? NO_RESULT_CONTENT : observationForModel(result) },
+    source: result ?? null,
+  };
 }
 
 function observationForModel(result: ActionResult): string {

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promi
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { buildContext, type ContextEnv } from "../../src/context/build.js";
+import { buildContext as build, type ContextEnv } from "../../src/context/build.js";
 import { ContextConfigSchema } from "../../src/context/schema.js";
 import { ConfigError, EngineError } from "../../src/errors.js";
 import type { JournalEvent } from "../../src/journal/events.js";
@@ -26,6 +26,11 @@ afterEach(async () => {
 function env(overrides: Partial<ContextEnv> = {}): ContextEnv {
   const runDir = join(cwd, ".delta", "run-1");
   return { agentHome, cwd, runId: "run-1", runDir, journalPath: join(runDir, "journal.jsonl"), events: [], ...overrides };
+}
+
+/** The messages a build makes. */
+async function buildContext(...args: Parameters<typeof build>) {
+  return (await build(...args)).messages;
 }
 
 /** Parses like the agent loader does, so schema defaults (on_missing, timeout_ms) apply. */

@@ -1,0 +1,43 @@
+// A run's token budget from agent.yaml and context.yaml: the model's window, the room kept for the reply, the bound of one observation.
+import { modelFamily } from "./model-windows.js";
+import type { ContextConfig } from "./schema.js";
+
+export interface ContextBudget {
+  model: string;
+  /** llm.context_window, else the model's known window; null when neither. */
+  contextWindow: number | null;
+  /** Tokens kept free for the reply: llm.max_tokens, else a quarter of the window up to 4096. */
+  replyReserve: number;
+  /** The tightest max_iterations and max_tokens of the journal sources (several share one window). */
+  maxIterations?: number;
+  maxTokens?: number;
+  /** Tokens one observation may take, or null when no token limit applies (bytes bound it as always). */
+  observationTokens: number | null;
+}
+
+export const DEFAULT_REPLY_RESERVE = 4096;
+
+/** An observation may take a quarter of the tightest token limit, so one tool's output never fills the window. */
+export const OBSERVATION_SHARE = 4;
+
+export function contextBudget(llm: { model: string; context_window?: number | undefined; max_tokens?: number | undefined }, context: ContextConfig): ContextBudget {
+  const contextWindow = llm.context_window ?? modelFamily(llm.model).contextWindow;
+  const replyReserve = llm.max_tokens ?? (contextWindow === null ? DEFAULT_REPLY_RESERVE : Math.min(DEFAULT_REPLY_RESERVE, Math.floor(contextWindow / 4)));
+  const journals = context.sources.flatMap((source) => (source.type === "journal" ? [source] : []));
+  const maxIterations = smallest(journals.map((source) => source.max_iterations));
+  const maxTokens = smallest(journals.map((source) => source.max_tokens));
+  const tokenLimit = smallest([maxTokens, contextWindow === null ? undefined : contextWindow - replyReserve]);
+  return {
+    model: llm.model,
+    contextWindow,
+    replyReserve,
+    ...(maxIterations !== undefined ? { maxIterations } : {}),
+    ...(maxTokens !== undefined ? { maxTokens } : {}),
+    observationTokens: tokenLimit === undefined ? null : Math.max(1, Math.floor(tokenLimit / OBSERVATION_SHARE)),
+  };
+}
+
+function smallest(values: (number | undefined)[]): number | undefined {
+  const numbers = values.filter((value): value is number => value !== undefined);
+  return numbers.length === 0 ? undefined : Math.min(...numbers);
+}
