@@ -49,7 +49,7 @@ export interface BuiltContext {
 export const WINDOW_FIRST_ITERATION_ENV = "DELTA_WINDOW_FIRST_ITERATION";
 
 /** Without trusted sizes from the server, an overflow teaches the run a window of this share of what it sent. */
-export const OVERFLOW_SHRINK = 0.75;
+export const OVERFLOW_SHRINK = 0.9;
 
 /**
  * Source order is message order. `file` and `computed_file` content becomes a system message:
