@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { startModelServer } from "./lib/model-server.mjs";
 import { formatSummary, gaps, median, prefixReuse, summarize } from "./lib/stats.mjs";
 import { checkRun } from "./lib/check-run.mjs";
+import { cacheKept } from "./lib/cache-kept.mjs";
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
@@ -29,6 +30,8 @@ const plan = QUICK
   ? { startupReps: 3, iterationReps: 3, turns: 30, longTurns: 120, longLate: 100, longReps: 1, rssReps: 2, fanOut: 20, fanOutReps: 1 }
   : { startupReps: 10, iterationReps: 7, turns: 30, longTurns: 1010, longLate: 1000, longReps: 2, rssReps: 5, fanOut: 100, fanOutReps: 3 };
 const LONG_EARLY = 10;
+/** The cache rows: 60-turn runs whose tool prints 2 KB, under four contexts (bench/README.md, "Cache kept"). */
+const CACHE_TURNS = 60;
 
 const root = mkdtempSync(join(tmpdir(), "delta-bench-"));
 const server = await startModelServer();
@@ -171,6 +174,27 @@ try {
     rows.push(row(`${provider}: prefix reuse, ${plan.turns}-turn run (bytes of each request repeating the previous one's start)`, measured.reuse, "%", { target: 90, le: false }));
   }
 
+  // Cache kept: how much of each request repeats the previous one from its start, under four contexts.
+  for (const { label, contextYaml, target } of cacheCases()) {
+    const home = writeCacheAgent(join(root, `cache-${label.slice(1, 2)}`), contextYaml);
+    keySeq += 1;
+    const key = `cache-${process.pid}-${keySeq}`;
+    const run = await spawnTimed(
+      [DELTA_BIN, "run", "--agent", home, "-w", ws, "--run-id", key, "-m", `turns=${CACHE_TURNS} key=${key} tool=read`, "--format", "json", "--max-iterations", String(CACHE_TURNS + 5)],
+      modelEnv(ambient),
+    );
+    if (run.exitCode !== 0) throw new Error(`cache run ${label} exited ${run.exitCode}: ${run.stderr.slice(0, 2000)}`);
+    const measured = cacheKept(server.bodies(key).map((body) => JSON.stringify(JSON.parse(body).messages)));
+    rows.push({
+      name: `cache kept, ${label} (${CACHE_TURNS} turns, 2 KB observations)`,
+      unit: "%",
+      value: (measured.kept * 100).toFixed(1),
+      spread: `${(measured.tokensSent / 1000).toFixed(0)}k prompt tokens sent, ${(measured.servable * 100).toFixed(0)}% of them servable from cache; ${measured.changed} of ${measured.requests - 1} requests change the prefix (deterministic, n=1)`,
+      target: `≥ ${target}`,
+      met: measured.kept * 100 >= target ? "yes" : "NO",
+    });
+  }
+
   printTable(rows);
   if (jsonOut) writeFileSync(jsonOut, `${JSON.stringify({ quick: QUICK, plan, rows }, null, 2)}\n`);
   if (lost > 0) process.exitCode = 1;
@@ -209,6 +233,37 @@ function writeAgent(home, journalWindow, provider = null) {
   writeFileSync(join(home, "system_prompt.md"), "You are a benchmark agent.");
   const journal = journalWindow === null ? "  - type: journal\n" : `  - type: journal\n    max_iterations: ${journalWindow}\n`;
   writeFileSync(join(home, "context.yaml"), `sources:\n  - type: file\n    path: '\${AGENT_HOME}/system_prompt.md'\n  - type: file\n    path: '\${CWD}/DELTA.md'\n    on_missing: skip\n${journal}`);
+  return home;
+}
+
+/** The four contexts of the cache rows: (d) is examples/memory-folding's context.yaml and generator as they are. */
+function cacheCases() {
+  const prompt = "  - type: file\n    path: '${AGENT_HOME}/system_prompt.md'\n";
+  return [
+    { label: "(a) default context", contextYaml: `sources:\n${prompt}  - type: journal\n`, target: 99 },
+    { label: "(b) max_iterations: 20", contextYaml: `sources:\n${prompt}  - type: journal\n    max_iterations: 20\n`, target: 85 },
+    { label: "(c) max_tokens: 12000", contextYaml: `sources:\n${prompt}  - type: journal\n    max_tokens: 12000\n`, target: 85 },
+    { label: "(d) the memory-folding example", contextYaml: readFileSync(join(REPO, "examples/memory-folding/context.yaml"), "utf8"), target: 85 },
+  ];
+}
+
+/** An agent whose `read` tool prints its call's `k/N` and then 2 KB of a fixed text, from a different offset each call. */
+function writeCacheAgent(home, contextYaml) {
+  mkdirSync(join(home, "tools"), { recursive: true });
+  const agentYaml = [
+    "name: bench-cache",
+    "llm:",
+    "  model: gpt-4o-mini",
+    "tools:",
+    "  - name: read",
+    '    shell: "echo ${text}; tail -c +${offset} ${AGENT_HOME}/corpus.txt | head -c 2048; echo"',
+  ].join("\n");
+  writeFileSync(join(home, "agent.yaml"), `${agentYaml}\n`);
+  writeFileSync(join(home, "system_prompt.md"), "You read a long text one chunk at a time and keep notes of what matters.");
+  writeFileSync(join(home, "context.yaml"), contextYaml);
+  writeFileSync(join(home, "tools", "fold-memory.mjs"), readFileSync(join(REPO, "examples/memory-folding/tools/fold-memory.mjs")), { mode: 0o755 });
+  const words = ["context", "window", "journal", "prefix", "cache", "token", "iteration", "budget", "summary", "model", "request", "observation"];
+  writeFileSync(join(home, "corpus.txt"), Array.from({ length: 30_000 }, (_, i) => words[(i * 7 + Math.floor(i / 13)) % words.length]).join(" "));
   return home;
 }
 
