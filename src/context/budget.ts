@@ -6,8 +6,8 @@ export interface ContextBudget {
   model: string;
   /** llm.context_window, else the model's known window; null when neither. */
   contextWindow: number | null;
-  /** Tokens kept free for the reply: llm.max_tokens, else a quarter of the window up to 4096. */
-  replyReserve: number;
+  /** llm.max_tokens: the reply's room in any window (see replyReserve), or null. */
+  maxReplyTokens: number | null;
   /** The tightest max_iterations and max_tokens of the journal sources (several share one window). */
   maxIterations?: number;
   maxTokens?: number;
@@ -22,19 +22,24 @@ export const OBSERVATION_SHARE = 4;
 
 export function contextBudget(llm: { model: string; context_window?: number | undefined; max_tokens?: number | undefined }, context: ContextConfig): ContextBudget {
   const contextWindow = llm.context_window ?? modelFamily(llm.model).contextWindow;
-  const replyReserve = llm.max_tokens ?? (contextWindow === null ? DEFAULT_REPLY_RESERVE : Math.min(DEFAULT_REPLY_RESERVE, Math.floor(contextWindow / 4)));
+  const maxReplyTokens = llm.max_tokens ?? null;
   const journals = context.sources.flatMap((source) => (source.type === "journal" ? [source] : []));
   const maxIterations = smallest(journals.map((source) => source.max_iterations));
   const maxTokens = smallest(journals.map((source) => source.max_tokens));
-  const tokenLimit = smallest([maxTokens, contextWindow === null ? undefined : contextWindow - replyReserve]);
+  const tokenLimit = smallest([maxTokens, contextWindow === null ? undefined : contextWindow - replyReserve(maxReplyTokens, contextWindow)]);
   return {
     model: llm.model,
     contextWindow,
-    replyReserve,
+    maxReplyTokens,
     ...(maxIterations !== undefined ? { maxIterations } : {}),
     ...(maxTokens !== undefined ? { maxTokens } : {}),
     observationTokens: tokenLimit === undefined ? null : Math.max(1, Math.floor(tokenLimit / OBSERVATION_SHARE)),
   };
+}
+
+/** Tokens a window keeps free for the reply: llm.max_tokens, else a quarter of the window up to 4096. */
+export function replyReserve(maxReplyTokens: number | null, window: number): number {
+  return maxReplyTokens ?? Math.min(DEFAULT_REPLY_RESERVE, Math.floor(window / 4));
 }
 
 function smallest(values: (number | undefined)[]): number | undefined {

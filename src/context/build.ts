@@ -4,7 +4,7 @@ import type { JournalEvent, NewEvent } from "../journal/events.js";
 import type { ChatMessage, FunctionTool } from "../conversation.js";
 import { ContextOverflowError } from "../errors.js";
 import type { ContextOverflow } from "../llm/context-overflow.js";
-import { contextBudget, type ContextBudget } from "./budget.js";
+import { contextBudget, replyReserve, type ContextBudget } from "./budget.js";
 import { ContextMeter, messageSize } from "./context-meter.js";
 import type { JournalEntry } from "./journal-messages.js";
 import { expandArgvPathVariables, type PathVariables } from "../tools/path-variables.js";
@@ -33,7 +33,7 @@ export interface ContextEnv {
   tools?: readonly FunctionTool[];
   /** The iteration the request is for (default: the one after the last THOUGHT). */
   iteration?: number;
-  /** The server refused this request as too long: what it said, and what the engine counted (before calibration). */
+  /** The server refused this request as too long: what it said, and what the engine counted of the prompt (before calibration). */
   overflow?: { sizes: ContextOverflow; sentEstimate: number };
 }
 
@@ -87,7 +87,7 @@ export async function buildContext(config: ContextConfig, env: ContextEnv): Prom
   let blocks = await readBlocks(config, env, variables, window.first);
 
   if (hasJournal && modelWindow !== null) {
-    const room = modelWindow - budget.replyReserve;
+    const room = modelWindow - replyReserve(budget.maxReplyTokens, modelWindow);
     const fits = (): boolean => (blocksSize(blocks, null) + toolsSize(env.tools, null) + window.rawTokens + REPLY_PRIMING) * state.calibration <= room;
     if (!counting.on && !fits()) {
       counting.on = true;
@@ -142,7 +142,8 @@ function windowFacts(env: ContextEnv, budget: ContextBudget): WindowFacts {
   const { sizes, sentEstimate } = env.overflow;
   const trusted = sizes.requestedTokens === undefined ? null : trustedRatio(sizes.requestedTokens, sentEstimate);
   const calibration = trusted ?? state.calibration;
-  const sent = Math.ceil(sentEstimate * calibration);
+  // A server checks the prompt and the reply's max_tokens together against its window.
+  const sent = Math.ceil(sentEstimate * calibration) + (budget.maxReplyTokens ?? 0);
   const serverWindow = trusted !== null && sizes.limitTokens !== undefined && sizes.limitTokens < sent ? sizes.limitTokens : null;
   const learned = Math.max(1, Math.min(serverWindow ?? Math.floor(sent * OVERFLOW_SHRINK), known ?? Number.POSITIVE_INFINITY));
   return {
@@ -233,12 +234,13 @@ function toolsSize(tools: readonly FunctionTool[] | undefined, meter: ContextMet
 
 function tooLong(budget: ContextBudget, modelWindow: number, minimum: number, others: number, window: JournalWindow, state: WindowState): ContextOverflowError {
   const need = Math.ceil(minimum);
+  const reserve = replyReserve(budget.maxReplyTokens, modelWindow);
   return new ContextOverflowError(
     `The smallest context this run can send needs ${need} tokens — the other sources and the tool definitions ${Math.ceil(others)}, ` +
       `the user messages and the last iteration ${Math.ceil(window.rawMinimum * state.calibration)} — but the model's window of ${modelWindow} tokens ` +
-      `leaves ${modelWindow - budget.replyReserve} once ${budget.replyReserve} are kept for the reply. ` +
+      `leaves ${Math.max(0, modelWindow - reserve)} once ${reserve} are kept for the reply. ` +
       "Shorten the context files or the task, lower llm.max_tokens, or set llm.context_window in agent.yaml if the model accepts more; then `delta continue`.",
-    { limitTokens: modelWindow, requestedTokens: need + budget.replyReserve },
+    { limitTokens: modelWindow, requestedTokens: need + reserve },
   );
 }
 
@@ -272,7 +274,7 @@ function logAccount(env: ContextEnv, config: ContextConfig, blocks: readonly Blo
     log(`context: window moved (${move.reason}, limit ${move.limit}): iterations ${move.dropped_from}–${move.dropped_to} dropped, shown from ${move.first_iteration}`);
   }
   if (counted && account.estimatedTokens !== null) {
-    const room = account.modelWindow === null ? "" : ` of the ${account.modelWindow - account.budget.replyReserve} the window leaves`;
+    const room = account.modelWindow === null ? "" : ` of the ${account.modelWindow - replyReserve(account.budget.maxReplyTokens, account.modelWindow)} the window leaves`;
     log(`context: request ${Math.ceil(account.estimatedTokens * state.calibration)} tokens${room} (${meter.counterName ?? "estimate"}, calibration ×${state.calibration.toFixed(2)})`);
   }
 }

@@ -182,3 +182,75 @@ it("loads the tokenizer only in a run that could pass a token limit", async () =
   const tight = "sources:\n  - type: file\n    path: '${AGENT_HOME}/system_prompt.md'\n  - type: journal\n    max_tokens: 10\n";
   expect(await tokenizerLoaded("tight", "gpt-4o-mini", tight)).toBe(true);
 });
+
+it("ends FAILED with CONTEXT_OVERFLOW, naming the sizes, when even the smallest context is refused", async () => {
+  const refusing = await startMockLlm(() => recordedStep("anthropic/error-prompt-too-long-400"));
+  try {
+    const agent = writeAgent(root, { agentYaml: 'name: refused\nllm:\n  model: claude-sonnet-4-5\ntools:\n  - name: echo\n    exec: "echo ${text}"\n' }, "refused");
+    const ws = join(root, "ws-refused");
+    const run = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "r", "--format", "json", "-m", "go"], { env: modelEnv(refusing.baseUrl) });
+    expect(run.exitCode).toBe(1);
+    const result = JSON.parse(run.stdout) as { status: string; error: { type: string; message: string } };
+    expect(result).toMatchObject({ status: "FAILED", error: { type: "CONTEXT_OVERFLOW" } });
+    // The server's count (3,333,404 tokens for a few hundred) is not believable: the engine keeps to 90% of what it sent, and the task alone is more.
+    expect(result.error.message).toMatch(/The smallest context this run can send needs \d+ tokens/);
+    expect(result.error.message).toMatch(/the model's window of \d+ tokens/);
+    expect(refusing.requests).toHaveLength(1);
+  } finally {
+    await refusing.close();
+  }
+});
+
+it("a second refusal of the smaller request ends the run CONTEXT_OVERFLOW; continue then keeps to the window it learned", async () => {
+  let refuse = false;
+  let answered = 0;
+  const script = await startMockLlm(() => {
+    if (refuse) return recordedStep("openrouter/error-context-length-400");
+    answered += 1;
+    return answered > 6 ? reply.text("finished") : reply.toolCalls([{ name: "echo", arguments: { text: `${"word ".repeat(400)}${answered}` } }]);
+  });
+  try {
+    const agent = writeAgent(root, { agentYaml: 'name: twice\nllm:\n  model: gpt-4o-mini\ntools:\n  - name: echo\n    exec: "echo ${text}"\n' }, "twice");
+    const ws = join(root, "ws-twice");
+    const stop = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "t", "--format", "json", "--max-iterations", "4", "-m", "go"], { env: modelEnv(script.baseUrl) });
+    expect(JSON.parse(stop.stdout)).toMatchObject({ status: "FAILED", error: { type: "MAX_ITERATIONS" } });
+    refuse = true;
+    const failed = await delta(["continue", "--run-id", "t", "-w", ws, "--format", "json"], { env: modelEnv(script.baseUrl) });
+    expect(failed.exitCode).toBe(1);
+    expect(JSON.parse(failed.stdout)).toMatchObject({ status: "FAILED", error: { type: "CONTEXT_OVERFLOW", message: expect.stringContaining("maximum context length is 200000 tokens") } });
+    const [move] = readEvents(ws, "t").filter((event): event is EventOf<"CONTEXT_WINDOW"> => event.type === "CONTEXT_WINDOW");
+    expect(move).toMatchObject({ iteration: 5, reason: "overflow", first_iteration: 4, overflow: { server_limit_tokens: 200_000, server_requested_tokens: 2_500_021 } });
+    const refusedSizes = script.requests.slice(-2).map((request) => JSON.stringify(messagesOf(request)).length);
+    expect(refusedSizes[1]).toBeLessThan(refusedSizes[0]!);
+
+    refuse = false;
+    const resumed = await delta(["continue", "--run-id", "t", "-w", ws, "--format", "json"], { env: modelEnv(script.baseUrl) });
+    expect(resumed.exitCode, resumed.stdout).toBe(0);
+    // After the refusals the window starts at iteration 4 or later: iterations 1–3 are never sent again.
+    const after = script.requests.slice(script.requests.length - 3);
+    for (const request of after) expect(JSON.stringify(messagesOf(request))).not.toMatch(/word (1|2|3)\b/);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ status: "COMPLETED", result: "finished" });
+  } finally {
+    await script.close();
+  }
+});
+
+it("-v shows, every iteration, the tokens of each source and what the window dropped", async () => {
+  const small = await startMockLlm((request) => {
+    const done = messagesOf(request).filter((message) => message.role === "tool").length;
+    const iterations = Number(/(\d+)$/.exec(messagesOf(request).filter((message) => message.role === "tool").at(-1)?.content?.trim() ?? "")?.[1] ?? 0);
+    return iterations >= 5 || done > 10 ? reply.text("done") : reply.toolCalls([{ name: "echo", arguments: { text: String(iterations + 1) } }]);
+  });
+  try {
+    const contextYaml = "sources:\n  - type: file\n    id: system_prompt\n    path: '${AGENT_HOME}/system_prompt.md'\n  - type: journal\n    id: history\n    max_iterations: 2\n";
+    const agent = writeAgent(root, { contextYaml }, "verbose");
+    const run = await delta(["run", "--agent", agent, "-w", join(root, "ws-verbose"), "-v", "-m", "count to five"], { env: modelEnv(small.baseUrl) });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/\[log\] context: 'system_prompt' \(sources\[0\]\) ≈\d+ tokens/);
+    expect(run.stderr).toMatch(/\[log\] context: 'history' \(sources\[1\]\) → \d+ messages, ≈\d+ tokens/);
+    expect(run.stderr).toMatch(/\[log\] context: window moved \(max_iterations, limit 2\): iterations 1–2 dropped, shown from 3/);
+    expect(run.stderr).toMatch(/iterations before 3 dropped/);
+  } finally {
+    await small.close();
+  }
+});
