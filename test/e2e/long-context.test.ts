@@ -254,3 +254,28 @@ it("-v shows, every iteration, the tokens of each source and what the window dro
     await small.close();
   }
 });
+
+it("a replay of a run that recovered from an overflow is refused at the same call, and sends the same requests", async () => {
+  let answered = 0;
+  const limited = await startMockLlm((request) => {
+    if (Buffer.byteLength(JSON.stringify(request.body)) > 9_000) return recordedStep("xai/error-context-length-string-error-400");
+    answered += 1;
+    return answered > 8 ? reply.text("done") : reply.toolCalls([{ name: "echo", arguments: { text: `${"token ".repeat(250)}${answered}` } }]);
+  });
+  try {
+    const agent = writeAgent(root, { agentYaml: 'name: replayed\nllm:\n  model: gpt-4o-mini\ntools:\n  - name: echo\n    exec: "echo ${text}"\n' }, "replayed");
+    const ws = join(root, "ws-replayed");
+    const original = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "original", "-m", "go"], { env: modelEnv(limited.baseUrl) });
+    expect(original.exitCode, original.stderr).toBe(0);
+    const replay = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "again", "--replay", runDir(ws, "original"), "-m", "go"], { env: modelEnv("http://127.0.0.1:9/v1") });
+    expect(replay.exitCode, replay.stderr).toBe(0);
+
+    const moves = (runId: string) => readEvents(ws, runId).flatMap((event) => (event.type === "CONTEXT_WINDOW" ? [{ ...event, seq: 0, timestamp: "" }] : []));
+    expect(moves("original").some((move) => move.reason === "overflow")).toBe(true);
+    expect(moves("again")).toEqual(moves("original"));
+    const requests = (runId: string) => readdirSync(join(runDir(ws, runId), "io", "invocations")).sort().map((name) => (JSON.parse(readFileSync(join(runDir(ws, runId), "io", "invocations", name), "utf8")) as { request: { messages: unknown } }).request.messages);
+    expect(requests("again")).toEqual(requests("original"));
+  } finally {
+    await limited.close();
+  }
+});
