@@ -101,7 +101,7 @@ export async function buildContext(config: ContextConfig, env: ContextEnv): Prom
         blocks = await readBlocks(config, env, variables, window.first);
       }
       const minimum = others() + window.rawMinimum * state.calibration;
-      if (minimum > room || (overflow && window.move === null)) throw tooLong(budget, modelWindow, minimum, others(), window, state);
+      if (minimum > room || (overflow && window.move === null)) throw tooLong(budget, modelWindow, minimum, others(), window, state, overflow !== null);
     }
   }
 
@@ -176,6 +176,8 @@ interface Block {
   index: number;
   source: FileSource | ComputedFileSource;
   message: ChatMessage | null;
+  /** For engine.log: the file read and how it went. */
+  where: string;
 }
 
 async function readBlocks(config: ContextConfig, env: ContextEnv, variables: PathVariables, firstIteration: number): Promise<Block[]> {
@@ -186,14 +188,15 @@ async function readBlocks(config: ContextConfig, env: ContextEnv, variables: Pat
       first = false;
       continue;
     }
-    const content = source.type === "file" ? await readFileSource(source, index, variables, env) : await readComputedSource(source, index, variables, env, firstIteration);
+    const { path, content, ran } = source.type === "file" ? await readFileSource(source, index, variables) : await readComputedSource(source, index, variables, env, firstIteration);
+    const where = `${ran}${path}: ${content === null ? "missing, skipped" : `${content.length} chars`}`;
     if (content === null || content === "") {
-      blocks.push({ index, source, message: null });
+      blocks.push({ index, source, message: null, where });
       continue;
     }
     const isSystemPrompt = first && source.type === "file";
     first = false;
-    blocks.push({ index, source, message: { role: "system", content: isSystemPrompt ? content : `# Context Block: ${blockName(source)}\n\n${content}` } });
+    blocks.push({ index, source, message: { role: "system", content: isSystemPrompt ? content : `# Context Block: ${blockName(source)}\n\n${content}` }, where });
   }
   return blocks;
 }
@@ -232,12 +235,13 @@ function toolsSize(tools: readonly FunctionTool[] | undefined, meter: ContextMet
   return meter ? meter.textTokens(json) : Buffer.byteLength(json, "utf8");
 }
 
-function tooLong(budget: ContextBudget, modelWindow: number, minimum: number, others: number, window: JournalWindow, state: WindowState): ContextOverflowError {
+function tooLong(budget: ContextBudget, modelWindow: number, minimum: number, others: number, window: JournalWindow, state: WindowState, learned: boolean): ContextOverflowError {
   const need = Math.ceil(minimum);
   const reserve = replyReserve(budget.maxReplyTokens, modelWindow);
+  const which = learned ? "the window the server's refusal leaves" : "the model's window";
   return new ContextOverflowError(
     `The smallest context this run can send needs ${need} tokens — the other sources and the tool definitions ${Math.ceil(others)}, ` +
-      `the user messages and the last iteration ${Math.ceil(window.rawMinimum * state.calibration)} — but the model's window of ${modelWindow} tokens ` +
+      `the user messages and the last iteration ${Math.ceil(window.rawMinimum * state.calibration)} — but ${which}, ${modelWindow} tokens, ` +
       `leaves ${Math.max(0, modelWindow - reserve)} once ${reserve} are kept for the reply. ` +
       "Shorten the context files or the task, lower llm.max_tokens, or set llm.context_window in agent.yaml if the model accepts more; then `delta continue`.",
     { limitTokens: modelWindow, requestedTokens: need + reserve },
@@ -261,8 +265,8 @@ function logAccount(env: ContextEnv, config: ContextConfig, blocks: readonly Blo
   const { meter, counted, state } = account;
   const tokens = (raw: number): string => (counted ? `${Math.ceil(raw * state.calibration)} tokens` : `≈${ContextMeter.estimate(raw)} tokens`);
   for (const block of blocks) {
-    if (!block.message) continue;
-    log(`context: ${describe(block.source, block.index)} ${tokens(counted ? meter.messageTokens(block.message) : messageSize(block.message))}`);
+    const size = block.message ? `, ${tokens(counted ? meter.messageTokens(block.message) : messageSize(block.message))}` : "";
+    log(`context: ${describe(block.source, block.index)} ${block.where}${size}`);
   }
   for (const [index, source] of config.sources.entries()) {
     if (source.type !== "journal") continue;
@@ -290,14 +294,19 @@ export function fileSourceFile(source: FileSource, index: number, variables: Pat
   };
 }
 
-async function readFileSource(source: FileSource, index: number, variables: PathVariables, env: ContextEnv): Promise<string | null> {
-  const file = fileSourceFile(source, index, variables);
-  const content = await readSourceFile(file);
-  env.log?.(`context: ${file.label} ${file.path}: ${content === null ? "missing, skipped" : `${content.length} chars`}`);
-  return content;
+interface SourceRead {
+  path: string;
+  content: string | null;
+  /** How the generator ran, for the log ("" for a file). */
+  ran: string;
 }
 
-async function readComputedSource(source: ComputedFileSource, index: number, variables: PathVariables, env: ContextEnv, firstIteration: number): Promise<string | null> {
+async function readFileSource(source: FileSource, index: number, variables: PathVariables): Promise<SourceRead> {
+  const file = fileSourceFile(source, index, variables);
+  return { path: file.path, content: await readSourceFile(file), ran: "" };
+}
+
+async function readComputedSource(source: ComputedFileSource, index: number, variables: PathVariables, env: ContextEnv, firstIteration: number): Promise<SourceRead> {
   const label = describe(source, index);
   const durationMs = await runGenerator({
     label,
@@ -324,8 +333,7 @@ async function readComputedSource(source: ComputedFileSource, index: number, var
     onMissing: source.on_missing,
     missingHint: "The generator exited 0 without writing it: make it write there or fix output_path",
   });
-  env.log?.(`context: ${label} generator ran in ${durationMs} ms; ${path}: ${content === null ? "missing, skipped" : `${content.length} chars`}`);
-  return content;
+  return { path, content, ran: `generator ran in ${durationMs} ms; ` };
 }
 
 function blockName(source: FileSource | ComputedFileSource): string {

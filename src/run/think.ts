@@ -25,7 +25,10 @@ export async function think(ctx: RunContext, iteration: number, events: JournalE
     const sent = built.estimatedTokens ?? (await countRequest(ctx.budget.model, built.messages, toolsOf(ctx)));
     ctx.progress(`[${iteration}] the model's server refused the request as too long; retrying once with fewer iterations in the context`);
     ctx.log(`context overflow at iteration ${iteration}: ${err.message}`);
-    built = await prepare(ctx, iteration, ctx.readEvents(), { sizes: err.sizes, sentEstimate: sent });
+    built = await prepare(ctx, iteration, ctx.readEvents(), { sizes: err.sizes, sentEstimate: sent }).catch((smaller: unknown) => {
+      // Nothing left to drop: the server's words first, then why no smaller request exists.
+      throw smaller instanceof ContextOverflowError ? new ContextOverflowError(`${err.message} ${smaller.message}`, err.sizes) : smaller;
+    });
     attempt = await ask(ctx, iteration, built);
   }
   const { request, reply, started } = attempt;

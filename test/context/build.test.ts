@@ -222,7 +222,7 @@ describe("buildContext within a budget", () => {
   it("fails with CONTEXT_OVERFLOW naming the sizes when the last iteration alone does not fit", async () => {
     const error = await build(withPrompt, env({ events: journal(3, 6_000), budget: budget(1_500) })).catch((err: unknown) => err);
     expect(error).toBeInstanceOf(ContextOverflowError);
-    expect((error as ContextOverflowError).message).toMatch(/The smallest context this run can send needs \d+ tokens .* the model's window of 1500 tokens leaves 1400 once 100 are kept for the reply/);
+    expect((error as ContextOverflowError).message).toMatch(/The smallest context this run can send needs \d+ tokens .* the model's window, 1500 tokens, leaves 1400 once 100 are kept for the reply/);
     expect((error as ContextOverflowError).sizes.limitTokens).toBe(1_500);
   });
 
