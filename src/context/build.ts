@@ -5,8 +5,9 @@ import type { ChatMessage, FunctionTool } from "../conversation.js";
 import { ContextOverflowError } from "../errors.js";
 import type { ContextOverflow } from "../llm/context-overflow.js";
 import { contextBudget, replyReserve, type ContextBudget } from "./budget.js";
-import { ContextMeter, messageSize } from "./context-meter.js";
-import type { JournalEntry } from "./journal-messages.js";
+import { ContextMeter, MESSAGE_OVERHEAD_TOKENS, messageSize } from "./context-meter.js";
+import { foldJournal, type Folded } from "./journal-fold.js";
+import { journalToMessages, type JournalEntry } from "./journal-messages.js";
 import { expandArgvPathVariables, type PathVariables } from "../tools/path-variables.js";
 import { resolveSourcePath } from "./path-variables.js";
 import { readSourceFile, type SourceFile } from "./read-source-file.js";
@@ -73,6 +74,14 @@ export async function buildContext(config: ContextConfig, env: ContextEnv): Prom
     ...(budget.maxTokens !== undefined ? { maxTokens: budget.maxTokens } : {}),
   };
   const hasJournal = config.sources.some((source) => source.type === "journal");
+  if (own.maxIterations === undefined && own.maxTokens === undefined && modelWindow === null && overflow === null) {
+    // No limit at all: the conversation from the last recorded move on, nothing measured but for the log.
+    const conversation = journalToMessages(env.events, state.first);
+    const window: JournalWindow = { messages: conversation, first: state.first, rawTokens: conversationChars(env.events, state.first), rawMinimum: 0, move: null };
+    const blocks = await readBlocks(config, env, variables, window.first);
+    logAccount(env, config, blocks, window, { meter, counted: false, state, modelWindow, budget, estimatedTokens: null, event: null });
+    return { messages: assemble(config, blocks, window), windowEvent: null, estimatedTokens: null };
+  }
   const counting = { on: env.overflow !== undefined };
   const tokensOf = (entry: JournalEntry): number => (counting.on ? meter.entryTokens(entry) : meter.entryBytes(entry));
 
@@ -114,6 +123,27 @@ export async function buildContext(config: ContextConfig, env: ContextEnv): Prom
 
 /** Tokens every chat prompt costs beside its messages (the reply's opening), as OpenAI counts them. */
 const REPLY_PRIMING = 3;
+
+const charsCache = new WeakMap<JournalEvent, Folded<{ first: number; chars: number }>>();
+
+/**
+ * Characters of the conversation from `first` on (user messages, replies and their calls, results):
+ * near enough its bytes for the log's estimate, folded incrementally so a long run's log costs no
+ * pass over the journal. A move of the window (a different `first`) counts anew.
+ */
+function conversationChars(events: readonly JournalEvent[], first: number): number {
+  const count = (tally: { first: number; chars: number }, event: JournalEvent): { first: number; chars: number } => {
+    if (event.type === "USER_MESSAGE") return { first, chars: tally.chars + event.content.length + MESSAGE_OVERHEAD_TOKENS };
+    if (event.type === "THOUGHT" && event.iteration >= first) {
+      const calls = event.tool_calls.reduce((sum, call) => sum + call.arguments.length, 0);
+      return { first, chars: tally.chars + (event.content?.length ?? 0) + calls + MESSAGE_OVERHEAD_TOKENS };
+    }
+    if (event.type === "ACTION_RESULT" && event.iteration >= first) return { first, chars: tally.chars + event.observation_content.length + MESSAGE_OVERHEAD_TOKENS };
+    return tally;
+  };
+  const tally = foldJournal(events, charsCache, { first, chars: 0 }, count);
+  return tally.first === first ? tally.chars : events.reduce(count, { first, chars: 0 }).chars;
+}
 
 /** The engine's count (before calibration) of a request it sent without counting: on an overflow, to learn from the server's. */
 export async function countRequest(model: string, messages: readonly ChatMessage[], tools: readonly FunctionTool[]): Promise<number> {

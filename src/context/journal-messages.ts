@@ -1,5 +1,5 @@
 // Rebuilds the model's conversation from journal events: a pure function, linear in the events.
-import type { EventOf, JournalEvent, ToolCall } from "../journal/events.js";
+import type { EventOf, JournalEvent } from "../journal/events.js";
 import { replyEnding, type AssistantMessage, type ChatMessage } from "../conversation.js";
 
 /** Content of the tool message for a call whose result never reached the journal. */
@@ -41,24 +41,45 @@ export type JournalSegment =
  * All other event types produce no messages.
  */
 export function journalToMessages(events: readonly JournalEvent[], firstIteration = 1): ChatMessage[] {
-  return segmentMessages(journalSegments(events, firstIteration));
+  const messages: ChatMessage[] = [];
+  walkJournal(events, firstIteration, {
+    user: (entry) => messages.push(entry.message),
+    iteration: (_iteration, thought, results) => pushThought(thought, results, (message) => messages.push(message)),
+  });
+  return messages;
 }
 
 /** The conversation as segments in journal order; iterations before `firstIteration` are not built at all. */
 export function journalSegments(events: readonly JournalEvent[], firstIteration = 1): JournalSegment[] {
-  const resultsAfter = resultsByThought(events, firstIteration);
   const segments: JournalSegment[] = [];
+  walkJournal(events, firstIteration, {
+    user: (entry) => segments.push({ kind: "user", entry }),
+    iteration: (iteration, thought, results) => {
+      const entries: JournalEntry[] = [];
+      pushThought(thought, results, (message, source) => entries.push({ message, source }));
+      segments.push({ kind: "iteration", iteration, entries });
+    },
+  });
+  return segments;
+}
+
+interface JournalVisitor {
+  user(entry: JournalEntry): void;
+  iteration(iteration: number, thought: Thought, results: Map<string, ActionResult[]>): void;
+}
+
+function walkJournal(events: readonly JournalEvent[], firstIteration: number, visit: JournalVisitor): void {
+  const resultsAfter = resultsByThought(events, firstIteration);
   let thoughtIndex = -1;
   for (const event of events) {
     if (event.type === "USER_MESSAGE") {
-      segments.push({ kind: "user", entry: { message: { role: "user", content: event.content }, source: event } });
+      visit.user({ message: { role: "user", content: event.content }, source: event });
     } else if (event.type === "THOUGHT") {
       thoughtIndex += 1;
       if (event.iteration < firstIteration) continue;
-      segments.push({ kind: "iteration", iteration: event.iteration, entries: thoughtEntries(event, resultsAfter[thoughtIndex] ?? new Map()) });
+      visit.iteration(event.iteration, event, resultsAfter[thoughtIndex] ?? new Map());
     }
   }
-  return segments;
 }
 
 /** The messages of segments, in order. */
@@ -91,13 +112,15 @@ function resultsByThought(events: readonly JournalEvent[], firstIteration: numbe
   return groups;
 }
 
-function thoughtEntries(thought: Thought, results: Map<string, ActionResult[]>): JournalEntry[] {
-  if (thought.tool_calls.length === 0) {
-    return replyEnding(thought.finish_reason) === "finished" ? [{ message: assistantMessage(thought), source: thought }] : [];
+/** A THOUGHT's messages, each with the event it renders: its reply, then the result of each call. */
+function pushThought(thought: Thought, results: Map<string, ActionResult[]>, push: (message: ChatMessage, source: JournalEvent | null) => void): void {
+  if (thought.tool_calls.length === 0 && replyEnding(thought.finish_reason) !== "finished") return;
+  push(assistantMessage(thought), thought);
+  for (const call of thought.tool_calls) {
+    // shift(): a reply that repeats one id gets its results in the order they were journaled.
+    const result = results.get(call.id)?.shift();
+    push({ role: "tool", tool_call_id: call.id, content: result === undefined ? NO_RESULT_CONTENT : observationForModel(result) }, result ?? null);
   }
-  const entries: JournalEntry[] = [{ message: assistantMessage(thought), source: thought }];
-  for (const call of thought.tool_calls) entries.push(toolEntry(call, results));
-  return entries;
 }
 
 function assistantMessage(thought: Thought): AssistantMessage {
@@ -106,15 +129,6 @@ function assistantMessage(thought: Thought): AssistantMessage {
   if (thought.reasoning !== undefined) message.reasoning = thought.reasoning;
   if (thought.provider_data !== undefined) message.provider_data = thought.provider_data;
   return message;
-}
-
-function toolEntry(call: ToolCall, results: Map<string, ActionResult[]>): JournalEntry {
-  // shift(): a reply that repeats one id gets its results in the order they were journaled.
-  const result = results.get(call.id)?.shift();
-  return {
-    message: { role: "tool", tool_call_id: call.id, content: result === undefined ? NO_RESULT_CONTENT : observationForModel(result) },
-    source: result ?? null,
-  };
 }
 
 function observationForModel(result: ActionResult): string {

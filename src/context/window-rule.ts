@@ -9,6 +9,7 @@
 import type { EventOf, JournalEvent, NewEvent, WindowReason } from "../journal/events.js";
 import { journalSegments, segmentMessages, type JournalEntry } from "./journal-messages.js";
 import type { ChatMessage } from "../conversation.js";
+import { foldJournal, type Folded } from "./journal-fold.js";
 
 /** One iteration's share of the context: its number and its tokens. */
 export interface Block {
@@ -84,25 +85,22 @@ export interface WindowState {
 /** Calibration never lowers a count (an overflow costs a request) and never trusts a ratio above this. */
 export const MAX_CALIBRATION = 4;
 
-/** The window state, read from the end of the journal back to the events that decide it. */
+const INITIAL_STATE: WindowState = { first: 1, learnedWindow: null, calibration: 1 };
+const stateCache = new WeakMap<JournalEvent, Folded<WindowState>>();
+
+/** The window state: the last CONTEXT_WINDOW's first iteration and learned window, the last calibration (folded incrementally). */
 export function windowState(events: readonly JournalEvent[]): WindowState {
-  let window: EventOf<"CONTEXT_WINDOW"> | undefined;
-  let learned: number | null | undefined;
-  let calibration: number | undefined;
-  for (let index = events.length - 1; index >= 0 && (window === undefined || learned === undefined || calibration === undefined); index -= 1) {
-    const event = events[index]!;
+  return foldJournal(events, stateCache, INITIAL_STATE, (state, event) => {
     if (event.type === "CONTEXT_WINDOW") {
-      window ??= event;
-      if (event.overflow) {
-        learned ??= event.overflow.window_tokens;
-        const requested = event.overflow.server_requested_tokens;
-        if (requested !== undefined) calibration ??= trustedRatio(requested, event.overflow.sent_estimate) ?? undefined;
-      }
-    } else if (event.type === "THOUGHT" && calibration === undefined && event.estimated_input_tokens !== undefined && event.usage && event.usage.input_tokens > 0) {
-      calibration = clampCalibration(event.usage.input_tokens / Math.max(1, event.estimated_input_tokens));
+      const requested = event.overflow?.server_requested_tokens;
+      const trusted = event.overflow && requested !== undefined ? trustedRatio(requested, event.overflow.sent_estimate) : null;
+      return { first: event.first_iteration, learnedWindow: event.overflow?.window_tokens ?? state.learnedWindow, calibration: trusted ?? state.calibration };
     }
-  }
-  return { first: window?.first_iteration ?? 1, learnedWindow: learned ?? null, calibration: calibration ?? 1 };
+    if (event.type === "THOUGHT" && event.estimated_input_tokens !== undefined && event.usage && event.usage.input_tokens > 0) {
+      return { ...state, calibration: clampCalibration(event.usage.input_tokens / Math.max(1, event.estimated_input_tokens)) };
+    }
+    return state;
+  });
 }
 
 /** The provider's count over ours, when it is believable: a tokenizer is never off by more than MAX_CALIBRATION either way. */

@@ -197,3 +197,21 @@ describe("windowState", () => {
     expect(windowState(journal.events).calibration).toBe(1);
   });
 });
+
+describe("windowState, folded as the journal grows", () => {
+  it("gives what a fresh read of the same events gives, after every append", () => {
+    const journal = new Journal();
+    journal.user("task");
+    const fresh = (events: JournalEvent[]) => windowState(events.map((event) => ({ ...event })));
+    for (let n = 1; n <= 12; n += 1) {
+      journal.iteration(n, 10, { input_tokens: 100 + n * 10, output_tokens: 1 }, 100);
+      if (n % 4 === 0) journal.add({ type: "CONTEXT_WINDOW", iteration: n + 1, reason: "overflow", first_iteration: n, dropped_from: 1, dropped_to: n - 1, limit: 10, overflow: { window_tokens: 1_000 * n, sent_estimate: 100, server_requested_tokens: 150 } });
+      expect(windowState(journal.events)).toEqual(fresh(journal.events));
+    }
+    expect(windowState(journal.events)).toEqual({ first: 12, learnedWindow: 12_000, calibration: 1.5 });
+    // A journal that is not the one folded before (an event replaced) is folded anew.
+    const changed = [...journal.events];
+    changed[changed.length - 1] = { ...changed.at(-1)!, first_iteration: 11 } as JournalEvent;
+    expect(windowState(changed).first).toBe(11);
+  });
+});
