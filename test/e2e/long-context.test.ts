@@ -280,3 +280,36 @@ it("a replay of a run that recovered from an overflow is refused at the same cal
     await limited.close();
   }
 });
+
+// The Anthropic and Responses protocols: the same recovery, from each server's own recorded words.
+for (const [protocol, provider, refusal] of [
+  ["anthropic", "anthropic", "anthropic/error-prompt-too-long-400"],
+  ["openai-responses", "openai-responses", "openai-responses/error-context-length-exceeded-400"],
+] as const) {
+  it(`recovers from ${protocol}'s context-length refusal: the window shrunk once, the request sent again smaller, the run completed`, async () => {
+    const limitBytes = 12_000;
+    let answered = 0;
+    const native = await startMockLlm((request) => {
+      if (Buffer.byteLength(JSON.stringify(request.body)) > limitBytes) return recordedStep(refusal);
+      answered += 1;
+      return answered > 12 ? reply.text("done") : reply.toolCalls([{ name: "echo", arguments: { text: `${"chunk ".repeat(300)}${answered}` } }]);
+    }, { protocol });
+    try {
+      const agent = writeAgent(root, { agentYaml: `name: native-${provider}\nllm:\n  model: test-model\n  provider: ${provider}\n  max_retries: 0\ntools:\n  - name: echo\n    exec: "echo \${text}"\n` }, `native-${provider}`);
+      const ws = join(root, `ws-native-${provider}`);
+      const run = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "n", "--format", "json", "-m", "go"], { env: modelEnv(native.baseUrl) });
+      expect(run.exitCode, run.stderr.slice(-2_000)).toBe(0);
+      expect(JSON.parse(run.stdout)).toMatchObject({ status: "COMPLETED", result: "done" });
+      const sizes = native.requests.map((request) => Buffer.byteLength(JSON.stringify(request.body)));
+      const refusedAt = sizes.flatMap((size, index) => (size > limitBytes ? [index] : []));
+      // Refused once: the retry for the same iteration was smaller and accepted, and the learned window kept every later request under the limit.
+      expect(refusedAt).toHaveLength(1);
+      expect(sizes[refusedAt[0]! + 1]).toBeLessThanOrEqual(limitBytes);
+      const moves = readEvents(ws, "n").filter((event): event is EventOf<"CONTEXT_WINDOW"> => event.type === "CONTEXT_WINDOW");
+      expect(moves.filter((move) => move.reason === "overflow")).toHaveLength(1);
+      expect(moves[0]!.overflow!.window_tokens).toBeGreaterThan(0);
+    } finally {
+      await native.close();
+    }
+  });
+}
