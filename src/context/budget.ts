@@ -1,4 +1,6 @@
 // A run's token budget from agent.yaml and context.yaml: the model's window, the room kept for the reply, the bound of one observation.
+import { requestedReplyTokens } from "../llm/reply-tokens.js";
+import type { ProviderName } from "../llm/types.js";
 import { modelFamily } from "./model-windows.js";
 import type { ContextConfig } from "./schema.js";
 
@@ -6,7 +8,7 @@ export interface ContextBudget {
   model: string;
   /** llm.context_window, else the model's known window; null when neither. */
   contextWindow: number | null;
-  /** llm.max_tokens: the reply's room in any window (see replyReserve), or null. */
+  /** The max_tokens requests carry (llm.max_tokens, or Anthropic's own default): the reply's room in any window (see replyReserve), or null. */
   maxReplyTokens: number | null;
   /** The tightest max_iterations and max_tokens of the journal sources (several share one window). */
   maxIterations?: number;
@@ -20,9 +22,17 @@ export const DEFAULT_REPLY_RESERVE = 4096;
 /** An observation may take a quarter of the tightest token limit, so one tool's output never fills the window. */
 export const OBSERVATION_SHARE = 4;
 
-export function contextBudget(llm: { model: string; context_window?: number | undefined; max_tokens?: number | undefined }, context: ContextConfig): ContextBudget {
+interface LlmLimits {
+  model: string;
+  context_window?: number | undefined;
+  max_tokens?: number | undefined;
+  thinking?: { budget_tokens: number } | undefined;
+}
+
+/** `protocol`: the provider the run talks to, whose requests may carry a max_tokens of their own (Anthropic's). */
+export function contextBudget(llm: LlmLimits, context: ContextConfig, protocol: ProviderName = "openai"): ContextBudget {
   const contextWindow = llm.context_window ?? modelFamily(llm.model).contextWindow;
-  const maxReplyTokens = llm.max_tokens ?? null;
+  const maxReplyTokens = requestedReplyTokens(protocol, llm.max_tokens, llm.thinking?.budget_tokens);
   const journals = context.sources.flatMap((source) => (source.type === "journal" ? [source] : []));
   const maxIterations = smallest(journals.map((source) => source.max_iterations));
   const maxTokens = smallest(journals.map((source) => source.max_tokens));
@@ -37,7 +47,7 @@ export function contextBudget(llm: { model: string; context_window?: number | un
   };
 }
 
-/** Tokens a window keeps free for the reply: llm.max_tokens, else a quarter of the window up to 4096. */
+/** Tokens a window keeps free for the reply: the max_tokens requests carry, else a quarter of the window up to 4096. */
 export function replyReserve(maxReplyTokens: number | null, window: number): number {
   return maxReplyTokens ?? Math.min(DEFAULT_REPLY_RESERVE, Math.floor(window / 4));
 }

@@ -88,7 +88,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
     paths,
     agent,
     mcp: options.mcp?.servers ?? null,
-    budget: contextBudget(agent.llm, agent.context),
+    budget: contextBudget(agent.llm, agent.context, options.provider.protocol),
     provider: options.provider.provider,
     secrets,
     get childEnv() {

@@ -39,6 +39,14 @@ describe("contextBudget", () => {
     expect(replyReserve(null, 8_000)).toBe(2_000);
   });
 
+  it("keeps for the reply the max_tokens Anthropic's requests carry when llm.max_tokens is not set: 8192 plus the thinking budget", () => {
+    expect(contextBudget({ model: "claude-sonnet-4-5" }, journalOnly, "anthropic").maxReplyTokens).toBe(8_192);
+    expect(contextBudget({ model: "claude-sonnet-4-5", thinking: { budget_tokens: 2_048 } }, journalOnly, "anthropic").maxReplyTokens).toBe(10_240);
+    expect(contextBudget({ model: "claude-sonnet-4-5", max_tokens: 1_000 }, journalOnly, "anthropic").maxReplyTokens).toBe(1_000);
+    // The same model through a Chat Completions router sends no max_tokens: the server decides, a quarter of the window up to 4096 is kept.
+    expect(contextBudget({ model: "anthropic/claude-sonnet-4-5" }, journalOnly).maxReplyTokens).toBeNull();
+  });
+
   it("bounds an observation to a quarter of the tightest token limit, and not at all without one", () => {
     expect(contextBudget({ model: "gpt-4o", max_tokens: 1_000 }, journalOnly)).toMatchObject({ contextWindow: 128_000, observationTokens: 31_750 });
     const tight = ContextConfigSchema.parse({ sources: [{ type: "journal", max_tokens: 12_000, max_iterations: 30 }, { type: "journal", max_iterations: 20 }] });

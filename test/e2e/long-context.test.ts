@@ -313,3 +313,16 @@ for (const [protocol, provider, refusal] of [
     }
   });
 }
+
+it("keeps room for the max_tokens an Anthropic request carries when llm.max_tokens is not set (8192), not the default quarter", async () => {
+  const anthropic = await startMockLlm([reply.text("never asked")], { protocol: "anthropic" });
+  try {
+    const agent = writeAgent(root, { agentYaml: 'name: reserve\nllm:\n  model: claude-sonnet-4-5\n  provider: anthropic\n  context_window: 8400\ntools:\n  - name: echo\n    exec: "echo ${text}"\n' }, "reserve");
+    const run = await delta(["run", "--agent", agent, "-w", join(root, "ws-reserve"), "--format", "json", "-m", "go"], { env: modelEnv(anthropic.baseUrl) });
+    expect(run.exitCode).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: "FAILED", error: { type: "CONTEXT_OVERFLOW", message: expect.stringContaining("the model's window, 8400 tokens, leaves 208 once 8192 are kept for the reply") } });
+    expect(anthropic.requests).toHaveLength(0);
+  } finally {
+    await anthropic.close();
+  }
+});
