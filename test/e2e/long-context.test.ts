@@ -245,12 +245,17 @@ it("-v shows, every iteration, the tokens of each source and what the window dro
   try {
     const contextYaml = "sources:\n  - type: file\n    id: system_prompt\n    path: '${AGENT_HOME}/system_prompt.md'\n  - type: journal\n    id: history\n    max_iterations: 2\n";
     const agent = writeAgent(root, { contextYaml }, "verbose");
-    const run = await delta(["run", "--agent", agent, "-w", join(root, "ws-verbose"), "-v", "-m", "count to five"], { env: modelEnv(small.baseUrl) });
+    const ws = join(root, "ws-verbose");
+    const run = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "v", "-v", "-m", "count to five"], { env: modelEnv(small.baseUrl) });
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/\[log\] context: 'system_prompt' \(sources\[0\]\) \/\S+\/system_prompt.md: \d+ chars, ≈\d+ tokens/);
     expect(run.stderr).toMatch(/\[log\] context: 'history' \(sources\[1\]\) → \d+ messages, ≈\d+ tokens/);
     expect(run.stderr).toMatch(/\[log\] context: window moved \(max_iterations, limit 2\): iterations 1–2 dropped, shown from 3/);
     expect(run.stderr).toMatch(/iterations before 3 dropped/);
+    // delta show prints the same move from the journal's CONTEXT_WINDOW event.
+    const shown = await delta(["show", "v", "-w", ws]);
+    expect(shown.exitCode, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/window\s+iterations 1–2 dropped \(more than max_iterations 2\); the context shows iteration 3 on/);
   } finally {
     await small.close();
   }
