@@ -1,11 +1,12 @@
 // A 300-iteration run whose tool prints 20 KB each time, against a server that refuses long requests with a real context-length error.
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { JournalEventSchema, type EventOf } from "../../src/journal/events.js";
 import { delta, modelEnv, readEvents, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
 import { messagesOf, reply, startMockLlm, type MockLlm, type RecordedRequest, type WireMessage } from "../support/mock-llm.js";
+import { filesystemServer, stdioServerYaml } from "../support/mcp-servers.js";
 import { recordedEntry, recordedStep } from "../support/recorded.js";
 
 const ITERATIONS = 300;
@@ -329,5 +330,30 @@ it("keeps room for the max_tokens an Anthropic request carries when llm.max_toke
     expect(anthropic.requests).toHaveLength(0);
   } finally {
     await anthropic.close();
+  }
+});
+
+it("bounds an MCP tool's result in tokens as an exec tool's, the whole result in io/tool_executions/", async () => {
+  const window = 8_000;
+  const corpus = Array.from({ length: 9_000 }, (_, index) => `w${(index * 104_729) % 9_973}`).join(" ");
+  const ws = join(root, "ws-mcp-bounded");
+  mkdirSync(ws);
+  writeFileSync(join(ws, "corpus.txt"), corpus);
+  const agent = writeAgent(root, {
+    agentYaml: `name: mcp-bounded\nllm:\n  model: gpt-4o-mini\n  context_window: ${window}\n  max_tokens: 1000\nmcp_servers:\n${stdioServerYaml("fs", filesystemServer("${CWD}"))}`,
+  }, "mcp-bounded");
+  const small = await startMockLlm([reply.toolCalls([{ name: "fs__read_text_file", arguments: { path: "corpus.txt" } }]), reply.text("done")]);
+  try {
+    const run = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "m", "-m", "read it"], { env: modelEnv(small.baseUrl) });
+    expect(run.exitCode, run.stderr).toBe(0);
+    const [result] = readEvents(ws, "m").filter((event): event is EventOf<"ACTION_RESULT"> => event.type === "ACTION_RESULT");
+    const observation = result!.observation_content;
+    expect(observation.startsWith(corpus.slice(0, 200))).toBe(true);
+    expect(observation.endsWith(corpus.slice(-200))).toBe(true);
+    expect(tokensOf(observation.replace(/\n\[\.\.\. \d+ bytes omitted \.\.\.\]\n/, ""))).toBeLessThanOrEqual((window - 1_000) / 4);
+    const [execution] = readdirSync(join(runDir(ws, "m"), "io", "tool_executions"));
+    expect(readFileSync(join(runDir(ws, "m"), "io", "tool_executions", execution!), "utf8")).toContain(corpus.slice(40_000, 40_200));
+  } finally {
+    await small.close();
   }
 });
