@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Benchmarks the real `bin/delta.js` against an instant local model: start-up, per-iteration cost, long runs, memory, fan-out.
 //
-// Usage: npm run bench [-- --quick] [-- --json <file>] [-- --bin <path/to/bin/delta.js>] [-- --skip-providers]
+// Usage: npm run bench [-- --quick] [-- --cache-only] [-- --json <file>] [-- --bin <path/to/bin/delta.js>] [-- --skip-providers]
 // Every number is a median over repetitions with its spread; see bench/README.md for what each means.
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { startModelServer } from "./lib/model-server.mjs";
 import { formatSummary, gaps, median, prefixReuse, summarize } from "./lib/stats.mjs";
 import { checkRun } from "./lib/check-run.mjs";
+import { cacheKept } from "./lib/cache-kept.mjs";
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
@@ -21,6 +22,8 @@ const args = process.argv.slice(2);
  */
 const DELTA_BIN = args.includes("--bin") ? resolve(args[args.indexOf("--bin") + 1]) : join(REPO, "bin/delta.js");
 const QUICK = args.includes("--quick");
+/** `--cache-only`: just the cache rows (a minute; deterministic, so any machine load will do). */
+const CACHE_ONLY = args.includes("--cache-only");
 const jsonOut = args.includes("--json") ? args[args.indexOf("--json") + 1] : null;
 /** `--skip-providers` leaves out the rows per provider, e.g. for a build from before the native providers. */
 const PROVIDERS = args.includes("--skip-providers") ? [] : ["openai", "anthropic", "openai-responses"];
@@ -29,6 +32,8 @@ const plan = QUICK
   ? { startupReps: 3, iterationReps: 3, turns: 30, longTurns: 120, longLate: 100, longReps: 1, rssReps: 2, fanOut: 20, fanOutReps: 1 }
   : { startupReps: 10, iterationReps: 7, turns: 30, longTurns: 1010, longLate: 1000, longReps: 2, rssReps: 5, fanOut: 100, fanOutReps: 3 };
 const LONG_EARLY = 10;
+/** The cache rows: 60-turn runs whose tool prints 2 KB, under four contexts (bench/README.md, "Cache kept"). */
+const CACHE_TURNS = 60;
 
 const root = mkdtempSync(join(tmpdir(), "delta-bench-"));
 const server = await startModelServer();
@@ -44,131 +49,159 @@ try {
   const noExtraCa = { ...process.env };
   delete noExtraCa.NODE_EXTRA_CA_CERTS;
 
-  // Node itself, for scale.
-  for (const [label, env] of environments(ambient, noExtraCa)) {
-    const walls = [];
-    for (let i = 0; i < plan.startupReps; i += 1) walls.push((await spawnTimed([process.execPath, "-e", "0"], env)).wall);
-    rows.push(row(`node -e 0 (${label})`, walls, "ms"));
-  }
-
-  // One append + fsync of a journal-sized line on this disk: the engine does one per iteration (before the tool runs).
-  rows.push(row("append + fsync of one 300-byte line, this disk", fsyncTimes(join(root, "fsync-probe"), 50), "ms", undefined, 2));
-
-  // Start-up: process start → first model request, and the whole one-turn run.
-  for (const [label, env] of environments(ambient, noExtraCa)) {
-    const toFirst = [];
-    const walls = [];
-    for (let i = 0; i < plan.startupReps; i += 1) {
-      const run = await runDelta(agent, ws, 1, env);
-      toFirst.push(run.arrivals[0] - run.startedAt);
-      walls.push(run.wall);
-    }
-    rows.push(row(`start → first model request (${label})`, toFirst, "ms"));
-    rows.push(row(`one-turn run, wall (${label})`, walls, "ms", label === "as configured" ? { target: 200, le: true } : undefined));
-  }
-
-  // Per-iteration overhead: (wall(30 turns) − wall(1 turn)) / 29, one pair per repetition.
-  const overheads = [];
-  const arrivalGaps = [];
-  for (let i = 0; i < plan.iterationReps; i += 1) {
-    const one = await runDelta(agent, ws, 1, ambient);
-    const many = await runDelta(agent, ws, plan.turns, ambient);
-    overheads.push((many.wall - one.wall) / (plan.turns - 1));
-    arrivalGaps.push(median(gaps(many.arrivals)));
-  }
-  rows.push(row(`per-iteration overhead, (wall(${plan.turns})−wall(1))/${plan.turns - 1}`, overheads, "ms", { target: 8, le: true }));
-  rows.push(row("per-iteration, median gap between model requests", arrivalGaps, "ms"));
-
-  // The same formula for a bare Node loop (HTTP call, spawn echo, append a line; no fsync): the machine's floor.
-  const bare = [];
-  for (let i = 0; i < plan.iterationReps; i += 1) {
-    const one = await runBareLoop(1);
-    const many = await runBareLoop(plan.turns);
-    bare.push((many.wall - one.wall) / (plan.turns - 1));
-  }
-  rows.push(row("bare Node loop, same formula (floor of this machine)", bare, "ms"));
-
-  // Long runs with journal.max_iterations: 20: iteration N's cost against iteration 10's.
-  const ratios = [];
-  const early = [];
-  const late = [];
-  for (let i = 0; i < plan.longReps; i += 1) {
-    const run = await runDelta(windowed, ws, plan.longTurns, ambient, ["--max-iterations", String(plan.longTurns + 5)]);
-    const g = gaps(run.arrivals); // g[k-1] = time from request k to request k+1, i.e. iteration k's cost
-    const around = (iteration) => median(g.slice(iteration - 5, iteration + 5));
-    early.push(around(LONG_EARLY));
-    late.push(around(plan.longLate));
-    ratios.push(around(plan.longLate) / around(LONG_EARLY));
-  }
-  rows.push(row(`long run: iteration ~${LONG_EARLY} (median of 10 gaps)`, early, "ms"));
-  rows.push(row(`long run: iteration ~${plan.longLate} (median of 10 gaps)`, late, "ms"));
-  rows.push(row(`long run: iteration ${plan.longLate} / iteration ${LONG_EARLY}`, ratios, "×", { target: 1.5, le: true }, 2));
-
-  // Peak RSS and CPU time (user + system, less sensitive to a busy machine than wall time).
-  if (existsSync("/usr/bin/time")) {
-    const peaks = [];
-    const cpuOne = [];
-    const cpuPerIteration = [];
-    for (let i = 0; i < plan.rssReps; i += 1) {
-      const one = await resources(agent, ws, 1, ambient);
-      const many = await resources(agent, ws, plan.turns, ambient);
-      peaks.push(many.rssMb);
-      cpuOne.push(one.cpuMs);
-      cpuPerIteration.push((many.cpuMs - one.cpuMs) / (plan.turns - 1));
-    }
-    rows.push(row(`peak RSS, ${plan.turns}-turn run`, peaks, "MB", { target: 80, le: true }));
-    rows.push(row("one-turn run, CPU user+sys", cpuOne, "ms"));
-    rows.push(row(`per-iteration CPU, (cpu(${plan.turns})−cpu(1))/${plan.turns - 1}`, cpuPerIteration, "ms"));
-  } else {
-    console.error("[bench] /usr/bin/time not found: peak RSS and CPU time skipped");
-  }
-
-  // Fan-out: many runs at once in one workspace, each with its own run id.
-  const rates = [];
   let lost = 0;
-  for (let i = 0; i < plan.fanOutReps; i += 1) {
-    const fanWs = join(root, `fan-${i}`);
-    mkdirSync(fanWs);
-    const started = performance.now();
-    const runs = await Promise.all(Array.from({ length: plan.fanOut }, () => runDelta(agent, fanWs, 2, ambient, [], true)));
-    rates.push(plan.fanOut / ((performance.now() - started) / 1000));
-    for (const run of runs) {
-      const problem = run.exitCode !== 0 ? `exit ${run.exitCode}: ${run.stderr.slice(0, 300)}` : checkRun(join(fanWs, ".delta", run.runId), run.stdout);
-      if (problem) {
-        lost += 1;
-        console.error(`[bench] fan-out run ${run.runId}: ${problem}`);
-      }
+  if (!CACHE_ONLY) {
+    // Node itself, for scale.
+    for (const [label, env] of environments(ambient, noExtraCa)) {
+      const walls = [];
+      for (let i = 0; i < plan.startupReps; i += 1) walls.push((await spawnTimed([process.execPath, "-e", "0"], env)).wall);
+      rows.push(row(`node -e 0 (${label})`, walls, "ms"));
     }
-  }
-  rows.push(row(`fan-out: ${plan.fanOut} runs at once, runs/s`, rates, "runs/s"));
-  rows.push({ name: `fan-out: lost or corrupted runs (of ${plan.fanOut * plan.fanOutReps})`, unit: "", value: String(lost), spread: "", target: "0", met: lost === 0 ? "yes" : "NO" });
 
-  // Per provider, against the same instant server speaking its protocol; the providers take turns within each repetition.
-  const perProvider = new Map(PROVIDERS.map((provider) => [provider, { agent: writeAgent(join(root, `agent-${provider}`), null, provider), toFirst: [], overheads: [], reuse: [], cpu: [] }]));
-  for (let i = 0; i < Math.max(plan.startupReps, plan.iterationReps); i += 1) {
-    for (const measured of perProvider.values()) {
-      if (i < plan.startupReps) {
-        const one = await runDelta(measured.agent, ws, 1, ambient);
-        measured.toFirst.push(one.arrivals[0] - one.startedAt);
+    // One append + fsync of a journal-sized line on this disk: the engine does one per iteration (before the tool runs).
+    rows.push(row("append + fsync of one 300-byte line, this disk", fsyncTimes(join(root, "fsync-probe"), 50), "ms", undefined, 2));
+
+    // Start-up: process start → first model request, and the whole one-turn run.
+    for (const [label, env] of environments(ambient, noExtraCa)) {
+      const toFirst = [];
+      const walls = [];
+      for (let i = 0; i < plan.startupReps; i += 1) {
+        const run = await runDelta(agent, ws, 1, env);
+        toFirst.push(run.arrivals[0] - run.startedAt);
+        walls.push(run.wall);
       }
-      if (i < plan.iterationReps) {
-        const one = await runDelta(measured.agent, ws, 1, ambient);
-        const many = await runDelta(measured.agent, ws, plan.turns, ambient);
-        measured.overheads.push((many.wall - one.wall) / (plan.turns - 1));
-        measured.reuse.push(100 * prefixReuse(server.bodies(many.runId)).overall);
+      rows.push(row(`start → first model request (${label})`, toFirst, "ms"));
+      rows.push(row(`one-turn run, wall (${label})`, walls, "ms", label === "as configured" ? { target: 200, le: true } : undefined));
+    }
+
+    // Per-iteration overhead: (wall(30 turns) − wall(1 turn)) / 29, one pair per repetition.
+    const overheads = [];
+    const arrivalGaps = [];
+    for (let i = 0; i < plan.iterationReps; i += 1) {
+      const one = await runDelta(agent, ws, 1, ambient);
+      const many = await runDelta(agent, ws, plan.turns, ambient);
+      overheads.push((many.wall - one.wall) / (plan.turns - 1));
+      arrivalGaps.push(median(gaps(many.arrivals)));
+    }
+    rows.push(row(`per-iteration overhead, (wall(${plan.turns})−wall(1))/${plan.turns - 1}`, overheads, "ms", { target: 8, le: true }));
+    rows.push(row("per-iteration, median gap between model requests", arrivalGaps, "ms"));
+
+    // The same formula for a bare Node loop (HTTP call, spawn echo, append a line; no fsync): the machine's floor.
+    const bare = [];
+    for (let i = 0; i < plan.iterationReps; i += 1) {
+      const one = await runBareLoop(1);
+      const many = await runBareLoop(plan.turns);
+      bare.push((many.wall - one.wall) / (plan.turns - 1));
+    }
+    rows.push(row("bare Node loop, same formula (floor of this machine)", bare, "ms"));
+
+    // Long runs with journal.max_iterations: 20: iteration N's cost against iteration 10's.
+    const ratios = [];
+    const early = [];
+    const late = [];
+    for (let i = 0; i < plan.longReps; i += 1) {
+      const run = await runDelta(windowed, ws, plan.longTurns, ambient, ["--max-iterations", String(plan.longTurns + 5)]);
+      const g = gaps(run.arrivals); // g[k-1] = time from request k to request k+1, i.e. iteration k's cost
+      const around = (iteration) => median(g.slice(iteration - 5, iteration + 5));
+      early.push(around(LONG_EARLY));
+      late.push(around(plan.longLate));
+      ratios.push(around(plan.longLate) / around(LONG_EARLY));
+    }
+    rows.push(row(`long run: iteration ~${LONG_EARLY} (median of 10 gaps)`, early, "ms"));
+    rows.push(row(`long run: iteration ~${plan.longLate} (median of 10 gaps)`, late, "ms"));
+    rows.push(row(`long run: iteration ${plan.longLate} / iteration ${LONG_EARLY}`, ratios, "×", { target: 1.5, le: true }, 2));
+
+    // Peak RSS and CPU time (user + system, less sensitive to a busy machine than wall time).
+    if (existsSync("/usr/bin/time")) {
+      const peaks = [];
+      const cpuOne = [];
+      const cpuPerIteration = [];
+      for (let i = 0; i < plan.rssReps; i += 1) {
+        const one = await resources(agent, ws, 1, ambient);
+        const many = await resources(agent, ws, plan.turns, ambient);
+        peaks.push(many.rssMb);
+        cpuOne.push(one.cpuMs);
+        cpuPerIteration.push((many.cpuMs - one.cpuMs) / (plan.turns - 1));
       }
-      if (i < plan.rssReps && existsSync("/usr/bin/time")) {
-        const one = await resources(measured.agent, ws, 1, ambient);
-        const many = await resources(measured.agent, ws, plan.turns, ambient);
-        measured.cpu.push((many.cpuMs - one.cpuMs) / (plan.turns - 1));
+      rows.push(row(`peak RSS, ${plan.turns}-turn run`, peaks, "MB", { target: 80, le: true }));
+      rows.push(row("one-turn run, CPU user+sys", cpuOne, "ms"));
+      rows.push(row(`per-iteration CPU, (cpu(${plan.turns})−cpu(1))/${plan.turns - 1}`, cpuPerIteration, "ms"));
+    } else {
+      console.error("[bench] /usr/bin/time not found: peak RSS and CPU time skipped");
+    }
+
+    // Fan-out: many runs at once in one workspace, each with its own run id.
+    const rates = [];
+    for (let i = 0; i < plan.fanOutReps; i += 1) {
+      const fanWs = join(root, `fan-${i}`);
+      mkdirSync(fanWs);
+      const started = performance.now();
+      const runs = await Promise.all(Array.from({ length: plan.fanOut }, () => runDelta(agent, fanWs, 2, ambient, [], true)));
+      rates.push(plan.fanOut / ((performance.now() - started) / 1000));
+      for (const run of runs) {
+        const problem = run.exitCode !== 0 ? `exit ${run.exitCode}: ${run.stderr.slice(0, 300)}` : checkRun(join(fanWs, ".delta", run.runId), run.stdout);
+        if (problem) {
+          lost += 1;
+          console.error(`[bench] fan-out run ${run.runId}: ${problem}`);
+        }
       }
     }
+    rows.push(row(`fan-out: ${plan.fanOut} runs at once, runs/s`, rates, "runs/s"));
+    rows.push({ name: `fan-out: lost or corrupted runs (of ${plan.fanOut * plan.fanOutReps})`, unit: "", value: String(lost), spread: "", target: "0", met: lost === 0 ? "yes" : "NO" });
+
+    // Per provider, against the same instant server speaking its protocol; the providers take turns within each repetition.
+    const perProvider = new Map(PROVIDERS.map((provider) => [provider, { agent: writeAgent(join(root, `agent-${provider}`), null, provider), toFirst: [], overheads: [], reuse: [], cpu: [] }]));
+    for (let i = 0; i < Math.max(plan.startupReps, plan.iterationReps); i += 1) {
+      for (const measured of perProvider.values()) {
+        if (i < plan.startupReps) {
+          const one = await runDelta(measured.agent, ws, 1, ambient);
+          measured.toFirst.push(one.arrivals[0] - one.startedAt);
+        }
+        if (i < plan.iterationReps) {
+          const one = await runDelta(measured.agent, ws, 1, ambient);
+          const many = await runDelta(measured.agent, ws, plan.turns, ambient);
+          measured.overheads.push((many.wall - one.wall) / (plan.turns - 1));
+          measured.reuse.push(100 * prefixReuse(server.bodies(many.runId)).overall);
+        }
+        if (i < plan.rssReps && existsSync("/usr/bin/time")) {
+          const one = await resources(measured.agent, ws, 1, ambient);
+          const many = await resources(measured.agent, ws, plan.turns, ambient);
+          measured.cpu.push((many.cpuMs - one.cpuMs) / (plan.turns - 1));
+        }
+      }
+    }
+    for (const [provider, measured] of perProvider) {
+      rows.push(row(`${provider}: start → first model request`, measured.toFirst, "ms"));
+      rows.push(row(`${provider}: per-iteration overhead, (wall(${plan.turns})−wall(1))/${plan.turns - 1}`, measured.overheads, "ms"));
+      if (measured.cpu.length > 0) rows.push(row(`${provider}: per-iteration CPU, (cpu(${plan.turns})−cpu(1))/${plan.turns - 1}`, measured.cpu, "ms"));
+      rows.push(row(`${provider}: prefix reuse, ${plan.turns}-turn run (bytes of each request repeating the previous one's start)`, measured.reuse, "%", { target: 90, le: false }));
+    }
   }
-  for (const [provider, measured] of perProvider) {
-    rows.push(row(`${provider}: start → first model request`, measured.toFirst, "ms"));
-    rows.push(row(`${provider}: per-iteration overhead, (wall(${plan.turns})−wall(1))/${plan.turns - 1}`, measured.overheads, "ms"));
-    if (measured.cpu.length > 0) rows.push(row(`${provider}: per-iteration CPU, (cpu(${plan.turns})−cpu(1))/${plan.turns - 1}`, measured.cpu, "ms"));
-    rows.push(row(`${provider}: prefix reuse, ${plan.turns}-turn run (bytes of each request repeating the previous one's start)`, measured.reuse, "%", { target: 90, le: false }));
+
+  // Cache kept: how much of each request repeats the previous one from its start, under four contexts.
+  for (const { label, contextYaml, target } of cacheCases()) {
+    const home = writeCacheAgent(join(root, `cache-${label.slice(1, 2)}`), contextYaml);
+    keySeq += 1;
+    const key = `cache-${process.pid}-${keySeq}`;
+    const run = await spawnTimed(
+      [DELTA_BIN, "run", "--agent", home, "-w", ws, "--run-id", key, "-m", `turns=${CACHE_TURNS} key=${key} tool=read`, "--format", "json", "--max-iterations", String(CACHE_TURNS + 5)],
+      modelEnv(ambient),
+    );
+    const name = `cache kept, ${label} (${CACHE_TURNS} turns, 2 KB observations)`;
+    if (run.exitCode !== 0) {
+      // An older build (--bin) may not know the context: the row says so, the other rows stand.
+      rows.push({ name, unit: "%", value: "—", spread: `the run exited ${run.exitCode}: ${oneLineOf(run.stderr)}`, target: `≥ ${target}`, met: "NO" });
+      continue;
+    }
+    const measured = cacheKept(server.bodies(key).map((body) => JSON.stringify(JSON.parse(body).messages)));
+    rows.push({
+      name,
+      unit: "%",
+      value: (measured.kept * 100).toFixed(1),
+      spread: `${(measured.tokensSent / 1000).toFixed(0)}k prompt tokens sent, ${(measured.servable * 100).toFixed(0)}% of them servable from cache; ${measured.changed} of ${measured.requests - 1} requests change the prefix (deterministic, n=1)`,
+      target: `≥ ${target}`,
+      met: measured.kept * 100 >= target ? "yes" : "NO",
+    });
   }
 
   printTable(rows);
@@ -177,6 +210,10 @@ try {
 } finally {
   await server.close();
   rmSync(root, { recursive: true, force: true });
+}
+
+function oneLineOf(text) {
+  return text.replace(/\s+/g, " ").replace(/\|/g, "/").trim().slice(0, 160);
 }
 
 function fsyncTimes(path, count) {
@@ -209,6 +246,37 @@ function writeAgent(home, journalWindow, provider = null) {
   writeFileSync(join(home, "system_prompt.md"), "You are a benchmark agent.");
   const journal = journalWindow === null ? "  - type: journal\n" : `  - type: journal\n    max_iterations: ${journalWindow}\n`;
   writeFileSync(join(home, "context.yaml"), `sources:\n  - type: file\n    path: '\${AGENT_HOME}/system_prompt.md'\n  - type: file\n    path: '\${CWD}/DELTA.md'\n    on_missing: skip\n${journal}`);
+  return home;
+}
+
+/** The four contexts of the cache rows: (d) is examples/memory-folding's context.yaml and generator as they are. */
+function cacheCases() {
+  const prompt = "  - type: file\n    path: '${AGENT_HOME}/system_prompt.md'\n";
+  return [
+    { label: "(a) default context", contextYaml: `sources:\n${prompt}  - type: journal\n`, target: 99 },
+    { label: "(b) max_iterations: 20", contextYaml: `sources:\n${prompt}  - type: journal\n    max_iterations: 20\n`, target: 85 },
+    { label: "(c) max_tokens: 12000", contextYaml: `sources:\n${prompt}  - type: journal\n    max_tokens: 12000\n`, target: 85 },
+    { label: "(d) the memory-folding example", contextYaml: readFileSync(join(REPO, "examples/memory-folding/context.yaml"), "utf8"), target: 85 },
+  ];
+}
+
+/** An agent whose `read` tool prints its call's `k/N` and then 2 KB of a fixed text, from a different offset each call. */
+function writeCacheAgent(home, contextYaml) {
+  mkdirSync(join(home, "tools"), { recursive: true });
+  const agentYaml = [
+    "name: bench-cache",
+    "llm:",
+    "  model: gpt-4o-mini",
+    "tools:",
+    "  - name: read",
+    '    shell: "echo ${text}; tail -c +${offset} ${AGENT_HOME}/corpus.txt | head -c 2048; echo"',
+  ].join("\n");
+  writeFileSync(join(home, "agent.yaml"), `${agentYaml}\n`);
+  writeFileSync(join(home, "system_prompt.md"), "You read a long text one chunk at a time and keep notes of what matters.");
+  writeFileSync(join(home, "context.yaml"), contextYaml);
+  writeFileSync(join(home, "tools", "fold-memory.mjs"), readFileSync(join(REPO, "examples/memory-folding/tools/fold-memory.mjs")), { mode: 0o755 });
+  const words = ["context", "window", "journal", "prefix", "cache", "token", "iteration", "budget", "summary", "model", "request", "observation"];
+  writeFileSync(join(home, "corpus.txt"), Array.from({ length: 30_000 }, (_, i) => words[(i * 7 + Math.floor(i / 13)) % words.length]).join(" "));
   return home;
 }
 

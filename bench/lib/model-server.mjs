@@ -7,6 +7,8 @@
 // and the request bodies are kept per key, so the benchmark can time the engine between model
 // calls and measure how much of each request repeats the previous one. The protocol is chosen by
 // the path: /chat/completions, /messages (Anthropic) or /responses (OpenAI Responses).
+// With `tool=read` in the message, Chat Completions calls go to `read` instead, with an `offset`
+// argument that differs each call (the cache rows' 2 KB observations).
 import { createServer } from "node:http";
 import { performance } from "node:perf_hooks";
 
@@ -37,7 +39,7 @@ export async function startModelServer() {
       arrivals.get(step.key).push(at);
       if (!bodies.has(step.key)) bodies.set(step.key, []);
       bodies.get(step.key).push(text);
-      send(res, 200, protocol.reply(body.model ?? "bench-model", step));
+      send(res, 200, protocol.reply(body.model ?? "bench-model", step, toolOf(protocol.messages(body))));
     });
   });
   server.on("connection", (socket) => {
@@ -99,13 +101,19 @@ export function responsesMessages(body) {
   });
 }
 
-function chatCompletion(model, step) {
+/** The tool a run's calls go to: `read` when its message says `tool=read`, else `echo`. */
+function toolOf(messages) {
+  return messages.some((message) => message.role === "user" && / tool=read\b/.test(message.content ?? "")) ? "read" : "echo";
+}
+
+function chatCompletion(model, step, tool) {
+  const args = tool === "read" ? JSON.stringify({ text: `${step.call}/${step.turns}`, offset: String(1 + ((step.call * 2_003) % 100_000)) }) : echoArguments(step);
   const message = step.final
     ? { role: "assistant", content: "done" }
     : {
         role: "assistant",
         content: null,
-        tool_calls: [{ id: `call_${step.call}`, type: "function", function: { name: "echo", arguments: echoArguments(step) } }],
+        tool_calls: [{ id: `call_${step.call}`, type: "function", function: { name: tool, arguments: args } }],
       };
   return {
     id: `chatcmpl-bench-${step.call}`,

@@ -26,6 +26,8 @@ export const LlmConfigSchema = z.strictObject({
   model: z.string().min(1),
   temperature: z.number().min(0).max(2).optional(),
   max_tokens: z.number().int().positive().optional(),
+  /** Tokens the model accepts, prompt and reply; known for common model names (context/model-windows.ts). */
+  context_window: z.number().int().positive().optional(),
   top_p: z.number().min(0).max(1).optional(),
   presence_penalty: z.number().min(-2).max(2).optional(),
   frequency_penalty: z.number().min(-2).max(2).optional(),

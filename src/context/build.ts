@@ -1,13 +1,19 @@
-// Builds the model's messages from context.yaml's sources, in their order, re-reading files every time.
+// Builds the model's messages from context.yaml's sources, in their order, re-reading files every time and keeping within the run's token budget.
 import { basename } from "node:path";
-import type { JournalEvent } from "../journal/events.js";
-import type { ChatMessage } from "../conversation.js";
+import type { JournalEvent, NewEvent } from "../journal/events.js";
+import type { ChatMessage, FunctionTool } from "../conversation.js";
+import { ContextOverflowError } from "../errors.js";
+import type { ContextOverflow } from "../llm/context-overflow.js";
+import { contextBudget, replyReserve, type ContextBudget } from "./budget.js";
+import { ContextMeter, MESSAGE_OVERHEAD_TOKENS, messageSize } from "./context-meter.js";
+import { foldJournal, type Folded } from "./journal-fold.js";
+import { journalToMessages, type JournalEntry } from "./journal-messages.js";
 import { expandArgvPathVariables, type PathVariables } from "../tools/path-variables.js";
-import { journalToMessages } from "./journal-messages.js";
 import { resolveSourcePath } from "./path-variables.js";
 import { readSourceFile, type SourceFile } from "./read-source-file.js";
 import { runGenerator } from "./run-generator.js";
 import type { ComputedFileSource, ContextConfig, ContextSource, FileSource } from "./schema.js";
+import { trustedRatio, windowEvent, windowJournal, windowState, type JournalBudget, type JournalWindow, type WindowState } from "./window-rule.js";
 
 export interface ContextEnv {
   agentHome: string;
@@ -22,34 +28,289 @@ export interface ContextEnv {
   signal?: AbortSignal;
   /** Debug lines for engine.log. */
   log?: (line: string) => void;
+  /** The run's budget; without one, only the journal sources' own limits apply and nothing needs a tokenizer. */
+  budget?: ContextBudget;
+  /** The tools sent with the request: they take room in the window too. */
+  tools?: readonly FunctionTool[];
+  /** The iteration the request is for (default: the one after the last THOUGHT). */
+  iteration?: number;
+  /** The server refused this request as too long: what it said, and what the engine counted of the prompt (before calibration). */
+  overflow?: { sizes: ContextOverflow; sentEstimate: number };
 }
+
+export interface BuiltContext {
+  messages: ChatMessage[];
+  /** The CONTEXT_WINDOW event to journal before sending, when the window moved. */
+  windowEvent: NewEvent | null;
+  /** The engine's count of the request (messages and tools) before calibration, when it counted one. */
+  estimatedTokens: number | null;
+}
+
+/** Variable generators get: the first iteration the journal shows in full (iterations before it were dropped). */
+export const WINDOW_FIRST_ITERATION_ENV = "DELTA_WINDOW_FIRST_ITERATION";
+
+/** Without trusted sizes from the server, an overflow teaches the run a window of this share of what it sent. */
+export const OVERFLOW_SHRINK = 0.9;
 
 /**
  * Source order is message order. `file` and `computed_file` content becomes a system message:
  * when the context opens with a `file` source, that file is the system prompt and is sent
  * verbatim; every other block is labelled `# Context Block: <id or file name>` so the model can
  * tell the blocks apart. A missing file follows on_missing; an empty one adds nothing.
- * `journal` adds the conversation (see journalToMessages).
+ * `journal` adds the conversation, windowed by window-rule.ts: its own limits first, then what the
+ * model's window leaves once the other sources, the tools and the reply are counted. Tokens are
+ * counted only when a limit could be passed (bytes bound every count), so a run far from its
+ * limits never loads a tokenizer. When even the user messages and the last iteration do not fit,
+ * the build fails with CONTEXT_OVERFLOW.
  */
-export async function buildContext(config: ContextConfig, env: ContextEnv): Promise<ChatMessage[]> {
-  const messages: ChatMessage[] = [];
+export async function buildContext(config: ContextConfig, env: ContextEnv): Promise<BuiltContext> {
+  const budget = env.budget ?? contextBudget({ model: "" }, config);
+  const meter = new ContextMeter(budget.model);
   const variables: PathVariables = { AGENT_HOME: env.agentHome, CWD: env.cwd };
+  const iteration = env.iteration ?? nextIteration(env.events);
+  const { state, window: modelWindow, overflow } = windowFacts(env, budget);
+  const own: JournalBudget = {
+    ...(budget.maxIterations !== undefined ? { maxIterations: budget.maxIterations } : {}),
+    ...(budget.maxTokens !== undefined ? { maxTokens: budget.maxTokens } : {}),
+  };
+  const hasJournal = config.sources.some((source) => source.type === "journal");
+  if (own.maxIterations === undefined && own.maxTokens === undefined && modelWindow === null && overflow === null) {
+    // No limit at all: the conversation from the last recorded move on, nothing measured but for the log.
+    const conversation = journalToMessages(env.events, state.first);
+    const window: JournalWindow = { messages: conversation, first: state.first, rawTokens: conversationChars(env.events, state.first), rawMinimum: 0, move: null };
+    const blocks = await readBlocks(config, env, variables, window.first);
+    logAccount(env, config, blocks, window, { meter, counted: false, state, modelWindow, budget, estimatedTokens: null, event: null });
+    return { messages: assemble(config, blocks, window), windowEvent: null, estimatedTokens: null };
+  }
+  const counting = { on: env.overflow !== undefined };
+  const tokensOf = (entry: JournalEntry): number => (counting.on ? meter.entryTokens(entry) : meter.entryBytes(entry));
+
+  if (counting.on) await meter.load();
+  // The journal under its own limits, measured in bytes first: only a move on tokens needs a count.
+  let window = windowJournal(env.events, own, tokensOf, state);
+  if (!counting.on && window.move !== null && window.move.reason !== "max_iterations") {
+    counting.on = true;
+    await meter.load();
+    window = windowJournal(env.events, own, tokensOf, state);
+  }
+  let blocks = await readBlocks(config, env, variables, window.first);
+
+  if (hasJournal && modelWindow !== null) {
+    const room = modelWindow - replyReserve(budget.maxReplyTokens, modelWindow);
+    const fits = (): boolean => (blocksSize(blocks, null) + toolsSize(env.tools, null) + window.rawTokens + REPLY_PRIMING) * state.calibration <= room;
+    if (!counting.on && !fits()) {
+      counting.on = true;
+      await meter.load();
+    }
+    if (counting.on) {
+      const others = (): number => (blocksSize(blocks, meter) + toolsSize(env.tools, meter) + REPLY_PRIMING) * state.calibration;
+      const first = window.first;
+      window = windowJournal(env.events, { ...own, windowTokens: room - others(), ...(overflow ? { overflow: true } : {}) }, tokensOf, state);
+      if (window.first !== first && config.sources.some((source) => source.type === "computed_file")) {
+        blocks = await readBlocks(config, env, variables, window.first);
+      }
+      const minimum = others() + window.rawMinimum * state.calibration;
+      if (minimum > room || (overflow && window.move === null)) throw tooLong(budget, modelWindow, minimum, others(), window, state, overflow !== null);
+    }
+  }
+
+  const event = window.move === null ? null : windowEvent(iteration, window.move, counting.on ? state.calibration : null, overflow ?? undefined);
+  const messages = assemble(config, blocks, window);
+  const estimatedTokens = counting.on ? blocksSize(blocks, meter) + toolsSize(env.tools, meter) + window.rawTokens + REPLY_PRIMING : null;
+  logAccount(env, config, blocks, window, { meter, counted: counting.on, state, modelWindow, budget, estimatedTokens, event });
+  return { messages, windowEvent: event, estimatedTokens };
+}
+
+/** Tokens every chat prompt costs beside its messages (the reply's opening), as OpenAI counts them. */
+const REPLY_PRIMING = 3;
+
+const charsCache = new WeakMap<JournalEvent, Folded<{ first: number; chars: number }>>();
+
+/**
+ * Characters of the conversation from `first` on (user messages, replies and their calls, results):
+ * near enough its bytes for the log's estimate, folded incrementally so a long run's log costs no
+ * pass over the journal. A move of the window (a different `first`) counts anew.
+ */
+function conversationChars(events: readonly JournalEvent[], first: number): number {
+  const count = (tally: { first: number; chars: number }, event: JournalEvent): { first: number; chars: number } => {
+    if (event.type === "USER_MESSAGE") return { first, chars: tally.chars + event.content.length + MESSAGE_OVERHEAD_TOKENS };
+    if (event.type === "THOUGHT" && event.iteration >= first) {
+      const calls = event.tool_calls.reduce((sum, call) => sum + call.arguments.length, 0);
+      return { first, chars: tally.chars + (event.content?.length ?? 0) + calls + MESSAGE_OVERHEAD_TOKENS };
+    }
+    if (event.type === "ACTION_RESULT" && event.iteration >= first) return { first, chars: tally.chars + event.observation_content.length + MESSAGE_OVERHEAD_TOKENS };
+    return tally;
+  };
+  const tally = foldJournal(events, charsCache, { first, chars: 0 }, count);
+  return tally.first === first ? tally.chars : events.reduce(count, { first, chars: 0 }).chars;
+}
+
+/** The engine's count (before calibration) of a request it sent without counting: on an overflow, to learn from the server's. */
+export async function countRequest(model: string, messages: readonly ChatMessage[], tools: readonly FunctionTool[]): Promise<number> {
+  const meter = new ContextMeter(model);
+  await meter.load();
+  return messages.reduce((sum, message) => sum + meter.messageTokens(message), 0) + toolsSize(tools, meter) + REPLY_PRIMING;
+}
+
+interface WindowFacts {
+  state: WindowState;
+  /** The window requests keep within: the configured or known one, or what an overflow taught the run. */
+  window: number | null;
+  /** Set on the retry after an overflow: what the CONTEXT_WINDOW event records. */
+  overflow: { window_tokens: number; sent_estimate: number; server_limit_tokens?: number; server_requested_tokens?: number } | null;
+}
+
+/**
+ * The journal's window state, and on an overflow what the server taught: its count of our request
+ * calibrates ours when it is believable, its window is believed when its count was, and
+ * otherwise the run keeps to OVERFLOW_SHRINK of what it sent.
+ */
+function windowFacts(env: ContextEnv, budget: ContextBudget): WindowFacts {
+  const state = windowState(env.events);
+  const known = smallestOf(budget.contextWindow, state.learnedWindow);
+  if (!env.overflow) return { state, window: known, overflow: null };
+  const { sizes, sentEstimate } = env.overflow;
+  const trusted = sizes.requestedTokens === undefined ? null : trustedRatio(sizes.requestedTokens, sentEstimate);
+  const calibration = trusted ?? state.calibration;
+  // A server checks the prompt and the reply's max_tokens together against its window.
+  const sent = Math.ceil(sentEstimate * calibration) + (budget.maxReplyTokens ?? 0);
+  const serverWindow = trusted !== null && sizes.limitTokens !== undefined && sizes.limitTokens < sent ? sizes.limitTokens : null;
+  const learned = Math.max(1, Math.min(serverWindow ?? Math.floor(sent * OVERFLOW_SHRINK), known ?? Number.POSITIVE_INFINITY));
+  return {
+    state: { ...state, calibration, learnedWindow: learned },
+    window: learned,
+    overflow: {
+      window_tokens: learned,
+      sent_estimate: sentEstimate,
+      ...(sizes.limitTokens !== undefined ? { server_limit_tokens: sizes.limitTokens } : {}),
+      ...(sizes.requestedTokens !== undefined ? { server_requested_tokens: sizes.requestedTokens } : {}),
+    },
+  };
+}
+
+function smallestOf(a: number | null, b: number | null): number | null {
+  if (a === null) return b;
+  return b === null ? a : Math.min(a, b);
+}
+
+function nextIteration(events: readonly JournalEvent[]): number {
+  for (let index = events.length - 1; index >= 0; index -= 1) {
+    const event = events[index]!;
+    if (event.type === "THOUGHT") return event.iteration + 1;
+  }
+  return 1;
+}
+
+/** A `file` or `computed_file` source's system message, or null when it adds nothing. */
+interface Block {
+  index: number;
+  source: FileSource | ComputedFileSource;
+  message: ChatMessage | null;
+  /** For engine.log: the file read and how it went. */
+  where: string;
+}
+
+async function readBlocks(config: ContextConfig, env: ContextEnv, variables: PathVariables, firstIteration: number): Promise<Block[]> {
+  const blocks: Block[] = [];
+  let first = true;
   for (const [index, source] of config.sources.entries()) {
     if (source.type === "journal") {
-      const conversation = journalToMessages(env.events, source.max_iterations === undefined ? {} : { maxIterations: source.max_iterations });
-      env.log?.(`context: ${describe(source, index)} → ${conversation.length} messages`);
-      // One by one: spreading a long run's messages into push() would put every one of them on the stack.
-      for (const message of conversation) messages.push(message);
+      first = false;
       continue;
     }
-    const content = source.type === "file"
-      ? await readFileSource(source, index, variables, env)
-      : await readComputedSource(source, index, variables, env);
-    if (content === null || content === "") continue;
-    const isSystemPrompt = messages.length === 0 && source.type === "file";
-    messages.push({ role: "system", content: isSystemPrompt ? content : `# Context Block: ${blockName(source)}\n\n${content}` });
+    const { path, content, ran } = source.type === "file" ? await readFileSource(source, index, variables) : await readComputedSource(source, index, variables, env, firstIteration);
+    const where = `${ran}${path}: ${content === null ? "missing, skipped" : `${content.length} chars`}`;
+    if (content === null || content === "") {
+      blocks.push({ index, source, message: null, where });
+      continue;
+    }
+    const isSystemPrompt = first && source.type === "file";
+    first = false;
+    blocks.push({ index, source, message: { role: "system", content: isSystemPrompt ? content : `# Context Block: ${blockName(source)}\n\n${content}` }, where });
+  }
+  return blocks;
+}
+
+function assemble(config: ContextConfig, blocks: readonly Block[], window: JournalWindow): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  let next = 0;
+  for (const [index, source] of config.sources.entries()) {
+    if (source.type === "journal") {
+      // One by one: spreading a long run's messages into push() would put every one of them on the stack.
+      for (const message of window.messages) messages.push(message);
+      continue;
+    }
+    const block = blocks[next++];
+    if (block?.index === index && block.message) messages.push(block.message);
   }
   return messages;
+}
+
+/** Raw size of the sources' messages: tokens with a loaded meter, else bytes (their upper bound). */
+function blocksSize(blocks: readonly Block[], meter: ContextMeter | null): number {
+  let size = 0;
+  for (const block of blocks) if (block.message) size += meter ? meter.messageTokens(block.message) : messageSize(block.message);
+  return size;
+}
+
+const toolsJson = new WeakMap<object, string>();
+
+function toolsSize(tools: readonly FunctionTool[] | undefined, meter: ContextMeter | null): number {
+  if (!tools || tools.length === 0) return 0;
+  let json = toolsJson.get(tools);
+  if (json === undefined) {
+    json = JSON.stringify(tools);
+    toolsJson.set(tools, json);
+  }
+  return meter ? meter.textTokens(json) : Buffer.byteLength(json, "utf8");
+}
+
+function tooLong(budget: ContextBudget, modelWindow: number, minimum: number, others: number, window: JournalWindow, state: WindowState, learned: boolean): ContextOverflowError {
+  const need = Math.ceil(minimum);
+  const reserve = replyReserve(budget.maxReplyTokens, modelWindow);
+  const which = learned ? "the window the server's refusal leaves" : "the model's window";
+  return new ContextOverflowError(
+    `The smallest context this run can send needs ${need} tokens — the other sources and the tool definitions ${Math.ceil(others)}, ` +
+      `the user messages and the last iteration ${Math.ceil(window.rawMinimum * state.calibration)} — but ${which}, ${modelWindow} tokens, ` +
+      `leaves ${Math.max(0, modelWindow - reserve)} once ${reserve} are kept for the reply. ` +
+      "Shorten the context files or the task, lower llm.max_tokens, or set llm.context_window in agent.yaml if the model accepts more; then `delta continue`.",
+    { limitTokens: modelWindow, requestedTokens: need + reserve },
+  );
+}
+
+interface Account {
+  meter: ContextMeter;
+  counted: boolean;
+  state: WindowState;
+  modelWindow: number | null;
+  budget: ContextBudget;
+  estimatedTokens: number | null;
+  event: NewEvent | null;
+}
+
+/** engine.log (and -v): each source's tokens, what the window dropped, and the request against the budget. */
+function logAccount(env: ContextEnv, config: ContextConfig, blocks: readonly Block[], window: JournalWindow, account: Account): void {
+  const log = env.log;
+  if (!log) return;
+  const { meter, counted, state } = account;
+  const tokens = (raw: number): string => (counted ? `${Math.ceil(raw * state.calibration)} tokens` : `≈${ContextMeter.estimate(raw)} tokens`);
+  for (const block of blocks) {
+    const size = block.message ? `, ${tokens(counted ? meter.messageTokens(block.message) : messageSize(block.message))}` : "";
+    log(`context: ${describe(block.source, block.index)} ${block.where}${size}`);
+  }
+  for (const [index, source] of config.sources.entries()) {
+    if (source.type !== "journal") continue;
+    const dropped = window.first > 1 ? `; iterations before ${window.first} dropped` : "";
+    log(`context: ${describe(source, index)} → ${window.messages.length} messages, ${tokens(window.rawTokens)}${dropped}`);
+  }
+  if (account.event?.type === "CONTEXT_WINDOW") {
+    const move = account.event;
+    log(`context: window moved (${move.reason}, limit ${move.limit}): iterations ${move.dropped_from}–${move.dropped_to} dropped, shown from ${move.first_iteration}`);
+  }
+  if (counted && account.estimatedTokens !== null) {
+    const room = account.modelWindow === null ? "" : ` of the ${account.modelWindow - replyReserve(account.budget.maxReplyTokens, account.modelWindow)} the window leaves`;
+    log(`context: request ${Math.ceil(account.estimatedTokens * state.calibration)} tokens${room} (${meter.counterName ?? "estimate"}, calibration ×${state.calibration.toFixed(2)})`);
+  }
 }
 
 /** How a `file` source is read: its label for messages, the field to fix, its expanded path and on_missing rule. */
@@ -63,14 +324,19 @@ export function fileSourceFile(source: FileSource, index: number, variables: Pat
   };
 }
 
-async function readFileSource(source: FileSource, index: number, variables: PathVariables, env: ContextEnv): Promise<string | null> {
-  const file = fileSourceFile(source, index, variables);
-  const content = await readSourceFile(file);
-  env.log?.(`context: ${file.label} ${file.path}: ${content === null ? "missing, skipped" : `${content.length} chars`}`);
-  return content;
+interface SourceRead {
+  path: string;
+  content: string | null;
+  /** How the generator ran, for the log ("" for a file). */
+  ran: string;
 }
 
-async function readComputedSource(source: ComputedFileSource, index: number, variables: PathVariables, env: ContextEnv): Promise<string | null> {
+async function readFileSource(source: FileSource, index: number, variables: PathVariables): Promise<SourceRead> {
+  const file = fileSourceFile(source, index, variables);
+  return { path: file.path, content: await readSourceFile(file), ran: "" };
+}
+
+async function readComputedSource(source: ComputedFileSource, index: number, variables: PathVariables, env: ContextEnv, firstIteration: number): Promise<SourceRead> {
   const label = describe(source, index);
   const durationMs = await runGenerator({
     label,
@@ -83,6 +349,7 @@ async function readComputedSource(source: ComputedFileSource, index: number, var
       DELTA_CWD: env.cwd,
       JOURNAL_PATH: env.journalPath,
       RUN_DIR: env.runDir,
+      [WINDOW_FIRST_ITERATION_ENV]: String(firstIteration),
     },
     timeoutMs: source.generator.timeout_ms,
     ...(env.baseEnv ? { baseEnv: env.baseEnv() } : {}),
@@ -96,8 +363,7 @@ async function readComputedSource(source: ComputedFileSource, index: number, var
     onMissing: source.on_missing,
     missingHint: "The generator exited 0 without writing it: make it write there or fix output_path",
   });
-  env.log?.(`context: ${label} generator ran in ${durationMs} ms; ${path}: ${content === null ? "missing, skipped" : `${content.length} chars`}`);
-  return content;
+  return { path, content, ran: `generator ran in ${durationMs} ms; ` };
 }
 
 function blockName(source: FileSource | ComputedFileSource): string {

@@ -1,17 +1,23 @@
 // Rebuilds the model's conversation from journal events: a pure function, linear in the events.
-import type { EventOf, JournalEvent, ToolCall } from "../journal/events.js";
+import type { EventOf, JournalEvent } from "../journal/events.js";
 import { replyEnding, type AssistantMessage, type ChatMessage } from "../conversation.js";
-
-export interface JournalMessagesOptions {
-  /** Keep only the THOUGHTs of the last N distinct iterations (with their tool results). */
-  maxIterations?: number;
-}
 
 /** Content of the tool message for a call whose result never reached the journal. */
 export const NO_RESULT_CONTENT = "(no result recorded for this call)";
 
 type ActionResult = EventOf<"ACTION_RESULT">;
 type Thought = EventOf<"THOUGHT">;
+
+/** One message and the event it renders (null for a placeholder), which keys the caches of its size. */
+export interface JournalEntry {
+  message: ChatMessage;
+  source: JournalEvent | null;
+}
+
+/** A user message, or one iteration: a THOUGHT with the results of its calls, never split. */
+export type JournalSegment =
+  | { kind: "user"; entry: JournalEntry }
+  | { kind: "iteration"; iteration: number; entries: JournalEntry[] };
 
 /**
  * USER_MESSAGE → user message; THOUGHT → assistant message, each of its tool calls answered at
@@ -24,9 +30,9 @@ type Thought = EventOf<"THOUGHT">;
  * The model sees a result's status as a first line: `[exit code N]` for FAILED (`[failed]` when
  * no code was recorded) and an `[error] ` prefix for ERROR; SUCCESS content is unchanged.
  *
- * `maxIterations` drops THOUGHTs (and their results) outside the last N distinct iterations but
- * keeps every USER_MESSAGE, in journal order: they hold the task and the human's instructions,
- * so the ones older than the window come first.
+ * Iterations before `firstIteration` (the window, see window-rule.ts) are left out; every
+ * USER_MESSAGE is kept, in journal order: they hold the task and the human's instructions, so the
+ * ones older than the window come first.
  *
  * A THOUGHT keeps what the provider needs back (reasoning, provider_data) exactly as journaled.
  * A reply without tool calls that a token limit cut off or a filter stopped is left out: it ended
@@ -34,33 +40,68 @@ type Thought = EventOf<"THOUGHT">;
  *
  * All other event types produce no messages.
  */
-export function journalToMessages(events: readonly JournalEvent[], options: JournalMessagesOptions = {}): ChatMessage[] {
-  const keptIterations = options.maxIterations === undefined ? null : lastIterations(events, options.maxIterations);
-  const resultsAfter = resultsByThought(events, keptIterations);
+export function journalToMessages(events: readonly JournalEvent[], firstIteration = 1): ChatMessage[] {
   const messages: ChatMessage[] = [];
+  walkJournal(events, firstIteration, {
+    user: (entry) => messages.push(entry.message),
+    iteration: (_iteration, thought, results) => pushThought(thought, results, (message) => messages.push(message)),
+  });
+  return messages;
+}
+
+/** The conversation as segments in journal order; iterations before `firstIteration` are not built at all. */
+export function journalSegments(events: readonly JournalEvent[], firstIteration = 1): JournalSegment[] {
+  const segments: JournalSegment[] = [];
+  walkJournal(events, firstIteration, {
+    user: (entry) => segments.push({ kind: "user", entry }),
+    iteration: (iteration, thought, results) => {
+      const entries: JournalEntry[] = [];
+      pushThought(thought, results, (message, source) => entries.push({ message, source }));
+      segments.push({ kind: "iteration", iteration, entries });
+    },
+  });
+  return segments;
+}
+
+interface JournalVisitor {
+  user(entry: JournalEntry): void;
+  iteration(iteration: number, thought: Thought, results: Map<string, ActionResult[]>): void;
+}
+
+function walkJournal(events: readonly JournalEvent[], firstIteration: number, visit: JournalVisitor): void {
+  const resultsAfter = resultsByThought(events, firstIteration);
   let thoughtIndex = -1;
   for (const event of events) {
     if (event.type === "USER_MESSAGE") {
-      messages.push({ role: "user", content: event.content });
+      visit.user({ message: { role: "user", content: event.content }, source: event });
     } else if (event.type === "THOUGHT") {
       thoughtIndex += 1;
-      if (keptIterations !== null && !keptIterations.has(event.iteration)) continue;
-      pushThought(messages, event, resultsAfter[thoughtIndex] ?? new Map());
+      if (event.iteration < firstIteration) continue;
+      visit.iteration(event.iteration, event, resultsAfter[thoughtIndex] ?? new Map());
     }
+  }
+}
+
+/** The messages of segments, in order. */
+export function segmentMessages(segments: readonly JournalSegment[]): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  for (const segment of segments) {
+    if (segment.kind === "user") messages.push(segment.entry.message);
+    else for (const entry of segment.entries) messages.push(entry.message);
   }
   return messages;
 }
 
 /**
  * One entry per THOUGHT, in order: action_id → the results journaled before the next THOUGHT.
- * THOUGHTs outside `kept` get none, so a long run's window costs maps for the window only.
+ * THOUGHTs before the window get none, so a long run's window costs maps for the window only.
  */
-function resultsByThought(events: readonly JournalEvent[], kept: Set<number> | null): (Map<string, ActionResult[]> | undefined)[] {
+function resultsByThought(events: readonly JournalEvent[], firstIteration: number): (Map<string, ActionResult[]> | undefined)[] {
   const groups: (Map<string, ActionResult[]> | undefined)[] = [];
   let current: Map<string, ActionResult[]> | undefined;
   for (const event of events) {
     if (event.type === "THOUGHT") {
-      current = kept === null || kept.has(event.iteration) ? new Map() : undefined;
+      current = event.iteration >= firstIteration ? new Map() : undefined;
       groups.push(current);
     } else if (event.type === "ACTION_RESULT" && current !== undefined) {
       const sameId = current.get(event.action_id);
@@ -71,24 +112,14 @@ function resultsByThought(events: readonly JournalEvent[], kept: Set<number> | n
   return groups;
 }
 
-function lastIterations(events: readonly JournalEvent[], count: number): Set<number> {
-  const kept = new Set<number>();
-  for (let index = events.length - 1; index >= 0 && kept.size < count; index -= 1) {
-    const event = events[index];
-    if (event?.type === "THOUGHT") kept.add(event.iteration);
-  }
-  return kept;
-}
-
-function pushThought(messages: ChatMessage[], thought: Thought, results: Map<string, ActionResult[]>): void {
-  if (thought.tool_calls.length === 0) {
-    if (replyEnding(thought.finish_reason) !== "finished") return;
-    messages.push(assistantMessage(thought));
-    return;
-  }
-  messages.push(assistantMessage(thought));
+/** A THOUGHT's messages, each with the event it renders: its reply, then the result of each call. */
+function pushThought(thought: Thought, results: Map<string, ActionResult[]>, push: (message: ChatMessage, source: JournalEvent | null) => void): void {
+  if (thought.tool_calls.length === 0 && replyEnding(thought.finish_reason) !== "finished") return;
+  push(assistantMessage(thought), thought);
   for (const call of thought.tool_calls) {
-    messages.push({ role: "tool", tool_call_id: call.id, content: toolContent(call, results) });
+    // shift(): a reply that repeats one id gets its results in the order they were journaled.
+    const result = results.get(call.id)?.shift();
+    push({ role: "tool", tool_call_id: call.id, content: result === undefined ? NO_RESULT_CONTENT : observationForModel(result) }, result ?? null);
   }
 }
 
@@ -98,12 +129,6 @@ function assistantMessage(thought: Thought): AssistantMessage {
   if (thought.reasoning !== undefined) message.reasoning = thought.reasoning;
   if (thought.provider_data !== undefined) message.provider_data = thought.provider_data;
   return message;
-}
-
-function toolContent(call: ToolCall, results: Map<string, ActionResult[]>): string {
-  // shift(): a reply that repeats one id gets its results in the order they were journaled.
-  const result = results.get(call.id)?.shift();
-  return result === undefined ? NO_RESULT_CONTENT : observationForModel(result);
 }
 
 function observationForModel(result: ActionResult): string {

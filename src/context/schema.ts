@@ -24,7 +24,10 @@ export const ComputedFileSourceSchema = z.strictObject({
 export const JournalSourceSchema = z.strictObject({
   type: z.literal("journal"),
   id: z.string().min(1).optional(),
+  /** At most this many iterations shown; past it the window jumps to the last half (context/window-rule.ts). */
   max_iterations: z.number().int().positive().optional(),
+  /** At most this many tokens of conversation (user messages included); past it the window jumps to half. */
+  max_tokens: z.number().int().positive().optional(),
 });
 
 export const ContextSourceSchema = z.discriminatedUnion("type", [

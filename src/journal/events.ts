@@ -72,6 +72,11 @@ export const ThoughtEventSchema = z.object({
   /** The model's reasoning text, when the provider shows it: for people (journal, -v), never stdout. */
   reasoning: z.string().optional(),
   provider_data: ProviderDataSchema.optional(),
+  /**
+   * The engine's own count of this request's prompt (the run's tokenizer or estimate, before
+   * calibration), when a token budget made it count; with usage.input_tokens it calibrates the next count.
+   */
+  estimated_input_tokens: z.number().int().nonnegative().optional(),
 });
 
 export const ActionRequestEventSchema = z.object({
@@ -128,6 +133,41 @@ export const ErrorEventSchema = z.object({
   error_details: z.unknown().optional(),
 });
 
+export const WindowReasonSchema = z.enum(["max_iterations", "max_tokens", "context_window", "overflow"]);
+export type WindowReason = z.infer<typeof WindowReasonSchema>;
+
+/**
+ * The conversation window moved forward before the request of `iteration`: iterations
+ * `dropped_from`–`dropped_to` are no longer shown, the context shows iterations from
+ * `first_iteration` on. Later context builds start from the last of these events, so a resumed or
+ * replayed run sees what the model saw (context/window-rule.ts).
+ */
+export const ContextWindowEventSchema = z.object({
+  ...base,
+  type: z.literal("CONTEXT_WINDOW"),
+  iteration: z.number().int().positive(),
+  reason: WindowReasonSchema,
+  first_iteration: z.number().int().positive(),
+  dropped_from: z.number().int().positive(),
+  dropped_to: z.number().int().positive(),
+  /** The limit that was passed: iterations for max_iterations, tokens otherwise. */
+  limit: z.number().int().nonnegative(),
+  /** The journal's share of the context in tokens (calibrated) before and after the move, when counted. */
+  tokens_before: z.number().int().nonnegative().optional(),
+  tokens_after: z.number().int().nonnegative().optional(),
+  /** Set when the server refused the request as too long: what it said and what the run now keeps to. */
+  overflow: z
+    .object({
+      /** The window in tokens later requests keep within (with room for the reply). */
+      window_tokens: z.number().int().positive(),
+      /** The engine's count of the refused request, before calibration. */
+      sent_estimate: z.number().int().nonnegative(),
+      server_limit_tokens: z.number().int().nonnegative().optional(),
+      server_requested_tokens: z.number().int().nonnegative().optional(),
+    })
+    .optional(),
+});
+
 export const EngineEndEventSchema = z.object({
   ...base,
   type: z.literal("ENGINE_END"),
@@ -145,6 +185,7 @@ export const JournalEventSchema = z.discriminatedUnion("type", [
   HumanInputRequestEventSchema,
   HumanInputReceivedEventSchema,
   ErrorEventSchema,
+  ContextWindowEventSchema,
   EngineEndEventSchema,
 ]);
 

@@ -5,7 +5,8 @@ const OVERFLOW_CODES = new Set(["context_length_exceeded", "model_context_window
 
 // Each server's phrasing: OpenAI, DeepSeek, vLLM and OpenRouter ("maximum context length"), Anthropic,
 // Gemini, Ollama's cloud, Mistral, llama.cpp, OpenAI Responses and Ollama ("exceeds the context …"),
-// TGI and Together, Moonshot, xAI, vLLM's newer wording, Groq.
+// TGI and Together, Moonshot, xAI, vLLM's newer wording, Groq, Anthropic's prompt and max_tokens
+// together ("input length and `max_tokens` exceed context limit"), SGLang.
 const OVERFLOW_PATTERNS = [
   /maximum context length/i,
   /context[ _]length[ _]exceeded/i,
@@ -19,6 +20,8 @@ const OVERFLOW_PATTERNS = [
   /maximum prompt length is/i,
   /longer than the model's context length/i,
   /reduce the length of the messages/i,
+  /exceed context limit/i,
+  /input length \(\d+ tokens\) exceeds the maximum allowed length/i,
 ];
 
 // A rate limit counted in tokens ("Request too large … tokens per minute") is not a window overflow.
@@ -41,6 +44,9 @@ export function contextOverflow(status: number, words: ServerWords | undefined):
 }
 
 function sizesOf(message: string): ContextOverflow {
+  // Anthropic: "… exceed context limit: 199759 + 8192 > 200000": the prompt and max_tokens against the window.
+  const sum = /context limit: (\d+) \+ (\d+) > (\d+)/.exec(message);
+  if (sum) return { limitTokens: Number(sum[3]), requestedTokens: Number(sum[1]) + Number(sum[2]) };
   const number = (pattern: RegExp): number | undefined => {
     const found = pattern.exec(message)?.[1];
     return found === undefined ? undefined : Number(found);
@@ -51,11 +57,13 @@ function sizesOf(message: string): ContextOverflow {
     number(/> (\d+) maximum/i) ??
     number(/maximum number of tokens allowed \((\d+)\)/i) ??
     number(/must be <= (\d+)/i) ??
-    number(/maximum prompt length is (\d+)/i);
+    number(/maximum prompt length is (\d+)/i) ??
+    number(/maximum allowed length \((\d+) tokens\)/i);
   const requested =
     number(/(?:resulted in|you requested|requested about|contains) (\d+) tokens/i) ??
     number(/too long: (\d+) tokens/i) ??
     number(/input token count \((\d+)\)/i) ??
-    number(/request contains (\d+) tokens/i);
+    number(/request contains (\d+) tokens/i) ??
+    number(/input length \((\d+) tokens\)/i);
   return { ...(limit !== undefined ? { limitTokens: limit } : {}), ...(requested !== undefined ? { requestedTokens: requested } : {}) };
 }

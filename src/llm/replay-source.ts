@@ -1,16 +1,23 @@
 // Loads a recorded sequence of model replies from a replies file (.jsonl/.json) or an earlier run's io/invocations/.
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
 import { z } from "zod";
 import { ReplayError, errorMessage } from "../errors.js";
 import { ProviderDataSchema, UsageSchema } from "../journal/events.js";
 import { InvocationRecordSchema } from "./invocation-record.js";
+import { readJournal } from "../journal/reader.js";
+import type { ContextOverflow } from "./context-overflow.js";
 import type { LlmReply } from "../conversation.js";
 
 export interface Recording {
   /** A description of where the replies came from, for messages. */
   origin: string;
   replies: LlmReply[];
+  /**
+   * Model calls (0-based, as replies) the recorded run's server first refused as too long, with the
+   * sizes it named: a replay refuses them once too, so the engine shrinks its window as it did.
+   */
+  overflows: Map<number, ContextOverflow>;
 }
 
 // Hand-written replies files may leave out what has an obvious default: {"content": "done"} is a reply.
@@ -44,8 +51,8 @@ export function loadRecording(source: string): Recording {
   }
   if (isDirectory) return loadRunDir(source);
   const extension = extname(source).toLowerCase();
-  if (extension === ".jsonl") return { origin: `file ${source}`, replies: parseJsonl(source, readText(source)) };
-  if (extension === ".json") return { origin: `file ${source}`, replies: parseJsonArray(source, readText(source)) };
+  if (extension === ".jsonl") return { origin: `file ${source}`, replies: parseJsonl(source, readText(source)), overflows: new Map() };
+  if (extension === ".json") return { origin: `file ${source}`, replies: parseJsonArray(source, readText(source)), overflows: new Map() };
   throw new ReplayError(`The replay source ${source} must be a .jsonl file (one reply a line), a .json file (an array of replies) or a run directory.`);
 }
 
@@ -112,7 +119,22 @@ function loadRunDir(runDir: string): Recording {
       a.record.timestamp.localeCompare(b.record.timestamp) ||
       a.name.localeCompare(b.name),
   );
-  return { origin: `run directory ${runDir}`, replies: records.map(({ record }) => record.reply) };
+  return { origin: `run directory ${runDir}`, replies: records.map(({ record }) => record.reply), overflows: recordedOverflows(runDir) };
+}
+
+/** Where the run's journal says a request was refused as too long: the CONTEXT_WINDOW overflow events, by the model calls before them. */
+function recordedOverflows(runDir: string): Map<number, ContextOverflow> {
+  const overflows = new Map<number, ContextOverflow>();
+  const path = join(runDir, "journal.jsonl");
+  if (!existsSync(path)) return overflows;
+  let calls = 0;
+  for (const event of readJournal(path)) {
+    if (event.type === "THOUGHT") calls += 1;
+    if (event.type !== "CONTEXT_WINDOW" || !event.overflow) continue;
+    const { server_limit_tokens: limitTokens, server_requested_tokens: requestedTokens } = event.overflow;
+    overflows.set(calls, { ...(limitTokens !== undefined ? { limitTokens } : {}), ...(requestedTokens !== undefined ? { requestedTokens } : {}) });
+  }
+  return overflows;
 }
 
 function readText(file: string): string {

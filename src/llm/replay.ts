@@ -1,5 +1,5 @@
 // A Provider that answers with recorded replies instead of calling a model, so agents can be tested with no model and no key.
-import { ReplayError } from "../errors.js";
+import { ContextOverflowError, ReplayError } from "../errors.js";
 import { loadRecording } from "./replay-source.js";
 import type { Provider } from "./types.js";
 import type { LlmReply, LlmRequest } from "../conversation.js";
@@ -16,12 +16,18 @@ export interface ReplayOptions {
 }
 
 export function createReplayProvider(source: ReplaySource, options: ReplayOptions = {}): Provider {
-  const { origin, replies } = loadRecording(source);
+  const { origin, replies, overflows } = loadRecording(source);
   let next = options.startIndex ?? 0;
+  const refused = new Set<number>();
   if (!Number.isInteger(next) || next < 0) throw new ReplayError(`The replay start index must be a whole number ≥ 0, got ${next}.`);
   return {
     name: "replay",
     async complete(request: LlmRequest): Promise<LlmReply> {
+      const overflow = overflows.get(next);
+      if (overflow && !refused.has(next)) {
+        refused.add(next);
+        throw new ContextOverflowError(`Recorded: the server refused model call ${next + 1} as longer than its context window (${origin}).`, overflow);
+      }
       const reply = replies[next];
       if (!reply) {
         throw new ReplayError(`No recorded reply for model call ${next + 1}: recording exhausted after ${replies.length} replies (${origin}).`);

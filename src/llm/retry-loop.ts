@@ -73,6 +73,6 @@ function overflowMessage(endpoint: string, failure: AttemptFailure): string {
   const sizes = limitTokens !== undefined || requestedTokens !== undefined ? ` (${requestedTokens ?? "?"} tokens asked of a ${limitTokens ?? "?"}-token window)` : "";
   return (
     `The conversation is longer than the model's context window${sizes}: ${endpoint} said ${describeFailure(failure)}. ` +
-    "Keep fewer iterations in the context (journal max_iterations in context.yaml), print less from tools, or use a model with a larger window; then `delta continue`."
+    "Keep fewer iterations in the context (journal max_iterations or max_tokens in context.yaml, or llm.context_window in agent.yaml), print less from tools, or use a model with a larger window; then `delta continue`."
   );
 }

@@ -8,6 +8,7 @@ import type { RunAccount } from "./run-account.js";
 import { createSensitiveFilter } from "./sensitive-answers.js";
 import { formatMs } from "./show-text.js";
 import { timelineOf } from "./timeline.js";
+import { describeWindowMove } from "./window-move.js";
 import { costText, formatUsage } from "./usage-fields.js";
 
 export function runReportHtml(account: RunAccount, modelCalls: readonly ModelCall[]): string {
@@ -62,6 +63,8 @@ function summaryOf(event: JournalEvent): string {
       return "answer received";
     case "ERROR":
       return `${event.error_type}: ${event.error_message.slice(0, 200)}`;
+    case "CONTEXT_WINDOW":
+      return `[${event.iteration}] ${describeWindowMove(event)}`;
     case "ENGINE_END":
       return `${event.status} after iteration ${event.final_iteration}`;
   }

@@ -7,6 +7,7 @@ import { createSensitiveFilter } from "./sensitive-answers.js";
 import type { TextStyle } from "./text-style.js";
 import type { Pricing } from "../llm/usage.js";
 import { pricingIn, shownUsage } from "./priced-usage.js";
+import { describeWindowMove } from "./window-move.js";
 import { costText, formatUsage } from "./usage-fields.js";
 
 /** Observation lines shown under a tool result; the full output is in the journal and io/tool_executions/. */
@@ -60,6 +61,8 @@ export function createEventFormatter(style: TextStyle): (event: JournalEvent) =>
         return [line(style.yellow("answer"), indentRest(event.response))];
       case "ERROR":
         return [line(style.red("error "), `${event.error_type}: ${indentRest(event.error_message)}`)];
+      case "CONTEXT_WINDOW":
+        return [line(style.dim("window"), style.dim(describeWindowMove(event)))];
       case "ENGINE_END":
         return [line(style.dim("end   "), `${colourStatus(event.status, style)} after iteration ${event.final_iteration}`)];
     }

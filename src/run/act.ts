@@ -1,5 +1,6 @@
 // ACT and OBSERVE: run one tool call the model asked for and record what came of it.
 import type { ActionStatus, JournalEvent, ToolCall } from "../journal/events.js";
+import { boundTokens } from "../context/observation-tokens.js";
 import { argumentsOverLimit } from "../tools/argument-limits.js";
 import { bindToolCall } from "../tools/bind.js";
 import { invokeTool } from "../tools/invoke.js";
@@ -55,7 +56,7 @@ export async function act(ctx: RunContext, call: ToolCall, iteration: number): P
   });
   ctx.log(`tool ${call.name}: ${JSON.stringify(bound.argv)} → ${result.status}, exit ${result.exitCode ?? result.signal ?? "none"}${result.timedOut ? " (timed out)" : ""} in ${result.durationMs} ms`);
   // The result first: a full disk while the full output is recorded must not cost the run the tool's real result.
-  const recorded = appendResult(ctx, call, iteration, { status: result.status, observation: result.observation, exitCode: result.exitCode, durationMs: result.durationMs });
+  const recorded = await appendResult(ctx, call, iteration, { status: result.status, observation: result.observation, exitCode: result.exitCode, durationMs: result.durationMs });
   writeToolExecution(ctx.paths, {
     iteration,
     action_id: call.id,
@@ -85,7 +86,7 @@ async function actMcp(ctx: RunContext, call: ToolCall, iteration: number, args: 
   const given = (args ?? {}) as Record<string, unknown>;
   requestAction(ctx, call, iteration, given, mcpCommand(tool));
   const { facts, record } = await callMcpTool(ctx, call, tool, given);
-  const recorded = appendResult(ctx, call, iteration, facts);
+  const recorded = await appendResult(ctx, call, iteration, facts);
   writeToolExecution(ctx.paths, { iteration, action_id: call.id, tool_name: call.name, tool_args: given, ...record }, ctx.secrets);
   await observed(ctx, iteration, recorded);
   return { kind: "done" };
@@ -106,14 +107,18 @@ export interface ActionFacts {
   durationMs: number;
 }
 
-function appendResult(ctx: RunContext, call: ToolCall, iteration: number, facts: ActionFacts): JournalEvent {
+/** ACTION_RESULT, its observation bounded in tokens when a token limit applies (the whole output goes to io/tool_executions/). */
+async function appendResult(ctx: RunContext, call: ToolCall, iteration: number, facts: ActionFacts): Promise<JournalEvent> {
+  const { observationTokens, model } = ctx.budget;
+  const observation = observationTokens === null ? facts.observation : await boundTokens(facts.observation, observationTokens, model);
+  if (observation !== facts.observation) ctx.log(`tool ${call.name}: output cut to ${observationTokens} tokens for the context; the whole output is in io/tool_executions/`);
   return ctx.append({
     type: "ACTION_RESULT",
     iteration,
     action_id: call.id,
     tool_name: call.name,
     status: facts.status,
-    observation_content: facts.observation,
+    observation_content: observation,
     exit_code: facts.exitCode,
     duration_ms: facts.durationMs,
   });

@@ -15,6 +15,8 @@ export interface ProviderChoice {
   describe: { provider: string; base_url?: string; replay?: string; api_key_source?: string; base_url_source?: string };
   /** DELTA_MODEL, when a .env or the environment sets it. */
   model?: string;
+  /** The protocol requests are made in (a replay: the one DELTA_PROVIDER or agent.yaml names), for the reply's room they carry. */
+  protocol: ProviderName;
 }
 
 export interface ProviderOptions {
@@ -45,6 +47,8 @@ export async function chooseProvider(agent: AgentPackage, workDir: string, optio
       keyVariables,
       describe: { provider: "replay", replay: options.replay },
       ...model,
+      // What the recorded run spoke, as far as agent.yaml and DELTA_PROVIDER say: its requests' reply room shapes the windows replayed.
+      protocol: PROVIDER_NAMES.find((known) => known === env.provider) ?? agent.llm.provider ?? "openai",
     };
   }
   for (const file of env.files) options.log?.(`.env: ${file.path} ${file.found ? "read" : "(none)"}`);
@@ -77,7 +81,7 @@ export async function chooseProvider(agent: AgentPackage, workDir: string, optio
     idleTimeoutMs: agent.llm.idle_timeout_ms,
   };
   const provider = await createProvider(name, config);
-  return { provider: namingSources(provider, describe), secrets: env.keys, keyVariables, describe, ...model };
+  return { provider: namingSources(provider, describe), secrets: env.keys, keyVariables, describe, ...model, protocol: name };
 }
 
 /** DELTA_PROVIDER (a .env or the environment), else llm.provider, else openai; an unknown name is refused with the choices. */

@@ -1,5 +1,6 @@
 // Everything one engine process needs to drive a run: its files, its agent, its model and its hooks.
 import type { AgentPackage } from "../agent/load.js";
+import type { ContextBudget } from "../context/budget.js";
 import type { HookName } from "../hooks/schema.js";
 import type { HookOutcome } from "../hooks/run-hook.js";
 import type { JournalEvent, NewEvent } from "../journal/events.js";
@@ -33,6 +34,8 @@ export interface RunContext {
   agent: AgentPackage;
   /** This process's MCP servers, when the agent names any. */
   mcp: McpServers | null;
+  /** The token budget from agent.yaml and context.yaml, for the context and for observations. */
+  budget: ContextBudget;
   provider: Provider;
   /** Appends one event to journal.jsonl and returns it with seq and timestamp. */
   append(event: NewEvent): JournalEvent;

@@ -1,5 +1,6 @@
 // One engine process's hold on a run: opens journal and lock, drives the loop, and closes cleanly.
 import type { AgentPackage } from "../agent/load.js";
+import { contextBudget } from "../context/budget.js";
 import { ENGINE_VERSION } from "../engine-version.js";
 import { DeltaError, OwnershipLostError, errorMessage } from "../errors.js";
 import { redactText } from "../secrets.js";
@@ -87,6 +88,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
     paths,
     agent,
     mcp: options.mcp?.servers ?? null,
+    budget: contextBudget(agent.llm, agent.context, options.provider.protocol),
     provider: options.provider.provider,
     secrets,
     get childEnv() {

@@ -1,48 +1,37 @@
 // THINK: rebuild the context from the journal, ask the model, record its reply as a THOUGHT.
-import { buildContext } from "../context/build.js";
-import { HookBlockedError } from "../errors.js";
+import { buildContext, countRequest, type BuiltContext, type ContextEnv } from "../context/build.js";
+import { ContextOverflowError, HookBlockedError } from "../errors.js";
 import { validateLlmRequestReplacement, validatePostResponseAnnotation } from "../hooks/run-hook.js";
 import type { EventOf, JournalEvent } from "../journal/events.js";
-import type { LlmReply, LlmRequest } from "../conversation.js";
+import type { FunctionTool, LlmReply, LlmRequest } from "../conversation.js";
 import { toFunctionTool } from "../tools/function-schema.js";
 import { toMcpFunctionTool } from "../tools/mcp/advertise.js";
 import { ASK_HUMAN_TOOL } from "./ask-human.js";
 import type { RunContext } from "./run-context.js";
 import { writeInvocation } from "../store/io-log.js";
 
-/** `events`: the journal as read at the start of this iteration. */
+/**
+ * `events`: the journal as read at the start of this iteration. A request the server refuses as
+ * too long is built once more from a smaller window (the move journaled as CONTEXT_WINDOW) and
+ * sent again; a second refusal ends the run with CONTEXT_OVERFLOW.
+ */
 export async function think(ctx: RunContext, iteration: number, events: JournalEvent[]): Promise<EventOf<"THOUGHT">> {
-  const messages = await buildContext(ctx.agent.context, {
-    agentHome: ctx.agent.home,
-    cwd: ctx.workDir,
-    runId: ctx.runId,
-    runDir: ctx.paths.runDir,
-    journalPath: ctx.paths.journal,
-    events,
-    baseEnv: () => ctx.childEnv,
-    signal: ctx.signal,
-    log: (line) => ctx.log(line),
-  });
-  let request = buildRequest(ctx, messages);
-
-  const pre = await ctx.hook("pre_llm_request", iteration, request);
-  if (pre.kind === "block") throw new HookBlockedError(`pre_llm_request hook blocked the model request: ${pre.reason}`);
-  if (pre.kind === "continue" && pre.output && "payload" in pre.output) {
-    const replaced = validateLlmRequestReplacement(pre.output.payload);
-    if (typeof replaced === "string") {
-      throw new HookBlockedError(`pre_llm_request hook returned an invalid replacement request: ${replaced}`);
-    }
-    request = { ...request, ...replaced, params: replaced.params ?? request.params };
+  let built = await prepare(ctx, iteration, events);
+  let attempt: Answered;
+  try {
+    attempt = await ask(ctx, iteration, built);
+  } catch (err) {
+    if (!(err instanceof ContextOverflowError) || ctx.signal.aborted) throw err;
+    const sent = built.estimatedTokens ?? (await countRequest(ctx.budget.model, built.messages, toolsOf(ctx)));
+    ctx.progress(`[${iteration}] the model's server refused the request as too long; retrying once with fewer iterations in the context`);
+    ctx.log(`context overflow at iteration ${iteration}: ${err.message}`);
+    built = await prepare(ctx, iteration, ctx.readEvents(), { sizes: err.sizes, sentEstimate: sent }).catch((smaller: unknown) => {
+      // Nothing left to drop: the server's words first, then why no smaller request exists.
+      throw smaller instanceof ContextOverflowError ? new ContextOverflowError(`${err.message} ${smaller.message}`, err.sizes) : smaller;
+    });
+    attempt = await ask(ctx, iteration, built);
   }
-
-  const started = Date.now();
-  const reply = await ctx.provider.complete(request, {
-    signal: ctx.signal,
-    onRetry: ({ attempt, delayMs, reason }) => {
-      ctx.progress(`[${iteration}] model request failed (${reason}); retry ${attempt} in ${delayMs} ms`);
-      ctx.log(`llm retry ${attempt} after ${delayMs} ms: ${reason}`);
-    },
-  });
+  const { request, reply, started } = attempt;
   ctx.log(`model call ${iteration}: ${request.messages.length} messages, ${request.tools.length} tools → ${reply.tool_calls.length} tool calls in ${Date.now() - started} ms${describeUsage(reply)}`);
   // Reasoning is for people reading the log or -v; stdout never carries it.
   if (reply.reasoning) ctx.log(`[${iteration}] REASONING: ${oneLine(reply.reasoning, 2000)}`);
@@ -66,18 +55,81 @@ export async function think(ctx: RunContext, iteration: number, events: JournalE
     ...(reply.finish_reason !== null ? { finish_reason: reply.finish_reason } : {}),
     ...(reply.reasoning !== undefined ? { reasoning: reply.reasoning } : {}),
     ...(reply.provider_data !== undefined ? { provider_data: reply.provider_data } : {}),
+    ...(built.estimatedTokens !== null ? { estimated_input_tokens: built.estimatedTokens } : {}),
   });
   if (thought.type !== "THOUGHT") throw new Error("journal returned a different event than appended");
   if (reply.content) ctx.progress(`[${iteration}] THINK: ${oneLine(reply.content)}`);
   return thought;
 }
 
+interface Answered {
+  request: LlmRequest;
+  reply: LlmReply;
+  started: number;
+}
+
+/** The context for this iteration, its window move journaled before anything is sent. */
+async function prepare(ctx: RunContext, iteration: number, events: JournalEvent[], overflow?: ContextEnv["overflow"]): Promise<BuiltContext> {
+  const built = await buildContext(ctx.agent.context, {
+    agentHome: ctx.agent.home,
+    cwd: ctx.workDir,
+    runId: ctx.runId,
+    runDir: ctx.paths.runDir,
+    journalPath: ctx.paths.journal,
+    events,
+    baseEnv: () => ctx.childEnv,
+    signal: ctx.signal,
+    log: (line) => ctx.log(line),
+    budget: ctx.budget,
+    tools: toolsOf(ctx),
+    iteration,
+    ...(overflow ? { overflow } : {}),
+  });
+  if (built.windowEvent) ctx.append(built.windowEvent);
+  return built;
+}
+
+/** pre_llm_request, then the model call. */
+async function ask(ctx: RunContext, iteration: number, built: BuiltContext): Promise<Answered> {
+  let request = buildRequest(ctx, built.messages);
+  const pre = await ctx.hook("pre_llm_request", iteration, request);
+  if (pre.kind === "block") throw new HookBlockedError(`pre_llm_request hook blocked the model request: ${pre.reason}`);
+  if (pre.kind === "continue" && pre.output && "payload" in pre.output) {
+    const replaced = validateLlmRequestReplacement(pre.output.payload);
+    if (typeof replaced === "string") {
+      throw new HookBlockedError(`pre_llm_request hook returned an invalid replacement request: ${replaced}`);
+    }
+    request = { ...request, ...replaced, params: replaced.params ?? request.params };
+  }
+  const started = Date.now();
+  const reply = await ctx.provider.complete(request, {
+    signal: ctx.signal,
+    onRetry: ({ attempt, delayMs, reason }) => {
+      ctx.progress(`[${iteration}] model request failed (${reason}); retry ${attempt} in ${delayMs} ms`);
+      ctx.log(`llm retry ${attempt} after ${delayMs} ms: ${reason}`);
+    },
+  });
+  return { request, reply, started };
+}
+
+// One list per process's run (its agent's tools and its MCP servers'): the context builder keys its count of the tool definitions on it.
+const runTools = new WeakMap<RunContext, FunctionTool[]>();
+
+function toolsOf(ctx: RunContext): FunctionTool[] {
+  let tools = runTools.get(ctx);
+  if (!tools) {
+    tools = [...ctx.agent.tools.map(toFunctionTool), ...(ctx.mcp?.tools ?? []).map(toMcpFunctionTool), ASK_HUMAN_TOOL];
+    runTools.set(ctx, tools);
+  }
+  return tools;
+}
+
 function buildRequest(ctx: RunContext, messages: LlmRequest["messages"]): LlmRequest {
-  const { model, provider: _provider, pricing: _pricing, timeout_ms: _timeout, max_retries: _retries, base_url: _base, stream: _stream, idle_timeout_ms: _idle, ...params } = ctx.agent.llm;
+  const { model, provider: _provider, pricing: _pricing, timeout_ms: _timeout, max_retries: _retries, base_url: _base, stream: _stream, idle_timeout_ms: _idle, context_window: _window, ...params } = ctx.agent.llm;
   return {
     model,
     messages,
-    tools: [...ctx.agent.tools.map(toFunctionTool), ...(ctx.mcp?.tools ?? []).map(toMcpFunctionTool), ASK_HUMAN_TOOL],
+    tools: toolsOf(ctx),
     params: stripUndefined(params),
   };
 }

@@ -2,9 +2,10 @@ import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promi
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { buildContext, type ContextEnv } from "../../src/context/build.js";
+import { buildContext as build, type ContextEnv } from "../../src/context/build.js";
 import { ContextConfigSchema } from "../../src/context/schema.js";
-import { ConfigError, EngineError } from "../../src/errors.js";
+import { ConfigError, ContextOverflowError, EngineError } from "../../src/errors.js";
+import { contextBudget } from "../../src/context/budget.js";
 import type { JournalEvent } from "../../src/journal/events.js";
 
 let root: string;
@@ -26,6 +27,11 @@ afterEach(async () => {
 function env(overrides: Partial<ContextEnv> = {}): ContextEnv {
   const runDir = join(cwd, ".delta", "run-1");
   return { agentHome, cwd, runId: "run-1", runDir, journalPath: join(runDir, "journal.jsonl"), events: [], ...overrides };
+}
+
+/** The messages a build makes. */
+async function buildContext(...args: Parameters<typeof build>) {
+  return (await build(...args)).messages;
 }
 
 /** Parses like the agent loader does, so schema defaults (on_missing, timeout_ms) apply. */
@@ -170,5 +176,79 @@ describe("buildContext", () => {
     }
     const messages = await buildContext(config([{ type: "journal", max_iterations: 1 }]), env({ events }));
     expect(messages).toEqual([{ role: "user", content: "do the thing" }, { role: "assistant", content: "t3" }]);
+  });
+});
+
+describe("buildContext within a budget", () => {
+  const at = (seq: number, event: Record<string, unknown>): JournalEvent => ({ seq, timestamp: "2025-01-01T00:00:00.000Z", ...event }) as JournalEvent;
+  /** The task, then `count` iterations each with an observation of `size` bytes. */
+  function journal(count: number, size: number): JournalEvent[] {
+    const events: JournalEvent[] = [at(1, { type: "USER_MESSAGE", content: "do the thing" })];
+    for (let n = 1; n <= count; n += 1) {
+      events.push(at(events.length + 1, { type: "THOUGHT", iteration: n, content: null, tool_calls: [{ id: `c${n}`, name: "read", arguments: "{}" }], usage: null, model: "m" }));
+      events.push(at(events.length + 1, { type: "ACTION_RESULT", iteration: n, action_id: `c${n}`, tool_name: "read", status: "SUCCESS", observation_content: `${n} ${"x".repeat(size)}`, exit_code: 0, duration_ms: 1 }));
+    }
+    return events;
+  }
+  const withPrompt = config([{ type: "file", id: "system_prompt", path: "${AGENT_HOME}/system_prompt.md" }, { type: "journal" }]);
+  // An unknown model: the 3-bytes-a-token estimate counts, no tokenizer to load.
+  const budget = (contextWindow: number, maxTokens?: number) => contextBudget({ model: "local-model", context_window: contextWindow, max_tokens: 100 }, maxTokens === undefined ? withPrompt : config([{ type: "file", path: "${AGENT_HOME}/system_prompt.md" }, { type: "journal", max_tokens: maxTokens }]));
+
+  beforeEach(async () => {
+    await writeFile(join(agentHome, "system_prompt.md"), "You are careful.");
+  });
+
+  it("counts nothing and moves nothing while the request's bytes are within the window", async () => {
+    const built = await build(withPrompt, env({ events: journal(5, 300), budget: budget(100_000) }));
+    expect(built).toMatchObject({ windowEvent: null, estimatedTokens: null });
+    expect(built.messages).toHaveLength(2 + 5 * 2);
+  });
+
+  it("moves the window when the model's window is passed, and counts the request", async () => {
+    // Each iteration ≈ 110 tokens by the estimate; 20 of them are far more than 1,500 − 100 for the reply.
+    const built = await build(withPrompt, env({ events: journal(20, 300), budget: budget(1_500) }));
+    expect(built.windowEvent).toMatchObject({ type: "CONTEXT_WINDOW", iteration: 21, reason: "context_window", dropped_from: 1 });
+    expect(built.estimatedTokens).not.toBeNull();
+    expect(built.estimatedTokens!).toBeLessThanOrEqual(1_400);
+    expect(built.messages.slice(0, 2)).toEqual([{ role: "system", content: "You are careful." }, { role: "user", content: "do the thing" }]);
+    expect(built.messages.at(-1)).toMatchObject({ role: "tool", tool_call_id: "c20" });
+  });
+
+  it("moves on the journal's max_tokens before the model's window", async () => {
+    const built = await build(withPrompt, env({ events: journal(20, 300), budget: budget(100_000, 600) }));
+    expect(built.windowEvent).toMatchObject({ reason: "max_tokens", limit: 600 });
+  });
+
+  it("fails with CONTEXT_OVERFLOW naming the sizes when the last iteration alone does not fit", async () => {
+    const error = await build(withPrompt, env({ events: journal(3, 6_000), budget: budget(1_500) })).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(ContextOverflowError);
+    expect((error as ContextOverflowError).message).toMatch(/The smallest context this run can send needs \d+ tokens .* the model's window, 1500 tokens, leaves 1400 once 100 are kept for the reply/);
+    expect((error as ContextOverflowError).sizes.limitTokens).toBe(1_500);
+  });
+
+  it("after an overflow, believes the server's window when its count of the request is believable", async () => {
+    const events = journal(10, 300);
+    const built = await build(withPrompt, env({ events, budget: budget(100_000), overflow: { sizes: { limitTokens: 900, requestedTokens: 1_500 }, sentEstimate: 1_200 } }));
+    expect(built.windowEvent).toMatchObject({ reason: "overflow", overflow: { window_tokens: 900, sent_estimate: 1_200, server_limit_tokens: 900, server_requested_tokens: 1_500 } });
+    // Calibrated by the server's count (×1.25), the request keeps within 900 less the reply's 100.
+    expect(built.estimatedTokens! * 1.25).toBeLessThanOrEqual(800);
+  });
+
+  it("after an overflow without believable sizes, keeps to 90% of what was sent", async () => {
+    const built = await build(withPrompt, env({ events: journal(10, 300), budget: budget(100_000), overflow: { sizes: { limitTokens: 1_048_565, requestedTokens: 1_250_025 }, sentEstimate: 1_200 } }));
+    expect(built.windowEvent).toMatchObject({ reason: "overflow", overflow: { window_tokens: Math.floor((1_200 + 100) * 0.9) } });
+  });
+
+  it("tells a generator where the window starts, and runs it again when the window moves", async () => {
+    await writeFile(join(agentHome, "gen.sh"), 'echo "$DELTA_WINDOW_FIRST_ITERATION" >> "$DELTA_CWD/firsts.txt"; echo "summary" > "$DELTA_CWD/summary.md"\n');
+    const withSummary = config([
+      { type: "file", path: "${AGENT_HOME}/system_prompt.md" },
+      { type: "computed_file", id: "summary", generator: { command: ["sh", "${AGENT_HOME}/gen.sh"] }, output_path: "${CWD}/summary.md" },
+      { type: "journal" },
+    ]);
+    const built = await build(withSummary, env({ events: journal(20, 300), budget: contextBudget({ model: "local-model", context_window: 1_500, max_tokens: 100 }, withSummary) }));
+    const first = (built.windowEvent as { first_iteration: number }).first_iteration;
+    expect((await readFile(join(cwd, "firsts.txt"), "utf8")).trim().split("\n")).toEqual(["1", String(first)]);
+    expect(built.messages[1]).toEqual({ role: "system", content: "# Context Block: summary\n\nsummary\n" });
   });
 });

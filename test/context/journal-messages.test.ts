@@ -128,7 +128,7 @@ describe("journalToMessages", () => {
     expect(messages).toEqual([]);
   });
 
-  it("keeps only the last N iterations with their results, and every user message in journal order", () => {
+  it("from a first iteration on, keeps iterations with their results, and every user message in journal order", () => {
     const events = journal(
       user("task"),
       thought(1, "t1", [call("a")]), result(1, "a", "ra"),
@@ -138,7 +138,7 @@ describe("journalToMessages", () => {
       thought(3, "t3", [call("d")]), result(3, "d", "rd"),
       thought(4, "t4"),
     );
-    const messages = journalToMessages(events, { maxIterations: 2 });
+    const messages = journalToMessages(events, 3);
     expect(messages).toEqual([
       { role: "user", content: "task" },
       { role: "user", content: "also do X" },
@@ -148,8 +148,8 @@ describe("journalToMessages", () => {
       { role: "assistant", content: "t4" },
     ]);
     expectValidToolPairing(messages);
-    expect(journalToMessages(events, { maxIterations: 3 }).filter((message) => message.role === "tool")).toHaveLength(3);
-    expect(journalToMessages(events, { maxIterations: 10 })).toEqual(journalToMessages(events));
+    expect(journalToMessages(events, 2).filter((message) => message.role === "tool")).toHaveLength(3);
+    expect(journalToMessages(events, 1)).toEqual(journalToMessages(events));
   });
 
   it("rebuilds a long journal quickly", () => {
@@ -159,7 +159,7 @@ describe("journalToMessages", () => {
     }
     const events = journal(...makers);
     const started = performance.now();
-    const messages = journalToMessages(events, { maxIterations: 50 });
+    const messages = journalToMessages(events, 20_000 - 49);
     expect(performance.now() - started).toBeLessThan(200);
     expect(messages).toHaveLength(1 + 50 * 2);
   });

@@ -33,9 +33,12 @@ it("reads, folds and builds the whole conversation of a 250,000-event journal", 
   const events = readJournal(path);
   expect(events).toHaveLength(EVENTS);
   expect(deriveRunState(events)).toMatchObject({ status: "RUNNING", iterations: (EVENTS - 2) / 2, pending: [] });
-  const messages = await buildContext(ContextConfigSchema.parse({ sources: [{ type: "journal" }] }), {
-    agentHome: dir, cwd: dir, runId: "r", runDir: dir, journalPath: path, events,
-  });
+  const env = { agentHome: dir, cwd: dir, runId: "r", runDir: dir, journalPath: path, events };
+  const { messages } = await buildContext(ContextConfigSchema.parse({ sources: [{ type: "journal" }] }), env);
   // The task, then per iteration the assistant's call and its tool result.
   expect(messages).toHaveLength(1 + (EVENTS - 2));
+  // Windowed, the same journal is cut into blocks and measured without a pass that recurses either.
+  const windowed = await buildContext(ContextConfigSchema.parse({ sources: [{ type: "journal", max_iterations: 20 }] }), env);
+  expect(windowed.windowEvent).toMatchObject({ type: "CONTEXT_WINDOW", reason: "max_iterations", first_iteration: (EVENTS - 2) / 2 - 9 });
+  expect(windowed.messages).toHaveLength(1 + 10 * 2);
 }, 60_000);

@@ -33,7 +33,8 @@ describe.concurrent("every example agent loads", () => {
       const expand = await delta(["tool", "expand", dir]);
       expect(expand.exitCode, expand.stderr).toBe(0);
       expect(expand.stderr).toBe("");
-      expect(expand.stdout).toMatch(/^tools:\n {2}- name: /);
+      // A summariser needs no tool: its list is empty.
+      expect(expand.stdout).toMatch(/^tools:(\n {2}- name: | \[\]\n$)/);
     });
   }
 });
@@ -42,7 +43,7 @@ describe.concurrent("every example agent loads", () => {
 const recordings = agents.filter((dir) => existsSync(join(dir, "recording.jsonl")));
 it("has a recording beside every agent the examples replay", () => {
   expect(recordings.map((dir) => relative(EXAMPLES, dir)).sort()).toEqual([
-    "crash-recovery/agent", "hello-world", "mcp-filesystem", "memory-folding", "path-guard", "sub-agent", "sub-agent/researcher", "tool-syntax",
+    "compaction", "compaction/summariser", "crash-recovery/agent", "hello-world", "mcp-filesystem", "memory-folding", "path-guard", "sub-agent", "sub-agent/researcher", "tool-syntax",
   ]);
 });
 
@@ -54,7 +55,7 @@ it("has a map-reduce recording per line of its items.txt, and one for the reduce
 
 it.each([...recordings.map((dir) => join(relative(EXAMPLES, dir), "recording.jsonl")), ...mapReduceRecordings])("examples/%s has the exported replies format", (name) => {
   const lines = readFileSync(join(EXAMPLES, name), "utf8").split("\n").filter((line) => line !== "");
-  expect(lines.length).toBeGreaterThan(1);
+  expect(lines.length).toBeGreaterThan(0);
   for (const line of lines) {
     const recorded = JSON.parse(line) as Record<string, unknown>;
     expect(Object.keys(recorded)).toEqual(["content", "tool_calls", "usage", "model", "finish_reason"]);

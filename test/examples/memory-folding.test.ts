@@ -1,8 +1,8 @@
-// examples/memory-folding: after many iterations the request holds the folded summary and only the last 3 iterations.
+// examples/memory-folding: past 20 iterations the window jumps to the last 10, and the summary of the dropped ones changes only then.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { delta, modelEnv, removeDir, tempDir } from "../e2e/harness.js";
+import { delta, modelEnv, readEvents, removeDir, tempDir } from "../e2e/harness.js";
 import { EXAMPLES } from "./helpers.js";
 import { messagesOf, type MockLlm, startMockLlm, type WireMessage } from "../support/mock-llm.js";
 import { recordingAsScript } from "./recording.js";
@@ -20,30 +20,38 @@ afterAll(async () => {
   removeDir(root);
 });
 
-it("sends the summary of iterations 1–5 and only iterations 6–8 in full on the 9th call", async () => {
+it("folds the iterations the window dropped, and changes the summary only when the window jumps", async () => {
   const ws = join(root, "ws");
   const run = await delta(["run", "--agent", AGENT, "-w", ws, "--run-id", "fold", "--format", "json", "-m", "Research the question, logging every step"], { env: modelEnv(server.baseUrl) });
   expect(run.exitCode, run.stderr).toBe(0);
-  expect(JSON.parse(run.stdout)).toMatchObject({ status: "COMPLETED", metrics: { iterations: 9 } });
-  expect(server.requests).toHaveLength(9);
-  expect(readFileSync(join(ws, "log.md"), "utf8").trim().split("\n")).toHaveLength(8);
+  expect(JSON.parse(run.stdout)).toMatchObject({ status: "COMPLETED", metrics: { iterations: 30 } });
+  expect(server.requests).toHaveLength(30);
+  expect(readFileSync(join(ws, "log.md"), "utf8").trim().split("\n")).toHaveLength(29);
 
   const messagesAt = (call: number) => messagesOf(server.requests[call - 1]!);
   const memoryBlock = (messages: WireMessage[]) => messages.find((m) => m.role === "system" && m.content?.startsWith("# Context Block: memory"));
-  const iterationsShown = (messages: WireMessage[]) => messages.filter((m) => m.role === "assistant").map((m) => m.tool_calls?.[0]?.id);
+  const iterationsShown = (messages: WireMessage[]) => messages.filter((m) => m.role === "assistant").map((m) => Number(m.tool_calls?.[0]?.id.replace("call_mf_", "")));
+  const startsWith = (call: number) => JSON.stringify(messagesAt(call + 1)).startsWith(JSON.stringify(messagesAt(call)).slice(0, -1));
 
-  // Call 3: two iterations recorded, nothing to fold yet.
-  expect(memoryBlock(messagesAt(3))).toBeUndefined();
-  expect(iterationsShown(messagesAt(3))).toEqual(["call_mf_1", "call_mf_2"]);
+  // Calls 1–21: nothing folded, the whole conversation, each request extending the one before.
+  expect(memoryBlock(messagesAt(21))).toBeUndefined();
+  expect(iterationsShown(messagesAt(21))).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+  for (let call = 1; call < 21; call += 1) expect(startsWith(call), `call ${call + 1}`).toBe(true);
 
-  // Call 9: eight recorded; 1–5 folded into the summary, 6–8 in full, the task kept.
-  const last = messagesAt(9);
-  expect(last.map((m) => m.role)).toEqual(["system", "system", "user", "assistant", "tool", "assistant", "tool", "assistant", "tool"]);
-  expect(last[2]).toMatchObject({ role: "user", content: "Research the question, logging every step" });
-  expect(iterationsShown(last)).toEqual(["call_mf_6", "call_mf_7", "call_mf_8"]);
-  const summary = memoryBlock(last)?.content ?? "";
-  expect(summary).toContain("## Memory of iterations 1–5 (folded)");
-  for (let i = 1; i <= 5; i += 1) expect(summary).toContain(`- iteration ${i}: log_step {"line":"step ${i}: `);
+  // Call 22: 21 iterations recorded, one past max_iterations: the window jumps to the last 10 and 1–11 are folded.
+  const jumped = messagesAt(22);
+  expect(jumped.map((m) => m.role).slice(0, 3)).toEqual(["system", "system", "user"]);
+  expect(jumped[2]).toMatchObject({ role: "user", content: "Research the question, logging every step" });
+  expect(iterationsShown(jumped)).toEqual(Array.from({ length: 10 }, (_, i) => i + 12));
+  const summary = memoryBlock(jumped)?.content ?? "";
+  expect(summary).toContain("## Memory of iterations 1–11 (folded)");
+  for (let i = 1; i <= 11; i += 1) expect(summary).toContain(`- iteration ${i}: log_step {"line":"step ${i}: `);
   expect(summary).toContain(`- iteration 5: log_step {"line":"step 5: compare A and B"} → SUCCESS: 5`);
-  expect(summary).not.toContain("iteration 6");
+  expect(summary).not.toContain("iteration 12");
+
+  // Calls 22–30: the same summary, the window growing: each request starts with the whole previous one.
+  for (let call = 22; call < 30; call += 1) expect(startsWith(call), `call ${call + 1}`).toBe(true);
+  expect(memoryBlock(messagesAt(30))?.content).toBe(summary);
+  const moves = readEvents(ws, "fold").filter((event) => event.type === "CONTEXT_WINDOW");
+  expect(moves).toEqual([expect.objectContaining({ iteration: 22, reason: "max_iterations", dropped_from: 1, dropped_to: 11, first_iteration: 12 })]);
 });

@@ -12,6 +12,8 @@ const overflows: [string, number, string, string | undefined, { limitTokens?: nu
   ["llama.cpp", 400, "the request exceeds the available context size, try increasing it", "exceed_context_size_error", {}],
   ["OpenRouter", 400, "This endpoint's maximum context length is 200000 tokens. However, you requested about 250000 tokens (240000 of text input, 10000 in the output).", undefined, { limitTokens: 200000, requestedTokens: 250000 }],
   ["Moonshot", 400, "Invalid request: Your request exceeded model token limit: 8192", undefined, {}],
+  ["Anthropic, prompt and max_tokens", 400, "input length and `max_tokens` exceed context limit: 199759 + 8192 > 200000, decrease input length or `max_tokens` and try again", undefined, { limitTokens: 200000, requestedTokens: 207951 }],
+  ["SGLang", 400, "Input length (160062 tokens) exceeds the maximum allowed length (59862 tokens).", undefined, { limitTokens: 59862, requestedTokens: 160062 }],
   ["xAI", 400, "This model's maximum prompt length is 131072 but the request contains 140000 tokens.", undefined, { limitTokens: 131072, requestedTokens: 140000 }],
 ];
 

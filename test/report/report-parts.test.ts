@@ -2,6 +2,9 @@
 import { describe, expect, it } from "vitest";
 import type { JournalEvent, NewEvent } from "../../src/journal/events.js";
 import { escapeHtml, html } from "../../src/report/html-escape.js";
+import { createEventFormatter } from "../../src/report/show-text.js";
+import { textStyle } from "../../src/report/text-style.js";
+import { describeWindowMove } from "../../src/report/window-move.js";
 import { accountOf } from "../../src/report/run-account.js";
 import { timelineOf } from "../../src/report/timeline.js";
 import { formatUsage, usageNumbers } from "../../src/report/usage-fields.js";
@@ -63,5 +66,22 @@ describe("escaping", () => {
     expect(escapeHtml(`<a href="x">'&'</a>`)).toBe("&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
     const inner = html`<b>${"</script>"}</b>`;
     expect(html`<p title="${'"><script>'}">${inner}${["<i>", 1]}</p>`.text).toBe('<p title="&quot;&gt;&lt;script&gt;"><b>&lt;/script&gt;</b>&lt;i&gt;1</p>');
+  });
+});
+
+describe("window moves", () => {
+  const move = (extra: Partial<NewEvent & { type: "CONTEXT_WINDOW" }>) =>
+    ({ seq: 9, timestamp: at(0), type: "CONTEXT_WINDOW", iteration: 22, reason: "max_iterations", first_iteration: 12, dropped_from: 1, dropped_to: 11, limit: 20, ...extra }) as JournalEvent & { type: "CONTEXT_WINDOW" };
+
+  it("say what was dropped, why, and where the context starts now", () => {
+    expect(describeWindowMove(move({}))).toBe("iterations 1–11 dropped (more than max_iterations 20); the context shows iteration 12 on");
+    expect(describeWindowMove(move({ reason: "overflow", dropped_to: 1, first_iteration: 2, tokens_before: 9_000, tokens_after: 4_000, overflow: { window_tokens: 8_100, sent_estimate: 9_000 } }))).toBe(
+      "iteration 1 dropped (the server refused the request as too long, 9000 → 4000 tokens); the context shows iteration 2 on; requests now keep within 8100 tokens",
+    );
+  });
+
+  it("are a line of delta show", () => {
+    const lines = createEventFormatter(textStyle(false))(move({ reason: "max_tokens", limit: 12_000 }));
+    expect(lines.join("\n")).toContain("window iterations 1–11 dropped (more than max_tokens 12000); the context shows iteration 12 on");
   });
 });

@@ -2,20 +2,18 @@
 // Memory folding (design 2.4.6): writes a one-line-per-iteration summary of the iterations that the
 // journal source no longer shows, so the model keeps the gist of old work without its full text.
 //
-// Usage (a computed_file generator in context.yaml):  fold-memory.mjs <recent iterations kept> <output file>
-// The engine sets JOURNAL_PATH. <recent iterations kept> must equal the journal source's max_iterations.
+// Usage (a computed_file generator in context.yaml):  fold-memory.mjs <output file>
+// The engine sets JOURNAL_PATH and DELTA_WINDOW_FIRST_ITERATION: the iterations before that one are
+// folded. The window moves only in jumps, so the summary changes only then and the prompt cache
+// keeps serving everything up to the newest iteration in between.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 
-const [keepArg, output] = process.argv.slice(2);
-const keep = Number(keepArg);
-if (!Number.isInteger(keep) || keep < 1 || !output) {
-  process.stderr.write("usage: fold-memory.mjs <recent iterations kept (≥ 1)> <output file>\n");
-  process.exit(2);
-}
+const [output] = process.argv.slice(2);
 const journalPath = process.env.JOURNAL_PATH;
-if (!journalPath) {
-  process.stderr.write("fold-memory.mjs: JOURNAL_PATH is not set; run it as a computed_file generator of delta\n");
+const first = Number(process.env.DELTA_WINDOW_FIRST_ITERATION);
+if (!output || !journalPath || !Number.isInteger(first) || first < 1) {
+  process.stderr.write("usage: fold-memory.mjs <output file>, run as a computed_file generator of delta (JOURNAL_PATH and DELTA_WINDOW_FIRST_ITERATION set)\n");
   process.exit(2);
 }
 
@@ -30,9 +28,6 @@ const events = readFileSync(journalPath, "utf8")
     }
   });
 
-const iterations = [...new Set(events.filter((e) => e.type === "THOUGHT").map((e) => e.iteration))];
-const folded = new Set(iterations.slice(0, Math.max(0, iterations.length - keep)));
-
 const oneLine = (text, max = 100) => {
   const flat = String(text ?? "").replace(/\s+/g, " ").trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
@@ -43,7 +38,7 @@ const requests = new Map(events.filter((e) => e.type === "ACTION_REQUEST").map((
 
 const lines = [];
 for (const event of events) {
-  if (!folded.has(event.iteration)) continue;
+  if (!(event.iteration < first)) continue;
   if (event.type === "THOUGHT" && event.tool_calls.length === 0) lines.push(`- iteration ${event.iteration}: replied "${oneLine(event.content)}"`);
   if (event.type === "ACTION_RESULT") {
     const call = requests.get(event.action_id);
@@ -54,11 +49,9 @@ for (const event of events) {
 
 mkdirSync(dirname(output), { recursive: true });
 // Nothing folded yet: an empty file, which the engine leaves out of the context.
-const first = [...folded][0];
-const last = [...folded].at(-1);
 writeFileSync(
   output,
   lines.length === 0
     ? ""
-    : `## Memory of iterations ${first}–${last} (folded)\n\nThe last ${keep} iterations follow in full; these older ones are summarized, one line each:\n\n${lines.join("\n")}\n`,
+    : `## Memory of iterations 1–${first - 1} (folded)\n\nThe iterations from ${first} on follow in full; these older ones are summarized, one line each:\n\n${lines.join("\n")}\n`,
 );

@@ -2,14 +2,12 @@
 import type { AssistantMessage, ChatMessage, LlmRequest } from "../../conversation.js";
 import type { ToolCall } from "../../journal/events.js";
 import { isRecord } from "../is-record.js";
+import { anthropicMaxTokens } from "../reply-tokens.js";
 import { partsInReplyOrder } from "../reply-order.js";
 import { placeCacheBreakpoints, type CachedParts, type WireMessage } from "./cache-breakpoints.js";
 import { anthropicData } from "./provider-data.js";
 
 type Block = Record<string, unknown>;
-
-/** max_tokens is required by the Messages API; this when llm.max_tokens is not set (plus the thinking budget when thinking is on). */
-export const DEFAULT_MAX_TOKENS = 8192;
 
 export interface MessagesBody {
   model: string;
@@ -40,7 +38,7 @@ function wireParams(params: Record<string, unknown>): { max_tokens: number } & R
   const { stream: _stream, max_tokens: maxTokens, stop, thinking, ...rest } = params;
   const budget = isRecord(thinking) && typeof thinking.budget_tokens === "number" ? thinking.budget_tokens : undefined;
   return {
-    max_tokens: typeof maxTokens === "number" ? maxTokens : DEFAULT_MAX_TOKENS + (budget ?? 0),
+    max_tokens: anthropicMaxTokens(typeof maxTokens === "number" ? maxTokens : undefined, budget),
     ...rest,
     ...(stop !== undefined ? { stop_sequences: Array.isArray(stop) ? stop : [stop] } : {}),
     ...(budget !== undefined ? { thinking: { type: "enabled", budget_tokens: budget } } : {}),

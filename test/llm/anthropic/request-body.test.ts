@@ -2,7 +2,8 @@
 import { describe, expect, it } from "vitest";
 import type { ChatMessage, LlmRequest } from "../../../src/conversation.js";
 import { MAX_CACHE_BREAKPOINTS } from "../../../src/llm/anthropic/cache-breakpoints.js";
-import { DEFAULT_MAX_TOKENS, toMessagesBody } from "../../../src/llm/anthropic/request-body.js";
+import { toMessagesBody } from "../../../src/llm/anthropic/request-body.js";
+import { ANTHROPIC_DEFAULT_MAX_TOKENS as DEFAULT_MAX_TOKENS } from "../../../src/llm/reply-tokens.js";
 
 type Block = Record<string, unknown>;
 type Body = ReturnType<typeof toMessagesBody>;
