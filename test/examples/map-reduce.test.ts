@@ -1,10 +1,10 @@
-// The map-reduce example: fan out one run per item (xargs -P or GNU parallel), collect every RunResult, reduce them.
-import { execaSync } from "execa";
-import { readFileSync, writeFileSync } from "node:fs";
+// The map-reduce example: fan out one run per item (xargs -P or GNU parallel), collect every RunResult, reduce them; a killed fan-out loses nothing.
+import { execa, execaSync } from "execa";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fault, type MockLlm, reply, startMockLlm, taskOf, toolResultsOf } from "../support/mock-llm.js";
-import { modelEnv, removeDir, tempDir } from "../e2e/harness.js";
+import { modelEnv, NO_MODEL_KEYS, removeDir, tempDir, waitFor } from "../e2e/harness.js";
 import { EXAMPLES, binDir, pathWith, runScript } from "./helpers.js";
 
 const SCRIPT = join(EXAMPLES, "map-reduce/map-reduce.sh");
@@ -15,6 +15,8 @@ let server: MockLlm;
 let path: string;
 /** Items whose first model call gets a 400 until a test clears this. */
 const failing = new Set<string>();
+/** Items whose model replies come this late (ms), so a fan-out can be killed while they are in flight. */
+const slow = new Map<string, number>();
 
 beforeAll(async () => {
   root = tempDir("delta-mapreduce-");
@@ -25,8 +27,11 @@ beforeAll(async () => {
     const results = toolResultsOf(request);
     const item = /Text: (.*)$/.exec(task)?.[1];
     if (item !== undefined) {
-      if (results.length === 0) return failing.has(item) ? fault.status(400, { message: "rejected on purpose" }) : reply.toolCalls([{ name: "count_words", arguments: { text: item } }]);
-      return reply.text(JSON.stringify({ words: Number(/\d+/.exec(results[0]!)?.[0]) }));
+      if (results.length === 0 && failing.has(item)) return fault.status(400, { message: "rejected on purpose" });
+      // No count yet, or the engine was killed while counting ("may or may not have taken effect"): count (again).
+      const count = /^\s*(\d+)\s*$/.exec(results.at(-1) ?? "")?.[1];
+      const step = count === undefined ? reply.toolCalls([{ name: "count_words", arguments: { text: item } }]) : reply.text(JSON.stringify({ words: Number(count) }));
+      return slow.has(item) ? fault.delay(slow.get(item)!, step) : step;
     }
     const file = /results file (\S+\.jsonl)/.exec(task)?.[1] ?? "missing";
     return results.length === 0 ? reply.toolCalls([{ name: "sum_words", arguments: { file } }]) : reply.text(results[0]!.trim());
@@ -128,4 +133,75 @@ describe.concurrent("examples/map-reduce/map-reduce.sh", { timeout: 120_000 }, (
     expect(mixed.stderr).toContain("holds the results of a different item list");
     expect(jsonLines(join(first.out, "results.jsonl"))).toHaveLength(3);
   });
+
+  it("loses nothing to a kill -9 of the whole fan-out mid-way: run again, every item is in the reduce exactly once", async () => {
+    const { file, items } = writeItems("killed", 16);
+    for (const item of items) slow.set(item, 150);
+    const ws = join(root, "ws-killed");
+    const out = join(root, "out-killed");
+    const args = ["-i", file, "-w", ws, "-o", out, "-P", "4"];
+    const env = { ...NO_MODEL_KEYS, ...modelEnv(server.baseUrl), PATH: path };
+    // Its own process group, so one kill reaches the script, xargs, every worker, engine and tool at once.
+    const fanOut = execa("bash", [SCRIPT, ...args], { cwd: root, env, detached: true, reject: false, stdin: "ignore" });
+    const results = (): string[] => (existsSync(out) ? readdirSync(out).filter((name) => /^map-\d+\.json$/.test(name)) : []);
+    const started = (): string[] => (existsSync(join(ws, ".delta")) ? readdirSync(join(ws, ".delta")).filter((name) => name.startsWith("map-")) : []);
+    await waitFor(() => results().length >= 4 && started().length >= results().length + 3, 60_000, "some items done and others in flight");
+    process.kill(-fanOut.pid!, "SIGKILL");
+    await fanOut;
+    for (const item of items) slow.delete(item);
+    const killedMidRun = started().filter((id) => !readFileSync(join(ws, ".delta", id, "journal.jsonl"), "utf8").includes('"type":"ENGINE_END"'));
+    expect(results().length).toBeLessThan(items.length);
+    expect(killedMidRun.length).toBeGreaterThan(0);
+
+    const again = await runScript(SCRIPT, args, { cwd: root, env: { ...modelEnv(server.baseUrl), PATH: path } });
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.stderr).toContain("map: 16 completed, 0 failed");
+    expectAllCollected(out, items);
+    expect(JSON.parse(again.stdout)).toEqual({ items: 16, total_words: (16 * 17) / 2 });
+    // No item was completed twice, and each run the kill interrupted was recovered where it stood.
+    for (const [index] of items.entries()) {
+      const journal = readFileSync(join(ws, ".delta", `map-${index}`, "journal.jsonl"), "utf8");
+      expect(journal.match(/"type":"ENGINE_END","run_id":"[^"]+","status":"COMPLETED"/g), `map-${index}`).toHaveLength(1);
+    }
+    for (const id of killedMidRun) expect(readFileSync(join(ws, ".delta", id, "journal.jsonl"), "utf8")).toContain('"error_type":"ORPHANED_RUN"');
+  });
+
+  it("never takes an empty RunResult file for a done item (jq 1.6 says yes to `jq -e` of an empty file)", async () => {
+    const { file, items } = writeItems("empty", 2);
+    const out = join(root, "out-empty");
+    mkdirSync(out);
+    // What a worker killed while delta wrote its stdout used to leave behind.
+    writeFileSync(join(out, "map-0.json"), "");
+    const result = await runScript(SCRIPT, ["-i", file, "-w", join(root, "ws-empty"), "-o", out], { cwd: root, env: { ...modelEnv(server.baseUrl), PATH: path } });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expectAllCollected(out, items);
+  });
+
+  it("collects a completed run whose RunResult was lost from its journal, without asking the model again", async () => {
+    const { items, out, rerun } = await mapReduce("lost-result", 3, "xargs");
+    rmSync(join(out, "map-1.json"));
+    const calls = server.requests.filter((request) => taskOf(request).endsWith(items[1]!)).length;
+    const again = await rerun();
+    expect(again.exitCode, again.stderr).toBe(0);
+    expectAllCollected(out, items);
+    expect(JSON.parse(readFileSync(join(out, "map-1.json"), "utf8"))).toMatchObject({ run_id: "map-1", status: "COMPLETED", result: { words: 2 }, recovered_from_journal: true });
+    expect(server.requests.filter((request) => taskOf(request).endsWith(items[1]!)).length).toBe(calls);
+  });
+
+  for (const runner of ["xargs", "parallel"] as const) {
+    it.skipIf(runner === "parallel" && !hasParallel)(`fails the item of a worker that died, not the script: ${runner}'s exit count never ends it early`, async () => {
+      const { file, items } = writeItems(`lost-worker-${runner}`, 3);
+      const out = join(root, `out-lost-worker-${runner}`);
+      // A delta that dies (as a killed worker does) for item 1 only.
+      const wrapper = join(root, `delta-dies-on-1-${runner}`);
+      writeFileSync(wrapper, `#!/bin/sh\ncase " $* " in *" --run-id map-1 "*) kill -9 $$ ;; esac\nexec delta "$@"\n`);
+      chmodSync(wrapper, 0o755);
+      const result = await runScript(SCRIPT, ["-i", file, "-w", join(root, `ws-lost-worker-${runner}`), "-o", out, "-r", runner], { cwd: root, env: { ...modelEnv(server.baseUrl), PATH: path, DELTA: wrapper } });
+      expect(result.exitCode, result.stderr).toBe(1);
+      expect(result.stderr).toMatch(new RegExp(`map: ${runner} exited [1-9][0-9]*: some workers were lost`));
+      expect(result.stderr).toContain("map: 2 completed, 1 failed");
+      expect(jsonLines(join(out, "failures.jsonl"))).toEqual([expect.objectContaining({ item: items[1], run_id: "map-1", status: "NO_RESULT" })]);
+      expect(JSON.parse(result.stdout)).toEqual({ items: 2, total_words: 1 + 3 });
+    });
+  }
 });
