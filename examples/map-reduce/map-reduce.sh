@@ -15,7 +15,7 @@
 # reduce failed, or a worker was lost (the reduce still runs over the items that completed; run the
 # same command again to finish the rest); 2 bad usage.
 # DELTA names the delta command (default: delta). With -r parallel, GNU parallel also reads its
-# options from $PARALLEL, e.g. PARALLEL="--sshlogin 4/node1,4/node2 --env DELTA_API_KEY".
+# options from $PARALLEL, e.g. PARALLEL="--sshlogin node1,node2 --env DELTA_API_KEY".
 #
 # No `set -e`: a failed item or a lost worker must never end the script before it has collected and
 # reported every item; each step checks what it needs and says what went wrong.
@@ -135,8 +135,9 @@ fan_rc=0
 if [[ $RUNNER == xargs ]]; then
   seq 0 $((COUNT - 1)) | xargs -P "$JOBS" -n 1 "$SELF" --map-one "$WORKSPACE" "$OUT" "$PREFIX" "$MAP_AGENT" "$FORCE" || fan_rc=$?
 else
-  seq 0 $((COUNT - 1)) | parallel --will-cite --retries 3 --filter-hosts -q -j "$JOBS" \
-    "$SELF" --map-one "$WORKSPACE" "$OUT" "$PREFIX" "$MAP_AGENT" "$FORCE" {} || fan_rc=$?
+  # One command line, quoted here: parallel's -q would also quote the host checks of --filter-hosts and break them.
+  worker=$(printf '%q ' "$SELF" --map-one "$WORKSPACE" "$OUT" "$PREFIX" "$MAP_AGENT" "$FORCE")
+  seq 0 $((COUNT - 1)) | parallel --will-cite --retries 3 --filter-hosts -j "$JOBS" "$worker{}" || fan_rc=$?
 fi
 ((fan_rc == 0)) || say "map: $RUNNER exited $fan_rc: some workers were lost; their items are reported below"
 

@@ -54,7 +54,7 @@ function buildCli(dispatch: (handler: Handler) => (...raw: unknown[]) => void) {
     .command("list-runs", "List runs, newest first")
     .option("-w, --work-dir <path>", "Workspace (default: current directory)")
     .option("--agent <path>", "Every workspace of this agent (directory or agent.yaml)")
-    .option("--resumable", "Only runs that `delta continue` can take")
+    .option("--resumable", "Only runs that `delta continue` can take (runs held on other hosts are checked as with --check-liveness)")
     .option("--status <status>", "Only runs with this status")
     .option("--first", "Only the most recent run")
     .option("--check-liveness", "Watch the heartbeat of runs held on other hosts (one stale period, 10 s by default, for all of them)")

@@ -1,10 +1,12 @@
-// The map-reduce example: fan out one run per item (xargs -P or GNU parallel), collect every RunResult, reduce them; a killed fan-out loses nothing.
+// The map-reduce example: fan out one run per item (xargs -P, GNU parallel, parallel --sshlogin to two hosts), collect every RunResult, reduce them; a killed fan-out or host loses nothing.
 import { execa, execaSync } from "execa";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startHosts, type Hosts } from "../support/hosts.js";
 import { fault, type MockLlm, reply, startMockLlm, taskOf, toolResultsOf } from "../support/mock-llm.js";
-import { modelEnv, NO_MODEL_KEYS, removeDir, tempDir, waitFor } from "../e2e/harness.js";
+import { multihostUnsupportedReason } from "../support/multihost-preflight.js";
+import { DELTA_BIN, modelEnv, NO_MODEL_KEYS, removeDir, tempDir, waitFor } from "../e2e/harness.js";
 import { EXAMPLES, binDir, pathWith, runScript } from "./helpers.js";
 
 const SCRIPT = join(EXAMPLES, "map-reduce/map-reduce.sh");
@@ -204,4 +206,64 @@ describe.concurrent("examples/map-reduce/map-reduce.sh", { timeout: 120_000 }, (
       expect(JSON.parse(result.stdout)).toEqual({ items: 2, total_words: 1 + 3 });
     });
   }
+});
+
+describe("examples/map-reduce/map-reduce.sh over GNU parallel --sshlogin to two hosts", { timeout: 180_000 }, () => {
+  let hosts: Hosts | undefined;
+  let unsupported: string | null = null;
+  beforeAll(async () => {
+    unsupported = await multihostUnsupportedReason(["hosts", "parallel"]);
+    if (!unsupported) hosts = await startHosts({ count: 2 });
+  });
+  // Where hosts cannot be made here, the test fails with the reason; it is never skipped.
+  beforeEach(() => {
+    if (unsupported) throw new Error(unsupported);
+  });
+  afterAll(async () => {
+    await hosts?.close();
+  });
+
+  it("loses nothing when one host dies mid-way: its items are retried on the other, which takes their runs over; every item once, exit 0", async () => {
+    const [hostA, hostB] = hosts!.hosts;
+    const { file, items } = writeItems("hosts", 8);
+    for (const item of items) slow.set(item, 400);
+    const ws = join(root, "ws-hosts");
+    const out = join(root, "out-hosts");
+    const env = {
+      ...modelEnv(server.baseUrl),
+      ...hosts!.parallelEnv,
+      PATH: path,
+      // The workers run on the hosts: parallel passes them delta's path and the model settings; short beats make a dead holder quick to judge.
+      DELTA: DELTA_BIN,
+      DELTA_HEARTBEAT_MS: "300",
+      PARALLEL_SSH: hosts!.sshCommand,
+      PARALLEL: `--sshlogin ${hostA!.name},${hostB!.name} --env DELTA --env DELTA_API_KEY --env DELTA_BASE_URL --env DELTA_RETRY_BASE_MS --env DELTA_HEARTBEAT_MS`,
+    };
+    const fanOut = runScript(SCRIPT, ["-i", file, "-w", ws, "-o", out, "-P", "2", "-r", "parallel"], { cwd: root, env, timeoutMs: 170_000 });
+    const holders = (host: string): string[] =>
+      (existsSync(join(ws, ".delta")) ? readdirSync(join(ws, ".delta")) : []).filter((id) => {
+        const lock = join(ws, ".delta", id, ".lock", "1.json");
+        const journal = join(ws, ".delta", id, "journal.jsonl");
+        return existsSync(lock) && readFileSync(lock, "utf8").includes(`"hostname":"${host}"`) && existsSync(journal) && !readFileSync(journal, "utf8").includes('"type":"ENGINE_END"');
+      });
+    const done = (): number => (existsSync(out) ? readdirSync(out).filter((name) => /^map-\d+\.json$/.test(name)).length : 0);
+    await waitFor(() => done() >= 1 && holders(hostB!.hostname).length >= 1, 60_000, "an item done and a run in flight on hostB");
+    const stranded = holders(hostB!.hostname);
+    await hostB!.kill();
+    const result = await fanOut;
+    for (const item of items) slow.delete(item);
+
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toContain("map: 8 completed, 0 failed");
+    expectAllCollected(out, items);
+    expect(JSON.parse(result.stdout)).toEqual({ items: 8, total_words: (8 * 9) / 2 });
+    for (const [index] of items.entries()) {
+      const journal = readFileSync(join(ws, ".delta", `map-${index}`, "journal.jsonl"), "utf8");
+      expect(journal.match(/"type":"ENGINE_END","run_id":"[^"]+","status":"COMPLETED"/g), `map-${index}`).toHaveLength(1);
+    }
+    // Each run the dead host held was taken over on hostA, with hostB named as the old owner.
+    for (const id of stranded) {
+      expect(readFileSync(join(ws, ".delta", id, "journal.jsonl"), "utf8"), id).toMatch(/"error_type":"ORPHANED_RUN","error_message":"\[Janitor\] The engine process \(pid \d+ on host 'hostB'/);
+    }
+  });
 });

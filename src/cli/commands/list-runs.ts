@@ -12,8 +12,10 @@ export async function listRunsCommand(flags: Record<string, unknown>, io: CliIo)
   const scope = await runScope(flags);
   const filter = { resumable: Boolean(flags.resumable), status: parseStatus(flags.status), first: Boolean(flags.first) };
   const warn = (line: string): void => io.err(`[warning] ${line}\n`);
-  // Liveness is judged before the filter, so --resumable keeps only the runs whose holder was seen dead.
-  const runs = flags.checkLiveness ? applyFilter(await checkLiveness(listScopedRuns(scope, {}, warn)), filter) : listScopedRuns(scope, filter, warn);
+  // --resumable must tell a run stranded on a dead host from one a live host is writing, so it watches them too (only
+  // when there are any). Liveness is judged before the filter, so it keeps only the runs whose holder was seen dead.
+  const check = Boolean(flags.checkLiveness) || filter.resumable;
+  const runs = check ? applyFilter(await checkLiveness(listScopedRuns(scope, {}, warn)), filter) : listScopedRuns(scope, filter, warn);
   const showWorkspace = "agentHome" in scope;
   switch (format) {
     case "json":
