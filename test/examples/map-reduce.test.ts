@@ -73,6 +73,18 @@ function expectAllCollected(out: string, items: string[]): void {
   expect(jsonLines(join(out, "failures.jsonl"))).toEqual([]);
 }
 
+/** Exit 0, every item in the reduce once, and no run completed twice (one COMPLETED end in each journal). */
+function expectEveryItemOnce(result: { exitCode: number; stdout: string; stderr: string }, ws: string, out: string, items: string[]): void {
+  expect(result.exitCode, result.stderr).toBe(0);
+  expect(result.stderr).toContain(`map: ${items.length} completed, 0 failed`);
+  expectAllCollected(out, items);
+  expect(JSON.parse(result.stdout)).toEqual({ items: items.length, total_words: (items.length * (items.length + 1)) / 2 });
+  for (const [index] of items.entries()) {
+    const journal = readFileSync(join(ws, ".delta", `map-${index}`, "journal.jsonl"), "utf8");
+    expect(journal.match(/"type":"ENGINE_END","run_id":"[^"]+","status":"COMPLETED"/g), `map-${index}`).toHaveLength(1);
+  }
+}
+
 // Generous limits: each test spawns tens of engines, and CI machines may be busy.
 describe.concurrent("examples/map-reduce/map-reduce.sh", { timeout: 120_000 }, () => {
   it("runs without a key on the shipped items and recordings (-x): every item counted, the reduce totals 9", async () => {
@@ -156,15 +168,8 @@ describe.concurrent("examples/map-reduce/map-reduce.sh", { timeout: 120_000 }, (
     expect(killedMidRun.length).toBeGreaterThan(0);
 
     const again = await runScript(SCRIPT, args, { cwd: root, env: { ...modelEnv(server.baseUrl), PATH: path } });
-    expect(again.exitCode, again.stderr).toBe(0);
-    expect(again.stderr).toContain("map: 16 completed, 0 failed");
-    expectAllCollected(out, items);
-    expect(JSON.parse(again.stdout)).toEqual({ items: 16, total_words: (16 * 17) / 2 });
-    // No item was completed twice, and each run the kill interrupted was recovered where it stood.
-    for (const [index] of items.entries()) {
-      const journal = readFileSync(join(ws, ".delta", `map-${index}`, "journal.jsonl"), "utf8");
-      expect(journal.match(/"type":"ENGINE_END","run_id":"[^"]+","status":"COMPLETED"/g), `map-${index}`).toHaveLength(1);
-    }
+    expectEveryItemOnce(again, ws, out, items);
+    // Each run the kill interrupted was recovered where it stood.
     for (const id of killedMidRun) expect(readFileSync(join(ws, ".delta", id, "journal.jsonl"), "utf8")).toContain('"error_type":"ORPHANED_RUN"');
   });
 
@@ -253,14 +258,7 @@ describe("examples/map-reduce/map-reduce.sh over GNU parallel --sshlogin to two 
     const result = await fanOut;
     for (const item of items) slow.delete(item);
 
-    expect(result.exitCode, result.stderr).toBe(0);
-    expect(result.stderr).toContain("map: 8 completed, 0 failed");
-    expectAllCollected(out, items);
-    expect(JSON.parse(result.stdout)).toEqual({ items: 8, total_words: (8 * 9) / 2 });
-    for (const [index] of items.entries()) {
-      const journal = readFileSync(join(ws, ".delta", `map-${index}`, "journal.jsonl"), "utf8");
-      expect(journal.match(/"type":"ENGINE_END","run_id":"[^"]+","status":"COMPLETED"/g), `map-${index}`).toHaveLength(1);
-    }
+    expectEveryItemOnce(result, ws, out, items);
     // Each run the dead host held was taken over on hostA, with hostB named as the old owner.
     for (const id of stranded) {
       expect(readFileSync(join(ws, ".delta", id, "journal.jsonl"), "utf8"), id).toMatch(/"error_type":"ORPHANED_RUN","error_message":"\[Janitor\] The engine process \(pid \d+ on host 'hostB'/);
