@@ -19,6 +19,8 @@ const TOOLS = `tools:
 const LIVE_BEAT_MS = "500";
 /** Beats of a holder that will be paused or killed: its takers watch 1.5 s. */
 const SHORT_BEAT_MS = "300";
+/** Booting hosts (keys, sshd, a probe over ssh each) takes seconds, more on a busy machine. */
+const HOSTS_START_MS = 120_000;
 
 let root: string;
 let server: MockLlm;
@@ -135,7 +137,7 @@ describe("a run held on another host", { timeout: 120_000 }, () => {
   let hostA: Host, hostB: Host, hostC: Host;
   beforeAll(async () => {
     if (!unsupported) [hostA, hostB, hostC] = await hostsFor<[Host, Host, Host]>({ count: 3, clockOffsetSeconds: [0, 0, 15] });
-  });
+  }, HOSTS_START_MS);
 
   it("is not taken from a live holder by a host with another hostname, nor from this machine", async () => {
     const ws = join(root, "other-name");
@@ -230,7 +232,7 @@ describe("a run held on a clone (same hostname, same machine-id, another boot)",
   let cloneA: Host, cloneB: Host;
   beforeAll(async () => {
     if (!unsupported) [cloneA, cloneB] = await hostsFor<[Host, Host]>({ count: 2, prefix: "clone", sameHostname: true, sameMachineId: true });
-  });
+  }, HOSTS_START_MS);
 
   it("is not taken from a live holder, though the hostname matches and the pid may mean another process there", async () => {
     expect((await cloneB.exec("hostname")).stdout.trim()).toBe("cloneA");

@@ -219,7 +219,7 @@ describe("examples/map-reduce/map-reduce.sh over GNU parallel --sshlogin to two 
   beforeAll(async () => {
     unsupported = await multihostUnsupportedReason(["hosts", "parallel"]);
     if (!unsupported) hosts = await startHosts({ count: 2 });
-  });
+  }, 120_000); // booting hosts takes seconds, more on a busy machine
   // Where hosts cannot be made here, the test fails with the reason; it is never skipped.
   beforeEach(() => {
     if (unsupported) throw new Error(unsupported);
