@@ -37,7 +37,7 @@ export function keepOwnRecord(lockDir: string, initial: OwnerRecord, mayWrite: (
   };
   const writeNow = (text: string, durable: boolean): void => {
     try {
-      rewriteOwnRecord(lockDir, record.generation, text, durable);
+      rewriteOwnRecord(lockDir, record.generation, text, durable, mayWrite);
     } catch {
       // A record that could not be rewritten looks like one that missed a beat: the next beat tries again.
     }
@@ -64,7 +64,7 @@ export function keepOwnRecord(lockDir: string, initial: OwnerRecord, mayWrite: (
     noteToolGroup(group) {
       if (stopped) return;
       const text = change({ tool_group: group });
-      if (group !== null && mayWrite()) writeNow(text, false);
+      if (group !== null) writeNow(text, false);
     },
     markReleased() {
       if (stopped) return;

@@ -175,14 +175,20 @@ export function claimGeneration(lockDir: string, record: OwnerRecord): boolean {
   }
 }
 
-/** Replaces this process's own record with `text` (a paddedRecord); never called for another holder's generation. */
-export function rewriteOwnRecord(lockDir: string, generation: number, text: string, durable: boolean): void {
+/**
+ * Replaces this process's own record with `text` (a paddedRecord) if `mayWrite()` still holds once the new text is
+ * written, right before the rename (so a loss found while writing stops it); never called for another holder's generation.
+ */
+export function rewriteOwnRecord(lockDir: string, generation: number, text: string, durable: boolean, mayWrite: () => boolean): void {
   const temp = writeTemp(lockDir, generation, text, durable);
+  let renamed = false;
   try {
-    renameSync(temp, recordPath(lockDir, generation));
-  } catch (err) {
-    rmSync(temp, { force: true });
-    throw err;
+    if (mayWrite()) {
+      renameSync(temp, recordPath(lockDir, generation));
+      renamed = true;
+    }
+  } finally {
+    if (!renamed) rmSync(temp, { force: true });
   }
 }
 

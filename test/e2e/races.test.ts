@@ -192,7 +192,8 @@ describe("a holder taken over with --force", () => {
   it("writes nothing after it resumes from SIGSTOP, and exits 1", async () => {
     const ws = join(root, "stopped");
     const old = spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", "stopped", "-m", "hold stopped"], { env: env({ DELTA_HEARTBEAT_MS: "300" }) });
-    await waitFor(() => markerRuns(ws, "stopped") === 1, 15_000, "the tool running");
+    // The tool running, and its process group noted in the owner record (a write the engine makes as the tool starts).
+    await waitFor(() => markerRuns(ws, "stopped") === 1 && Object.values(lockFiles(ws, "stopped")).some((text) => text.includes('"tool_group":{')), 15_000, "the tool running");
     // Stopped by a signal (Ctrl-Z, a migrating VM) while its tool runs, for longer than the stale period; the tool finishes meanwhile.
     old.kill("SIGSTOP");
     writeFileSync(join(ws, "release-stopped"), "");
