@@ -2,7 +2,7 @@
 import { open, rm } from "node:fs/promises";
 import { renameSync } from "node:fs";
 import { PRIVATE_FILE_MODE } from "../private-modes.js";
-import { paddedRecord, recordPath, recordTempPath, rewriteOwnRecord, type OwnerRecord, type ToolGroup } from "./owner-record.js";
+import { overwriteOwnRecord, paddedRecord, recordPath, recordTempPath, rewriteOwnRecord, type OwnerRecord, type ToolGroup } from "./owner-record.js";
 
 export interface OwnRecordKeeper {
   /**
@@ -22,39 +22,57 @@ export function keepOwnRecord(lockDir: string, initial: OwnerRecord, mayWrite: (
   let record = initial;
   // The size the record was claimed with: every rewrite keeps it (paddedRecord).
   let size = paddedRecord(initial).length;
+  /** The length of the record as it is on disk now: a text of that length can overwrite it in place. */
+  let onDisk = size;
   /** Counts every change of `record`; a beat whose change was overtaken by a later one is dropped, not renamed over it. */
   let version = 0;
   let inFlight = false;
   let stopped = false;
   const path = recordPath(lockDir, initial.generation);
 
-  const change = (update: Partial<OwnerRecord>): string => {
+  const change = (update: Partial<OwnerRecord>): void => {
     record = { ...record, ...update, heartbeat: (record.heartbeat ?? 0) + 1 };
     version += 1;
-    const text = paddedRecord(record, size);
-    size = text.length;
-    return text;
   };
-  const writeNow = (text: string, durable: boolean): void => {
+  /** The record's bytes as it is now, at the size it keeps. */
+  const text = (): string => {
+    const padded = paddedRecord(record, size);
+    size = padded.length;
+    return padded;
+  };
+  const writeNow = (bytes: string, durable: boolean): void => {
     try {
-      rewriteOwnRecord(lockDir, record.generation, text, durable, mayWrite);
+      rewriteOwnRecord(lockDir, record.generation, bytes, durable, mayWrite);
+      onDisk = bytes.length;
     } catch {
       // A record that could not be rewritten looks like one that missed a beat: the next beat tries again.
+    }
+  };
+
+  /** Overwrites the record in place if the run is still this process's; false when that could not be done. */
+  const overwriteInPlace = (bytes: string): boolean => {
+    try {
+      if (mayWrite()) overwriteOwnRecord(lockDir, record.generation, bytes);
+      return true;
+    } catch {
+      return false;
     }
   };
 
   return {
     beat() {
       if (stopped || inFlight) return;
-      const text = change({});
+      change({});
       const mine = version;
+      const bytes = text();
       const temp = recordTempPath(lockDir, record.generation);
       inFlight = true;
-      void writeFileDurably(temp, text)
+      void writeFileDurably(temp, bytes)
         .then(() => {
           // Synchronous from here to the rename: no release or tool note can slip in between the checks and it.
           if (stopped || version !== mine || !mayWrite()) throw new Error("overtaken");
           renameSync(temp, path);
+          onDisk = bytes.length;
         })
         .catch(() => rm(temp, { force: true }).catch(() => undefined))
         .finally(() => {
@@ -63,13 +81,17 @@ export function keepOwnRecord(lockDir: string, initial: OwnerRecord, mayWrite: (
     },
     noteToolGroup(group) {
       if (stopped) return;
-      const text = change({ tool_group: group });
-      if (group !== null) writeNow(text, false);
+      change({ tool_group: group });
+      if (group === null) return;
+      // Once per tool, so in place when it can be: a rename over a file costs a flush on some file systems (ext4).
+      const bytes = text();
+      if (bytes.length !== onDisk || !overwriteInPlace(bytes)) writeNow(bytes, false);
     },
     markReleased() {
       if (stopped) return;
       stopped = true;
-      writeNow(change({ released_at_unix: Date.now(), tool_group: null }), true);
+      change({ released_at_unix: Date.now(), tool_group: null });
+      writeNow(text(), true);
     },
     stop() {
       stopped = true;

@@ -153,7 +153,8 @@ function readBounded(path: string): string {
  * a file's size (sshfs, FUSE) never has a fresh read cut short at a stale length.
  */
 export function paddedRecord(record: OwnerRecord, size = 0): string {
-  const json = JSON.stringify(OwnerRecordSchema.parse(record));
+  // Typed by construction (ownRecord and its holder's updates): not parsed again, as it is written once per tool.
+  const json = JSON.stringify(record);
   const least = json.length + 1 > size ? Math.ceil((json.length + 1 + RECORD_SLACK) / RECORD_BLOCK) * RECORD_BLOCK : size;
   return `${json}${" ".repeat(least - json.length - 1)}\n`;
 }
@@ -189,6 +190,20 @@ export function rewriteOwnRecord(lockDir: string, generation: number, text: stri
     }
   } finally {
     if (!renamed) rmSync(temp, { force: true });
+  }
+}
+
+/**
+ * Overwrites this process's own record in place with `text`, exactly as long as the record on disk (paddedRecord keeps
+ * one size): one small write, no new file and no rename. Never creates the file: a record a later holder removed stays
+ * removed. A reader racing the write may read a torn record, which it takes as changed or unreadable, never as dead.
+ */
+export function overwriteOwnRecord(lockDir: string, generation: number, text: string): void {
+  const fd = openSync(recordPath(lockDir, generation), "r+");
+  try {
+    writeSync(fd, text, 0);
+  } finally {
+    closeSync(fd);
   }
 }
 
