@@ -2,7 +2,8 @@
 //
 // A record is written whole to a temporary name and linked to its generation's name: link() fails when the name
 // exists, so exactly one process can create each generation, and no reader ever sees a lock without its record.
-// Its holder rewrites it (a temporary file renamed over it) with every heartbeat; readers only ever open and read it.
+// Its holder rewrites it (a temporary file renamed over it) with every heartbeat, and overwrites it in place, at the same
+// size, to note a tool it spawned; readers only ever open and read it.
 import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readSync, readdirSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
