@@ -45,7 +45,7 @@ function buildCli(dispatch: (handler: Handler) => (...raw: unknown[]) => void) {
     .option("--max-iterations <n>", "Model calls allowed in this invocation (default: 30)")
     .option("-v, --verbose", "Verbose logging")
     .option("-i, --interactive", "Answer ask_human on this terminal instead of pausing")
-    .option("--force", "Take over a RUNNING run started on another host")
+    .option("--force", "Take over a run whose holder here is stuck, or whose owner record is unreadable, once it stops changing")
     .option("--format <format>", "Output: text | json | raw | stream-json (default: text)")
     .option("-o, --output <file>", "Also write the result (json: the RunResult) to this file, atomically")
     .option("--replay <source>", "Use recorded model replies instead of a model")
@@ -54,9 +54,10 @@ function buildCli(dispatch: (handler: Handler) => (...raw: unknown[]) => void) {
     .command("list-runs", "List runs, newest first")
     .option("-w, --work-dir <path>", "Workspace (default: current directory)")
     .option("--agent <path>", "Every workspace of this agent (directory or agent.yaml)")
-    .option("--resumable", "Only runs that `delta continue` can take")
+    .option("--resumable", "Only runs that `delta continue` can take (runs held on other hosts are checked as with --check-liveness)")
     .option("--status <status>", "Only runs with this status")
     .option("--first", "Only the most recent run")
+    .option("--check-liveness", "Watch the heartbeat of runs held on other hosts (one stale period, 10 s by default, for all of them)")
     .option("--format <format>", "Output: text | json | raw (raw: one run id per line)")
     .action(dispatch(async (_args, flags, io) => (await import("./commands/list-runs.js")).listRunsCommand(flags, io)));
   cli

@@ -18,6 +18,8 @@ export interface ProcessRequest {
   killGraceMs?: number;
   /** Per stream, stdout and stderr alike. */
   capture: CaptureLimit;
+  /** Told the process's pid, which is also its group's id, as soon as it is spawned. */
+  onSpawn?: (pid: number) => void;
 }
 
 /** Flat facts about one execution, in the manner of execa's result. */
@@ -54,6 +56,7 @@ export function runProcess(request: ProcessRequest): Promise<ProcessResult> {
   if (request.signal?.aborted) return Promise.resolve(notRun({ aborted: true }));
   const child = spawnGroupLeader(request.argv, { cwd: request.cwd, env: request.env, stdin: request.stdin === undefined ? "ignore" : "pipe" });
   if ("reason" in child) return Promise.resolve(notRun({ spawnError: child, durationMs: elapsed(started) }));
+  if (child.pid !== undefined) request.onSpawn?.(child.pid);
 
   return new Promise((resolve) => {
     const facts = {

@@ -1,9 +1,10 @@
 // Follows a run's journal as another process appends to it: yields new events until the run ends or its engine is gone.
-import { basename } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { JournalEvent } from "../journal/events.js";
 import { createJournalReader } from "../journal/reader.js";
-import { assessOwner } from "../store/janitor.js";
+import { performance } from "node:perf_hooks";
+import { assessOwner, stalePeriodMs } from "../store/janitor.js";
+import type { RecordReading } from "../store/owner-record.js";
 import type { RunPaths } from "../store/run-dir.js";
 import { readCurrentOwner } from "../store/run-lock.js";
 
@@ -25,6 +26,7 @@ export type FollowEnd = "ended" | "engine-gone" | "aborted";
 export async function* followJournal(paths: RunPaths, options: FollowOptions = {}): AsyncGenerator<JournalEvent[], FollowEnd> {
   const reader = createJournalReader(paths.journal);
   const pollMs = options.pollMs ?? 100;
+  const heartbeat = watchHeartbeat();
   let printed = 0;
   for (;;) {
     if (options.signal?.aborted) return "aborted";
@@ -36,7 +38,7 @@ export async function* followJournal(paths: RunPaths, options: FollowOptions = {
     }
     const last = events.at(-1);
     if (last?.type === "ENGINE_END" && printed === events.length) return "ended";
-    if (fresh.length === 0 && engineGone(paths, last?.seq ?? 0, reader)) return "engine-gone";
+    if (fresh.length === 0 && engineGone(paths, last?.seq ?? 0, reader, heartbeat)) return "engine-gone";
     try {
       await sleep(pollMs, undefined, { signal: options.signal });
     } catch {
@@ -46,8 +48,27 @@ export async function* followJournal(paths: RunPaths, options: FollowOptions = {
 }
 
 /** The run's owner is gone and nothing was appended after we looked: the run will not end by itself. */
-function engineGone(paths: RunPaths, seenSeq: number, reader: ReturnType<typeof createJournalReader>): boolean {
-  if (assessOwner(readCurrentOwner(paths), basename(paths.runDir)).state !== "dead") return false;
+function engineGone(paths: RunPaths, seenSeq: number, reader: ReturnType<typeof createJournalReader>, heartbeat: HeartbeatWatch): boolean {
+  const reading = readCurrentOwner(paths);
+  const holder = assessOwner(reading);
+  if (holder.state === "alive" || (holder.state === "other-host" && !heartbeat.stoppedFor(reading!))) return false;
   // The engine may have appended its last events just before it exited: read once more.
   return (reader.read().at(-1)?.seq ?? 0) === seenSeq;
+}
+
+interface HeartbeatWatch {
+  /** True once the record read has kept the same text for a stale period of this process's monotonic clock. */
+  stoppedFor(reading: RecordReading): boolean;
+}
+
+/** A holder on another host is gone once its heartbeat stands still for its stale period, as `continue` judges it. */
+function watchHeartbeat(): HeartbeatWatch {
+  let seen: { text: string; since: number } | null = null;
+  return {
+    stoppedFor(reading) {
+      const now = performance.now();
+      if (seen === null || seen.text !== reading.text) seen = { text: reading.text, since: now };
+      return now - seen.since > stalePeriodMs(reading.record);
+    },
+  };
 }

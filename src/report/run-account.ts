@@ -68,7 +68,7 @@ export function accountOf(workDir: string, runId: string, paths: RunPaths, event
     workDir,
     events,
     status: state.status,
-    holder: state.status === "RUNNING" ? assessOwner(readCurrentOwner(paths), runId) : null,
+    holder: state.status === "RUNNING" ? assessOwner(readCurrentOwner(paths)) : null,
     metadata,
     task: state.initialMessage,
     agentName: metadata?.agent_name ?? agentNameOf(start),

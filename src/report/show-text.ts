@@ -107,7 +107,7 @@ function statusText(account: RunAccount, style: TextStyle): string {
   if (account.status !== "RUNNING" || !account.holder) return colourStatus(account.status, style);
   const holder = account.holder;
   if (holder.state === "alive") return `${colourStatus("RUNNING", style)} (engine pid ${account.metadata?.pid ?? "?"} is alive)`;
-  if (holder.state === "other-host") return `${colourStatus("RUNNING", style)} (engine on host ${holder.host}; cannot be checked from here)`;
+  if (holder.state === "other-host") return `${colourStatus("RUNNING", style)} (engine on ${holder.host}: its heartbeat was not watched; \`delta list-runs --check-liveness\` watches it)`;
   return `${colourStatus("RUNNING", style)} ${style.red(`but its engine is gone (${holder.reason})`)}`;
 }
 

@@ -43,7 +43,7 @@ export async function act(ctx: RunContext, call: ToolCall, iteration: number): P
     return { kind: "done" };
   }
 
-  requestAction(ctx, call, iteration, args.value, bound.argv);
+  const request = requestAction(ctx, call, iteration, args.value, bound.argv);
 
   const result = await invokeTool({
     argv: bound.argv,
@@ -53,7 +53,10 @@ export async function act(ctx: RunContext, call: ToolCall, iteration: number): P
     baseEnv: ctx.childEnv,
     timeoutMs: tool.timeout_ms ?? DEFAULT_TOOL_TIMEOUT_MS,
     signal: ctx.signal,
+    // In the owner record before anything else happens: a `continue` after this engine is killed ends what is left of it.
+    onSpawn: (pgid) => ctx.noteToolGroup({ request_seq: request.seq, pgid, started_at_unix: Date.now() }),
   });
+  ctx.noteToolGroup(null);
   ctx.log(`tool ${call.name}: ${JSON.stringify(bound.argv)} → ${result.status}, exit ${result.exitCode ?? result.signal ?? "none"}${result.timedOut ? " (timed out)" : ""} in ${result.durationMs} ms`);
   // The result first: a full disk while the full output is recorded must not cost the run the tool's real result.
   const recorded = await appendResult(ctx, call, iteration, { status: result.status, observation: result.observation, exitCode: result.exitCode, durationMs: result.durationMs });
@@ -93,10 +96,11 @@ async function actMcp(ctx: RunContext, call: ToolCall, iteration: number, args: 
 }
 
 /** ACTION_REQUEST, flushed to disk before the tool runs: after a crash, the call is known to have maybe run. */
-function requestAction(ctx: RunContext, call: ToolCall, iteration: number, args: unknown, command: string[]): void {
-  ctx.append({ type: "ACTION_REQUEST", iteration, action_id: call.id, tool_name: call.name, tool_args: args, resolved_command: command });
+function requestAction(ctx: RunContext, call: ToolCall, iteration: number, args: unknown, command: string[]): JournalEvent {
+  const request = ctx.append({ type: "ACTION_REQUEST", iteration, action_id: call.id, tool_name: call.name, tool_args: args, resolved_command: command });
   ctx.sync();
   ctx.progress(`[${iteration}] ACT: ${call.name} ${oneLine(JSON.stringify(args), 160)}`);
+  return request;
 }
 
 /** What came of a call that ran, as ACTION_RESULT records it. */

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { loadAgent, type AgentPackage } from "../agent/load.js";
 import { preflightAgent } from "../agent/preflight.js";
 import { RunRefusedError } from "../errors.js";
+import type { JournalEvent } from "../journal/events.js";
 import { readFirstEvent, readJournal } from "../journal/reader.js";
 import { openJournal } from "../journal/writer.js";
 import { clearInteraction, recordAnswer } from "./ask-human.js";
@@ -19,6 +20,8 @@ import { startAgentMcp, type AgentMcp } from "./mcp-start.js";
 import { stopLeftoverServers } from "../store/leftover-servers.js";
 import { takeRun, type RunHold } from "../store/run-lock.js";
 import { pausePoint } from "../pause-point.js";
+import { killLeftoverGroup } from "../process/leftover-group.js";
+import { describeHost, isThisHost } from "../store/host-identity.js";
 import { findRunDir, type RunPaths } from "../store/run-dir.js";
 import { readOrRebuildMetadata, type RunMetadata } from "../store/run-metadata.js";
 
@@ -39,7 +42,7 @@ export async function continueRun(request: ContinueRequest): Promise<RunOutcome>
   await preflightAgent(loaded, start.work_dir);
 
   pausePoint("continue-before-lock");
-  const hold = takeRun(paths, { runId: request.runId, workDir: request.workDir, force: request.force });
+  const hold = await takeRun(paths, { runId: request.runId, workDir: request.workDir, force: request.force, progress: request.progress, signal: request.signal });
   let state: RunState;
   let answer: Answer;
   let provider: ProviderChoice;
@@ -56,12 +59,17 @@ export async function continueRun(request: ContinueRequest): Promise<RunOutcome>
     agent = withModel(loaded, request.model ?? provider.model);
     metadata = readOrRebuildMetadata(paths, events, hold.previous?.owner ?? null, request.warn);
     reportTakeover(request, hold, state);
+    const leftover = await endLeftoverTool(hold, events, state);
+    if (leftover) request.progress(`[Janitor] ${leftover}`);
     // Holding the run, any earlier holder is gone: servers it left running (it was killed) go too, before ours start.
-    for (const stopped of stopLeftoverServers(metadata.mcp_server_processes ?? [], metadata.hostname)) {
+    // Only on its own host, told by machine, boot and PID namespace: a clone sharing the hostname has other processes.
+    const previous = hold.previous?.owner;
+    const leftoverServers = previous && !isThisHost(previous) ? [] : (metadata.mcp_server_processes ?? []);
+    for (const stopped of stopLeftoverServers(leftoverServers, metadata.hostname)) {
       request.progress(`[Janitor] Stopped ${stopped}, left running by the engine that stopped`);
     }
     mcp = await startAgentMcp(agent, { workDir: start.work_dir, provider, signal: request.signal, warn: request.warn, echo: verboseLog(request) });
-    if (state.status === "RUNNING") await markInterrupted(paths, request.runId, state, hold, request.warn);
+    if (state.status === "RUNNING") await markInterrupted(paths, request.runId, state, hold, leftover, request.warn);
   } catch (err) {
     await mcp?.servers.close();
     hold.release();
@@ -131,16 +139,37 @@ function planAnswer(request: ContinueRequest, paths: RunPaths, state: RunState):
   }
 }
 
-/** Records the janitor's RUNNING → INTERRUPTED transition in the journal and metadata. */
-async function markInterrupted(paths: RunPaths, runId: string, state: RunState, hold: RunHold, warn: (line: string) => void): Promise<void> {
+/**
+ * The previous holder died on this host while a tool ran, and the run still waits for that tool's result: its process
+ * group may live on. Ends it before the model is told the result is unknown; says what it did, or null.
+ */
+async function endLeftoverTool(hold: RunHold, events: JournalEvent[], state: RunState): Promise<string | null> {
   const owner = hold.previous?.owner;
-  const engine = owner ? `The engine process (pid ${owner.pid} on ${owner.hostname})` : "The engine process";
+  const group = owner?.tool_group;
+  if (!owner || !group || hold.previous?.released || !isThisHost(owner)) return null;
+  const request = events.find((event) => event.seq === group.request_seq);
+  const pending = request?.type === "ACTION_REQUEST" && state.pending.some((call) => call.requested && call.call.id === request.action_id);
+  if (!pending) return null;
+  const killed = await killLeftoverGroup({ pgid: group.pgid, startedAtUnix: group.started_at_unix });
+  if (killed.length === 0) return null;
+  return `Killed what was left of the previous engine's tool ${request.tool_name} (process group ${group.pgid}: ${killed.length} process${killed.length === 1 ? "" : "es"})`;
+}
+
+/** Records the janitor's RUNNING → INTERRUPTED transition in the journal and metadata, naming the old holder. */
+async function markInterrupted(paths: RunPaths, runId: string, state: RunState, hold: RunHold, leftover: string | null, warn: (line: string) => void): Promise<void> {
+  const owner = hold.previous?.owner;
+  const engine = owner ? `The engine process (pid ${owner.pid} on ${describeHost(owner)})` : "The engine process";
   const journal = await openJournal(paths.journal, { warn, owner: hold.lostReason });
   try {
     journal.append({
       type: "ERROR",
       error_type: "ORPHANED_RUN",
-      error_message: `[Janitor] ${engine} stopped without recording an end (${hold.previous?.reason ?? "no owner record"}); run marked INTERRUPTED.`,
+      error_message: `[Janitor] ${engine} stopped without recording an end (${hold.previous?.reason ?? "no owner record"}); run marked INTERRUPTED.${leftover ? ` ${leftover}.` : ""}`,
+      error_details: {
+        previous_owner: owner ? { generation: owner.generation, pid: owner.pid, hostname: owner.hostname, machine_id: owner.machine_id ?? null, boot_id: owner.boot_id ?? null } : null,
+        judged: hold.previous?.reason ?? null,
+        taken_as_generation: hold.generation,
+      },
     });
     journal.append({ type: "ENGINE_END", run_id: runId, status: "INTERRUPTED", final_iteration: state.iterations });
     journal.sync();

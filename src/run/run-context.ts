@@ -5,6 +5,7 @@ import type { HookName } from "../hooks/schema.js";
 import type { HookOutcome } from "../hooks/run-hook.js";
 import type { JournalEvent, NewEvent } from "../journal/events.js";
 import type { Provider } from "../llm/types.js";
+import type { ToolGroup } from "../store/owner-record.js";
 import type { RunPaths } from "../store/run-dir.js";
 import type { McpServers } from "../tools/mcp/servers.js";
 
@@ -41,6 +42,8 @@ export interface RunContext {
   append(event: NewEvent): JournalEvent;
   /** Flushes the journal to disk before anything that depends on it. */
   sync(): void;
+  /** Notes in this process's owner record the process group of the tool it just spawned, or (null) that the tool ended. */
+  noteToolGroup(group: ToolGroup | null): void;
   /** The journal as it is on disk now (verified incremental read). */
   readEvents(): JournalEvent[];
   /** Runs a lifecycle hook; "none" when the agent defines none for that point. */

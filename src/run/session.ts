@@ -109,6 +109,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
       return written;
     },
     sync: () => journal.sync(),
+    noteToolGroup: (group) => options.hold.noteToolGroup(group),
     // Each iteration starts here: a process that lost the run stops before it calls the model again.
     readEvents: () => {
       journal.verify();

@@ -10,6 +10,7 @@ import { validateRunId } from "../store/run-id.js";
 import { engineStartEvent, runSession, sessionSecrets, type SessionOptions } from "./session.js";
 import { startAgentMcp, type AgentMcp } from "./mcp-start.js";
 import { createFirstOwner, holdNewRun } from "../store/run-lock.js";
+import type { OwnerRecord } from "../store/owner-record.js";
 import { holderFacts, writeMetadata } from "../store/run-metadata.js";
 import { stageNewRunDir, stageRunDir, type RunPaths, type StagedRun } from "../store/run-dir.js";
 import { rememberLastUsed, removeCreatedWorkspace, resolveWorkspace, type Workspace } from "../store/workspace.js";
@@ -97,16 +98,17 @@ async function claimAndRun(
     },
     started: true,
   };
-  const paths = await publishFirstEvents(staged, session, request.message);
-  const hold = holdNewRun(paths);
+  const { paths, owner } = await publishFirstEvents(staged, session, request.message);
+  const hold = holdNewRun(paths, owner);
   request.progress(`Run ${runId} in ${workspace.workDir}`);
   return runSession({ ...session, paths, hold });
 }
 
 /** Journals ENGINE_START and the message in the staged directory, durably, with its first owner record, then publishes it as the run. */
-async function publishFirstEvents(staged: StagedRun, session: Omit<SessionOptions, "paths" | "hold">, message: string): Promise<RunPaths> {
+async function publishFirstEvents(staged: StagedRun, session: Omit<SessionOptions, "paths" | "hold">, message: string): Promise<{ paths: RunPaths; owner: OwnerRecord }> {
+  let owner: OwnerRecord;
   try {
-    createFirstOwner(staged.paths);
+    owner = createFirstOwner(staged.paths);
     const secrets = sessionSecrets(session);
     writeMetadata(staged.paths, session.metadata, { secrets });
     const journal = await openJournal(staged.paths.journal, { secrets });
@@ -121,5 +123,5 @@ async function publishFirstEvents(staged: StagedRun, session: Omit<SessionOption
     staged.discard();
     throw err;
   }
-  return staged.publish();
+  return { paths: staged.publish(), owner };
 }

@@ -1,45 +1,51 @@
-// The janitor: judges whether the process recorded as a run's owner may still write it.
-import { readFileSync } from "node:fs";
-import { hostname } from "node:os";
+// The janitor: judges whether the process an owner record names may still write the run, here by its pid, elsewhere by its heartbeat.
+//
+// A holder on this host (same machine id, boot id and PID namespace) is judged at once: its pid, and that pid's start.
+// A holder anywhere else, or one that must be proven stuck, is watched: its record is read, this process waits five of
+// the holder's beats by its own monotonic clock, and reads it again. Unchanged means no beat in all that time: the
+// holder is dead or stopped, and a stopped one is fenced off the journal (journal-fence.ts) before it could write again.
+// Neither a remote modification time nor another host's clock is ever compared with this one's.
 import { RunRefusedError } from "../errors.js";
-import type { RecordReading } from "./owner-record.js";
+import { isGone, readProcStat, startTimeMs, type ProcStat } from "../process/proc-stat.js";
+import { describeHost, isThisHost } from "./host-identity.js";
+import { heartbeatInterval, type OwnerRecord, type RecordReading } from "./owner-record.js";
 
-export interface HolderFacts {
-  run_id: string;
-  pid: number;
-  hostname: string;
-  /** When the recorded engine began this hold on the run (metadata start_time_unix, ms). */
-  start_time_unix: number;
+/** A holder missing this many of its beats in a row is taken for dead (or stopped, and then fenced). */
+export const STALE_BEATS = 5;
+
+/** How long a taker watches a record before judging its holder: STALE_BEATS of the beats the record promises. */
+export function stalePeriodMs(record: OwnerRecord | null): number {
+  return STALE_BEATS * (record?.heartbeat_ms ?? heartbeatInterval());
 }
 
-/** /proc gives a process's start in clock ticks (100 a second on Linux) after a boot time in whole seconds: allow for that. */
+/** /proc gives a process's start after a boot time in whole seconds: allow for that, for records without start_ticks. */
 const START_TIME_SLACK_MS = 2_000;
-const CLOCK_TICKS_PER_SECOND = 100;
 
 export type HolderAssessment =
-  | { state: "alive" }
+  | { state: "alive"; stopped: boolean }
   | { state: "dead"; reason: string }
+  /** On another host (or in another container): judged only by watching its heartbeat. */
   | { state: "other-host"; host: string };
 
-/** Looks at the recorded engine process without changing anything. */
-export function assessHolder(facts: HolderFacts): HolderAssessment {
-  if (facts.hostname !== hostname()) return { state: "other-host", host: facts.hostname };
-  if (facts.pid === process.pid) return { state: "dead", reason: `process ${facts.pid} is this process` };
-  const stat = isProcessAlive(facts.pid) ? procStatFields(facts.pid) : undefined;
-  if (stat === undefined || isZombie(stat)) return { state: "dead", reason: `process ${facts.pid} no longer exists` };
-  const name = processName(facts.pid);
-  if (name !== null && !/node|delta/i.test(name)) {
-    return { state: "dead", reason: `process ${facts.pid} is now '${name}', not a delta engine (pid reused)` };
-  }
-  const started = processStartTimeMs(stat);
-  if (started !== null && started > facts.start_time_unix + START_TIME_SLACK_MS) {
-    return { state: "dead", reason: `process ${facts.pid} started after the run did, so it is not the run's engine (pid reused)` };
-  }
-  return { state: "alive" };
+/** Looks at a record's holder without changing anything or waiting. */
+export function assessHolder(owner: OwnerRecord): HolderAssessment {
+  if (!isThisHost(owner)) return { state: "other-host", host: describeHost(owner) };
+  if (owner.pid === process.pid) return { state: "dead", reason: `process ${owner.pid} is this process` };
+  const stat = readProcStat(owner.pid);
+  if (!answersSignals(owner.pid) || (stat !== null && isGone(stat))) return { state: "dead", reason: `process ${owner.pid} no longer exists` };
+  const reused = stat === null ? null : reusedPid(owner, stat);
+  if (reused !== null) return { state: "dead", reason: reused };
+  return { state: "alive", stopped: stat !== null && (stat.state === "T" || stat.state === "t") };
 }
 
-/** How long a holder's record may go without a refresh before `--force` may take the run from it. */
-export const LOCK_STALE_MS = 10_000;
+function reusedPid(owner: OwnerRecord, stat: ProcStat): string | null {
+  if (owner.start_ticks != null) {
+    return stat.startTicks === owner.start_ticks ? null : `process ${owner.pid} is another process than the one that held the run (it started at another time: pid reused)`;
+  }
+  // A record without the holder's start (not written on Linux): the process must have started before it took the run.
+  const started = startTimeMs(stat);
+  return started !== null && started > owner.acquired_at_unix + START_TIME_SLACK_MS ? `process ${owner.pid} started after the run did, so it is not the run's engine (pid reused)` : null;
+}
 
 /** Why the run may be taken from its previous holder, and whether that holder might still write (then it is fenced off). */
 export interface TakeoverVerdict {
@@ -57,112 +63,86 @@ export interface OwnerFacts {
   reading: RecordReading;
 }
 
-/** Judges the run's current owner record: may this process take the run over? Refuses (126) when it may not. */
-export function judgeOwner(facts: OwnerFacts, options: { force: boolean }): TakeoverVerdict {
+/** What to do about a holder: take the run at once, or watch the holder's heartbeat for `periodMs` first. */
+export type Judgement = { verdict: TakeoverVerdict } | { watch: { periodMs: number; holder: string } };
+
+/** Judges the run's current owner record without waiting. Refuses (126) when the run may not be taken. */
+export function judgeOwner(facts: OwnerFacts, options: { force: boolean }): Judgement {
   const { reading, runId } = facts;
-  const stale = reading.ageMs > LOCK_STALE_MS;
-  const age = `${Math.round(reading.ageMs / 1000)} s`;
-  if (reading.record === null) {
-    if (options.force && stale) return { reason: `its owner record could not be read (${reading.problem}); --force given`, released: false, fence: true };
+  const owner = reading.record;
+  if (owner === null) {
+    if (options.force) return { watch: { periodMs: stalePeriodMs(null), holder: "the owner record" } };
     throw new RunRefusedError(
       `Run ${runId}'s owner record cannot be read: ${reading.problem}.\n` +
-        `If no engine is running this run, take it over with --force once the record is ${LOCK_STALE_MS / 1000} s old (it is ${age}).`,
+        `If no engine is running this run, take it over with --force: the run is taken once the record has stayed unchanged for ${seconds(stalePeriodMs(null))} s.`,
     );
   }
-  const owner = reading.record;
-  if (owner.released_at_unix !== null) return { reason: `released by process ${owner.pid} on ${owner.hostname}`, released: true, fence: false };
-  const holder = assessHolder({ run_id: runId, pid: owner.pid, hostname: owner.hostname, start_time_unix: owner.acquired_at_unix });
-  if (holder.state === "dead") return { reason: holder.reason, released: false, fence: false };
-  if (options.force && stale) {
-    return { reason: `process ${owner.pid} on ${owner.hostname} has not refreshed its lock for ${age}; --force given`, released: false, fence: true };
-  }
-  const wait = `wait for it to finish (\`delta list-runs -w ${facts.workDir}\` shows the run's status)`;
-  if (holder.state === "other-host") {
-    if (options.force) {
-      throw new RunRefusedError(
-        `Run ${runId} is being written by another process (pid ${owner.pid} on host '${owner.hostname}'), which refreshed its lock ${age} ago; ${wait}. ` +
-          `--force takes the run over only once the lock has gone ${LOCK_STALE_MS / 1000} s without a refresh.`,
-      );
-    }
+  if (owner.released_at_unix !== null) return { verdict: { reason: `released by process ${owner.pid} on ${describeHost(owner)}`, released: true, fence: false } };
+  const holder = assessHolder(owner);
+  if (holder.state === "dead") return { verdict: { reason: holder.reason, released: false, fence: false } };
+  const watch = { watch: { periodMs: stalePeriodMs(owner), holder: `process ${owner.pid} on ${describeHost(owner)}` } };
+  if (holder.state === "other-host" || options.force) return watch;
+  if (holder.stopped) {
     throw new RunRefusedError(
-      `Run ${runId} was started on host '${holder.host}'.\n` +
-        `Cannot verify process status from host '${hostname()}'.\n` +
-        "If you're certain the original process is dead, use --force.",
+      `Run ${runId} is still active (PID ${owner.pid}), but that process is stopped (Ctrl-Z, SIGSTOP).\n` +
+        "Resume or end that process, or take the run over with --force once its heartbeat has stopped (the old process is then stopped from writing).",
     );
   }
-  if (stale) {
-    throw new RunRefusedError(
-      `Run ${runId} is still active (PID ${owner.pid}), but its lock has not been refreshed for ${age}: the process may be stopped (Ctrl-Z, SIGSTOP).\n` +
-        "Resume or end that process, or take the run over with --force (the old process is then stopped from writing).",
-    );
-  }
-  throw new RunRefusedError(`Run ${runId} is still active (PID ${owner.pid}).\nCannot continue while original process is running; ${wait}.`);
+  throw new RunRefusedError(`Run ${runId} is still active (PID ${owner.pid}).\nCannot continue while original process is running; ${waitHint(facts.workDir)}.`);
 }
 
 /**
- * For those who only look (list-runs, show, report): whether the run's current owner may still write it. No record,
- * or one marked released, means no process holds the run; a record that cannot be read is taken as a live holder.
+ * Judges a holder from two readings of its record `periodMs` apart by this process's clock. The same text twice: no
+ * beat in all that time, so the run is taken and the holder fenced off. A release: taken at once. A beat: refused (126).
  */
-export function assessOwner(reading: RecordReading | null, runId: string): HolderAssessment {
-  if (reading === null) return { state: "dead", reason: "no process holds it" };
-  const owner = reading.record;
-  if (owner === null) return { state: "alive" };
-  if (owner.released_at_unix !== null) return { state: "dead", reason: `process ${owner.pid} released it` };
-  return assessHolder({ run_id: runId, pid: owner.pid, hostname: owner.hostname, start_time_unix: owner.acquired_at_unix });
+export function judgeWatched(facts: OwnerFacts, second: RecordReading, periodMs: number): TakeoverVerdict {
+  const first = facts.reading;
+  const owner = first.record;
+  const waited = `${seconds(periodMs)} s`;
+  if (second.text === first.text) {
+    if (owner === null) return { reason: `its owner record could not be read (${first.problem}) and did not change in ${waited}; --force given`, released: false, fence: true };
+    return { reason: `process ${owner.pid} on ${describeHost(owner)} made no heartbeat in ${waited} (still at ${owner.heartbeat ?? "none"})`, released: false, fence: true };
+  }
+  const now = second.record;
+  if (now !== null && now.released_at_unix !== null) return { reason: `released by process ${now.pid} on ${describeHost(now)}`, released: true, fence: false };
+  const who = now === null ? "another process" : `process ${now.pid} on ${describeHost(now)}`;
+  const beats = owner && now ? ` (its heartbeat went from ${owner.heartbeat ?? "none"} to ${now.heartbeat ?? "none"} in ${waited})` : ` (its owner record changed within ${waited})`;
+  throw new RunRefusedError(`Run ${facts.runId} is being written by ${who}, which is alive${beats}; ${waitHint(facts.workDir)}.`);
 }
 
 /** When process `pid` started (Unix ms), as /proc tells it; null when it is gone, a zombie, or /proc cannot say. */
 export function processStartedAt(pid: number): number | null {
-  const stat = isProcessAlive(pid) ? procStatFields(pid) : null;
-  return stat === null || isZombie(stat) ? null : processStartTimeMs(stat);
+  const stat = answersSignals(pid) ? readProcStat(pid) : null;
+  return stat === null || isGone(stat) ? null : startTimeMs(stat);
 }
 
-function isProcessAlive(pid: number): boolean {
+/**
+ * For those who only look (list-runs, show, report): whether the run's current owner may still write it, without
+ * waiting. No record, or one marked released, means no process holds the run; a record that cannot be read is taken
+ * as a live holder; a holder elsewhere is "other-host" (see checkLiveness in liveness-check.ts).
+ */
+export function assessOwner(reading: RecordReading | null): HolderAssessment {
+  if (reading === null) return { state: "dead", reason: "no process holds it" };
+  const owner = reading.record;
+  if (owner === null) return { state: "alive", stopped: false };
+  if (owner.released_at_unix !== null) return { state: "dead", reason: `process ${owner.pid} released it` };
+  return assessHolder(owner);
+}
+
+function waitHint(workDir: string): string {
+  return `wait for it to finish (\`delta list-runs -w ${workDir}\` shows the run's status)`;
+}
+
+function seconds(ms: number): string {
+  return String(Math.round(ms / 100) / 10);
+}
+
+function answersSignals(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
     return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-/** The fields of /proc/<pid>/stat after the parenthesized command name (state first), or null where that cannot be read. */
-function procStatFields(pid: number): string[] | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  } catch {
-    return null;
-  }
-}
-
-/** A killed process its parent has not reaped yet still answers kill(0) but runs nothing. */
-function isZombie(stat: string[] | null): boolean {
-  return stat?.[0] === "Z" || stat?.[0] === "X";
-}
-
-/** The process's command line on Linux (/proc), or null where that cannot be read. */
-function processName(pid: number): string | null {
-  try {
-    const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ").trim();
-    return cmdline || readFileSync(`/proc/${pid}/comm`, "utf8").trim();
-  } catch {
-    return null;
-  }
-}
-
-/** When the process started (Unix ms) from its stat fields and /proc/stat's btime, or null where that cannot be read. */
-function processStartTimeMs(stat: string[] | null): number | null {
-  if (stat === null) return null;
-  try {
-    // starttime is field 22 of the whole line, the 20th after ")".
-    const ticks = Number(stat[19]);
-    const bootLine = readFileSync("/proc/stat", "utf8").split("\n").find((line) => line.startsWith("btime "));
-    const bootSeconds = Number(bootLine?.split(/\s+/)[1]);
-    if (!Number.isFinite(ticks) || !Number.isFinite(bootSeconds)) return null;
-    return bootSeconds * 1000 + (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
-  } catch {
-    return null;
   }
 }

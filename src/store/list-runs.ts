@@ -9,6 +9,7 @@ import { deriveRunState } from "../journal/run-state.js";
 import { readMetadata } from "./run-metadata.js";
 import { readOriginalRun, type OriginalRun } from "./original-run.js";
 import { runPaths } from "./run-dir.js";
+import type { RecordReading } from "./owner-record.js";
 import { readCurrentOwner } from "./run-lock.js";
 
 export interface RunSummary {
@@ -23,8 +24,21 @@ export interface RunSummary {
   agent_name: string | null;
   /** RUNNING in the journal, but its engine process is gone: `delta continue` will recover it. */
   orphaned: boolean;
+  /** Who holds a RUNNING run, and what is known of it; null for a run in any other state. */
+  holder: HolderSummary | null;
   /** Made by the original Delta Engine: listed from its metadata.json, not continued by this engine. */
   original_engine: boolean;
+}
+
+/**
+ * alive: proven running here, or its heartbeat moved. dead: proven gone here, released, or no heartbeat for a stale
+ * period. unchecked: on another host (or in another container), not yet watched (`--check-liveness` watches it).
+ */
+export interface HolderSummary {
+  state: "alive" | "dead" | "unchecked";
+  pid: number | null;
+  hostname: string | null;
+  detail: string;
 }
 
 export const RESUMABLE: readonly RunStatus[] = ["INTERRUPTED", "WAITING_FOR_INPUT", "FAILED", "COMPLETED"];
@@ -63,8 +77,13 @@ export function runIdsIn(workDir: string): string[] {
 /** Newest first (last update, then run id), filtered; also merges the runs of several workspaces. */
 export function applyFilter(runs: RunSummary[], filter: ListFilter): RunSummary[] {
   const sorted = [...runs].sort((a, b) => b.last_updated.localeCompare(a.last_updated) || b.run_id.localeCompare(a.run_id));
-  const kept = sorted.filter((run) => (!filter.resumable || RESUMABLE.includes(run.status) || run.orphaned) && (!filter.status || run.status === filter.status));
+  const kept = sorted.filter((run) => (!filter.resumable || isResumable(run)) && (!filter.status || run.status === filter.status));
   return filter.first ? kept.slice(0, 1) : kept;
+}
+
+/** What `continue` can take: a run at rest, or a RUNNING one whose holder is gone or not yet judged (continue judges it). */
+function isResumable(run: RunSummary): boolean {
+  return RESUMABLE.includes(run.status) || run.orphaned || run.holder?.state === "unchecked";
 }
 
 function isRunDir(dir: string): boolean {
@@ -93,7 +112,7 @@ function summarize(workDir: string, runId: string, warn: (line: string) => void)
       created_at: metadata?.created_at ?? null,
       iterations: state.iterations,
       agent_name: metadata?.agent_name ?? null,
-      orphaned: state.status === "RUNNING" && assessOwner(readCurrentOwner(paths), runId).state === "dead",
+      ...holderOf(state.status === "RUNNING" ? readCurrentOwner(paths) : undefined),
       original_engine: false,
     };
   } catch (err) {
@@ -114,8 +133,25 @@ function summarizeOriginal(workDir: string, runId: string, original: OriginalRun
     iterations: original.iterations_completed ?? 0,
     agent_name: basename(original.agent_ref),
     orphaned: false,
+    holder: null,
     original_engine: true,
   };
+}
+
+/** The holder of a RUNNING run as a reader sees it without waiting (`reading` undefined: the run is not RUNNING). */
+export function holderOf(reading: RecordReading | null | undefined): Pick<RunSummary, "orphaned" | "holder"> {
+  if (reading === undefined) return { orphaned: false, holder: null };
+  const owner = reading?.record ?? null;
+  const who = { pid: owner?.pid ?? null, hostname: owner?.hostname ?? null };
+  const assessed = assessOwner(reading);
+  switch (assessed.state) {
+    case "dead":
+      return { orphaned: true, holder: { state: "dead", ...who, detail: assessed.reason } };
+    case "alive":
+      return { orphaned: false, holder: { state: "alive", ...who, detail: owner === null ? "its owner record cannot be read" : assessed.stopped ? "stopped (SIGSTOP, Ctrl-Z)" : "running on this host" } };
+    case "other-host":
+      return { orphaned: false, holder: { state: "unchecked", ...who, detail: `on ${assessed.host}; its heartbeat was not watched` } };
+  }
 }
 
 function summarizeTask(message: string): string {

@@ -18,6 +18,8 @@ export interface InvokeRequest {
   maxObservationBytes?: number;
   /** Aborting it (the engine was interrupted) kills the tool's whole process group. */
   signal?: AbortSignal | undefined;
+  /** Told the tool's process group id as soon as it is spawned. */
+  onSpawn?: (pgid: number) => void;
 }
 
 export type InvokeStatus = "SUCCESS" | "FAILED" | "ERROR";
@@ -51,6 +53,7 @@ export async function invokeTool(request: InvokeRequest): Promise<InvokeResult> 
     timeoutMs: request.timeoutMs,
     signal: request.signal,
     capture: { keep: "head", maxChars: MAX_CAPTURE_CHARS },
+    onSpawn: request.onSpawn,
   });
   const spawnError = ended.spawnError ? describeSpawnFailure(ended.spawnError) : null;
   const stoppedByEngine = ended.timedOut || ended.aborted || ended.overLimit;

@@ -1,6 +1,6 @@
-// End to end: the janitor judges the run's owner record: a reused pid is not the live engine, and --force never breaks a fresh lock.
+// End to end: the janitor judges the run's owner record: a reused pid is not the live engine, --force never takes a run whose heartbeat moves, a dead holder elsewhere is taken over.
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readJournal } from "../../src/journal/reader.js";
@@ -8,6 +8,8 @@ import { type MockLlm, reply, startMockLlm, taskOf, toolResultsOf } from "../sup
 import { delta, eventTypes, journalHas, modelEnv, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
 
 const SLOW_TOOLS = 'tools:\n  - name: slow\n    shell: "sleep ${seconds}"\n';
+/** The engines here beat every 300 ms, so a taker watches a holder for 1.5 s. */
+const BEAT_MS = 300;
 
 let root: string;
 let server: MockLlm;
@@ -32,7 +34,7 @@ afterAll(async () => {
  * A test that acts on the live engine gives it a longer tool, so a busy machine cannot end the run first.
  */
 async function startSlowRun(ws: string, runId: string, seconds = 3) {
-  const child = spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", runId, "-m", `sleep ${seconds}`, "--format", "json"], { env: modelEnv(server.baseUrl) });
+  const child = spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", runId, "-m", `sleep ${seconds}`, "--format", "json"], { env: modelEnv(server.baseUrl, { DELTA_HEARTBEAT_MS: String(BEAT_MS) }) });
   await waitFor(() => journalHas(ws, runId, "ACTION_REQUEST"), 15_000, `${runId} reaching its tool`);
   return { child }; // wrapped: the child is a promise, and returning it bare would await its exit
 }
@@ -61,7 +63,7 @@ describe.concurrent("the janitor's judgement of the recorded process", () => {
       const started = JSON.parse(readFileSync(ownerRecordFile(ws, "reused"), "utf8")).acquired_at_unix as number;
       rewriteOwnerRecord(ws, "reused", { pid: impostor.pid, acquired_at_unix: started - 60_000 });
       const resumed = await delta(["continue", "--run-id", "reused", "-w", ws, "--format", "json"], { env: modelEnv(server.baseUrl) });
-      expect(resumed.stderr).toMatch(/\[Janitor\].*started after the run/);
+      expect(resumed.stderr).toMatch(/\[Janitor\].*another process than the one that held the run.*pid reused/);
       expect(resumed.exitCode).toBe(0);
       const events = readJournal(join(runDir(ws, "reused"), "journal.jsonl"));
       expect(events.find((e) => e.type === "ERROR")).toMatchObject({ error_type: "ORPHANED_RUN" });
@@ -83,16 +85,16 @@ describe.concurrent("the janitor's judgement of the recorded process", () => {
     }
   });
 
-  it("--force does not break the fresh lock of a live engine, whatever host its owner record names", async () => {
+  it("--force does not take the run from a live engine: it watches the heartbeat move and refuses, writing nothing", async () => {
     const ws = join(root, "ws-force-live");
-    const { child } = await startSlowRun(ws, "force-live", 6);
+    const { child } = await startSlowRun(ws, "force-live", 8);
     const journal = join(runDir(ws, "force-live"), "journal.jsonl");
     try {
-      rewriteOwnerRecord(ws, "force-live", { hostname: "some-other-host" });
       const before = readFileSync(journal, "utf8");
       const forced = await delta(["continue", "--run-id", "force-live", "-w", ws, "--force", "--format", "json"], { env: modelEnv(server.baseUrl) });
       expect(forced.exitCode).toBe(126);
-      expect(JSON.parse(forced.stdout).error.message).toMatch(/being written by another process/);
+      expect(forced.stderr).toMatch(/\[Janitor\] Run force-live is held by process \d+ on host .*: watching its heartbeat for 1\.5 s/);
+      expect(JSON.parse(forced.stdout).error.message).toMatch(/being written by process \d+ .* which is alive \(its heartbeat went from \d+ to \d+ in 1\.5 s\)/);
       // Nothing was written: the live engine is still the run's only writer.
       expect(readFileSync(journal, "utf8")).toBe(before);
       expect(eventTypes(readJournal(journal))).toEqual(["ENGINE_START", "USER_MESSAGE", "THOUGHT", "ACTION_REQUEST"]);
@@ -102,20 +104,22 @@ describe.concurrent("the janitor's judgement of the recorded process", () => {
     }
   });
 
-  it("--force recovers a run from another host once its lock has gone stale", async () => {
-    const ws = join(root, "ws-force-stale");
-    const { child } = await startSlowRun(ws, "force-stale");
+  it("recovers a run whose engine died on another host with a plain continue, once its heartbeat stood still, naming the old owner", async () => {
+    const ws = join(root, "ws-other-dead");
+    const { child } = await startSlowRun(ws, "other-dead");
     child.kill("SIGKILL");
     await child;
-    rewriteOwnerRecord(ws, "force-stale", { hostname: "some-other-host" });
-    const refused = await delta(["continue", "--run-id", "force-stale", "-w", ws, "--format", "json"], { env: modelEnv(server.baseUrl) });
-    expect(refused.exitCode).toBe(126);
-    expect(JSON.parse(refused.stdout).error.message).toMatch(/use --force/);
-    // The dead holder stopped refreshing its lock; age it past the stale period instead of waiting.
-    const old = new Date(Date.now() - 60_000);
-    utimesSync(ownerRecordFile(ws, "force-stale"), old, old);
-    const forced = await delta(["continue", "--run-id", "force-stale", "-w", ws, "--force", "--format", "json"], { env: modelEnv(server.baseUrl) });
-    expect(forced.exitCode).toBe(0);
-    expect(JSON.parse(forced.stdout)).toMatchObject({ status: "COMPLETED", result: "done" });
+    // The record now names another machine (as a run started on a node that died would): its pid means nothing here.
+    rewriteOwnerRecord(ws, "other-dead", { machine_id: "0123456789abcdef0123456789abcdef", boot_id: "00000000-1111-2222-3333-444444444444" });
+    const resumed = await delta(["continue", "--run-id", "other-dead", "-w", ws, "--format", "json"], { env: modelEnv(server.baseUrl) });
+    expect(resumed.stderr).toMatch(/watching its heartbeat for 1\.5 s/);
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ status: "COMPLETED", result: "done" });
+    const orphaned = readJournal(join(runDir(ws, "other-dead"), "journal.jsonl")).find((e) => e.type === "ERROR");
+    expect(orphaned).toMatchObject({
+      error_type: "ORPHANED_RUN",
+      error_message: expect.stringMatching(/pid \d+ on host '.*' \(machine 01234567, boot 00000000\).*made no heartbeat in 1\.5 s/),
+      error_details: { previous_owner: { machine_id: "0123456789abcdef0123456789abcdef", boot_id: "00000000-1111-2222-3333-444444444444" }, taken_as_generation: 2 },
+    });
   });
 });

@@ -1,5 +1,5 @@
 // Races between processes on one run, forced with pause points and SIGSTOP (never with sleeps): one writer, always.
-import { existsSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventOf, JournalEvent } from "../../src/journal/events.js";
@@ -58,22 +58,12 @@ async function crashedRun(ws: string, runId: string, task: string): Promise<void
   await child;
 }
 
-/** Sets the run's lock back a minute, as if its holder had stopped refreshing it long ago. */
-function ageLock(ws: string, runId: string): void {
-  const old = new Date(Date.now() - 60_000);
-  for (const name of readdirSync(runDir(ws, runId)).filter((entry) => entry.startsWith(".lock"))) {
-    const path = join(runDir(ws, runId), name);
-    if (statSync(path).isDirectory()) for (const inner of readdirSync(path)) utimesSync(join(path, inner), old, old);
-    utimesSync(path, old, old);
-  }
-}
-
-/** Every file of the run's lock, by name, with its bytes. */
+/** Every owner record of the run, by name, with its bytes (a beat stopped mid-write may leave a hidden .tmp beside them: not a record). */
 function lockFiles(ws: string, runId: string): Record<string, string> {
   const files: Record<string, string> = {};
   for (const name of readdirSync(runDir(ws, runId)).filter((entry) => entry.startsWith(".lock"))) {
     const path = join(runDir(ws, runId), name);
-    if (statSync(path).isDirectory()) for (const inner of readdirSync(path)) files[`${name}/${inner}`] = readFileSync(join(path, inner), "utf8");
+    if (statSync(path).isDirectory()) for (const inner of readdirSync(path).filter((file) => !file.endsWith(".tmp"))) files[`${name}/${inner}`] = readFileSync(join(path, inner), "utf8");
     else files[name] = readFileSync(path, "utf8");
   }
   return files;
@@ -178,10 +168,10 @@ describe("a continue that stalled before taking the run", () => {
 
 describe("a holder taken over with --force", () => {
   async function forceTakeover(ws: string, runId: string): Promise<{ journal: string; metadata: string; lock: Record<string, string> }> {
-    // The stopped holder is alive: only --force takes the run from it, and only once its lock is stale.
-    ageLock(ws, runId);
+    // The stopped holder is alive: only --force takes the run from it, and only once its heartbeat has stood still for five beats.
     const forced = await delta(["continue", "--run-id", runId, "-w", ws, "--force", "--format", "json"], { env: env() });
     expect(forced.exitCode, forced.stderr).toBe(0);
+    expect(forced.stderr).toMatch(/watching its heartbeat for 1\.5 s/);
     return {
       journal: readFileSync(journalPath(ws, runId), "utf8"),
       metadata: readFileSync(join(runDir(ws, runId), "metadata.json"), "utf8"),
@@ -201,9 +191,10 @@ describe("a holder taken over with --force", () => {
 
   it("writes nothing after it resumes from SIGSTOP, and exits 1", async () => {
     const ws = join(root, "stopped");
-    const old = spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", "stopped", "-m", "hold stopped"], { env: env() });
-    await waitFor(() => markerRuns(ws, "stopped") === 1, 15_000, "the tool running");
-    // Stopped by a signal (Ctrl-Z, a migrating VM) while its tool runs; the tool finishes meanwhile.
+    const old = spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", "stopped", "-m", "hold stopped"], { env: env({ DELTA_HEARTBEAT_MS: "300" }) });
+    // The tool running, and its process group noted in the owner record (a write the engine makes as the tool starts).
+    await waitFor(() => markerRuns(ws, "stopped") === 1 && Object.values(lockFiles(ws, "stopped")).some((text) => text.includes('"tool_group":{')), 15_000, "the tool running");
+    // Stopped by a signal (Ctrl-Z, a migrating VM) while its tool runs, for longer than the stale period; the tool finishes meanwhile.
     old.kill("SIGSTOP");
     writeFileSync(join(ws, "release-stopped"), "");
     const after = await forceTakeover(ws, "stopped");
@@ -214,7 +205,7 @@ describe("a holder taken over with --force", () => {
   it("writes nothing when it was stopped between its ownership check and its write", async () => {
     const ws = join(root, "mid-append");
     const gate = pauseGate("journal-append:ACTION_RESULT");
-    const old = spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", "mid-append", "-m", "mark mid-append"], { env: env(gate.env) });
+    const old = spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", "mid-append", "-m", "mark mid-append"], { env: env({ ...gate.env, DELTA_HEARTBEAT_MS: "300" }) });
     await gate.reached();
     const after = await forceTakeover(ws, "mid-append");
     gate.open();

@@ -52,7 +52,7 @@ describe("a stale lock left by a killed engine", () => {
       expect((await delta(["run", "--agent", agent, "-w", ws, "--run-id", "l1", "-m", "go"], { env: modelEnv(server.baseUrl) })).exitCode).toBe(0);
       // This test process takes the run the way a second `continue` does, before it rewrites metadata.json.
       const paths = runPaths(ws, "l1");
-      const hold = takeRun(paths, { runId: "l1", workDir: ws, force: false });
+      const hold = await takeRun(paths, { runId: "l1", workDir: ws, force: false });
       try {
         expect(readCurrentOwner(paths)?.record).toMatchObject({ generation: 2, pid: process.pid, released_at_unix: null, took_over: null });
         const refused = await delta(["continue", "--run-id", "l1", "-w", ws, "-m", "again"], { env: modelEnv(server.baseUrl) });

@@ -1,10 +1,12 @@
-// The map-reduce example: fan out one run per item (xargs -P or GNU parallel), collect every RunResult, reduce them.
-import { execaSync } from "execa";
-import { readFileSync, writeFileSync } from "node:fs";
+// The map-reduce example: fan out one run per item (xargs -P, GNU parallel, parallel --sshlogin to two hosts), collect every RunResult, reduce them; a killed fan-out or host loses nothing.
+import { execa, execaSync } from "execa";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startHosts, type Hosts } from "../support/hosts.js";
 import { fault, type MockLlm, reply, startMockLlm, taskOf, toolResultsOf } from "../support/mock-llm.js";
-import { modelEnv, removeDir, tempDir } from "../e2e/harness.js";
+import { multihostUnsupportedReason } from "../support/multihost-preflight.js";
+import { DELTA_BIN, modelEnv, NO_MODEL_KEYS, removeDir, tempDir, waitFor } from "../e2e/harness.js";
 import { EXAMPLES, binDir, pathWith, runScript } from "./helpers.js";
 
 const SCRIPT = join(EXAMPLES, "map-reduce/map-reduce.sh");
@@ -15,6 +17,8 @@ let server: MockLlm;
 let path: string;
 /** Items whose first model call gets a 400 until a test clears this. */
 const failing = new Set<string>();
+/** Items whose model replies come this late (ms), so a fan-out can be killed while they are in flight. */
+const slow = new Map<string, number>();
 
 beforeAll(async () => {
   root = tempDir("delta-mapreduce-");
@@ -25,8 +29,11 @@ beforeAll(async () => {
     const results = toolResultsOf(request);
     const item = /Text: (.*)$/.exec(task)?.[1];
     if (item !== undefined) {
-      if (results.length === 0) return failing.has(item) ? fault.status(400, { message: "rejected on purpose" }) : reply.toolCalls([{ name: "count_words", arguments: { text: item } }]);
-      return reply.text(JSON.stringify({ words: Number(/\d+/.exec(results[0]!)?.[0]) }));
+      if (results.length === 0 && failing.has(item)) return fault.status(400, { message: "rejected on purpose" });
+      // No count yet, or the engine was killed while counting ("may or may not have taken effect"): count (again).
+      const count = /^\s*(\d+)\s*$/.exec(results.at(-1) ?? "")?.[1];
+      const step = count === undefined ? reply.toolCalls([{ name: "count_words", arguments: { text: item } }]) : reply.text(JSON.stringify({ words: Number(count) }));
+      return slow.has(item) ? fault.delay(slow.get(item)!, step) : step;
     }
     const file = /results file (\S+\.jsonl)/.exec(task)?.[1] ?? "missing";
     return results.length === 0 ? reply.toolCalls([{ name: "sum_words", arguments: { file } }]) : reply.text(results[0]!.trim());
@@ -64,6 +71,18 @@ function expectAllCollected(out: string, items: string[]): void {
   expect(results.map((r) => r.item)).toEqual(items);
   expect(results.map((r) => r.result)).toEqual(items.map((_, i) => ({ words: i + 1 })));
   expect(jsonLines(join(out, "failures.jsonl"))).toEqual([]);
+}
+
+/** Exit 0, every item in the reduce once, and no run completed twice (one COMPLETED end in each journal). */
+function expectEveryItemOnce(result: { exitCode: number; stdout: string; stderr: string }, ws: string, out: string, items: string[]): void {
+  expect(result.exitCode, result.stderr).toBe(0);
+  expect(result.stderr).toContain(`map: ${items.length} completed, 0 failed`);
+  expectAllCollected(out, items);
+  expect(JSON.parse(result.stdout)).toEqual({ items: items.length, total_words: (items.length * (items.length + 1)) / 2 });
+  for (const [index] of items.entries()) {
+    const journal = readFileSync(join(ws, ".delta", `map-${index}`, "journal.jsonl"), "utf8");
+    expect(journal.match(/"type":"ENGINE_END","run_id":"[^"]+","status":"COMPLETED"/g), `map-${index}`).toHaveLength(1);
+  }
 }
 
 // Generous limits: each test spawns tens of engines, and CI machines may be busy.
@@ -127,5 +146,122 @@ describe.concurrent("examples/map-reduce/map-reduce.sh", { timeout: 120_000 }, (
     expect(mixed.exitCode).toBe(2);
     expect(mixed.stderr).toContain("holds the results of a different item list");
     expect(jsonLines(join(first.out, "results.jsonl"))).toHaveLength(3);
+  });
+
+  it("loses nothing to a kill -9 of the whole fan-out mid-way: run again, every item is in the reduce exactly once", async () => {
+    const { file, items } = writeItems("killed", 16);
+    for (const item of items) slow.set(item, 150);
+    const ws = join(root, "ws-killed");
+    const out = join(root, "out-killed");
+    const args = ["-i", file, "-w", ws, "-o", out, "-P", "4"];
+    const env = { ...NO_MODEL_KEYS, ...modelEnv(server.baseUrl), PATH: path };
+    // Its own process group, so one kill reaches the script, xargs, every worker, engine and tool at once.
+    const fanOut = execa("bash", [SCRIPT, ...args], { cwd: root, env, detached: true, reject: false, stdin: "ignore" });
+    const results = (): string[] => (existsSync(out) ? readdirSync(out).filter((name) => /^map-\d+\.json$/.test(name)) : []);
+    const started = (): string[] => (existsSync(join(ws, ".delta")) ? readdirSync(join(ws, ".delta")).filter((name) => name.startsWith("map-")) : []);
+    await waitFor(() => results().length >= 4 && started().length >= results().length + 3, 60_000, "some items done and others in flight");
+    process.kill(-fanOut.pid!, "SIGKILL");
+    await fanOut;
+    for (const item of items) slow.delete(item);
+    const killedMidRun = started().filter((id) => !readFileSync(join(ws, ".delta", id, "journal.jsonl"), "utf8").includes('"type":"ENGINE_END"'));
+    expect(results().length).toBeLessThan(items.length);
+    expect(killedMidRun.length).toBeGreaterThan(0);
+
+    const again = await runScript(SCRIPT, args, { cwd: root, env: { ...modelEnv(server.baseUrl), PATH: path } });
+    expectEveryItemOnce(again, ws, out, items);
+    // Each run the kill interrupted was recovered where it stood.
+    for (const id of killedMidRun) expect(readFileSync(join(ws, ".delta", id, "journal.jsonl"), "utf8")).toContain('"error_type":"ORPHANED_RUN"');
+  });
+
+  it("never takes an empty RunResult file for a done item (jq 1.6 says yes to `jq -e` of an empty file)", async () => {
+    const { file, items } = writeItems("empty", 2);
+    const out = join(root, "out-empty");
+    mkdirSync(out);
+    // What a worker killed while delta wrote its stdout used to leave behind.
+    writeFileSync(join(out, "map-0.json"), "");
+    const result = await runScript(SCRIPT, ["-i", file, "-w", join(root, "ws-empty"), "-o", out], { cwd: root, env: { ...modelEnv(server.baseUrl), PATH: path } });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expectAllCollected(out, items);
+  });
+
+  it("collects a completed run whose RunResult was lost from its journal, without asking the model again", async () => {
+    const { items, out, rerun } = await mapReduce("lost-result", 3, "xargs");
+    rmSync(join(out, "map-1.json"));
+    const calls = server.requests.filter((request) => taskOf(request).endsWith(items[1]!)).length;
+    const again = await rerun();
+    expect(again.exitCode, again.stderr).toBe(0);
+    expectAllCollected(out, items);
+    expect(JSON.parse(readFileSync(join(out, "map-1.json"), "utf8"))).toMatchObject({ run_id: "map-1", status: "COMPLETED", result: { words: 2 }, recovered_from_journal: true });
+    expect(server.requests.filter((request) => taskOf(request).endsWith(items[1]!)).length).toBe(calls);
+  });
+
+  for (const runner of ["xargs", "parallel"] as const) {
+    it.skipIf(runner === "parallel" && !hasParallel)(`fails the item of a worker that died, not the script: ${runner}'s exit count never ends it early`, async () => {
+      const { file, items } = writeItems(`lost-worker-${runner}`, 3);
+      const out = join(root, `out-lost-worker-${runner}`);
+      // A delta that dies (as a killed worker does) for item 1 only.
+      const wrapper = join(root, `delta-dies-on-1-${runner}`);
+      writeFileSync(wrapper, `#!/bin/sh\ncase " $* " in *" --run-id map-1 "*) kill -9 $$ ;; esac\nexec delta "$@"\n`);
+      chmodSync(wrapper, 0o755);
+      const result = await runScript(SCRIPT, ["-i", file, "-w", join(root, `ws-lost-worker-${runner}`), "-o", out, "-r", runner], { cwd: root, env: { ...modelEnv(server.baseUrl), PATH: path, DELTA: wrapper } });
+      expect(result.exitCode, result.stderr).toBe(1);
+      expect(result.stderr).toMatch(new RegExp(`map: ${runner} exited [1-9][0-9]*: some workers were lost`));
+      expect(result.stderr).toContain("map: 2 completed, 1 failed");
+      expect(jsonLines(join(out, "failures.jsonl"))).toEqual([expect.objectContaining({ item: items[1], run_id: "map-1", status: "NO_RESULT" })]);
+      expect(JSON.parse(result.stdout)).toEqual({ items: 2, total_words: 1 + 3 });
+    });
+  }
+});
+
+describe("examples/map-reduce/map-reduce.sh over GNU parallel --sshlogin to two hosts", { timeout: 180_000 }, () => {
+  let hosts: Hosts | undefined;
+  let unsupported: string | null = null;
+  beforeAll(async () => {
+    unsupported = await multihostUnsupportedReason(["hosts", "parallel"]);
+    if (!unsupported) hosts = await startHosts({ count: 2 });
+  }, 120_000); // booting hosts takes seconds, more on a busy machine
+  // Where hosts cannot be made here, the test fails with the reason; it is never skipped.
+  beforeEach(() => {
+    if (unsupported) throw new Error(unsupported);
+  });
+  afterAll(async () => {
+    await hosts?.close();
+  });
+
+  it("loses nothing when one host dies mid-way: its items are retried on the other, which takes their runs over; every item once, exit 0", async () => {
+    const [hostA, hostB] = hosts!.hosts;
+    const { file, items } = writeItems("hosts", 8);
+    for (const item of items) slow.set(item, 400);
+    const ws = join(root, "ws-hosts");
+    const out = join(root, "out-hosts");
+    const env = {
+      ...modelEnv(server.baseUrl),
+      ...hosts!.parallelEnv,
+      PATH: path,
+      // The workers run on the hosts: parallel passes them delta's path and the model settings; short beats make a dead holder quick to judge.
+      DELTA: DELTA_BIN,
+      DELTA_HEARTBEAT_MS: "300",
+      PARALLEL_SSH: hosts!.sshCommand,
+      PARALLEL: `--sshlogin ${hostA!.name},${hostB!.name} --env DELTA --env DELTA_API_KEY --env DELTA_BASE_URL --env DELTA_RETRY_BASE_MS --env DELTA_HEARTBEAT_MS`,
+    };
+    const fanOut = runScript(SCRIPT, ["-i", file, "-w", ws, "-o", out, "-P", "2", "-r", "parallel"], { cwd: root, env, timeoutMs: 170_000 });
+    const holders = (host: string): string[] =>
+      (existsSync(join(ws, ".delta")) ? readdirSync(join(ws, ".delta")) : []).filter((id) => {
+        const lock = join(ws, ".delta", id, ".lock", "1.json");
+        const journal = join(ws, ".delta", id, "journal.jsonl");
+        return existsSync(lock) && readFileSync(lock, "utf8").includes(`"hostname":"${host}"`) && existsSync(journal) && !readFileSync(journal, "utf8").includes('"type":"ENGINE_END"');
+      });
+    const done = (): number => (existsSync(out) ? readdirSync(out).filter((name) => /^map-\d+\.json$/.test(name)).length : 0);
+    await waitFor(() => done() >= 1 && holders(hostB!.hostname).length >= 1, 60_000, "an item done and a run in flight on hostB");
+    const stranded = holders(hostB!.hostname);
+    await hostB!.kill();
+    const result = await fanOut;
+    for (const item of items) slow.delete(item);
+
+    expectEveryItemOnce(result, ws, out, items);
+    // Each run the dead host held was taken over on hostA, with hostB named as the old owner.
+    for (const id of stranded) {
+      expect(readFileSync(join(ws, ".delta", id, "journal.jsonl"), "utf8"), id).toMatch(/"error_type":"ORPHANED_RUN","error_message":"\[Janitor\] The engine process \(pid \d+ on host 'hostB'/);
+    }
   });
 });

@@ -1,7 +1,8 @@
 // `delta list-runs`: the runs of a workspace, or of every workspace of an agent, as text, JSON or bare ids (newest first).
 import { basename } from "node:path";
 import { listScopedRuns } from "../../store/locate-run.js";
-import type { RunSummary } from "../../store/list-runs.js";
+import { applyFilter, type RunSummary } from "../../store/list-runs.js";
+import { checkLiveness } from "../../store/liveness-check.js";
 import type { CliIo } from "../io.js";
 import { parseFormat, parseStatus } from "../options.js";
 import { runScope } from "../run-scope.js";
@@ -9,9 +10,12 @@ import { runScope } from "../run-scope.js";
 export async function listRunsCommand(flags: Record<string, unknown>, io: CliIo): Promise<number> {
   const format = parseFormat(flags.format, ["text", "json", "raw"]);
   const scope = await runScope(flags);
-  const runs = listScopedRuns(scope, { resumable: Boolean(flags.resumable), status: parseStatus(flags.status), first: Boolean(flags.first) }, (line) =>
-    io.err(`[warning] ${line}\n`),
-  );
+  const filter = { resumable: Boolean(flags.resumable), status: parseStatus(flags.status), first: Boolean(flags.first) };
+  const warn = (line: string): void => io.err(`[warning] ${line}\n`);
+  // --resumable must tell a run stranded on a dead host from one a live host is writing, so it watches them too (only
+  // when there are any). Liveness is judged before the filter, so it keeps only the runs whose holder was seen dead.
+  const check = Boolean(flags.checkLiveness) || filter.resumable;
+  const runs = check ? applyFilter(await checkLiveness(listScopedRuns(scope, {}, warn)), filter) : listScopedRuns(scope, filter, warn);
   const showWorkspace = "agentHome" in scope;
   switch (format) {
     case "json":
@@ -29,7 +33,7 @@ export async function listRunsCommand(flags: Record<string, unknown>, io: CliIo)
 }
 
 function textLine(run: RunSummary, showWorkspace: boolean): string {
-  const status = run.orphaned ? "RUNNING (orphaned)" : run.status;
+  const status = run.orphaned ? "RUNNING (orphaned)" : run.holder?.state === "unchecked" ? `RUNNING (on ${run.holder.hostname ?? "another host"}, not checked)` : run.status;
   const workspace = showWorkspace ? `${basename(run.work_dir).padEnd(6)} ` : "";
   return `${workspace}${run.run_id}  ${status.padEnd(18)} ${JSON.stringify(run.task_summary).padEnd(40)} ${ago(run.last_updated)}`;
 }
