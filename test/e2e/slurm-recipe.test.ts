@@ -50,6 +50,12 @@ afterAll(async () => {
 
 const task = (jobs: SlurmJob[], index: number): SlurmJob | undefined => jobs.find((job) => job.arrayTaskId === String(index));
 
+/** The journal's last complete event, or undefined while it has none. */
+function lastEvent(ws: string, runId: string): Record<string, unknown> | undefined {
+  const lines = readFileSync(join(runDir(ws, runId), "journal.jsonl"), "utf8").split("\n").slice(0, -1);
+  return lines.length > 0 ? (JSON.parse(lines.at(-1)!) as Record<string, unknown>) : undefined;
+}
+
 /** Every line parses as a journal event of the engine's schema, seq counts 1…n without a gap, and the run starts once. */
 function validJournal(ws: string, runId: string): JournalEvent[] {
   const lines = readFileSync(join(runDir(ws, runId), "journal.jsonl"), "utf8").split("\n");
@@ -80,6 +86,8 @@ it("loses no item to a cancelled task or a dead node: after the documented resum
   await cluster!.waitForJobs(job, (jobs) => others.every((i) => task(jobs, i)?.state === "COMPLETED"), 60_000, "the other tasks completed");
   expect((await cluster!.run("scancel", [`${job}_${CANCELLED}`])).exitCode).toBe(0);
   const afterCancel = await cluster!.waitForJobs(job, (jobs) => task(jobs, CANCELLED)?.state === "CANCELLED", 30_000, "the task cancelled");
+  // Slurm's SIGTERM reached the engine, which recorded the run INTERRUPTED before its KillWait ran out.
+  await waitFor(() => lastEvent(ws, `map-${CANCELLED}`)?.status === "INTERRUPTED", 15_000, "the cancelled run INTERRUPTED");
   const node = cluster!.nodes.find((candidate) => candidate.name === task(afterCancel, STRANDED)!.nodeList)!;
   const survivor = cluster!.nodes.find((candidate) => candidate !== node)!;
   await node.kill();
