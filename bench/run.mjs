@@ -3,7 +3,6 @@
 //
 // Usage: npm run bench [-- --quick] [-- --cache-only] [-- --json <file>] [-- --bin <path/to/bin/delta.js>] [-- --skip-providers]
 // Every number is a median over repetitions with its spread; see bench/README.md for what each means.
-import { spawn } from "node:child_process";
 import { closeSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -13,6 +12,7 @@ import { startModelServer } from "./lib/model-server.mjs";
 import { formatSummary, gaps, median, prefixReuse, summarize } from "./lib/stats.mjs";
 import { checkRun } from "./lib/check-run.mjs";
 import { cacheKept } from "./lib/cache-kept.mjs";
+import { spawnTimed } from "./lib/spawn-timed.mjs";
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
@@ -148,6 +148,16 @@ try {
     }
     rows.push(row(`fan-out: ${plan.fanOut} runs at once, runs/s`, rates, "runs/s"));
     rows.push({ name: `fan-out: lost or corrupted runs (of ${plan.fanOut * plan.fanOutReps})`, unit: "", value: String(lost), spread: "", target: "0", met: lost === 0 ? "yes" : "NO" });
+
+    // Fan-out runners: xargs -P, GNU parallel over ssh and a Slurm job array, each running examples/slurm's task script per item (minutes: not in --quick).
+    if (!QUICK) {
+      const { measureRunners } = await import("./lib/runner-throughput.mjs");
+      const runners = await measureRunners({ repo: REPO, deltaBin: DELTA_BIN, root, server, agent, plan: { items: 40, serialItems: 8, reps: 3, slots: 4 } });
+      for (const reason of runners.skipped) console.error(`[bench] runners: ${reason}; its rows are left out`);
+      for (const measured of runners.rows) rows.push(row(measured.name, measured.values, measured.unit));
+      rows.push({ name: "runners: lost or corrupted items (of all batches)", unit: "", value: String(runners.lost), spread: "", target: "0", met: runners.lost === 0 ? "yes" : "NO" });
+      lost += runners.lost;
+    }
 
     // Per provider, against the same instant server speaking its protocol; the providers take turns within each repetition.
     const perProvider = new Map(PROVIDERS.map((provider) => [provider, { agent: writeAgent(join(root, `agent-${provider}`), null, provider), toFirst: [], overheads: [], reuse: [], cpu: [] }]));
@@ -305,19 +315,6 @@ async function runBareLoop(turns) {
   const run = await spawnTimed([process.execPath, join(REPO, "bench/lib/bare-loop.mjs"), server.baseUrl, String(turns), key, join(root, `${key}.jsonl`)], process.env);
   if (run.exitCode !== 0 || server.arrivals(key).length !== turns) throw new Error(`bare loop ${key} failed: ${run.stderr}`);
   return run;
-}
-
-function spawnTimed(argv, env) {
-  return new Promise((resolvePromise, reject) => {
-    const startedAt = performance.now();
-    const child = spawn(argv[0], argv.slice(1), { env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolvePromise({ startedAt, wall: performance.now() - startedAt, exitCode: code, stdout, stderr }));
-  });
 }
 
 /** Peak RSS (MB) and CPU time (ms, user + system) of one run, from /usr/bin/time; the tool's children count too. */

@@ -53,7 +53,13 @@ it("has a map-reduce recording per line of its items.txt, and one for the reduce
   expect(mapReduceRecordings.map((file) => relative(join("map-reduce", "recording"), file)).sort()).toEqual([...items.map((_, i) => `map-${i}.jsonl`), "reduce.jsonl"]);
 });
 
-it.each([...recordings.map((dir) => join(relative(EXAMPLES, dir), "recording.jsonl")), ...mapReduceRecordings])("examples/%s has the exported replies format", (name) => {
+const slurmRecordings = readdirSync(join(EXAMPLES, "slurm", "recording")).map((name) => join("slurm", "recording", name));
+it("has a slurm recording per line of its items.txt", () => {
+  const items = readFileSync(join(EXAMPLES, "slurm", "items.txt"), "utf8").split("\n").filter(Boolean);
+  expect(slurmRecordings.map((file) => relative(join("slurm", "recording"), file)).sort()).toEqual(items.map((_, i) => `map-${i}.jsonl`));
+});
+
+it.each([...recordings.map((dir) => join(relative(EXAMPLES, dir), "recording.jsonl")), ...mapReduceRecordings, ...slurmRecordings])("examples/%s has the exported replies format", (name) => {
   const lines = readFileSync(join(EXAMPLES, name), "utf8").split("\n").filter((line) => line !== "");
   expect(lines.length).toBeGreaterThan(0);
   for (const line of lines) {
