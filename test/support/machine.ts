@@ -145,7 +145,8 @@ export async function bootMachine(options: MachineOptions): Promise<Machine> {
   const processes = (): number[] => pidsIn(pidNamespace);
   const allGone = async (what: string): Promise<void> => {
     await Promise.race([down, new Promise((resolve) => setTimeout(resolve, 15_000))]);
-    const end = Date.now() + 5_000;
+    // A busy machine can take seconds to reap a killed namespace; gone is gone as soon as the last pid is.
+    const end = Date.now() + 30_000;
     while (processes().length > 0) {
       if (Date.now() > end) throw new Error(`${what} of ${options.hostname} left processes ${processes().join(", ")}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
