@@ -65,7 +65,7 @@ export async function continueRun(request: ContinueRequest): Promise<RunOutcome>
     // Only on its own host, told by machine, boot and PID namespace: a clone sharing the hostname has other processes.
     const previous = hold.previous?.owner;
     const leftoverServers = previous && !isThisHost(previous) ? [] : (metadata.mcp_server_processes ?? []);
-    for (const stopped of stopLeftoverServers(leftoverServers, metadata.hostname)) {
+    for (const stopped of stopLeftoverServers(leftoverServers, metadata)) {
       request.progress(`[Janitor] Stopped ${stopped}, left running by the engine that stopped`);
     }
     mcp = await startAgentMcp(agent, { workDir: start.work_dir, provider, signal: request.signal, warn: request.warn, echo: verboseLog(request) });

@@ -7,6 +7,7 @@ import { EngineError, RunRefusedError, errorMessage } from "../errors.js";
 import { fsError } from "../fs-errors.js";
 import { RunStatusSchema, type JournalEvent } from "../journal/events.js";
 import { deriveRunState } from "../journal/run-state.js";
+import { thisHost } from "./host-identity.js";
 import type { OwnerRecord } from "./owner-record.js";
 import { PRIVATE_FILE_MODE } from "../private-modes.js";
 import { redactedJson } from "../secrets.js";
@@ -33,6 +34,10 @@ export const RunMetadataSchema = z.object({
   work_dir: z.string(),
   pid: z.number().int().positive(),
   hostname: z.string(),
+  /** The holder's machine, boot and PID namespace (absent in runs written before hosts were told apart by them). */
+  machine_id: z.string().nullable().optional(),
+  boot_id: z.string().nullable().optional(),
+  pid_namespace: z.string().nullable().optional(),
   start_time_unix: z.number().int().nonnegative(),
   process_name: z.string(),
   /** The run's token totals and cost when it last ended (absent in older runs and while the first process runs). */
@@ -54,8 +59,8 @@ export type RunMetadata = z.infer<typeof RunMetadataSchema>;
 export type ServerProcessRecord = NonNullable<RunMetadata["mcp_server_processes"]>[number];
 
 /** The facts about this process that let another one judge whether it still holds the run. */
-export function holderFacts(startedAtUnix: number): Pick<RunMetadata, "pid" | "hostname" | "start_time_unix" | "process_name"> {
-  return { pid: process.pid, hostname: hostname(), start_time_unix: startedAtUnix, process_name: process.title || "node" };
+export function holderFacts(startedAtUnix: number): Pick<RunMetadata, "pid" | "hostname" | "machine_id" | "boot_id" | "pid_namespace" | "start_time_unix" | "process_name"> {
+  return { pid: process.pid, hostname: hostname(), ...thisHost(), start_time_unix: startedAtUnix, process_name: process.title || "node" };
 }
 
 export interface WriteMetadataOptions {
@@ -145,6 +150,7 @@ export function metadataFromJournal(events: readonly JournalEvent[], lastOwner: 
     work_dir: start.work_dir,
     pid: lastOwner?.pid ?? process.pid,
     hostname: lastOwner?.hostname ?? hostname(),
+    ...(lastOwner ? { machine_id: lastOwner.machine_id, boot_id: lastOwner.boot_id, pid_namespace: lastOwner.pid_namespace } : thisHost()),
     start_time_unix: Math.floor(lastOwner?.acquired_at_unix ?? Date.parse(start.timestamp)),
     process_name: "node",
   };
