@@ -85,6 +85,15 @@ describe("cache breakpoints", () => {
     expect(b.messages[1]!.content[1]!.cache_control).toEqual({ type: "ephemeral" });
   });
 
+  it("mark a copy of a block sent back whole, never the journal's own (frozen, shared) provider data", () => {
+    const kept = Object.freeze({ type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: Object.freeze([]) });
+    const providerData = Object.freeze({ protocol: "anthropic", content: Object.freeze([Object.freeze({ type: "text" }), kept]) });
+    const b = body([{ role: "system", content: "p" }, { role: "user", content: "task" }, { role: "assistant", content: "found it", provider_data: providerData }]);
+    const sent = b.messages[1]!.content.at(-1)!;
+    expect(sent).toMatchObject({ type: "web_search_tool_result", tool_use_id: "srvtoolu_1", cache_control: { type: "ephemeral" } });
+    expect(kept).not.toHaveProperty("cache_control");
+  });
+
   it("also mark the previous turn when more than 20 blocks came since (Anthropic looks back 20), and never more than 4", () => {
     const few = body([{ role: "system", content: "p" }, { role: "user", content: "task" }, ...turn(1), ...turn(2, 3)]);
     expect(marked(few)).toHaveLength(2);
