@@ -7,7 +7,7 @@ import type { ContextOverflow } from "../llm/context-overflow.js";
 import { contextBudget, replyReserve, type ContextBudget } from "./budget.js";
 import { ContextMeter, MESSAGE_OVERHEAD_TOKENS, messageSize } from "./context-meter.js";
 import { foldJournal, type Folded } from "./journal-fold.js";
-import { journalToMessages, type JournalEntry } from "./journal-messages.js";
+import { journalSegments, journalToMessages, type JournalEntry } from "./journal-messages.js";
 import { expandArgvPathVariables, type PathVariables } from "../tools/path-variables.js";
 import { resolveSourcePath } from "./path-variables.js";
 import { readSourceFile, type SourceFile } from "./read-source-file.js";
@@ -87,11 +87,12 @@ export async function buildContext(config: ContextConfig, env: ContextEnv): Prom
 
   if (counting.on) await meter.load();
   // The journal under its own limits, measured in bytes first: only a move on tokens needs a count.
-  let window = windowJournal(env.events, own, tokensOf, state);
+  const segments = journalSegments(env.events, state.first);
+  let window = windowJournal(env.events, own, tokensOf, state, segments);
   if (!counting.on && window.move !== null && window.move.reason !== "max_iterations") {
     counting.on = true;
     await meter.load();
-    window = windowJournal(env.events, own, tokensOf, state);
+    window = windowJournal(env.events, own, tokensOf, state, segments);
   }
   let blocks = await readBlocks(config, env, variables, window.first);
 
@@ -105,7 +106,7 @@ export async function buildContext(config: ContextConfig, env: ContextEnv): Prom
     if (counting.on) {
       const others = (): number => (blocksSize(blocks, meter) + toolsSize(env.tools, meter) + REPLY_PRIMING) * state.calibration;
       const first = window.first;
-      window = windowJournal(env.events, { ...own, windowTokens: room - others(), ...(overflow ? { overflow: true } : {}) }, tokensOf, state);
+      window = windowJournal(env.events, { ...own, windowTokens: room - others(), ...(overflow ? { overflow: true } : {}) }, tokensOf, state, segments);
       if (window.first !== first && config.sources.some((source) => source.type === "computed_file")) {
         blocks = await readBlocks(config, env, variables, window.first);
       }

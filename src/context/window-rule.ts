@@ -7,7 +7,7 @@
 //    so that half the limit is left, so between jumps each request starts with the previous one, byte for byte.
 // 3. Every jump is journaled (CONTEXT_WINDOW) and the next build starts from the last one.
 import type { EventOf, JournalEvent, NewEvent, WindowReason } from "../journal/events.js";
-import { journalSegments, segmentMessages, type JournalEntry } from "./journal-messages.js";
+import { journalSegments, segmentMessages, type JournalEntry, type JournalSegment } from "./journal-messages.js";
 import type { ChatMessage } from "../conversation.js";
 import { foldJournal, type Folded } from "./journal-fold.js";
 
@@ -141,8 +141,14 @@ export interface JournalWindow {
  * `rawTokens` counts one message before calibration; it may return an upper bound (its bytes) to
  * learn without a tokenizer that no token limit can be passed.
  */
-export function windowJournal(events: readonly JournalEvent[], budget: JournalBudget, rawTokens: (entry: JournalEntry) => number, state: WindowState = windowState(events)): JournalWindow {
-  const segments = journalSegments(events, state.first);
+export function windowJournal(
+  events: readonly JournalEvent[],
+  budget: JournalBudget,
+  rawTokens: (entry: JournalEntry) => number,
+  state: WindowState = windowState(events),
+  // One build windows the same conversation under several limits: it walks the journal once and passes the segments.
+  segments: readonly JournalSegment[] = journalSegments(events, state.first),
+): JournalWindow {
   const blocks: Block[] = [];
   let fixedTokens = 0;
   for (const segment of segments) {
