@@ -62,9 +62,9 @@ export async function continueRun(request: ContinueRequest): Promise<RunOutcome>
     const leftover = await endLeftoverTool(hold, events, state);
     if (leftover) request.progress(`[Janitor] ${leftover}`);
     // Holding the run, any earlier holder is gone: servers it left running (it was killed) go too, before ours start.
-    // Only on its own host, told by machine, boot and PID namespace: a clone sharing the hostname has other processes.
-    const previous = hold.previous?.owner;
-    const leftoverServers = previous && !isThisHost(previous) ? [] : (metadata.mcp_server_processes ?? []);
+    // Not after a holder that released the run (it stopped its servers; their pids may name other processes by now).
+    const previous = hold.previous;
+    const leftoverServers = previous?.released ? [] : (metadata.mcp_server_processes ?? []);
     for (const stopped of stopLeftoverServers(leftoverServers, metadata)) {
       request.progress(`[Janitor] Stopped ${stopped}, left running by the engine that stopped`);
     }

@@ -1,9 +1,11 @@
 // End to end: MCP server processes across an engine's life: kill -9 mid-call and continue, SIGINT and SIGTERM, and servers that fail to start.
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { everythingServer, filesystemServer, fixtureServer, logged, loggedRequests, stdioServerYaml, toolCalls } from "../support/mcp-servers.js";
 import { reply, startMockLlm, toolResultsOf, type MockLlm } from "../support/mock-llm.js";
+import { processStartedAt } from "../../src/store/janitor.js";
 import { pauseGate } from "../support/pause-points.js";
 import { deathWatchOf, groupEmptiesSoon, groupMembers } from "../support/processes.js";
 import { actionResults, delta, eventTypes, modelEnv, readEvents, readMetadataFile, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
@@ -132,6 +134,30 @@ describe("kill -9 in the middle of an MCP call", () => {
     expect(resumed.stderr).toContain(`[Janitor] Stopped MCP server 'ev' (process group ${pgid}), left running by the engine that stopped`);
     expect(await groupEmptiesSoon(pgid)).toBe(true);
     expect(toolCalls(log)).toEqual(["trigger-long-running-operation"]);
+  });
+});
+
+describe("continue after a run that ended cleanly", () => {
+  it("stops no process group, even one that now has a recorded server's pid and start", async () => {
+    model = await startMockLlm([reply.text("done")]);
+    const agent = everythingAgent("agent-clean", join(root, "clean.log"));
+    const ws = join(root, "ws-clean");
+    const first = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "c1", "-m", "go"], { env: modelEnv(model.baseUrl) });
+    expect(first.exitCode, first.stderr).toBe(0);
+    // What pid reuse can make of a recorded server: another group, led by a process with the recorded pid and start.
+    const other = spawn("sh", ["-c", "sleep 60 & wait"], { detached: true, stdio: "ignore" });
+    groups.push(other.pid!);
+    await waitFor(() => groupMembers(other.pid!).length === 2, 5_000, "the other group running");
+    const metadataPath = join(runDir(ws, "c1"), "metadata.json");
+    const metadata = JSON.parse(readFileSync(metadataPath, "utf8")) as Record<string, unknown>;
+    expect(metadata.mcp_server_processes).toHaveLength(1);
+    writeFileSync(metadataPath, JSON.stringify({ ...metadata, mcp_server_processes: [{ server: "ev", pid: other.pid, start_time_unix: processStartedAt(other.pid!) }] }));
+
+    model.push(reply.text("again"));
+    const resumed = await delta(["continue", "--run-id", "c1", "-w", ws, "-m", "once more"], { env: modelEnv(model.baseUrl) });
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(resumed.stderr).not.toContain("[Janitor] Stopped");
+    expect(groupMembers(other.pid!)).toHaveLength(2);
   });
 });
 
