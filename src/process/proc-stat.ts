@@ -35,14 +35,23 @@ export function isGone(stat: ProcStat | null): boolean {
 
 /** When a process started (Unix ms), from its ticks and the boot time in /proc/stat (whole seconds), or null. */
 export function startTimeMs(stat: ProcStat): number | null {
+  const bootSeconds = bootTimeSeconds();
+  return bootSeconds === null ? null : bootSeconds * 1000 + (stat.startTicks * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
+let bootTime: number | null | undefined;
+
+/** The boot time in /proc/stat, read once: it is fixed for a boot, and a group's members are timed one by one. */
+function bootTimeSeconds(): number | null {
+  if (bootTime !== undefined) return bootTime;
   try {
     const bootLine = readFileSync("/proc/stat", "utf8").split("\n").find((line) => line.startsWith("btime "));
-    const bootSeconds = Number(bootLine?.split(/\s+/)[1]);
-    if (!Number.isFinite(bootSeconds)) return null;
-    return bootSeconds * 1000 + (stat.startTicks * 1000) / CLOCK_TICKS_PER_SECOND;
+    const seconds = Number(bootLine?.split(/\s+/)[1]);
+    bootTime = Number.isFinite(seconds) ? seconds : null;
   } catch {
-    return null;
+    bootTime = null;
   }
+  return bootTime;
 }
 
 /** The pids this process can see in /proc (its PID namespace); none where there is no /proc. */
