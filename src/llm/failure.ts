@@ -32,7 +32,7 @@ export interface AttemptFailure {
 }
 
 /** Statuses worth another try: request timeout, rate limit and server-side failures. */
-export function isRetryableStatus(status: number): boolean {
+function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
 }
 

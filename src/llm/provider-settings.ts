@@ -58,7 +58,7 @@ export function urlUnder(base: URL, path: string): URL {
 }
 
 /** The base URL without credentials, query or fragment, safe to print. */
-export function describeEndpoint(baseUrl: string): string {
+function describeEndpoint(baseUrl: string): string {
   const url = new URL(baseUrl);
   return `${url.protocol}//${url.host}${url.pathname}`.replace(/\/+$/, "");
 }

@@ -11,7 +11,7 @@ import { describeHost, isThisHost } from "./host-identity.js";
 import { heartbeatInterval, type OwnerRecord, type RecordReading } from "./owner-record.js";
 
 /** A holder missing this many of its beats in a row is taken for dead (or stopped, and then fenced). */
-export const STALE_BEATS = 5;
+const STALE_BEATS = 5;
 
 /** How long a taker watches a record before judging its holder: STALE_BEATS of the beats the record promises. */
 export function stalePeriodMs(record: OwnerRecord | null): number {
@@ -28,7 +28,7 @@ export type HolderAssessment =
   | { state: "other-host"; host: string };
 
 /** Looks at a record's holder without changing anything or waiting. */
-export function assessHolder(owner: OwnerRecord): HolderAssessment {
+function assessHolder(owner: OwnerRecord): HolderAssessment {
   if (!isThisHost(owner)) return { state: "other-host", host: describeHost(owner) };
   if (owner.pid === process.pid) return { state: "dead", reason: `process ${owner.pid} is this process` };
   const stat = readProcStat(owner.pid);

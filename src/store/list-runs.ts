@@ -139,7 +139,7 @@ function summarizeOriginal(workDir: string, runId: string, original: OriginalRun
 }
 
 /** The holder of a RUNNING run as a reader sees it without waiting (`reading` undefined: the run is not RUNNING). */
-export function holderOf(reading: RecordReading | null | undefined): Pick<RunSummary, "orphaned" | "holder"> {
+function holderOf(reading: RecordReading | null | undefined): Pick<RunSummary, "orphaned" | "holder"> {
   if (reading === undefined) return { orphaned: false, holder: null };
   const owner = reading?.record ?? null;
   const who = { pid: owner?.pid ?? null, hostname: owner?.hostname ?? null };

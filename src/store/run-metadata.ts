@@ -125,7 +125,7 @@ export function readOrRebuildMetadata(paths: RunPaths, events: readonly JournalE
 }
 
 /** What metadata.json says when it agrees with the journal; null for a journal with no ENGINE_START. */
-export function metadataFromJournal(events: readonly JournalEvent[], lastOwner: OwnerRecord | null): RunMetadata | null {
+function metadataFromJournal(events: readonly JournalEvent[], lastOwner: OwnerRecord | null): RunMetadata | null {
   const start = events[0];
   if (start?.type !== "ENGINE_START") return null;
   const state = deriveRunState(events);

@@ -27,7 +27,7 @@ export interface McpTool {
 export const MCP_NAME_SEPARATOR = "__";
 
 /** `fs__read_file`. */
-export function advertisedName(server: string, tool: string): string {
+function advertisedName(server: string, tool: string): string {
   return `${server}${MCP_NAME_SEPARATOR}${tool}`;
 }
 

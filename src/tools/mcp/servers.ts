@@ -126,7 +126,7 @@ async function startServer(server: McpServerConfig, open: () => Promise<ServerLi
   return { server, connection };
 }
 
-export function describeServer(server: McpServerConfig): string {
+function describeServer(server: McpServerConfig): string {
   return `MCP server '${server.name}' (${server.where})`;
 }
 
