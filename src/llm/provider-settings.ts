@@ -1,4 +1,5 @@
 // What every wire protocol's provider takes from agent.yaml and the environment: the endpoint, the key, timeouts, retries and backoff, checked before the run starts.
+import { checkBaseUrl } from "./base-url.js";
 import { ConfigError } from "../errors.js";
 import type { AttemptSettings } from "./attempt.js";
 import { DEFAULT_BACKOFF, type BackoffPolicy } from "./transport/backoff.js";
@@ -31,7 +32,7 @@ export interface ProviderSettings {
 
 /** The settings of a provider whose requests go to `toUrl(baseUrl)`; refuses (126) what cannot work. */
 export function providerSettings(config: ProviderConfig, defaultBaseUrl: string, toUrl: (baseUrl: URL) => URL, env: NodeJS.ProcessEnv): ProviderSettings {
-  const baseUrl = checkBaseUrl(config.baseUrl ?? defaultBaseUrl);
+  const baseUrl = checkBaseUrl(config.baseUrl ?? defaultBaseUrl, "DELTA_BASE_URL or llm.base_url");
   const attempt: AttemptSettings = {
     url: toUrl(new URL(baseUrl)),
     stream: config.stream ?? false,
@@ -61,19 +62,6 @@ export function urlUnder(base: URL, path: string): URL {
 function describeEndpoint(baseUrl: string): string {
   const url = new URL(baseUrl);
   return `${url.protocol}//${url.host}${url.pathname}`.replace(/\/+$/, "");
-}
-
-function checkBaseUrl(baseUrl: string): string {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new ConfigError(`The model base URL ${JSON.stringify(baseUrl)} (DELTA_BASE_URL or llm.base_url) is not a URL; use e.g. http://localhost:11434/v1.`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new ConfigError(`The model base URL ${JSON.stringify(describeEndpoint(baseUrl))} must start with http:// or https://.`);
-  }
-  return baseUrl;
 }
 
 function checkCount(value: number, field: string, min: number): number {

@@ -202,7 +202,7 @@ describe("createOpenAiProvider", () => {
   });
 
   it("refuses a base URL that is not http(s) and a bad DELTA_RETRY_BASE_MS", () => {
-    expect(() => createOpenAiProvider({ apiKey: API_KEY, baseUrl: "localhost:8080" }, {})).toThrow(/base URL .* (is not a URL|must start with http)/);
+    expect(() => createOpenAiProvider({ apiKey: API_KEY, baseUrl: "localhost:8080" }, {})).toThrow(/base URL "localhost:8080" \(DELTA_BASE_URL or llm.base_url\) is not an http:\/\/ or https:\/\/ URL; add the scheme: http:\/\/localhost:8080/);
     expect(() => createOpenAiProvider({ apiKey: API_KEY }, { DELTA_RETRY_BASE_MS: "soon" })).toThrow(/DELTA_RETRY_BASE_MS must be a number/);
   });
 
