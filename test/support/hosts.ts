@@ -7,7 +7,8 @@ import { join } from "node:path";
 import { quote } from "shell-quote";
 import { removeDir, tempDir } from "../e2e/harness.js";
 import { bootMachine, freePorts, type Machine, tail } from "./machine.js";
-import { findLibfaketime, isRoot, requireBinary } from "./multihost-preflight.js";
+import { findLibfaketime, isRoot } from "./multihost-preflight.js";
+import { requireBinary } from "./system-packages.js";
 
 export interface HostsOptions {
   count: number;

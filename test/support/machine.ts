@@ -4,7 +4,8 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { isRoot, requireBinary } from "./multihost-preflight.js";
+import { isRoot } from "./multihost-preflight.js";
+import { requireBinary } from "./system-packages.js";
 
 export interface MachineOptions {
   /** What `hostname` says inside; two machines may share one, as cloned VMs do. */

@@ -1,30 +1,11 @@
 // Whether this machine can run the multi-host tests (sshd hosts in namespaces, a Slurm cluster), and exactly why not.
 import { execa } from "execa";
-import { accessSync, constants, existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
+import { findBinary, missingProgramsMessage } from "./system-packages.js";
 import { join } from "node:path";
 
 /** What a multi-host test needs; each piece checks only its own binaries and privileges. */
 export type MultihostNeed = "hosts" | "parallel" | "slurm" | "faketime" | "sshfs";
-
-/** The Debian package that provides each binary, so a failure says what to install. */
-const PACKAGES: Record<string, string> = {
-  sshd: "openssh-server",
-  ssh: "openssh-client",
-  "ssh-keygen": "openssh-client",
-  parallel: "parallel",
-  slurmctld: "slurmctld (slurm-wlm)",
-  slurmd: "slurmd (slurm-wlm)",
-  sbatch: "slurm-client (slurm-wlm)",
-  squeue: "slurm-client (slurm-wlm)",
-  scontrol: "slurm-client (slurm-wlm)",
-  scancel: "slurm-client (slurm-wlm)",
-  munged: "munge",
-  faketime: "faketime",
-  sshfs: "sshfs",
-  unshare: "util-linux",
-  setpriv: "util-linux",
-  perl: "perl-base",
-};
 
 const BINARIES: Record<MultihostNeed, string[]> = {
   hosts: ["sshd", "ssh", "ssh-keygen", "unshare", "setpriv", "perl"],
@@ -33,22 +14,6 @@ const BINARIES: Record<MultihostNeed, string[]> = {
   faketime: ["faketime"],
   sshfs: ["sshfs", "ssh"],
 };
-
-/** Daemons live in sbin, which a non-root PATH often lacks. */
-const SEARCH_PATH = [...(process.env.PATH ?? "").split(":").filter(Boolean), "/usr/local/sbin", "/usr/sbin", "/sbin"];
-
-/** The absolute path of `name` on PATH or in an sbin directory, or null. */
-export function findBinary(name: string): string | null {
-  for (const dir of SEARCH_PATH) {
-    try {
-      accessSync(join(dir, name), constants.X_OK);
-      return join(dir, name);
-    } catch {
-      // not in this directory
-    }
-  }
-  return null;
-}
 
 /** libfaketime's preload library (Debian: libfaketime, which faketime depends on), or null. */
 export function findLibfaketime(): string | null {
@@ -59,18 +24,6 @@ export function findLibfaketime(): string | null {
     // no /usr/lib
   }
   return candidates.find((path) => existsSync(path)) ?? null;
-}
-
-/** Like findBinary, but throws the preflight's message when the binary is missing. */
-export function requireBinary(name: string): string {
-  const path = findBinary(name);
-  if (!path) throw new Error(missingMessage([name]));
-  return path;
-}
-
-function missingMessage(names: string[]): string {
-  const packages = [...new Set(names.map((name) => PACKAGES[name] ?? name))];
-  return `multi-host tests need ${names.join(", ")} (Debian: apt-get install ${packages.map((p) => p.split(" ")[0]).join(" ")}; .ci/run installs them): not found on PATH or in /usr/sbin, /sbin`;
 }
 
 export const isRoot = (): boolean => process.getuid?.() === 0;
@@ -99,16 +52,10 @@ function namespaceUnsupportedReason(): Promise<string | null> {
 export async function multihostUnsupportedReason(needs: MultihostNeed[] = ["hosts", "parallel", "slurm", "faketime", "sshfs"]): Promise<string | null> {
   if (process.platform !== "linux") return `multi-host tests need Linux namespaces; this is ${process.platform}`;
   const missing = [...new Set(needs.flatMap((need) => BINARIES[need]))].filter((name) => !findBinary(name));
-  if (missing.length > 0) return missingMessage(missing);
+  if (missing.length > 0) return missingProgramsMessage(missing);
   if (needs.includes("faketime") && !findLibfaketime()) return "multi-host tests need libfaketime.so.1 (Debian: apt-get install faketime): not found under /usr/lib/*/faketime/";
   if (needs.includes("sshfs") && !existsSync("/dev/fuse")) return "sshfs mounts need FUSE, and there is no /dev/fuse (load the fuse module, or give the container the device)";
   if (needs.includes("slurm") && !isRoot()) return `the Slurm cluster runs slurmd as root (it launches jobs as the submitting user); this process runs as uid ${process.getuid?.()}`;
   if (needs.includes("hosts") || needs.includes("slurm")) return namespaceUnsupportedReason();
   return null;
-}
-
-/** Throws the reason multi-host tests cannot run here; use it in beforeAll. */
-export async function requireMultihost(needs?: MultihostNeed[]): Promise<void> {
-  const reason = await multihostUnsupportedReason(needs);
-  if (reason) throw new Error(reason);
 }

@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { removeDir, tempDir } from "../e2e/harness.js";
 import { bootMachine, freePorts, type Machine, tail } from "./machine.js";
-import { requireBinary } from "./multihost-preflight.js";
+import { requireBinary } from "./system-packages.js";
 
 export interface SlurmOptions {
   /** How many compute nodes, named nodeA, nodeB, …; 2 by default. */

@@ -1,51 +1,25 @@
-// The Slurm recipe's scripts without a cluster: an `sbatch` stand-in runs each array task at once, so submit, the task script and resume are checked in seconds (test/e2e/slurm-recipe.test.ts runs them on a real Slurm).
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+// The Slurm recipe's scripts without a cluster: the example's stand-in `sbatch` (examples/slurm/local/sbatch) runs each array task at once, so submit, the task script and resume are checked in seconds (test/hosts/slurm-recipe.test.ts runs them on a real Slurm).
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeDir, tempDir } from "../e2e/harness.js";
-import { EXAMPLES, binDir, pathWith, runScript } from "./helpers.js";
+import { removeDir, tempDir } from "../../e2e/harness.js";
+import { requireBinary } from "../../support/system-packages.js";
+import { EXAMPLES, binDir, pathWith, runScript } from "../../examples/helpers.js";
 
 const SCRIPT = join(EXAMPLES, "slurm/slurm-map.sh");
 const TASK_SCRIPT = join(EXAMPLES, "slurm/map-array.sbatch");
 const RECORDING = join(EXAMPLES, "slurm/recording");
 const SHIPPED_ITEMS = join(EXAMPLES, "slurm/items.txt");
 
-/**
- * Runs `sbatch --parsable --array=SPEC [options] SCRIPT ARGS…` in the foreground, one task after another with
- * SLURM_ARRAY_TASK_ID set, logs each call to $SBATCH_LOG and prints a job id; tasks listed in $SBATCH_SKIP
- * (space-separated) are not run, as if cancelled while pending.
- */
-const FAKE_SBATCH = `#!/usr/bin/env bash
-spec="" script="" job=$((RANDOM + 1000))
-echo "$*" >> "$SBATCH_LOG"
-while (($#)); do
-  case "$1" in
-    --array=*) spec=\${1#--array=}; shift ;;
-    --parsable) shift ;;
-    -o) shift 2 ;;
-    -*) shift ;;
-    *) script=$1; shift; break ;;
-  esac
-done
-spec=\${spec%%\\%*}
-for part in \${spec//,/ }; do
-  for index in $(seq "\${part%-*}" "\${part#*-}"); do
-    [[ " \${SBATCH_SKIP:-} " == *" $index "* ]] && continue
-    SLURM_ARRAY_JOB_ID=$job SLURM_ARRAY_TASK_ID=$index SLURM_JOB_ID=$((job + index + 1)) bash "$script" "$@" >> "$SBATCH_LOG.tasks" 2>&1
-  done
-done
-echo "$job"
-`;
 
 let root: string;
 let path: string;
 
 beforeAll(() => {
+  requireBinary("jq"); // the scripts read RunResults with jq
   root = tempDir("delta-slurm-example-");
-  const bin = binDir(root);
-  writeFileSync(join(bin, "sbatch"), FAKE_SBATCH);
-  chmodSync(join(bin, "sbatch"), 0o755);
-  path = pathWith(bin);
+  // The stand-in sbatch the example ships for trying the recipe without a cluster.
+  path = `${join(EXAMPLES, "slurm/local")}:${pathWith(binDir(root))}`;
 });
 afterAll(() => removeDir(root));
 
@@ -55,7 +29,7 @@ function jsonLines(file: string): Array<Record<string, unknown>> {
 
 /** Runs slurm-map.sh with the stand-in sbatch and no model: every run replays the shipped recording. */
 function slurmMap(name: string, args: string[], skip = "") {
-  return runScript(SCRIPT, args, { cwd: root, env: { PATH: path, SBATCH_LOG: join(root, `${name}.sbatch.log`), SBATCH_SKIP: skip } });
+  return runScript(SCRIPT, args, { cwd: root, env: { PATH: path, LOCAL_SBATCH_LOG: join(root, `${name}.sbatch.log`), LOCAL_SBATCH_SKIP: skip } });
 }
 
 const SHIPPED_RESULTS = [

@@ -1,16 +1,16 @@
 // The map-reduce example: fan out one run per item (xargs -P, GNU parallel, parallel --sshlogin to two hosts), collect every RunResult, reduce them; a killed fan-out or host loses nothing.
-import { execa, execaSync } from "execa";
+import { execa } from "execa";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startHosts, type Hosts } from "../support/hosts.js";
-import { fault, type MockLlm, reply, startMockLlm, taskOf, toolResultsOf } from "../support/mock-llm.js";
-import { multihostUnsupportedReason } from "../support/multihost-preflight.js";
-import { DELTA_BIN, modelEnv, NO_MODEL_KEYS, removeDir, tempDir, waitFor } from "../e2e/harness.js";
-import { EXAMPLES, binDir, pathWith, runScript } from "./helpers.js";
+import { startHosts, type Hosts } from "../../support/hosts.js";
+import { fault, type MockLlm, reply, startMockLlm, taskOf, toolResultsOf } from "../../support/mock-llm.js";
+import { multihostUnsupportedReason } from "../../support/multihost-preflight.js";
+import { requireBinary } from "../../support/system-packages.js";
+import { DELTA_BIN, modelEnv, NO_MODEL_KEYS, removeDir, tempDir, waitFor } from "../../e2e/harness.js";
+import { EXAMPLES, binDir, pathWith, runScript } from "../../examples/helpers.js";
 
 const SCRIPT = join(EXAMPLES, "map-reduce/map-reduce.sh");
-const hasParallel = execaSync("sh", ["-c", "command -v parallel"], { reject: false }).exitCode === 0;
 
 let root: string;
 let server: MockLlm;
@@ -21,6 +21,9 @@ const failing = new Set<string>();
 const slow = new Map<string, number>();
 
 beforeAll(async () => {
+  // The scripts collect results with jq and fan out with GNU parallel: without them every test fails naming the package.
+  requireBinary("jq");
+  requireBinary("parallel");
   root = tempDir("delta-mapreduce-");
   path = pathWith(binDir(root));
   // A mapper counts with its tool and answers {"words": n}; the reducer sums with its tool and answers what it printed.
@@ -110,13 +113,12 @@ describe.concurrent("examples/map-reduce/map-reduce.sh", { timeout: 120_000 }, (
   });
 
   // Fewer items: the fan-out logic is the same as above, only the runner differs.
-  it.skipIf(!hasParallel)("maps items with GNU parallel the same way", async () => {
+  it("maps items with GNU parallel the same way", async () => {
     const { result, items, out } = await mapReduce("parallel", 3, "parallel");
     expect(result.exitCode).toBe(0);
     expectAllCollected(out, items);
     expect(JSON.parse(result.stdout)).toEqual({ items: 3, total_words: 6 });
   });
-  if (!hasParallel) console.warn("[map-reduce test] GNU parallel path skipped: `parallel` is not installed (apt-get install parallel)");
 
   it("reports a failed item without losing it, reduces the rest, and a rerun finishes only what failed", async () => {
     const { items } = writeItems("failing", 3);
@@ -196,7 +198,7 @@ describe.concurrent("examples/map-reduce/map-reduce.sh", { timeout: 120_000 }, (
   });
 
   for (const runner of ["xargs", "parallel"] as const) {
-    it.skipIf(runner === "parallel" && !hasParallel)(`fails the item of a worker that died, not the script: ${runner}'s exit count never ends it early`, async () => {
+    it(`fails the item of a worker that died, not the script: ${runner}'s exit count never ends it early`, async () => {
       const { file, items } = writeItems(`lost-worker-${runner}`, 3);
       const out = join(root, `out-lost-worker-${runner}`);
       // A delta that dies (as a killed worker does) for item 1 only.

@@ -8,7 +8,7 @@ import { readJournal } from "../../src/journal/reader.js";
 import { startHosts, type Host, type Hosts } from "../support/hosts.js";
 import { messagesOf, reply, startMockLlm, taskOf, type MockLlm } from "../support/mock-llm.js";
 import { multihostUnsupportedReason } from "../support/multihost-preflight.js";
-import { delta, DELTA_BIN, modelEnv, removeDir, runDir, tempDir, waitFor, writeAgent } from "./harness.js";
+import { delta, DELTA_BIN, modelEnv, removeDir, runDir, tempDir, waitFor, writeAgent } from "../e2e/harness.js";
 
 // `hold <tag>` marks that it ran, then waits for release-<tag>: a holder that is busy in a tool for as long as a test needs.
 const TOOLS = `tools:

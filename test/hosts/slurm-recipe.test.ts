@@ -5,9 +5,10 @@ import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
 import { JournalEventSchema, type JournalEvent } from "../../src/journal/events.js";
 import { binDir, EXAMPLES, pathWith, runScript } from "../examples/helpers.js";
 import { fault, type MockLlm, reply, startMockLlm, taskOf, toolResultsOf } from "../support/mock-llm.js";
-import { findBinary, multihostUnsupportedReason } from "../support/multihost-preflight.js";
+import { multihostUnsupportedReason } from "../support/multihost-preflight.js";
+import { findBinary, missingProgramsMessage } from "../support/system-packages.js";
 import { isFinished, type SlurmCluster, type SlurmJob, startSlurm } from "../support/slurm.js";
-import { modelEnv, removeDir, runDir, tempDir, waitFor } from "./harness.js";
+import { modelEnv, removeDir, runDir, tempDir, waitFor } from "../e2e/harness.js";
 
 const SCRIPT = join(EXAMPLES, "slurm/slurm-map.sh");
 const MAP_AGENT = join(EXAMPLES, "map-reduce/map-agent");
@@ -26,7 +27,7 @@ let server: MockLlm;
 const answerCalls = new Map<string, number>();
 
 beforeAll(async () => {
-  unsupported = (await multihostUnsupportedReason(["slurm"])) ?? (findBinary("jq") ? null : "the Slurm recipe needs jq (Debian: apt-get install jq)");
+  unsupported = (await multihostUnsupportedReason(["slurm"])) ?? (findBinary("jq") ? null : missingProgramsMessage(["jq"]));
   root = tempDir("delta-slurm-recipe-");
   server = await startMockLlm((request) => {
     const item = /Text: (.*)$/.exec(taskOf(request))?.[1] ?? "";

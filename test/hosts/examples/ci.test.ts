@@ -3,9 +3,10 @@ import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { readJournal } from "../../src/journal/reader.js";
-import { removeDir, tempDir } from "../e2e/harness.js";
-import { EXAMPLES, binDir, pathWith, runScript } from "./helpers.js";
+import { readJournal } from "../../../src/journal/reader.js";
+import { removeDir, tempDir } from "../../e2e/harness.js";
+import { requireBinary } from "../../support/system-packages.js";
+import { EXAMPLES, binDir, pathWith, runScript } from "../../examples/helpers.js";
 
 const CI = join(EXAMPLES, "ci");
 const SCRIPT = join(CI, "run-agent.sh");
@@ -14,6 +15,7 @@ let root: string;
 let path: string;
 
 beforeAll(() => {
+  requireBinary("jq"); // the scripts read RunResults with jq
   root = tempDir("delta-ci-");
   path = pathWith(binDir(root));
 });

@@ -8,7 +8,7 @@ import { pidsIn } from "../support/machine.js";
 import { multihostUnsupportedReason } from "../support/multihost-preflight.js";
 import { diesSoon } from "../support/processes.js";
 import { isFinished, type SlurmCluster, type SlurmJob, startSlurm } from "../support/slurm.js";
-import { removeDir, tempDir, waitFor } from "./harness.js";
+import { removeDir, tempDir, waitFor } from "../e2e/harness.js";
 
 /** Everything this file starts, so the last test can check that closing left no daemon, process or directory. */
 const started: Array<{ dirs: string[]; namespaces: () => string[]; close: () => Promise<void> }> = [];
