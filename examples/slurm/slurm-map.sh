@@ -22,7 +22,7 @@ set -uo pipefail
 SELF=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")
 HERE=$(dirname "$SELF")
 DELTA=${DELTA:-delta}
-usage() { sed -n '2,21p' "$SELF" | sed 's/^# \{0,1\}//'; }
+usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$SELF"; }
 fail_usage() { echo "error: $*" >&2; exit 2; }
 say() { echo "[slurm-map] $*" >&2; }
 absolute() { (cd "$1" && pwd); }
