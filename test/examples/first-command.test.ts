@@ -1,4 +1,4 @@
-// The README's first command, exactly as written, in a fresh clone of the committed tree: install, build, replay hello-world.
+// The README's first commands, exactly as written, in a fresh clone of the committed tree: install, build, replay hello-world, look at the run — and the clone stays clean.
 import { execa } from "execa";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -14,11 +14,21 @@ beforeAll(async () => {
 });
 afterAll(() => removeDir(clone));
 
+/** The README's ```sh blocks, in order. */
+function readmeBlocks(readme: string): string[] {
+  return [...readme.matchAll(/^```sh\n([\s\S]*?)^```/gm)].map((block) => block[1]!);
+}
+
 /** The first line of the first ```sh block of the README: the command a newcomer runs first. */
 function firstReadmeCommand(readme: string): string {
-  const block = /^```sh\n([\s\S]*?)^```/m.exec(readme);
-  if (!block?.[1]) throw new Error("README.md has no ```sh block");
-  return block[1].split("\n")[0]!;
+  const block = readmeBlocks(readme)[0];
+  if (!block) throw new Error("README.md has no ```sh block");
+  return block.split("\n")[0]!;
+}
+
+/** What `git status --porcelain` says of a clone: empty when nothing was changed or left untracked. */
+async function porcelain(dir: string): Promise<string> {
+  return (await execa("git", ["-C", dir, "status", "--porcelain"])).stdout;
 }
 
 it("installs, builds and replays hello-world: exit 0, the result on stdout, hello.txt and the journal in W001", async () => {
@@ -54,7 +64,24 @@ it("installs, builds and replays hello-world: exit 0, the result on stdout, hell
     ["show_file", "SUCCESS", written],
   ]);
   expect(events.at(-1)).toMatchObject({ type: "ENGINE_END", status: "COMPLETED" });
+  expect(await porcelain(clone)).toBe("");
 }, 300_000);
+
+it("then the README's commands that look at the run (show, report) work and leave the clone clean", async () => {
+  const commands = readmeBlocks(readFileSync(join(clone, "README.md"), "utf8"))[1]!.split("\n").filter((line) => line.startsWith("npx delta "));
+  expect(commands.map((line) => line.split(" ")[2])).toEqual(["show", "report"]);
+  const tmp = tempDir("delta-first-command-tmp-");
+  try {
+    for (const command of commands) {
+      const run = await execa("bash", ["-c", command], { cwd: clone, env: { ...NO_MODEL_KEYS, TMPDIR: tmp }, reject: false, stdin: "ignore" });
+      expect(run.exitCode, `${command}\n${run.stderr}`).toBe(0);
+    }
+    expect(readFileSync(join(tmp, "run.html"), "utf8")).toMatch(/^<!doctype html>/);
+    expect(await porcelain(clone)).toBe("");
+  } finally {
+    removeDir(tmp);
+  }
+}, 60_000);
 
 it("then, in the same clone, npx delta --help, npx delta init demo -y and npx delta tool expand demo/agent.yaml work", async () => {
   const npx = (args: string[]) => execa("npx", ["--no-install", ...args], { cwd: clone, env: NO_MODEL_KEYS, reject: false, stdin: "ignore" });

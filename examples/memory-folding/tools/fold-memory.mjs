@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Memory folding (design 2.4.6): writes a one-line-per-iteration summary of the iterations that the
+// Memory folding: writes a one-line-per-iteration summary of the iterations that the
 // journal source no longer shows, so the model keeps the gist of old work without its full text.
 //
 // Usage (a computed_file generator in context.yaml):  fold-memory.mjs <output file>
