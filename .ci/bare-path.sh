@@ -12,3 +12,10 @@ for package in $(dpkg-query -W -f='${Package} ${Essential} ${Priority}\n' | awk 
     if [ -x "$program" ] && [ ! -d "$program" ]; then link "$program"; fi
   done
 done
+# Names that Debian's alternatives give those programs (awk → mawk, pager, editor…).
+for name in /usr/bin/* /usr/sbin/*; do
+  [ -L "$name" ] && [ ! -e "$dir/$(basename "$name")" ] || continue
+  case "$(readlink "$name")" in /etc/alternatives/*) ;; *) continue ;; esac
+  target=$(readlink -f "$name")
+  if [ -e "$dir/$(basename "$target")" ]; then ln -s "$target" "$dir/$(basename "$name")"; fi
+done
