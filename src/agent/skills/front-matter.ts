@@ -22,7 +22,7 @@ const SkillFrontMatterSchema = z.looseObject({
     .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "must be lowercase letters, digits and hyphens, neither starting nor ending with a hyphen nor holding two in a row (e.g. pdf-forms)"),
   description: z
     .string()
-    .max(MAX_SKILL_DESCRIPTION_CHARS, `at most ${MAX_SKILL_DESCRIPTION_CHARS} characters; move the detail into the body`)
+    .max(MAX_SKILL_DESCRIPTION_CHARS, `at most ${MAX_SKILL_DESCRIPTION_CHARS} characters (move the detail into the body)`)
     .refine((text) => text.trim() !== "", "must say what the skill does and when to use it")
     .refine((text) => !CONTROL.test(text), "holds a control character; remove it"),
   license: z.string().optional(),
@@ -53,7 +53,7 @@ export function parseSkillDocument(text: string, display: string): SkillDocument
   if (close < 0) {
     throw new ConfigError(`${display}:1: the front matter opened here is never closed; add a line '---' after its last field`);
   }
-  const yaml = parseYamlText(lines.slice(1, close).join("\n"), display, { allowEmpty: true, firstLine: 2 });
+  const yaml = parseYamlText(lines.slice(1, close).map((line) => line.replace(/\r$/, "")).join("\n"), display, { allowEmpty: true, firstLine: 2 });
   // Every message names a line: a missing field points at the front matter's opening line.
   const located: YamlFile = { ...yaml, locate: (path) => yaml.locate(path) ?? `${display}:1` };
   const frontMatter = parseWithSchema(SkillFrontMatterSchema, located);
