@@ -14,7 +14,7 @@ export interface YamlFile {
   locate(path: readonly PropertyKey[]): string | undefined;
 }
 
-export interface YamlTextOptions {
+interface YamlTextOptions {
   allowEmpty?: boolean;
   /** The line of the file the text starts on (a SKILL.md's front matter starts on line 2); positions name the file's lines. */
   firstLine?: number;

@@ -31,11 +31,11 @@ export const JournalSourceSchema = z.strictObject({
 });
 
 /** Skills listed at once; a source with more is refused when the agent loads. */
-export const DEFAULT_MAX_SKILLS = 100;
+const DEFAULT_MAX_SKILLS = 100;
 /** Bytes of a skills source's listing (the paragraph and one line per skill) the model gets in every request. */
-export const DEFAULT_MAX_SKILLS_LISTING_BYTES = 32_768;
+const DEFAULT_MAX_SKILLS_LISTING_BYTES = 32_768;
 
-export const SkillsSourceSchema = z
+const SkillsSourceSchema = z
   .strictObject({
     type: z.literal("skills"),
     id: z.string().min(1).optional(),

@@ -1,7 +1,7 @@
 // The text a `skills` source puts in every request: a paragraph on load_skill, then one line per skill with its name and description.
 import { Buffer } from "node:buffer";
 
-export interface ListedSkill {
+interface ListedSkill {
   name: string;
   description: string;
 }

@@ -32,7 +32,7 @@ export function loadSkillTool(skills: readonly Skill[]): FunctionTool {
 const LoadSkillArgsSchema = z.strictObject({ name: z.string().min(1), file: z.string().min(1).optional() });
 
 /** A call the engine can carry out: the skill, the file the model named (if any), and the real path that will be read. */
-export interface SkillRead {
+interface SkillRead {
   skill: Skill;
   file: string | null;
   path: string;

@@ -4,8 +4,8 @@ import { ConfigError } from "../../errors.js";
 import { parseYamlText, type YamlFile } from "../yaml-file.js";
 import { parseWithSchema } from "../zod-issues.js";
 
-export const MAX_SKILL_NAME_CHARS = 64;
-export const MAX_SKILL_DESCRIPTION_CHARS = 1024;
+const MAX_SKILL_NAME_CHARS = 64;
+const MAX_SKILL_DESCRIPTION_CHARS = 1024;
 const MAX_COMPATIBILITY_CHARS = 500;
 
 /** Control characters other than tab and line breaks: text shown to a terminal and a model carries none. */
@@ -31,9 +31,9 @@ const SkillFrontMatterSchema = z.looseObject({
   metadata: z.record(z.string(), z.unknown(), { message: "must be a mapping (key: value lines)" }).optional(),
 });
 
-export type SkillFrontMatter = z.infer<typeof SkillFrontMatterSchema>;
+type SkillFrontMatter = z.infer<typeof SkillFrontMatterSchema>;
 
-export interface SkillDocument {
+interface SkillDocument {
   frontMatter: SkillFrontMatter;
   /** Everything after the closing `---` line. */
   body: string;

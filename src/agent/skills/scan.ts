@@ -20,7 +20,7 @@ export interface Skill {
   size: number;
 }
 
-export interface AgentSkills {
+interface AgentSkills {
   /** Every skills source's skills, in source order; names are unique. */
   skills: Skill[];
   /** Each skills source's listing, by its index in context.yaml. */

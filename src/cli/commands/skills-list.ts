@@ -1,6 +1,7 @@
 // `delta skills list --agent A`: each skill the agent lists for its model — name, size of its SKILL.md, folder and description — as text or JSON.
 import { agentHomeOf } from "../../agent/agent-home.js";
 import { loadAgent } from "../../agent/load.js";
+import { listingBytes } from "../../context/skills-listing.js";
 import type { CliIo } from "../io.js";
 import { parseFormat } from "../options.js";
 
@@ -20,7 +21,7 @@ export async function skillsList(target: string, flags: Record<string, unknown>,
   const sizes = skills.map((skill) => size(skill.bytes));
   const sizeWidth = Math.max(...sizes.map((text) => text.length));
   io.out(skills.map((skill, index) => `${skill.name.padEnd(width)}  ${sizes[index]!.padStart(sizeWidth)}  ${skill.path}\n${" ".repeat(width + 2)}${skill.description.replace(/\s+/g, " ").trim()}\n`).join(""));
-  const listed = [...agent.skillListings.values()].reduce((sum, listing) => sum + Buffer.byteLength(listing, "utf8"), 0);
+  const listed = [...agent.skillListings.values()].reduce((sum, listing) => sum + listingBytes(listing), 0);
   io.out(`${skills.length} skill${skills.length === 1 ? "" : "s"}; every request lists them in ${listed} bytes\n`);
   return 0;
 }
