@@ -115,7 +115,9 @@ describe.concurrent("skills", { timeout: 90_000 }, () => {
     const agent = pdfAgent("outside", {
       "skills/pdf-forms/big.txt": "x".repeat(70_000),
       "skills/pdf-forms/logo.png": "PNG\0\0binary",
+      "skills/pdf-forms/.env": `TOKEN=${SECRET}\n`,
     });
+    symlinkSync(".env", join(agent, "skills/pdf-forms/env-link.txt"));
     symlinkSync(join(root, "secret.txt"), join(agent, "skills/pdf-forms/link-out.md"));
     const calls = [
       { name: "pdf-forms", file: "../changelog/SKILL.md" },
@@ -125,6 +127,8 @@ describe.concurrent("skills", { timeout: 90_000 }, () => {
       { name: "pdf-forms", file: "big.txt" },
       { name: "pdf-forms", file: "logo.png" },
       { name: "no-such-skill" },
+      { name: "pdf-forms", file: ".env" },
+      { name: "pdf-forms", file: "env-link.txt" },
     ];
     const server = await startMockLlm([reply.toolCalls(calls.map((args, i) => ({ id: `c${i}`, name: "load_skill", arguments: args }))), reply.text("done")]);
     try {
@@ -136,10 +140,12 @@ describe.concurrent("skills", { timeout: 90_000 }, () => {
       expect(observations[0]).toContain("'../changelog/SKILL.md' of skill 'pdf-forms' leads out of the skill's folder");
       expect(observations[1]).toContain("is an absolute path");
       expect(observations[2]).toContain("'link-out.md' of skill 'pdf-forms' leads through a symbolic link out of the skill's folder");
-      expect(observations[3]).toContain("'missing.md' of skill 'pdf-forms' is not a file of the skill. Its files: big.txt, link-out.md, logo.png, reference.md.");
+      expect(observations[3]).toContain("'missing.md' of skill 'pdf-forms' is not a file of the skill. Its files: big.txt, env-link.txt, link-out.md, logo.png, reference.md.");
       expect(observations[4]).toContain("'big.txt' of skill 'pdf-forms' is 70000 bytes, more than the 65536 bytes load_skill reads");
       expect(observations[5]).toContain("'logo.png' of skill 'pdf-forms' is binary");
       expect(observations[6]).toContain("No skill 'no-such-skill'. Skills: changelog, pdf-forms.");
+      expect(observations[7]).toContain("'.env' of skill 'pdf-forms' is hidden (a name starting with '.'); only a skill's visible files are read");
+      expect(observations[8]).toContain("'env-link.txt' of skill 'pdf-forms' is hidden");
       for (const observation of observations) {
         expect(observation).not.toContain(SECRET);
         expect(observation).not.toContain("BODY-CHANGELOG-4410");
@@ -148,7 +154,7 @@ describe.concurrent("skills", { timeout: 90_000 }, () => {
       expect(results.map((event) => event.type === "ACTION_RESULT" && event.status)).toEqual(calls.map(() => "ERROR"));
       // The path checks refuse before anything is read: no file is named as read; the size and content checks after.
       const requested = readEvents(ws, "outside").flatMap((event) => (event.type === "ACTION_REQUEST" ? [event.resolved_command] : []));
-      expect(requested.map((command) => command?.[1] ?? null)).toEqual([null, null, null, null, realpathSync(join(agent, "skills/pdf-forms/big.txt")), realpathSync(join(agent, "skills/pdf-forms/logo.png")), null]);
+      expect(requested.map((command) => command?.[1] ?? null)).toEqual([null, null, null, null, realpathSync(join(agent, "skills/pdf-forms/big.txt")), realpathSync(join(agent, "skills/pdf-forms/logo.png")), null, null, null]);
     } finally {
       await server.close();
     }

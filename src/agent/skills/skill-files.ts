@@ -35,7 +35,13 @@ export function resolveSkillFile(dir: string, file: string): Outcome<{ path: str
     return { ok: false, problem: `cannot be read (${errorMessage(err)})` };
   }
   if (!isWithin(dir, real)) return { ok: false, problem: "leads through a symbolic link out of the skill's folder; a skill's files are read only from inside it" };
+  // Hidden files (.env, .git/) are not the skill's to show, whichever name leads to them.
+  if (isHidden(path.relative(dir, target)) || isHidden(path.relative(dir, real))) return { ok: false, problem: "is hidden (a name starting with '.'); only a skill's visible files are read" };
   return { ok: true, path: real };
+}
+
+function isHidden(relative: string): boolean {
+  return relative.split(path.sep).some((part) => part.startsWith("."));
 }
 
 /**
