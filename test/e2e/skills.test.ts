@@ -160,6 +160,22 @@ describe.concurrent("skills", { timeout: 90_000 }, () => {
     }
   });
 
+  it("runs pre_tool_execution before load_skill as before any tool: a block is the observation and nothing is read", async () => {
+    const agent = pdfAgent("hooked");
+    writeFileSync(join(agent, "hooks.yaml"), "pre_tool_execution:\n  command: [sh, -c, 'cat >/dev/null; echo skills are off today >&2; exit 2']\n");
+    const server = await startMockLlm([reply.toolCalls([{ id: "c1", name: "load_skill", arguments: { name: "pdf-forms" } }]), reply.text("done")]);
+    try {
+      const ws = join(root, "ws-hooked");
+      const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "hooked", "-m", "x"], { env: modelEnv(server.baseUrl) });
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(toolResultsOf(server.requests[1]!)).toEqual(["[error] Blocked by pre_tool_execution hook: skills are off today"]);
+      const request = readEvents(ws, "hooked").find((event) => event.type === "ACTION_REQUEST");
+      expect(request).toMatchObject({ tool_name: "load_skill", resolved_command: null });
+    } finally {
+      await server.close();
+    }
+  });
+
   it("refuses a source with more skills than max_skills, naming both numbers", async () => {
     const files: Record<string, string> = {};
     for (const name of ["one", "two", "three"]) files[`skills/${name}/SKILL.md`] = `---\nname: ${name}\ndescription: Skill ${name}.\n---\nbody\n`;
