@@ -1,4 +1,4 @@
-// Loads an agent directory (agent.yaml, imports, hooks.yaml, context.yaml, prompt) into one validated AgentPackage.
+// Loads an agent directory (agent.yaml, imports, hooks.yaml, context.yaml, prompt, skills) into one validated AgentPackage.
 import { access, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { resolveSourcePath } from "../context/path-variables.js";
@@ -7,8 +7,10 @@ import { ConfigError, errorMessage } from "../errors.js";
 import { HooksConfigSchema, type HooksConfig } from "../hooks/schema.js";
 import type { ExpandedTool } from "../tools/expand.js";
 import type { McpServerConfig } from "../tools/mcp/schema.js";
+import { LOAD_SKILL } from "../context/skills-listing.js";
 import { collectTools } from "./imports.js";
 import { AgentConfigSchema, type AgentConfig, type LlmConfig } from "./schema.js";
+import { loadSkills, type Skill } from "./skills/scan.js";
 import { readYamlFile } from "./yaml-file.js";
 import { parseWithSchema } from "./zod-issues.js";
 
@@ -31,6 +33,10 @@ export interface AgentPackage {
   /** Where the hooks were defined, as messages name it: "hooks.yaml", or agent.yaml's legacy lifecycle_hooks. */
   hooksFile: string;
   context: ContextConfig;
+  /** The skills of context.yaml's `skills` sources; load_skill is offered when there is one. */
+  skills: Skill[];
+  /** Each `skills` source's listing, by its index in context.yaml. */
+  skillListings: Map<number, string>;
 }
 
 export interface LoadOptions {
@@ -74,8 +80,13 @@ export async function loadAgent(agentHome: string, options: LoadOptions = {}): P
   const { hooks, hooksFile } = await loadHooks(home, config, configFile.display, warn);
   const context = await loadContext(home);
   if (namesSystemPrompt) checkSystemPromptRead(configFile.display, config.system_prompt, systemPromptPath, context, home);
+  const { skills, listings: skillListings } = loadSkills(home, context);
+  const shadowing = tools.find((tool) => tool.name === LOAD_SKILL);
+  if (skills.length > 0 && shadowing) {
+    throw new ConfigError(`${shadowing.source}: tool '${LOAD_SKILL}' has the name of the built-in tool that reads this agent's skills; rename it`);
+  }
 
-  const agent: AgentPackage = { home, configPath, name: config.name, llm: config.llm, tools, mcpServers, envPassthrough, hooks, hooksFile, context };
+  const agent: AgentPackage = { home, configPath, name: config.name, llm: config.llm, tools, mcpServers, envPassthrough, hooks, hooksFile, context, skills, skillListings };
   if (config.version !== undefined) agent.version = config.version;
   if (config.description !== undefined) agent.description = config.description;
   return agent;

@@ -14,6 +14,12 @@ export interface YamlFile {
   locate(path: readonly PropertyKey[]): string | undefined;
 }
 
+interface YamlTextOptions {
+  allowEmpty?: boolean;
+  /** The line of the file the text starts on (a SKILL.md's front matter starts on line 2); positions name the file's lines. */
+  firstLine?: number;
+}
+
 export async function readYamlFile(absolutePath: string, display: string, options: { allowEmpty?: boolean } = {}): Promise<YamlFile> {
   let text: string;
   try {
@@ -21,13 +27,19 @@ export async function readYamlFile(absolutePath: string, display: string, option
   } catch (err) {
     throw new ConfigError(`${display}: cannot read ${absolutePath}: ${errorMessage(err)}`, { cause: err });
   }
+  return parseYamlText(text, display, options);
+}
+
+/** YAML text (a whole file, or the part of one that starts at `firstLine`) as a mapping; errors name the file's line and column. */
+export function parseYamlText(text: string, display: string, options: YamlTextOptions = {}): YamlFile {
+  const lineOffset = (options.firstLine ?? 1) - 1;
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const problem = doc.errors[0];
   if (problem) {
     const where = problem.linePos?.[0] ?? lineCounter.linePos(problem.pos[0]);
     const firstLine = problem.message.split("\n")[0] ?? problem.message;
-    throw new ConfigError(`${display}:${where.line}:${where.col}: ${firstLine} (fix the YAML syntax at that spot)`);
+    throw new ConfigError(`${display}:${where.line + lineOffset}:${where.col}: ${firstLine} (fix the YAML syntax at that spot)`);
   }
   const data = toData(doc, display);
   const locate = (path: readonly PropertyKey[]): string | undefined => {
@@ -35,7 +47,7 @@ export async function readYamlFile(absolutePath: string, display: string, option
     const offset = node?.range?.[0];
     if (offset === undefined) return undefined;
     const { line, col } = lineCounter.linePos(offset);
-    return `${display}:${line}:${col}`;
+    return `${display}:${line + lineOffset}:${col}`;
   };
   if (data === null || data === undefined) {
     if (options.allowEmpty) return { display, data: {}, locate };

@@ -102,6 +102,17 @@ function buildCli(dispatch: (handler: Handler) => (...raw: unknown[]) => void) {
       return (await import("./commands/tool-expand.js")).toolExpand(target, io);
     }));
   cli
+    .command("skills <action> [path]", "Skills helpers: `delta skills list --agent <agent>` prints each skill the agent lists, with its size and description")
+    .usage("skills list --agent <agent dir | agent.yaml>")
+    .option("--agent <path>", "The agent directory or its agent.yaml (default: the current directory)")
+    .option("--format <format>", "Output: text | json (default: text)")
+    .example("delta skills list --agent ./my-agent")
+    .action(dispatch(async (args, flags, io) => {
+      if (args[0] !== "list") throw new UsageError(`Unknown skills action '${args[0]}'. Use: delta skills list --agent <agent dir | agent.yaml>`);
+      const target = args[1] ?? (typeof flags.agent === "string" ? flags.agent : ".");
+      return (await import("./commands/skills-list.js")).skillsList(target, flags, io);
+    }));
+  cli
     .command("tool:expand <path>", "Same as `delta tool expand <path>`")
     .action(dispatch(async (args, _flags, io) => (await import("./commands/tool-expand.js")).toolExpand(String(args[0]), io)));
   // `delta init --help` names the templates it can copy.

@@ -12,7 +12,7 @@ import { expandArgvPathVariables, type PathVariables } from "../tools/path-varia
 import { resolveSourcePath } from "./path-variables.js";
 import { readSourceFile, type SourceFile } from "./read-source-file.js";
 import { runGenerator } from "./run-generator.js";
-import type { ComputedFileSource, ContextConfig, ContextSource, FileSource } from "./schema.js";
+import type { ComputedFileSource, ContextConfig, ContextSource, FileSource, SkillsSource } from "./schema.js";
 import { trustedRatio, windowEvent, windowJournal, windowState, type JournalBudget, type JournalWindow, type WindowState } from "./window-rule.js";
 
 export interface ContextEnv {
@@ -36,6 +36,8 @@ export interface ContextEnv {
   iteration?: number;
   /** The server refused this request as too long: what it said, and what the engine counted of the prompt (before calibration). */
   overflow?: { sizes: ContextOverflow; sentEstimate: number };
+  /** Each `skills` source's listing, by source index: rendered and bounded when the agent loaded. */
+  skillListings?: ReadonlyMap<number, string>;
 }
 
 export interface BuiltContext {
@@ -53,7 +55,7 @@ export const WINDOW_FIRST_ITERATION_ENV = "DELTA_WINDOW_FIRST_ITERATION";
 export const OVERFLOW_SHRINK = 0.9;
 
 /**
- * Source order is message order. `file` and `computed_file` content becomes a system message:
+ * Source order is message order. `file`, `computed_file` and `skills` content becomes a system message:
  * when the context opens with a `file` source, that file is the system prompt and is sent
  * verbatim; every other block is labelled `# Context Block: <id or file name>` so the model can
  * tell the blocks apart. A missing file follows on_missing; an empty one adds nothing.
@@ -202,10 +204,10 @@ function nextIteration(events: readonly JournalEvent[]): number {
   return 1;
 }
 
-/** A `file` or `computed_file` source's system message, or null when it adds nothing. */
+/** A `file`, `computed_file` or `skills` source's system message, or null when it adds nothing. */
 interface Block {
   index: number;
-  source: FileSource | ComputedFileSource;
+  source: BlockSource;
   message: ChatMessage | null;
   /** For engine.log: the file read and how it went. */
   where: string;
@@ -219,7 +221,7 @@ async function readBlocks(config: ContextConfig, env: ContextEnv, variables: Pat
       first = false;
       continue;
     }
-    const { path, content, ran } = source.type === "file" ? await readFileSource(source, index, variables) : await readComputedSource(source, index, variables, env, firstIteration);
+    const { path, content, ran } = await readSource(source, index, variables, env, firstIteration);
     const where = `${ran}${path}: ${content === null ? "missing, skipped" : `${content.length} chars`}`;
     if (content === null || content === "") {
       blocks.push({ index, source, message: null, where });
@@ -325,6 +327,24 @@ export function fileSourceFile(source: FileSource, index: number, variables: Pat
   };
 }
 
+type BlockSource = FileSource | ComputedFileSource | SkillsSource;
+
+async function readSource(source: BlockSource, index: number, variables: PathVariables, env: ContextEnv, firstIteration: number): Promise<SourceRead> {
+  switch (source.type) {
+    case "file":
+      return readFileSource(source, index, variables);
+    case "computed_file":
+      return readComputedSource(source, index, variables, env, firstIteration);
+    case "skills":
+      // Read when the agent loaded (agent/skills/), so every request lists the same skills.
+      return { path: "the skills listing", content: env.skillListings?.get(index) ?? "", ran: "" };
+    default: {
+      const unknown: never = source;
+      throw new Error(`unknown context source ${JSON.stringify(unknown)}`);
+    }
+  }
+}
+
 interface SourceRead {
   path: string;
   content: string | null;
@@ -367,7 +387,8 @@ async function readComputedSource(source: ComputedFileSource, index: number, var
   return { path, content, ran: `generator ran in ${durationMs} ms; ` };
 }
 
-function blockName(source: FileSource | ComputedFileSource): string {
+function blockName(source: BlockSource): string {
+  if (source.type === "skills") return source.id ?? "skills";
   return source.id ?? basename(source.type === "file" ? source.path : source.output_path);
 }
 

@@ -30,10 +30,32 @@ export const JournalSourceSchema = z.strictObject({
   max_tokens: z.number().int().positive().optional(),
 });
 
+/** Skills listed at once; a source with more is refused when the agent loads. */
+const DEFAULT_MAX_SKILLS = 100;
+/** Bytes of a skills source's listing (the paragraph and one line per skill) the model gets in every request. */
+const DEFAULT_MAX_SKILLS_LISTING_BYTES = 32_768;
+
+const SkillsSourceSchema = z
+  .strictObject({
+    type: z.literal("skills"),
+    id: z.string().min(1).optional(),
+    /** Folders inside the agent home (after symlinks): each subfolder holding a SKILL.md is a skill, or the folder itself when it holds one. */
+    paths: z.array(z.string().min(1)).optional(),
+    /** Absolute folders outside the agent home, named on purpose (a skills folder several agents share); read like `paths`. */
+    shared_paths: z.array(z.string().min(1)).optional(),
+    max_skills: z.number().int().positive().default(DEFAULT_MAX_SKILLS),
+    max_listing_bytes: z.number().int().positive().default(DEFAULT_MAX_SKILLS_LISTING_BYTES),
+  })
+  .refine((source) => (source.paths?.length ?? 0) + (source.shared_paths?.length ?? 0) > 0, {
+    message: "a skills source names at least one folder: add paths: [skills] (a folder in the agent directory) or shared_paths: [/absolute/folder]",
+    path: ["paths"],
+  });
+
 export const ContextSourceSchema = z.discriminatedUnion("type", [
   FileSourceSchema,
   ComputedFileSourceSchema,
   JournalSourceSchema,
+  SkillsSourceSchema,
 ]);
 
 export const ContextConfigSchema = z.strictObject({
@@ -43,5 +65,6 @@ export const ContextConfigSchema = z.strictObject({
 export type FileSource = z.infer<typeof FileSourceSchema>;
 export type ComputedFileSource = z.infer<typeof ComputedFileSourceSchema>;
 export type JournalSource = z.infer<typeof JournalSourceSchema>;
+export type SkillsSource = z.infer<typeof SkillsSourceSchema>;
 export type ContextSource = z.infer<typeof ContextSourceSchema>;
 export type ContextConfig = z.infer<typeof ContextConfigSchema>;

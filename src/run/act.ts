@@ -10,6 +10,8 @@ import type { RunContext } from "./run-context.js";
 import { writeToolExecution } from "../store/io-log.js";
 import { oneLine } from "./think.js";
 import { callMcpTool, mcpCommand } from "./act-mcp.js";
+import { LOAD_SKILL } from "../context/skills-listing.js";
+import { planSkillRead, readSkill } from "./load-skill.js";
 
 const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
 
@@ -28,12 +30,14 @@ export async function act(ctx: RunContext, call: ToolCall, iteration: number): P
     return { kind: "done" };
   }
   if (call.name === ASK_HUMAN) return askHuman(ctx, call, iteration, args.value);
+  if (call.name === LOAD_SKILL && ctx.agent.skills.length > 0) return loadSkill(ctx, call, iteration, args.value);
 
   const mcpTool = ctx.mcp?.find(call.name);
   if (mcpTool) return actMcp(ctx, call, iteration, args.value, mcpTool);
   const tool = ctx.agent.tools.find((candidate) => candidate.name === call.name);
   if (!tool) {
-    const known = [...ctx.agent.tools.map((t) => t.name), ...(ctx.mcp?.tools ?? []).map((t) => t.name), ASK_HUMAN].join(", ");
+    const builtIn = ctx.agent.skills.length > 0 ? [ASK_HUMAN, LOAD_SKILL] : [ASK_HUMAN];
+    const known = [...ctx.agent.tools.map((t) => t.name), ...(ctx.mcp?.tools ?? []).map((t) => t.name), ...builtIn].join(", ");
     await refuse(ctx, call, iteration, args.value, `Unknown tool '${call.name}'. Available tools: ${known}.`);
     return { kind: "done" };
   }
@@ -91,6 +95,25 @@ async function actMcp(ctx: RunContext, call: ToolCall, iteration: number, args: 
   const { facts, record } = await callMcpTool(ctx, call, tool, given);
   const recorded = await appendResult(ctx, call, iteration, facts);
   writeToolExecution(ctx.paths, { iteration, action_id: call.id, tool_name: call.name, tool_args: given, ...record }, ctx.secrets);
+  await observed(ctx, iteration, recorded);
+  return { kind: "done" };
+}
+
+/** load_skill is journaled as any tool's call: the file it will read is requested (and flushed) first, then read, bounded; nothing is run. */
+async function loadSkill(ctx: RunContext, call: ToolCall, iteration: number, args: unknown): Promise<ActOutcome> {
+  const plan = planSkillRead(ctx.agent.skills, args);
+  if (typeof plan === "string") {
+    await refuse(ctx, call, iteration, args, plan);
+    return { kind: "done" };
+  }
+  const command = [LOAD_SKILL, plan.path];
+  requestAction(ctx, call, iteration, args, command);
+  const started = Date.now();
+  const read = readSkill(plan);
+  const facts: ActionFacts = { status: read.ok ? "SUCCESS" : "ERROR", observation: read.ok ? read.text : read.problem, exitCode: null, durationMs: Date.now() - started };
+  ctx.log(`tool ${call.name}: ${plan.path} → ${facts.status}${read.ok ? `, ${read.text.length} chars` : ""}`);
+  const recorded = await appendResult(ctx, call, iteration, facts);
+  writeToolExecution(ctx.paths, { iteration, action_id: call.id, tool_name: call.name, tool_args: args, command, duration_ms: facts.durationMs, ...(read.ok ? { content: read.text } : { error: read.problem }) }, ctx.secrets);
   await observed(ctx, iteration, recorded);
   return { kind: "done" };
 }

@@ -7,6 +7,7 @@ import type { FunctionTool, LlmReply, LlmRequest } from "../conversation.js";
 import { toFunctionTool } from "../tools/function-schema.js";
 import { toMcpFunctionTool } from "../tools/mcp/advertise.js";
 import { ASK_HUMAN_TOOL } from "./ask-human.js";
+import { loadSkillTool } from "./load-skill.js";
 import type { RunContext } from "./run-context.js";
 import { writeInvocation } from "../store/io-log.js";
 
@@ -82,6 +83,7 @@ async function prepare(ctx: RunContext, iteration: number, events: JournalEvent[
     log: (line) => ctx.log(line),
     budget: ctx.budget,
     tools: toolsOf(ctx),
+    skillListings: ctx.agent.skillListings,
     iteration,
     ...(overflow ? { overflow } : {}),
   });
@@ -118,7 +120,8 @@ const runTools = new WeakMap<RunContext, FunctionTool[]>();
 function toolsOf(ctx: RunContext): FunctionTool[] {
   let tools = runTools.get(ctx);
   if (!tools) {
-    tools = [...ctx.agent.tools.map(toFunctionTool), ...(ctx.mcp?.tools ?? []).map(toMcpFunctionTool), ASK_HUMAN_TOOL];
+    const skills = ctx.agent.skills.length > 0 ? [loadSkillTool(ctx.agent.skills)] : [];
+    tools = [...ctx.agent.tools.map(toFunctionTool), ...(ctx.mcp?.tools ?? []).map(toMcpFunctionTool), ASK_HUMAN_TOOL, ...skills];
     runTools.set(ctx, tools);
   }
   return tools;

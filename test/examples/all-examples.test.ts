@@ -43,7 +43,7 @@ describe.concurrent("every example agent loads", () => {
 const recordings = agents.filter((dir) => existsSync(join(dir, "recording.jsonl")));
 it("has a recording beside every agent the examples replay", () => {
   expect(recordings.map((dir) => relative(EXAMPLES, dir)).sort()).toEqual([
-    "compaction", "compaction/summariser", "crash-recovery/agent", "hello-world", "mcp-filesystem", "memory-folding", "path-guard", "sub-agent", "sub-agent/researcher", "tool-syntax",
+    "compaction", "compaction/summariser", "crash-recovery/agent", "hello-world", "mcp-filesystem", "memory-folding", "path-guard", "skills", "sub-agent", "sub-agent/researcher", "tool-syntax",
   ]);
 });
 

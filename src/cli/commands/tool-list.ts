@@ -1,5 +1,6 @@
 // `delta tool list <agent dir | agent.yaml>`: one line per tool the model is offered — its name, its kind, its description.
 import { ASK_HUMAN_TOOL } from "../../run/ask-human.js";
+import { loadSkillTool } from "../../run/load-skill.js";
 import type { CliIo } from "../io.js";
 import { withAgentTools } from "./agent-tools.js";
 
@@ -11,6 +12,7 @@ export function toolList(target: string, io: CliIo): Promise<number> {
       ...agent.tools.map((tool) => [tool.name, tool.mode, tool.description]),
       ...(mcpTools ?? []).map((tool) => [tool.name, `mcp ${tool.server}`, tool.description]),
       [ASK_HUMAN_TOOL.function.name, "built-in", ASK_HUMAN_TOOL.function.description],
+      ...(agent.skills.length > 0 ? [loadSkillTool(agent.skills)].map((tool) => [tool.function.name, "built-in", tool.function.description]) : []),
     ];
     io.out(formatRows(rows));
   });
