@@ -13,7 +13,7 @@ const SUMMARY_CHARS = 200;
 export function eventDetails(event: JournalEvent, origin: number | null): Html {
   const at = Date.parse(event.timestamp);
   const offset = origin === null || Number.isNaN(at) ? "" : `+${formatMs(at - origin)}`;
-  return html`<details class="event type-${event.type}" id="event-${event.seq}"><summary><span class="seq">#${event.seq} ${offset}</span><span class="type">${event.type}</span><span class="gist">${summaryOf(event)}</span></summary>
+  return html`<details class="event type-${event.type}" id="event-${event.seq}"><summary><span class="seq">#${event.seq} ${offset}</span> <span class="type">${event.type}</span> <span class="gist">${summaryOf(event)}</span></summary>
 <div class="body">${bodyOf(event)}<details class="raw"><summary>journal line</summary><pre>${JSON.stringify(event, null, 2)}</pre></details></div></details>
 `;
 }

@@ -32,7 +32,7 @@ svg { display: block; max-width: 100%; } svg text { font: 11px system-ui, sans-s
 .token.field-cache_write_input_tokens, .swatch.field-cache_write_input_tokens { fill: #c9b3ea; background: #c9b3ea; }
 .token.field-reasoning_tokens, .swatch.field-reasoning_tokens { fill: var(--warn); background: var(--warn); }
 .swatch { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 10px; border-radius: 2px; } .legend { color: var(--dim); margin: 0; }
-.swatch.model { background: var(--model); } .swatch.tool { background: var(--tool); } .swatch.bad { background: var(--bad); } .swatch.wait { background: var(--warn); } .swatch.hook { background: var(--hook); }
+.key-model { background: var(--model); } .key-tool { background: var(--tool); } .key-bad { background: var(--bad); } .key-wait { background: var(--warn); } .key-hook { background: var(--hook); }
 details.event { border-bottom: 1px solid var(--line); padding: 3px 0; }
 details.event > summary { cursor: pointer; display: flex; gap: 10px; align-items: baseline; list-style: none; white-space: nowrap; }
 details.event > summary::before { content: "▸"; color: var(--dim); } details.event[open] > summary::before { content: "▾"; }
@@ -43,14 +43,18 @@ details.event.flash { background: #fff6d6; } .seq { color: var(--dim); flex: non
 .body { padding: 4px 0 8px 18px; } dl.fields { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 4px 0; } dl.fields dt { color: var(--dim); } dl.fields dd { margin: 0; }
 details.raw > summary, details.whole > summary, details.reasoning > summary { cursor: pointer; color: var(--dim); font-size: 12px; }
 .empty { color: var(--dim); }
-.table-wrap { overflow-x: auto; } table { border-collapse: collapse; width: 100%; } th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
+.table-wrap { overflow-x: auto; } table { border-collapse: collapse; width: 100%; overflow-wrap: normal; } th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid var(--line); vertical-align: top; white-space: nowrap; }
 th { color: var(--dim); font-weight: 600; } td.num { text-align: right; font-variant-numeric: tabular-nums; } td.task { max-width: 320px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
-td .error { color: var(--bad); font-size: 12px; max-width: 360px; }
+td.error { font-size: 12px; min-width: 220px; max-width: 360px; white-space: normal; } td.error a { color: var(--bad); }
 ul.paths { margin: 0 0 8px; padding-left: 18px; color: var(--dim); font: 12px/1.4 ui-monospace, monospace; }
 section.run { border-top: 1px solid var(--line); margin-top: 16px; } section.run h3 { font-size: 15px; margin: 10px 0 4px; }
 .gantt { width: 220px; } .gantt svg { display: block; } .gantt rect { fill: var(--model); } .gantt .status-COMPLETED { fill: var(--ok); } .gantt .status-FAILED { fill: var(--bad); }
 .gantt .status-WAITING_FOR_INPUT, .gantt .status-INTERRUPTED { fill: var(--warn); }
 button { font: inherit; margin-right: 6px; }
+.chart { overflow-x: auto; } .chart svg { min-width: 640px; }
+@media (max-width: 640px) {
+  details.event > summary { flex-wrap: wrap; gap: 0 8px; } .gist { flex-basis: 100%; padding-left: 14px; }
+}
 `;
 
 /** Clicking a bar opens its event; the buttons open or close every event. */

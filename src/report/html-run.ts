@@ -9,12 +9,11 @@ import type { RunAccount } from "./run-account.js";
 import { createSensitiveFilter } from "./sensitive-answers.js";
 import { formatMs, nextStep } from "./show-text.js";
 import { timelineOf } from "./timeline.js";
-import { costText, formatUsage } from "./usage-fields.js";
+import { costText, formatTokens } from "./usage-fields.js";
 
 export function runReportHtml(account: RunAccount, modelCalls: readonly ModelCall[], hooks: readonly HookRun[] = []): string {
   const spans = timelineOf(account, modelCalls, hooks);
   const origin = account.startedAt;
-  const { cost_usd: _cost, ...tokens } = account.usage;
   const failedAttempts = account.events.filter((event) => event.type === "LLM_ATTEMPT_FAILED").length;
   const tools = account.iterations.reduce((sum, iteration) => sum + iteration.actions.length, 0);
   const body = html`${outcomeBlock(account)}
@@ -23,17 +22,17 @@ export function runReportHtml(account: RunAccount, modelCalls: readonly ModelCal
 <span>iterations <b>${account.iterations.length}</b></span>
 <span>model calls <b>${account.iterations.length}${failedAttempts > 0 ? html` <span class="status status-FAILED">+ ${failedAttempts} failed attempt${failedAttempts === 1 ? "" : "s"}</span>` : ""}</b></span>
 <span>tool calls <b>${tools}</b></span>
-<span>tokens <b>${formatUsage(tokens) ?? "none recorded"}</b></span>
+<span>tokens <b>${formatTokens(account.usage) ?? "none recorded"}</b></span>
 <span>cost <b>${costText(account.usage) ?? "not recorded"}</b></span>
 <span>started <b>${account.events[0]?.timestamp ?? "?"}</b></span>
 </div>
 <div class="facts"><span>workspace <b class="path">${account.workDir}</b></span><span>run dir <b class="path">${account.paths.runDir}</b></span></div>
 ${account.task === null ? "" : html`<pre class="task">${account.task}</pre>`}
 <h2>Timeline</h2>
-<p class="legend"><span class="swatch model"></span>model call <span class="swatch bad"></span>failed attempt or tool <span class="swatch wait"></span>waiting (retry, ask_human) <span class="swatch tool"></span>tool <span class="swatch hook"></span>hook · click a bar for its event</p>
-${timelineSvg(spans, { start: account.startedAt, end: account.endedAt })}
+<p class="legend"><span class="swatch key-model"></span>model call <span class="swatch key-bad"></span>failed attempt or tool <span class="swatch key-wait"></span>waiting (retry, ask_human) <span class="swatch key-tool"></span>tool <span class="swatch key-hook"></span>hook · click a bar for its event</p>
+<div class="chart">${timelineSvg(spans, { start: account.startedAt, end: account.endedAt })}</div>
 <h2>Tokens per iteration</h2>
-${tokensSvg(account.iterations)}
+<div class="chart">${tokensSvg(account.iterations)}</div>
 <h2>Events</h2>
 <p><button type="button" data-expand="all">Expand all</button><button type="button" data-expand="none">Collapse all</button></p>
 ${account.events.map(createSensitiveFilter()).map((event) => eventDetails(event, origin))}`;

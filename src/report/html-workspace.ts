@@ -6,7 +6,7 @@ import { html, type Html } from "./html-escape.js";
 import { page } from "./html-page.js";
 import type { RunAccount } from "./run-account.js";
 import { formatMs } from "./show-text.js";
-import { addUsage, costText, formatUsage, type UsageTotals } from "./usage-fields.js";
+import { addUsage, costText, formatTokens, type UsageTotals } from "./usage-fields.js";
 
 const ERROR_CHARS = 240;
 
@@ -19,22 +19,21 @@ export function workspaceReportHtml(workDirs: readonly string[], runs: readonly 
   for (const run of ordered) counts.set(run.status, (counts.get(run.status) ?? 0) + 1);
   const total: UsageTotals = {};
   for (const run of ordered) addUsage(total, run.usage);
-  const { cost_usd: _cost, ...tokens } = total;
   const body = html`<header class="outcome" id="outcome"><h1>Runs</h1>
 <ul class="paths">${workDirs.map((dir) => html`<li>${dir}</li>`)}</ul>
 <div class="facts"><span>runs <b>${ordered.length}</b></span>${[...counts].map(([status, count]) => html`<span class="status status-${status}">${status} ${count}</span>`)}
-<span>tokens <b>${formatUsage(tokens) ?? "none recorded"}</b></span><span>cost <b>${costText(total) ?? "not recorded"}</b></span>
+<span>tokens <b>${formatTokens(total) ?? "none recorded"}</b></span><span>cost <b>${costText(total) ?? "not recorded"}</b></span>
 ${Number.isFinite(span) && ordered.length > 0 ? html`<span>wall time <b>${formatMs(span)}</b></span>` : ""}</div></header>
 ${ordered.length === 0 ? html`<p class="empty">No runs here.</p>` : html`<div class="table-wrap"><table>
-<thead><tr><th>run</th><th>status</th><th>iterations</th><th>tokens</th><th>cost</th><th>duration</th><th class="gantt">when</th><th>task</th></tr></thead>
+<thead><tr><th>run</th><th>status</th><th>iterations</th><th>error</th><th>tokens</th><th>cost</th><th>duration</th><th class="gantt">when</th><th>task</th></tr></thead>
 <tbody>
 ${ordered.map((run) => {
     const start = run.startedAt ?? t0;
     const end = run.endedAt ?? start;
     const left = ((start - t0) / span) * 220;
     const error = errorOf(run);
-    return html`<tr class="run" data-run="${run.runId}"><td><a href="#${sectionId(run)}">${run.runId}</a></td><td class="status status-${run.status}">${run.status}${run.holder?.state === "dead" ? " (engine gone)" : ""}${error ? html`<div class="error">${clipped(`${error.error_type}: ${error.error_message}`)}</div>` : ""}</td>
-<td class="num">${run.iterations.length}</td><td>${formatUsage(run.usage) ?? "-"}</td><td class="num">${costText(run.usage) ?? "-"}</td>
+    return html`<tr class="run" data-run="${run.runId}"><td><a href="#${sectionId(run)}">${run.runId}</a></td><td class="status status-${run.status}">${run.status}${run.holder?.state === "dead" ? " (engine gone)" : ""}</td>
+<td class="num">${run.iterations.length}</td><td class="error">${error ? html`<a href="#${sectionId(run)}">${clipped(`${error.error_type}: ${error.error_message}`)}</a>` : ""}</td><td>${formatTokens(run.usage) ?? "-"}</td><td class="num">${costText(run.usage) ?? "-"}</td>
 <td class="num">${formatMs(end - start)}</td><td class="gantt"><svg viewBox="0 0 220 10" width="220" height="10"><rect class="status-${run.status}" x="${left.toFixed(1)}" y="1" height="8" width="${Math.max(2, ((end - start) / span) * 220).toFixed(1)}"><title>${run.events[0]?.timestamp ?? ""} to ${run.events.at(-1)?.timestamp ?? ""}</title></rect></svg></td>
 <td class="task" title="${run.task ?? ""}">${run.task ?? ""}</td></tr>
 `;
