@@ -47,7 +47,7 @@ async function report(name: string, args: string[]): Promise<void> {
 }
 
 beforeAll(async () => {
-  const chromium = requireBinary("chromium");
+  const chromium = process.env.DELTA_CHROMIUM ?? requireBinary("chromium");
   root = tempDir("delta-report-hosts-");
   ws = join(root, "ws");
   mkdirSync(ws, { recursive: true });
