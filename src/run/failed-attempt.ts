@@ -13,7 +13,7 @@ export function failedAttemptEvent(iteration: number, failed: FailedAttempt, sec
     started_at: new Date(failed.startedAt).toISOString(),
     duration_ms: failed.durationMs,
     reason: text(failure.reason),
-    ...(failure.status !== undefined ? { http_status: failure.status } : {}),
+    ...(failure.status !== undefined && Number.isInteger(failure.status) ? { http_status: failure.status } : {}),
     ...(failure.words ? { server_message: text(failure.words.message) } : {}),
     ...(failure.words?.code ? { server_code: text(failure.words.code) } : {}),
     retry_in_ms: failed.retryInMs,
