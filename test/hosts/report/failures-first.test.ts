@@ -10,7 +10,7 @@ import { fault, reply, startMockLlm, type Step } from "../../support/mock-llm.js
 import { requireBinary } from "../../support/system-packages.js";
 import { REPO, delta, modelEnv, readEvents, removeDir, tempDir, writeAgent } from "../../e2e/harness.js";
 
-/** Screenshots of every page checked here, kept for people to look at (git-ignored; see docs/architecture.md). */
+/** Screenshots of every page checked here, kept for people to look at (git-ignored; README.md, Development). */
 const ARTIFACTS = join(REPO, "test-artifacts", "report");
 
 const AGENT_YAML = `name: report-agent
