@@ -72,7 +72,7 @@ function buildCli(dispatch: (handler: Handler) => (...raw: unknown[]) => void) {
     .option("-w, --work-dir <path>", "Workspace holding the runs (default: current directory)")
     .option("--agent <path>", "Look in the agent's workspaces (W001, W002…) instead")
     .option("--last", "The most recently updated run")
-    .option("-o, --output <file>", "Where to write the HTML (default: stdout)")
+    .option("-o, --output <file>", "Where to write the HTML (default: stdout; on a terminal, <run-id>.html in the current directory)")
     .action(dispatch(async (args, flags, io) => (await import("./commands/report.js")).reportCommand(args[0], flags, io)));
   cli
     .command("schema <file>", "Print the JSON Schema of agent.yaml, context.yaml or hooks.yaml (for editors)")

@@ -77,6 +77,42 @@ export const ThoughtEventSchema = z.object({
    * calibration), when a token budget made it count; with usage.input_tokens it calibrates the next count.
    */
   estimated_input_tokens: z.number().int().nonnegative().optional(),
+  /**
+   * The model call that answered: when its first attempt was sent, how long it took until the reply
+   * was read (failed attempts and the waits between them included), and how many attempts it made.
+   * Journals written before these fields existed lack them.
+   */
+  started_at: z.string().optional(),
+  duration_ms: z.number().nonnegative().optional(),
+  attempts: z.number().int().positive().optional(),
+});
+
+/** Longest text an LLM_ATTEMPT_FAILED keeps of a reason or of the server's words. */
+export const ATTEMPT_TEXT_LIMIT = 500;
+
+/**
+ * One attempt of a model call that failed: a status, a network error, a timeout or a reply that
+ * could not be used. Appended as it happens, before the wait, so a run that fails or dies while
+ * retrying still shows every attempt. The attempt that answers is the THOUGHT after it.
+ */
+export const LlmAttemptFailedEventSchema = z.object({
+  ...base,
+  type: z.literal("LLM_ATTEMPT_FAILED"),
+  iteration: z.number().int().positive(),
+  /** 1 for the call's first request, 2 for its first retry… */
+  attempt: z.number().int().positive(),
+  started_at: z.string(),
+  duration_ms: z.number().nonnegative(),
+  /** What went wrong, secrets removed, at most ATTEMPT_TEXT_LIMIT characters: `HTTP 500`, the network error, `no answer within 600000 ms`… */
+  reason: z.string().max(ATTEMPT_TEXT_LIMIT + 1),
+  /** The HTTP status, or the status an error body carried; absent for a network error or a timeout. */
+  http_status: z.number().int().optional(),
+  /** The server's own words, secrets removed, at most ATTEMPT_TEXT_LIMIT characters. */
+  server_message: z.string().max(ATTEMPT_TEXT_LIMIT + 1).optional(),
+  /** The server's error code, when it gave one (`rate_limit_exceeded`, `overloaded_error`…). */
+  server_code: z.string().max(ATTEMPT_TEXT_LIMIT + 1).optional(),
+  /** The wait before the next attempt; null when none followed (the call failed, or the request was rebuilt). */
+  retry_in_ms: z.number().int().nonnegative().nullable(),
 });
 
 export const ActionRequestEventSchema = z.object({
@@ -180,6 +216,7 @@ export const JournalEventSchema = z.discriminatedUnion("type", [
   EngineStartEventSchema,
   UserMessageEventSchema,
   ThoughtEventSchema,
+  LlmAttemptFailedEventSchema,
   ActionRequestEventSchema,
   ActionResultEventSchema,
   HumanInputRequestEventSchema,

@@ -128,6 +128,14 @@ function foldEvent(fold: Fold, event: JournalEvent): void {
     case "ENGINE_END":
       fold.status = event.status;
       break;
+    case "LLM_ATTEMPT_FAILED":
+    case "CONTEXT_WINDOW":
+      // Neither changes the run's state: a failed attempt is a record of a call, a window move a record of the context.
+      break;
+    default: {
+      const unknown: never = event;
+      throw new Error(`run state: unhandled event ${JSON.stringify(unknown)}`);
+    }
   }
 }
 

@@ -25,6 +25,7 @@ export function retryingProvider(name: string, settings: ProviderSettings, attem
       for (let number = 1; ; number += 1) {
         if (options.signal?.aborted) throw aborted(endpoint);
         let failure: AttemptFailure;
+        const startedAt = Date.now();
         try {
           return await attempt(request, { signal: options.signal, withoutEcho });
         } catch (err) {
@@ -32,26 +33,37 @@ export function retryingProvider(name: string, settings: ProviderSettings, attem
           if (!(err instanceof AttemptFailed)) throw err;
           failure = err.failure;
         }
+        const failed = (retryInMs: number | null, reason = describeFailure(failure)): void =>
+          options.onFailedAttempt?.({ attempt: number, startedAt, durationMs: Date.now() - startedAt, failure, reason, retryInMs });
         if (failure.kind === "echo-refused" && !withoutEcho) {
           withoutEcho = true;
-          options.onRetry?.({ attempt: number, delayMs: 0, reason: `${describeFailure(failure)}; sending again without the reasoning fields of earlier replies` });
+          failed(0, `${describeFailure(failure)}; sending again without the reasoning fields of earlier replies`);
           continue;
         }
-        if (failure.overflow) throw new ContextOverflowError(overflowMessage(endpoint, failure), failure.overflow);
-        if (failure.filtered) throw new ModelRefusedError(`The provider's content filter refused the request to ${endpoint} (${describeFailure(failure)}); rephrase the task and continue the run with -m.`);
-        if (failure.kind === "refused" || failure.kind === "echo-refused") throw new LlmError(refusedMessage(endpoint, failure));
         const budget = failure.kind === "unusable" ? Math.min(UNUSABLE_RETRIES, maxRetries) - unusable : maxRetries - retries;
-        if (budget <= 0) throw new LlmError(exhaustedMessage(endpoint, failure, number));
+        const final = finalError(endpoint, failure, number, budget);
+        if (final) {
+          failed(null);
+          throw final;
+        }
         if (failure.kind === "unusable") unusable += 1;
         else retries += 1;
         const delayMs = failure.retryAfterMs !== undefined ? Math.min(failure.retryAfterMs, policy.retryAfterCapMs) : backoffDelayMs(retries + unusable, policy);
-        options.onRetry?.({ attempt: number, delayMs, reason: describeFailure(failure) });
+        failed(delayMs);
         await sleep(delayMs, options.signal).catch(() => {
           throw aborted(endpoint);
         });
       }
     },
   };
+}
+
+/** The error that ends the call after this failure, or null when another attempt may follow. */
+function finalError(endpoint: string, failure: AttemptFailure, attempts: number, budget: number): Error | null {
+  if (failure.overflow) return new ContextOverflowError(overflowMessage(endpoint, failure), failure.overflow);
+  if (failure.filtered) return new ModelRefusedError(`The provider's content filter refused the request to ${endpoint} (${describeFailure(failure)}); rephrase the task and continue the run with -m.`);
+  if (failure.kind === "refused" || failure.kind === "echo-refused") return new LlmError(refusedMessage(endpoint, failure));
+  return budget <= 0 ? new LlmError(exhaustedMessage(endpoint, failure, attempts)) : null;
 }
 
 function aborted(endpoint: string): LlmError {

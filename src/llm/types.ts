@@ -1,5 +1,6 @@
 // The Provider interface every wire protocol implements, and the names agent.yaml chooses them by.
 import type { LlmReply, LlmRequest } from "../conversation.js";
+import type { AttemptFailure } from "./failure.js";
 
 /** llm.provider / DELTA_PROVIDER: Chat Completions (any OpenAI-compatible server), Anthropic Messages, OpenAI Responses. */
 export const PROVIDER_NAMES = ["openai", "anthropic", "openai-responses"] as const;
@@ -7,8 +8,21 @@ export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
 export interface CallOptions {
   signal?: AbortSignal;
-  /** Called before each retry so the caller can log it. */
-  onRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
+  /** Called for every attempt that failed, the last one included, before any wait: so the caller can journal and log it. */
+  onFailedAttempt?: (attempt: FailedAttempt) => void;
+}
+
+export interface FailedAttempt {
+  /** 1-based number of the attempt within this call. */
+  attempt: number;
+  /** Epoch ms when the attempt was sent. */
+  startedAt: number;
+  durationMs: number;
+  failure: AttemptFailure;
+  /** How the failure reads in a message (describeFailure). */
+  reason: string;
+  /** The wait before the next attempt; null when no attempt follows. */
+  retryInMs: number | null;
 }
 
 export interface Provider {

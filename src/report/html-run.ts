@@ -1,71 +1,61 @@
-// The HTML report of one run: its facts, a timeline of model calls and tools, tokens per iteration, and every event expandable.
-import type { JournalEvent } from "../journal/events.js";
+// The HTML report of one run, failures first: the outcome and its error, the facts, a timeline of every model attempt, tool, wait and hook, tokens per iteration, and every event readable.
 import { html, type Html } from "./html-escape.js";
 import { timelineSvg, tokensSvg } from "./html-charts.js";
+import { eventDetails } from "./html-events.js";
 import { page } from "./html-page.js";
+import type { HookRun } from "./hook-runs.js";
 import type { ModelCall } from "./model-calls.js";
 import type { RunAccount } from "./run-account.js";
 import { createSensitiveFilter } from "./sensitive-answers.js";
-import { formatMs } from "./show-text.js";
+import { formatMs, nextStep } from "./show-text.js";
 import { timelineOf } from "./timeline.js";
-import { describeWindowMove } from "./window-move.js";
-import { costText, formatUsage } from "./usage-fields.js";
+import { costText, formatTokens } from "./usage-fields.js";
 
-export function runReportHtml(account: RunAccount, modelCalls: readonly ModelCall[]): string {
-  const spans = timelineOf(account, modelCalls);
+export function runReportHtml(account: RunAccount, modelCalls: readonly ModelCall[], hooks: readonly HookRun[] = []): string {
+  const spans = timelineOf(account, modelCalls, hooks);
   const origin = account.startedAt;
-  const usage = formatUsage(account.usage) ?? "no usage recorded";
-  const body = html`<h1>Run ${account.runId}</h1>
+  const failedAttempts = account.events.filter((event) => event.type === "LLM_ATTEMPT_FAILED").length;
+  const tools = account.iterations.reduce((sum, iteration) => sum + iteration.actions.length, 0);
+  const body = html`${outcomeBlock(account)}
 <div class="facts">
-<span>status <b class="status status-${account.status}">${account.status}</b>${account.holder?.state === "dead" ? " (its engine is gone: delta continue recovers it)" : ""}</span>
 <span>agent <b>${account.agentName ?? "?"}</b></span>
 <span>iterations <b>${account.iterations.length}</b></span>
-<span>duration <b>${account.startedAt !== null && account.endedAt !== null ? formatMs(account.endedAt - account.startedAt) : "?"}</b></span>
-<span>tokens <b>${usage}</b></span>
+<span>model calls <b>${account.iterations.length}${failedAttempts > 0 ? html` <span class="status status-FAILED">+ ${failedAttempts} failed attempt${failedAttempts === 1 ? "" : "s"}</span>` : ""}</b></span>
+<span>tool calls <b>${tools}</b></span>
+<span>tokens <b>${formatTokens(account.usage) ?? "none recorded"}</b></span>
 <span>cost <b>${costText(account.usage) ?? "not recorded"}</b></span>
 <span>started <b>${account.events[0]?.timestamp ?? "?"}</b></span>
 </div>
-<div class="facts"><span>workspace <b>${account.workDir}</b></span></div>
+<div class="facts"><span>workspace <b class="path">${account.workDir}</b></span><span>run dir <b class="path">${account.paths.runDir}</b></span></div>
 ${account.task === null ? "" : html`<pre class="task">${account.task}</pre>`}
 <h2>Timeline</h2>
-<p class="legend"><span class="swatch" style="background:var(--model)"></span>model call <span class="swatch" style="background:var(--tool)"></span>tool <span class="swatch" style="background:var(--bad)"></span>failed or unfinished tool · click a bar for its event</p>
-${timelineSvg(spans)}
+<p class="legend"><span class="swatch key-model"></span>model call <span class="swatch key-bad"></span>failed attempt or tool <span class="swatch key-wait"></span>waiting (retry, ask_human) <span class="swatch key-tool"></span>tool <span class="swatch key-hook"></span>hook · click a bar for its event</p>
+<div class="chart">${timelineSvg(spans, { start: account.startedAt, end: account.endedAt })}</div>
 <h2>Tokens per iteration</h2>
-${tokensSvg(account.iterations)}
+<div class="chart">${tokensSvg(account.iterations)}</div>
 <h2>Events</h2>
 <p><button type="button" data-expand="all">Expand all</button><button type="button" data-expand="none">Collapse all</button></p>
 ${account.events.map(createSensitiveFilter()).map((event) => eventDetails(event, origin))}`;
   return page(`Delta run ${account.runId}`, body);
 }
 
-function eventDetails(event: JournalEvent, origin: number | null): Html {
-  const at = Date.parse(event.timestamp);
-  const offset = origin === null || Number.isNaN(at) ? "" : `+${formatMs(at - origin)}`;
-  return html`<details class="event type-${event.type}" id="event-${event.seq}"><summary><span class="seq">#${event.seq} ${offset}</span><span class="type">${event.type}</span>${summaryOf(event)}</summary><pre>${JSON.stringify(event, null, 2)}</pre></details>
-`;
+/** The first block a person sees: which run, how it ended, why, and what to type next. */
+function outcomeBlock(account: RunAccount): Html {
+  const duration = account.startedAt !== null && account.endedAt !== null ? ` after ${formatMs(account.endedAt - account.startedAt)}` : "";
+  const iteration = account.iterations.length > 0 ? `, iteration ${account.iterations.length}` : "";
+  return html`<header class="outcome outcome-${account.status}" id="outcome">
+<h1>Run ${account.runId}</h1>
+<p class="verdict"><b class="status status-${account.status}">${account.status}</b>${duration}${iteration}${account.holder?.state === "dead" ? " — its engine is gone: delta continue recovers it" : ""}</p>
+${why(account)}
+${nextStep(account).map((text) => html`<p class="next">${text}</p>`)}
+</header>`;
 }
 
-function summaryOf(event: JournalEvent): string {
-  switch (event.type) {
-    case "ENGINE_START":
-      return `engine ${event.engine_version}`;
-    case "USER_MESSAGE":
-      return event.content.slice(0, 200);
-    case "THOUGHT":
-      return `[${event.iteration}] ${event.tool_calls.length > 0 ? `calls ${event.tool_calls.map((call) => call.name).join(", ")}` : (event.content ?? "").slice(0, 200)}`;
-    case "ACTION_REQUEST":
-      return `[${event.iteration}] ${event.tool_name} ${JSON.stringify(event.tool_args ?? null).slice(0, 200)}`;
-    case "ACTION_RESULT":
-      return `[${event.iteration}] ${event.tool_name} ${event.status} · exit ${event.exit_code ?? "-"} · ${formatMs(event.duration_ms)}`;
-    case "HUMAN_INPUT_REQUEST":
-      return event.prompt.slice(0, 200);
-    case "HUMAN_INPUT_RECEIVED":
-      return "answer received";
-    case "ERROR":
-      return `${event.error_type}: ${event.error_message.slice(0, 200)}`;
-    case "CONTEXT_WINDOW":
-      return `[${event.iteration}] ${describeWindowMove(event)}`;
-    case "ENGINE_END":
-      return `${event.status} after iteration ${event.final_iteration}`;
-  }
+/** The error of a failed or interrupted run, the open question of a waiting one. */
+function why(account: RunAccount): Html | "" {
+  if (account.status === "WAITING_FOR_INPUT") return account.waiting ? html`<p class="question">asks: ${account.waiting.prompt}</p>` : "";
+  if (account.status === "COMPLETED" || account.status === "RUNNING") return "";
+  const error = account.lastError;
+  if (!error) return html`<p class="error">The journal records no error for this run.</p>`;
+  return html`<p class="error"><b>${error.error_type}</b> ${error.error_message}</p>`;
 }

@@ -1,9 +1,14 @@
-// The HTML report of a workspace: one row per run (status, iterations, tokens, cost, duration) on a shared time axis.
-import { html } from "./html-escape.js";
+// The HTML report of a workspace: one row per run (status, error, iterations, tokens, cost, duration) on a shared time axis, and a section per run below.
+import { pathToFileURL } from "node:url";
+import shellQuote from "shell-quote";
+import type { EventOf } from "../journal/events.js";
+import { html, type Html } from "./html-escape.js";
 import { page } from "./html-page.js";
 import type { RunAccount } from "./run-account.js";
 import { formatMs } from "./show-text.js";
-import { addUsage, costText, formatUsage, type UsageTotals } from "./usage-fields.js";
+import { addUsage, costText, formatTokens, type UsageTotals } from "./usage-fields.js";
+
+const ERROR_CHARS = 240;
 
 export function workspaceReportHtml(workDirs: readonly string[], runs: readonly RunAccount[]): string {
   const ordered = [...runs].sort((a, b) => (a.startedAt ?? 0) - (b.startedAt ?? 0) || a.runId.localeCompare(b.runId));
@@ -14,22 +19,50 @@ export function workspaceReportHtml(workDirs: readonly string[], runs: readonly 
   for (const run of ordered) counts.set(run.status, (counts.get(run.status) ?? 0) + 1);
   const total: UsageTotals = {};
   for (const run of ordered) addUsage(total, run.usage);
-  const body = html`<h1>Runs in ${workDirs.join(", ")}</h1>
+  const body = html`<header class="outcome" id="outcome"><h1>Runs</h1>
+<ul class="paths">${workDirs.map((dir) => html`<li>${dir}</li>`)}</ul>
 <div class="facts"><span>runs <b>${ordered.length}</b></span>${[...counts].map(([status, count]) => html`<span class="status status-${status}">${status} ${count}</span>`)}
-<span>tokens <b>${formatUsage(total) ?? "none recorded"}</b></span><span>cost <b>${costText(total) ?? "not recorded"}</b></span>
-${Number.isFinite(span) && ordered.length > 0 ? html`<span>wall time <b>${formatMs(span)}</b></span>` : ""}</div>
-${ordered.length === 0 ? html`<p class="empty">No runs here.</p>` : html`<table>
-<thead><tr><th>run</th><th>status</th><th>iterations</th><th>tokens</th><th>cost</th><th>duration</th><th class="gantt">when</th><th>task</th></tr></thead>
+<span>tokens <b>${formatTokens(total) ?? "none recorded"}</b></span><span>cost <b>${costText(total) ?? "not recorded"}</b></span>
+${Number.isFinite(span) && ordered.length > 0 ? html`<span>wall time <b>${formatMs(span)}</b></span>` : ""}</div></header>
+${ordered.length === 0 ? html`<p class="empty">No runs here.</p>` : html`<div class="table-wrap"><table>
+<thead><tr><th>run</th><th>status</th><th>iterations</th><th>error</th><th>tokens</th><th>cost</th><th>duration</th><th class="gantt">when</th><th>task</th></tr></thead>
 <tbody>
 ${ordered.map((run) => {
     const start = run.startedAt ?? t0;
     const end = run.endedAt ?? start;
     const left = ((start - t0) / span) * 220;
-    return html`<tr class="run" data-run="${run.runId}"><td>${run.runId}</td><td class="status status-${run.status}">${run.status}${run.holder?.state === "dead" ? " (engine gone)" : ""}</td>
-<td class="num">${run.iterations.length}</td><td>${formatUsage(run.usage) ?? "-"}</td><td class="num">${costText(run.usage) ?? "-"}</td>
+    const error = errorOf(run);
+    return html`<tr class="run" data-run="${run.runId}"><td><a href="#${sectionId(run)}">${run.runId}</a></td><td class="status status-${run.status}">${run.status}${run.holder?.state === "dead" ? " (engine gone)" : ""}</td>
+<td class="num">${run.iterations.length}</td><td class="error">${error ? html`<a href="#${sectionId(run)}">${clipped(`${error.error_type}: ${error.error_message}`)}</a>` : ""}</td><td>${formatTokens(run.usage) ?? "-"}</td><td class="num">${costText(run.usage) ?? "-"}</td>
 <td class="num">${formatMs(end - start)}</td><td class="gantt"><svg viewBox="0 0 220 10" width="220" height="10"><rect class="status-${run.status}" x="${left.toFixed(1)}" y="1" height="8" width="${Math.max(2, ((end - start) / span) * 220).toFixed(1)}"><title>${run.events[0]?.timestamp ?? ""} to ${run.events.at(-1)?.timestamp ?? ""}</title></rect></svg></td>
 <td class="task" title="${run.task ?? ""}">${run.task ?? ""}</td></tr>
 `;
-  })}</tbody></table>`}`;
+  })}</tbody></table></div>`}
+${ordered.map(runSection)}`;
   return page(`Delta runs in ${workDirs.join(", ")}`, body);
+}
+
+/** A run's section: its outcome and whole error, and where to read more (its journal, the command for its own report). */
+function runSection(run: RunAccount): Html {
+  const error = errorOf(run);
+  const report = shellQuote.quote(["delta", "report", run.runId, "-w", run.workDir, "-o", `${run.runId}.html`]);
+  return html`<section class="run" id="${sectionId(run)}"><h3>${run.runId} <span class="status status-${run.status}">${run.status}</span></h3>
+${error ? html`<pre class="text error-text">${error.error_type}: ${error.error_message}</pre>` : ""}
+${run.task === null ? "" : html`<p class="dim">task: ${clipped(run.task)}</p>`}
+<p><a href="${pathToFileURL(run.paths.journal).href}">journal.jsonl</a> · <a href="${pathToFileURL(run.paths.runDir).href}">run folder</a> · its own report: <code>${report}</code></p></section>
+`;
+}
+
+function sectionId(run: RunAccount): string {
+  return `run-${run.runId}`;
+}
+
+/** The error that ended a FAILED or INTERRUPTED run. */
+function errorOf(run: RunAccount): EventOf<"ERROR"> | null {
+  return run.status === "FAILED" || run.status === "INTERRUPTED" ? run.lastError : null;
+}
+
+function clipped(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > ERROR_CHARS ? `${flat.slice(0, ERROR_CHARS)}…` : flat;
 }

@@ -37,6 +37,10 @@ export interface RunAccount {
   task: string | null;
   agentName: string | null;
   iterations: IterationAccount[];
+  /** The journal's last ERROR: why a FAILED or INTERRUPTED run stopped. */
+  lastError: EventOf<"ERROR"> | null;
+  /** The open ask_human question of a run WAITING_FOR_INPUT. */
+  waiting: EventOf<"HUMAN_INPUT_REQUEST"> | null;
   usage: UsageTotals;
   /** First and last event, epoch ms. */
   startedAt: number | null;
@@ -73,6 +77,8 @@ export function accountOf(workDir: string, runId: string, paths: RunPaths, event
     task: state.initialMessage,
     agentName: metadata?.agent_name ?? agentNameOf(start),
     iterations,
+    lastError: state.lastError,
+    waiting: state.waiting,
     usage,
     startedAt: timeOf(events[0]),
     endedAt: timeOf(events.at(-1)),

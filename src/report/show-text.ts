@@ -50,6 +50,8 @@ export function createEventFormatter(style: TextStyle): (event: JournalEvent) =>
         return [line(style.cyan(tasksSeen === 1 ? "task  " : "user  "), indentRest(event.content))];
       case "THOUGHT":
         return thoughtLines(event, pricing, style, line);
+      case "LLM_ATTEMPT_FAILED":
+        return [line(style.bold(`[${event.iteration}]`.padEnd(6)), attemptText(event, style))];
       case "ACTION_REQUEST":
         return [line(style.bold(`[${event.iteration}] `.padEnd(6)), `${style.bold(event.tool_name)} ${clip(compactJson(event.tool_args))}`)];
       case "ACTION_RESULT":
@@ -65,15 +67,27 @@ export function createEventFormatter(style: TextStyle): (event: JournalEvent) =>
         return [line(style.dim("window"), style.dim(describeWindowMove(event)))];
       case "ENGINE_END":
         return [line(style.dim("end   "), `${colourStatus(event.status, style)} after iteration ${event.final_iteration}`)];
+      default: {
+        const unknown: never = event;
+        return [line("      ", JSON.stringify(unknown))];
+      }
     }
   };
+}
+
+/** `model attempt 2 failed · HTTP 500 "overloaded" · 12 ms · retry in 1.0s`. */
+function attemptText(event: EventOf<"LLM_ATTEMPT_FAILED">, style: TextStyle): string {
+  const words = event.server_message === undefined ? "" : ` ${JSON.stringify(event.server_message)}`;
+  const then = event.retry_in_ms === null ? "not retried" : `retry in ${formatMs(event.retry_in_ms)}`;
+  return `${style.red(`model attempt ${event.attempt} failed`)} · ${clip(`${event.reason}${words}`)} · ${formatMs(event.duration_ms)} · ${then}`;
 }
 
 type Line = (tag: string, text: string) => string;
 
 function thoughtLines(event: EventOf<"THOUGHT">, pricing: Pricing | undefined, style: TextStyle, line: Line): string[] {
   const usage = formatUsage(shownUsage(event, pricing));
-  const meta = style.dim([event.model, usage].filter(Boolean).join(" · "));
+  const call = event.duration_ms === undefined ? "" : `${formatMs(event.duration_ms)}${event.attempts !== undefined && event.attempts > 1 ? ` (attempt ${event.attempts})` : ""}`;
+  const meta = style.dim([event.model, call, usage].filter(Boolean).join(" · "));
   const tag = style.bold(`[${event.iteration}]`.padEnd(6));
   if (event.content === null || event.content === "") return [line(tag, meta)];
   // A reply without tool calls is the run's answer: shown whole. Reasoning before tool calls is clipped.
@@ -125,7 +139,7 @@ function colourStatus(status: RunStatus, style: TextStyle): string {
 }
 
 /** What a person types next, by status (the state table of `delta continue`). */
-function nextStep(account: RunAccount): string[] {
+export function nextStep(account: RunAccount): string[] {
   const { runId, workDir } = account;
   switch (account.status) {
     case "COMPLETED":

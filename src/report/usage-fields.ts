@@ -42,6 +42,12 @@ export function formatUsage(usage: UsageTotals): string | null {
   return parts.length > 0 ? parts.join(" · ") : null;
 }
 
+/** The token fields alone, for a place that shows the cost on its own. */
+export function formatTokens(usage: UsageTotals): string | null {
+  const { cost_usd: _cost, ...tokens } = usage;
+  return formatUsage(tokens);
+}
+
 /** The recorded cost, formatted; null when the journal holds none (never shown as 0). */
 export function costText(usage: UsageTotals): string | null {
   return usage.cost_usd === undefined ? null : usd(usage.cost_usd);

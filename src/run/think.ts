@@ -10,6 +10,7 @@ import { ASK_HUMAN_TOOL } from "./ask-human.js";
 import { loadSkillTool } from "./load-skill.js";
 import type { RunContext } from "./run-context.js";
 import { writeInvocation } from "../store/io-log.js";
+import { failedAttemptEvent } from "./failed-attempt.js";
 
 /**
  * `events`: the journal as read at the start of this iteration. A request the server refuses as
@@ -32,8 +33,8 @@ export async function think(ctx: RunContext, iteration: number, events: JournalE
     });
     attempt = await ask(ctx, iteration, built);
   }
-  const { request, reply, started } = attempt;
-  ctx.log(`model call ${iteration}: ${request.messages.length} messages, ${request.tools.length} tools → ${reply.tool_calls.length} tool calls in ${Date.now() - started} ms${describeUsage(reply)}`);
+  const { request, reply, started, durationMs, attempts } = attempt;
+  ctx.log(`model call ${iteration}: ${request.messages.length} messages, ${request.tools.length} tools → ${reply.tool_calls.length} tool calls in ${durationMs} ms${describeUsage(reply)}`);
   // Reasoning is for people reading the log or -v; stdout never carries it.
   if (reply.reasoning) ctx.log(`[${iteration}] REASONING: ${oneLine(reply.reasoning, 2000)}`);
   writeInvocation(ctx.paths, {
@@ -41,7 +42,7 @@ export async function think(ctx: RunContext, iteration: number, events: JournalE
     timestamp: new Date(started).toISOString(),
     request,
     reply,
-    duration_ms: Date.now() - started,
+    duration_ms: durationMs,
   }, ctx.secrets);
 
   await runPostResponseHook(ctx, iteration, reply);
@@ -57,6 +58,9 @@ export async function think(ctx: RunContext, iteration: number, events: JournalE
     ...(reply.reasoning !== undefined ? { reasoning: reply.reasoning } : {}),
     ...(reply.provider_data !== undefined ? { provider_data: reply.provider_data } : {}),
     ...(built.estimatedTokens !== null ? { estimated_input_tokens: built.estimatedTokens } : {}),
+    started_at: new Date(started).toISOString(),
+    duration_ms: durationMs,
+    attempts,
   });
   if (thought.type !== "THOUGHT") throw new Error("journal returned a different event than appended");
   if (reply.content) ctx.progress(`[${iteration}] THINK: ${oneLine(reply.content)}`);
@@ -66,7 +70,11 @@ export async function think(ctx: RunContext, iteration: number, events: JournalE
 interface Answered {
   request: LlmRequest;
   reply: LlmReply;
+  /** Epoch ms when the call's first attempt was sent. */
   started: number;
+  /** From the first attempt sent to the reply read, failed attempts and waits included. */
+  durationMs: number;
+  attempts: number;
 }
 
 /** The context for this iteration, its window move journaled before anything is sent. */
@@ -104,14 +112,22 @@ async function ask(ctx: RunContext, iteration: number, built: BuiltContext): Pro
     request = { ...request, ...replaced, params: replaced.params ?? request.params };
   }
   const started = Date.now();
+  let failed = 0;
   const reply = await ctx.provider.complete(request, {
     signal: ctx.signal,
-    onRetry: ({ attempt, delayMs, reason }) => {
-      ctx.progress(`[${iteration}] model request failed (${reason}); retry ${attempt} in ${delayMs} ms`);
-      ctx.log(`llm retry ${attempt} after ${delayMs} ms: ${reason}`);
+    onFailedAttempt: (attempt) => {
+      failed += 1;
+      // Journaled before the wait: a run that fails or dies while retrying keeps every attempt.
+      ctx.append(failedAttemptEvent(iteration, attempt, ctx.secrets));
+      if (attempt.retryInMs === null) {
+        ctx.log(`llm attempt ${attempt.attempt} failed after ${attempt.durationMs} ms, not retried: ${attempt.reason}`);
+        return;
+      }
+      ctx.progress(`[${iteration}] model request failed (${attempt.reason}); retry ${attempt.attempt} in ${attempt.retryInMs} ms`);
+      ctx.log(`llm retry ${attempt.attempt} after ${attempt.retryInMs} ms: ${attempt.reason}`);
     },
   });
-  return { request, reply, started };
+  return { request, reply, started, durationMs: Date.now() - started, attempts: failed + 1 };
 }
 
 // One list per process's run (its agent's tools and its MCP servers'): the context builder keys its count of the tool definitions on it.

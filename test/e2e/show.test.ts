@@ -53,11 +53,11 @@ describe.concurrent("delta show", () => {
     const out = shown.stdout;
     expect(out).toMatch(/^Run done-1 {2}COMPLETED\n/);
     expect(out).toContain("task   Greet, then count to nine");
-    expect(out).toMatch(/\[1\] +mock-model · 120 in · 15 out\n.*I will greet first\./);
+    expect(out).toMatch(/\[1\] +mock-model · \d+ ms · 120 in · 15 out\n.*I will greet first\./);
     expect(out).toMatch(/\[1\] +echo \{"text":"hello there"\}\n.*→ SUCCESS · exit 0 · \d+ ms\n +│ hello there\n/);
     // Nine lines of output: the head is shown, then how many more the journal holds.
     expect(out).toMatch(/lines \{"count":"9"\}\n.*→ SUCCESS · exit 0 · \d+ ms\n +│ 1\n +│ 2\n +│ 3\n +│ 4\n +│ … 5 more lines\n/);
-    expect(out).toMatch(/\[3\] +mock-model · 230 in · 20 out\n.*Greeted, and counted to nine\.\n +Second line of the answer\./);
+    expect(out).toMatch(/\[3\] +mock-model · \d+ ms · 230 in · 20 out\n.*Greeted, and counted to nine\.\n +Second line of the answer\./);
     expect(out).toMatch(/total +\d+(\.\d)?(ms|s)?,? ?.*3 iterations · 530 in · 47 out · cost not recorded\n/);
     expect(out).toContain("status  COMPLETED");
     expect(out).toContain(`next    to go on: delta continue --run-id done-1 -w ${ws} -m '<next instruction>'`);
@@ -80,7 +80,7 @@ describe.concurrent("delta show", () => {
     }
     const shown = await delta(["show", "priced-1", "-w", ws]);
     expect(shown.exitCode, shown.stderr).toBe(0);
-    expect(shown.stdout).toMatch(/\[1\] +mock-model · 1,000 in · 400 cached · 100 out · \$0\.0024 cost\n/);
+    expect(shown.stdout).toMatch(/\[1\] +mock-model · \d+ ms · 1,000 in · 400 cached · 100 out · \$0\.0024 cost\n/);
     expect(shown.stdout).not.toContain("cost not recorded");
   });
 

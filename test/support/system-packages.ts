@@ -23,6 +23,7 @@ const PACKAGES: Record<string, string> = {
   jq: "jq",
   bwrap: "bubblewrap",
   chromium: "chromium",
+  script: "bsdutils",
 };
 
 /** Daemons live in sbin, which a non-root PATH often lacks. */

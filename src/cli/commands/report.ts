@@ -1,4 +1,6 @@
-// `delta report`: a self-contained HTML report of one run, or of every run of a workspace, to a file (-o) or stdout.
+// `delta report`: a self-contained HTML report of one run, or of every run of a workspace, to a file (-o), to a pipe, or, on a terminal, to a file named after the run.
+import { resolve } from "node:path";
+import { readHookRuns } from "../../report/hook-runs.js";
 import { runReportHtml } from "../../report/html-run.js";
 import { workspaceReportHtml } from "../../report/html-workspace.js";
 import { readModelCalls } from "../../report/model-calls.js";
@@ -10,18 +12,26 @@ import { checkOutputFile, writeOutputFile } from "../output-file.js";
 import { findRun } from "../run-query.js";
 import { runScope } from "../run-scope.js";
 
+/** The file a workspace report goes to when stdout is a terminal and -o is not given. */
+const WORKSPACE_REPORT_FILE = "delta-runs.html";
+
 export async function reportCommand(runId: string | undefined, flags: Record<string, unknown>, io: CliIo): Promise<number> {
   const warn = (line: string): void => io.err(`[warning] ${line}\n`);
   const given = optionalString("-o/--output", flags.output);
-  const file = given === undefined ? undefined : checkOutputFile(given);
+  let file = given === undefined ? undefined : checkOutputFile(given);
   let text: string;
+  let name: string;
   if (runId === undefined && !flags.last) {
     const workDirs = scopeWorkspaces(await runScope(flags));
     text = workspaceReportHtml(workDirs, loadWorkspaceAccounts(workDirs, warn));
+    name = WORKSPACE_REPORT_FILE;
   } else {
     const run = await findRun(runId, flags, warn);
-    text = runReportHtml(loadRunAccount(run.workDir, run.runId, run.paths, warn), readModelCalls(run.paths, warn));
+    text = runReportHtml(loadRunAccount(run.workDir, run.runId, run.paths, warn), readModelCalls(run.paths, warn), readHookRuns(run.paths, warn));
+    name = `${run.runId}.html`;
   }
+  // Pages of HTML are no use on a terminal: there the report becomes a file in the current directory; a pipe gets the HTML.
+  if (file === undefined && process.stdout.isTTY) file = resolve(name);
   if (file === undefined) {
     io.out(text);
     return 0;

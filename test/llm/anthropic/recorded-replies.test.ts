@@ -116,7 +116,7 @@ describe("recorded Anthropic errors", () => {
   it("529 overloaded_error is retried, and so is an overloaded_error inside a 200 stream", async () => {
     const provider = await providerFor([recordedStep("anthropic/error-overloaded-529"), recordedStep("anthropic/overloaded-error-in-stream"), reply.text("after two overloads")]);
     const retries: string[] = [];
-    const result = await provider.complete(ask(), { onRetry: ({ reason }) => retries.push(reason) });
+    const result = await provider.complete(ask(), { onFailedAttempt: ({ reason }) => retries.push(reason) });
     expect(result.content).toBe("after two overloads");
     expect(retries).toEqual(['HTTP 529: "Overloaded" [overloaded_error]', 'an error (529) in place of a reply: "Overloaded" [overloaded_error]']);
   });

@@ -69,7 +69,7 @@ describe("extras an earlier reply carried", () => {
     const retries: string[] = [];
     const refusal = { error: { message: "'messages.1' : for 'role:assistant' the following must be satisfied[('messages.1' : property 'reasoning_content' is unsupported)]", type: "invalid_request_error" } };
     const provider = await setUp([reply.raw(400, refusal), reply.text("ok"), reply.text("again")]);
-    expect((await provider.complete(request, { onRetry: (info) => retries.push(info.reason) })).content).toBe("ok");
+    expect((await provider.complete(request, { onFailedAttempt: (info) => retries.push(info.reason) })).content).toBe("ok");
     await provider.complete(request);
     expect(sentAssistant(0)).toHaveProperty("reasoning_content");
     expect(sentAssistant(1)).not.toHaveProperty("reasoning_content");

@@ -91,20 +91,20 @@ describe("createOpenAiProvider", () => {
   });
 
   it("waits for Retry-After on 429 and then succeeds", async () => {
-    const retries: { attempt: number; delayMs: number; reason: string }[] = [];
+    const retries: { attempt: number; retryInMs: number | null; reason: string }[] = [];
     const { server, provider } = await setUp([fault.status(429, { retryAfter: "1", message: "rate limited" }), reply.text("after the wait")]);
     const started = Date.now();
-    const result = await provider.complete(request, { onRetry: (info) => retries.push(info) });
+    const result = await provider.complete(request, { onFailedAttempt: ({ attempt, retryInMs, reason }) => retries.push({ attempt, retryInMs, reason }) });
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
     expect(result.content).toBe("after the wait");
     expect(server.requests).toHaveLength(2);
-    expect(retries).toEqual([{ attempt: 1, delayMs: 1000, reason: 'HTTP 429: "rate limited"' }]);
+    expect(retries).toEqual([{ attempt: 1, retryInMs: 1000, reason: 'HTTP 429: "rate limited"' }]);
   });
 
   it("honours retry-after-ms over the computed backoff", async () => {
     const retries: number[] = [];
     const { provider } = await setUp([fault.status(503, { retryAfterMs: 120 }), reply.text("ok")], { retryBaseMs: 1 });
-    await provider.complete(request, { onRetry: (info) => retries.push(info.delayMs) });
+    await provider.complete(request, { onFailedAttempt: (info) => retries.push(info.retryInMs!) });
     expect(retries).toEqual([120]);
   });
 
@@ -117,7 +117,7 @@ describe("createOpenAiProvider", () => {
   it("retries a connection reset in the middle of the body", async () => {
     const reasons: string[] = [];
     const { server, provider } = await setUp([fault.reset(), reply.text("whole")]);
-    expect((await provider.complete(request, { onRetry: (info) => reasons.push(info.reason) })).content).toBe("whole");
+    expect((await provider.complete(request, { onFailedAttempt: (info) => reasons.push(info.reason) })).content).toBe("whole");
     expect(server.requests).toHaveLength(2);
     expect(reasons[0]).toMatch(/connection (reset|closed)/);
   });
@@ -187,7 +187,7 @@ describe("createOpenAiProvider", () => {
     const { provider } = await setUp([fault.status(429, { retryAfter: "30" }), reply.text("never")]);
     const controller = new AbortController();
     const started = Date.now();
-    const pending = provider.complete(request, { signal: controller.signal, onRetry: () => setTimeout(() => controller.abort(), 20) });
+    const pending = provider.complete(request, { signal: controller.signal, onFailedAttempt: () => setTimeout(() => controller.abort(), 20) });
     expect((await failure(pending)).message).toMatch(/aborted/);
     expect(Date.now() - started).toBeLessThan(1000);
   });
@@ -210,7 +210,7 @@ describe("createOpenAiProvider", () => {
     server = await startMockLlm([fault.status(500), reply.text("ok")]);
     const delays: number[] = [];
     const provider = createOpenAiProvider({ apiKey: API_KEY, baseUrl: server.baseUrl }, { DELTA_RETRY_BASE_MS: "10" });
-    await provider.complete(request, { onRetry: (info) => delays.push(info.delayMs) });
+    await provider.complete(request, { onFailedAttempt: (info) => delays.push(info.retryInMs!) });
     expect(delays[0]).toBeGreaterThanOrEqual(8);
     expect(delays[0]).toBeLessThanOrEqual(12);
   });

@@ -217,7 +217,7 @@ describe("recorded Chat Completions replies", () => {
     const controller = new AbortController();
     const delays: number[] = [];
     const provider = await replay([recordedStep("azure/error-rate-limit-429-retry-after"), recordedStep("azure/error-rate-limit-429-retry-after")]);
-    await failureOf(provider.complete(request, { signal: controller.signal, onRetry: (info) => (delays.push(info.delayMs), controller.abort()) }));
+    await failureOf(provider.complete(request, { signal: controller.signal, onFailedAttempt: (info) => (delays.push(info.retryInMs!), controller.abort()) }));
     expect(delays).toEqual([60_000]);
   });
 
