@@ -22,7 +22,7 @@ import { reportHookOutcome } from "./hook-report.js";
 import { createEngineLogger, writeHookRecord } from "../store/io-log.js";
 import { holderFacts, writeMetadata, type RunMetadata } from "../store/run-metadata.js";
 import { type RunPaths } from "../store/run-dir.js";
-import type { RunHold } from "../store/run-lock.js";
+import type { RunHold } from "../store/lease/take-run.js";
 
 /** How often metadata.json's iteration count is refreshed during a run; the journal is the truth in between. */
 export const METADATA_REFRESH_MS = 1_000;

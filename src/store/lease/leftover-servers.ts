@@ -1,9 +1,9 @@
 // Stops the MCP servers an engine that died left running: each recorded process group whose leader is still the recorded process.
 import { existsSync } from "node:fs";
-import { signalGroup } from "../process/group.js";
+import { signalGroup } from "../../process/group.js";
 import { isThisHost, type HostIdentity } from "./host-identity.js";
-import { processStartedAt } from "./janitor.js";
-import type { ServerProcessRecord } from "./run-metadata.js";
+import { processStartedAt } from "./judge.js";
+import type { ServerProcessRecord } from "../run-metadata.js";
 
 /** /proc's start times count in clock ticks: two reads of one process agree within this. */
 const SAME_PROCESS_SLACK_MS = 1_000;

@@ -8,9 +8,9 @@ import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readSync, readdirS
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
-import { ownStartTicks } from "../process/proc-stat.js";
-import { randomHex } from "../random-hex.js";
-import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "../private-modes.js";
+import { ownStartTicks } from "../../process/proc-stat.js";
+import { randomHex } from "../../random-hex.js";
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "../../private-modes.js";
 import { thisHost } from "./host-identity.js";
 
 export const OWNER_RECORD_VERSION = 1;

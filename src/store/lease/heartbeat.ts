@@ -1,7 +1,7 @@
 // The holder's side of liveness: its own owner record, rewritten with a bumped heartbeat each beat, the running tool's group noted, marked released at the end.
 import { open, rm } from "node:fs/promises";
 import { renameSync } from "node:fs";
-import { PRIVATE_FILE_MODE } from "../private-modes.js";
+import { PRIVATE_FILE_MODE } from "../../private-modes.js";
 import { overwriteOwnRecord, paddedRecord, recordPath, recordTempPath, rewriteOwnRecord, type OwnerRecord, type ToolGroup } from "./owner-record.js";
 
 export interface OwnRecordKeeper {

@@ -5,8 +5,8 @@
 // the holder's beats by its own monotonic clock, and reads it again. Unchanged means no beat in all that time: the
 // holder is dead or stopped, and a stopped one is fenced off the journal (journal-fence.ts) before it could write again.
 // Neither a remote modification time nor another host's clock is ever compared with this one's.
-import { RunRefusedError } from "../errors.js";
-import { isGone, readProcStat, startTimeMs, type ProcStat } from "../process/proc-stat.js";
+import { RunRefusedError } from "../../errors.js";
+import { isGone, readProcStat, startTimeMs, type ProcStat } from "../../process/proc-stat.js";
 import { describeHost, isThisHost } from "./host-identity.js";
 import { heartbeatInterval, type OwnerRecord, type RecordReading } from "./owner-record.js";
 

@@ -4,8 +4,8 @@
 // was about to make cannot reach the run; its writer sees the swap at its next check and stops.
 import { chmodSync, closeSync, constants, copyFileSync, fsyncSync, openSync, renameSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
-import { syncDirectory, tempPathFor } from "./atomic-file.js";
-import { PRIVATE_FILE_MODE } from "../private-modes.js";
+import { syncDirectory, tempPathFor } from "../atomic-file.js";
+import { PRIVATE_FILE_MODE } from "../../private-modes.js";
 
 export function fenceJournal(journal: string): void {
   const temp = tempPathFor(journal);

@@ -9,14 +9,14 @@
 import { existsSync, rmSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import { RunRefusedError } from "../errors.js";
-import { fsError } from "../fs-errors.js";
-import { pausePoint } from "../pause-point.js";
-import { judgeOwner, judgeWatched, type TakeoverVerdict } from "./janitor.js";
-import { fenceJournal } from "./journal-fence.js";
-import { keepOwnRecord } from "./own-record.js";
+import { RunRefusedError } from "../../errors.js";
+import { fsError } from "../../fs-errors.js";
+import { pausePoint } from "../../pause-point.js";
+import { judgeOwner, judgeWatched, type TakeoverVerdict } from "./judge.js";
+import { fenceJournal } from "./fence.js";
+import { keepOwnRecord } from "./heartbeat.js";
 import { claimGeneration, heartbeatInterval, listGenerations, ownRecord, readRecord, recordPath, type OwnerRecord, type RecordReading, type ToolGroup } from "./owner-record.js";
-import type { RunPaths } from "./run-dir.js";
+import type { RunPaths } from "../run-dir.js";
 
 /** A process's hold on a run. */
 export interface RunHold {

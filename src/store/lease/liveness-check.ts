@@ -1,11 +1,11 @@
 // `list-runs --check-liveness`: watches the heartbeat of every run held on another host, all at once, for one stale period.
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import { stalePeriodMs } from "./janitor.js";
-import type { HolderSummary, RunSummary } from "./list-runs.js";
+import { stalePeriodMs } from "./judge.js";
+import type { HolderSummary, RunSummary } from "../list-runs.js";
 import type { RecordReading } from "./owner-record.js";
-import { runPaths } from "./run-dir.js";
-import { readCurrentOwner } from "./run-lock.js";
+import { runPaths } from "../run-dir.js";
+import { readCurrentOwner } from "./take-run.js";
 
 /**
  * Reads the owner record of every run whose holder is unchecked, waits the longest of their stale periods by this
