@@ -1,9 +1,9 @@
-// The janitor: judges whether the process an owner record names may still write the run, here by its pid, elsewhere by its heartbeat.
+// The judgement of a run's holder: whether the process an owner record names may still write the run, here by its pid, elsewhere by its heartbeat.
 //
 // A holder on this host (same machine id, boot id and PID namespace) is judged at once: its pid, and that pid's start.
 // A holder anywhere else, or one that must be proven stuck, is watched: its record is read, this process waits five of
 // the holder's beats by its own monotonic clock, and reads it again. Unchanged means no beat in all that time: the
-// holder is dead or stopped, and a stopped one is fenced off the journal (journal-fence.ts) before it could write again.
+// holder is dead or stopped, and a stopped one is fenced off the journal (fence.ts) before it could write again.
 // Neither a remote modification time nor another host's clock is ever compared with this one's.
 import { RunRefusedError } from "../../errors.js";
 import { isGone, readProcStat, startTimeMs, type ProcStat } from "../../process/proc-stat.js";

@@ -1,10 +1,10 @@
 // One writer per run: taking a run (a new generation of its owner record), proving it is still held, letting it go.
 //
-// Taking a run: read the highest generation N in `.lock/`, judge that holder (janitor.ts: at once on this host, by
+// Taking a run: read the highest generation N in `.lock/`, judge that holder (judge.ts: at once on this host, by
 // watching its heartbeat elsewhere), then create generation N + 1 exclusively (owner-record.ts). Of any number of
 // processes that judged N, exactly one creates N + 1; the others are refused. A holder that was not proven dead may
-// still be running, so its journal is fenced off first (journal-fence.ts). Before every journal write the holder checks
-// that no later generation exists (RunHold.lostReason); every beat it bumps its record's heartbeat (own-record.ts) and
+// still be running, so its journal is fenced off first (fence.ts). Before every journal write the holder checks
+// that no later generation exists (RunHold.lostReason); every beat it bumps its record's heartbeat (heartbeat.ts) and
 // checks that the record is still there.
 import { existsSync, rmSync } from "node:fs";
 import { performance } from "node:perf_hooks";
