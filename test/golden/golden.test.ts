@@ -129,6 +129,7 @@ function normalise(text: string, rootDir: string): string {
     .replace(/"(duration_ms|latency_ms|pid|pgid|started_at_ms|ended_at_ms|elapsed_ms|time_to_first_token_ms|boot_id|start_ticks|process_start|hostname|host|node_version|engine_version|platform|arch)":(\s*)("[^"]*"|[\d.]+)/g, '"$1":$2"<$1>"')
     .replace(/127\.0\.0\.1:\d+/g, "127.0.0.1:<PORT>")
     .replace(/\bpid \d+/g, "pid <pid>")
+    .replace(/\b(\d+h)?\d+m\d+s\b/g, "<DUR>")
     .replace(/\b\d+(\.\d+)?\s?(ms|s)\b/g, "<DUR>")
     // show pads each line's time to the width of the longest.
     .replace(/^ +\+<DUR>/gm, "+<DUR>");
