@@ -6,7 +6,7 @@
 // holder is dead or stopped, and a stopped one is fenced off the journal (fence.ts) before it could write again.
 // Neither a remote modification time nor another host's clock is ever compared with this one's.
 import { RunRefusedError } from "../../errors.js";
-import { isGone, readProcStat, startTimeMs, type ProcStat } from "../../process/proc-stat.js";
+import { answersSignals, isGone, readProcStat, startTimeMs, type ProcStat } from "../../process/proc-stat.js";
 import { describeHost, isThisHost } from "./host-identity.js";
 import { heartbeatInterval, type OwnerRecord, type RecordReading } from "./owner-record.js";
 
@@ -110,12 +110,6 @@ export function judgeWatched(facts: OwnerFacts, second: RecordReading, periodMs:
   throw new RunRefusedError(`Run ${facts.runId} is being written by ${who}, which is alive${beats}; ${waitHint(facts.workDir)}.`);
 }
 
-/** When process `pid` started (Unix ms), as /proc tells it; null when it is gone, a zombie, or /proc cannot say. */
-export function processStartedAt(pid: number): number | null {
-  const stat = answersSignals(pid) ? readProcStat(pid) : null;
-  return stat === null || isGone(stat) ? null : startTimeMs(stat);
-}
-
 /**
  * For those who only look (list-runs, show, report): whether the run's current owner may still write it, without
  * waiting. No record, or one marked released, means no process holds the run; a record that cannot be read is taken
@@ -135,14 +129,4 @@ function waitHint(workDir: string): string {
 
 function seconds(ms: number): string {
   return String(Math.round(ms / 100) / 10);
-}
-
-function answersSignals(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
 }

@@ -2,7 +2,7 @@
 import { existsSync } from "node:fs";
 import { signalGroup } from "../../process/group.js";
 import { isThisHost, type HostIdentity } from "./host-identity.js";
-import { processStartedAt } from "./judge.js";
+import { processStartedAt } from "../../process/proc-stat.js";
 import type { ServerProcessRecord } from "../run-metadata.js";
 
 /** /proc's start times count in clock ticks: two reads of one process agree within this. */
