@@ -79,6 +79,12 @@ const CASES: GoldenCase[] = [
     message: "Check the documentation of this repository",
     files: { "README.md": "# repo\n", "docs/guide.md": "# guide\n" },
   },
+  {
+    name: "skills",
+    agent: example("skills"),
+    replay: "skills/recording.jsonl",
+    message: "Record in the changelog that list-runs has a new --since flag",
+  },
   { name: "crash-recovery", agent: example("crash-recovery/agent"), replay: "crash-recovery/agent/recording.jsonl", message: "Process item 0" },
   ...mapItems("map-reduce").map((item, i) => ({
     name: `map-reduce-map-${i}`,
