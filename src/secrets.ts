@@ -5,13 +5,13 @@
 //   metadata.json        store/run-metadata.ts  writeMetadata
 //   io/ records          store/io-log.ts     writeRecord (model calls, tool executions, hook runs)
 //   engine.log           store/io-log.ts     createEngineLogger
-//   stderr progress      run/session.ts      the session's progress function
-//   stdout RunResult     run/session.ts      finish → redactOutcome
+//   stderr progress      run/hold.ts         the hold's progress function
+//   stdout RunResult     run/hold.ts         finish → redactOutcome
 //   stdout stream-json   the journal's lines as the writer wrote them (already redacted there)
 //   MCP server refusals and -v lines before a run   run/mcp-start.ts
 // Sources (providers, hooks, tools) pass text on as it came; they never redact.
 // A run's secret strings: the API key (run/provider.ts) and the values its MCP servers' headers and
-// env read from the environment (run/session.ts, sessionSecrets).
+// env read from the environment (run/hold.ts, sessionSecrets).
 export const REDACTED = "[REDACTED]";
 
 const SENSITIVE_KEYS = new Set(["authorization", "proxy-authorization", "cookie", "set-cookie", "api-key", "x-api-key"]);

@@ -53,6 +53,41 @@ function importsOf(file: string): string[] {
 
 const files = sourceFiles(SRC);
 
+/** Each strongly connected group of more than one file (or a file importing itself), found by Tarjan's algorithm, as a path back to its start. */
+function importCycles(graph: Map<string, string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (file: string): void => {
+    index.set(file, index.size);
+    low.set(file, index.get(file)!);
+    stack.push(file);
+    onStack.add(file);
+    for (const target of graph.get(file) ?? []) {
+      if (!graph.has(target)) continue;
+      if (!index.has(target)) {
+        visit(target);
+        low.set(file, Math.min(low.get(file)!, low.get(target)!));
+      } else if (onStack.has(target)) {
+        low.set(file, Math.min(low.get(file)!, index.get(target)!));
+      }
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const group: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      group.push(member);
+    } while (member !== file);
+    if (group.length > 1 || graph.get(file)!.includes(file)) cycles.push([...group.reverse(), group[0]!]);
+  };
+  for (const file of graph.keys()) if (!index.has(file)) visit(file);
+  return cycles;
+}
+
 describe("the house", () => {
   it("knows the floor of every room in src/", () => {
     const rooms = new Set(files.map(roomOf));
@@ -78,6 +113,11 @@ describe("the house", () => {
     expect(reaches("secrets", FLOORS.filter((room) => room !== "secrets" && room !== "errors"))).toEqual([]);
     expect(reaches("errors", FLOORS.filter((room) => room !== "errors"))).toEqual([]);
     expect(reaches("store", ["run", "cli", "report"])).toEqual([]);
+  });
+
+  it("has no import cycle between files, type-only imports included", () => {
+    const graph = new Map(files.map((file) => [file, importsOf(file).map((target) => target.replace(/\.js$/, ".ts"))]));
+    expect(importCycles(graph).map((cycle) => cycle.map((file) => relative(".", file)).join(" → "))).toEqual([]);
   });
 
   it("writes to stdout and ends the process only from the command lines", () => {

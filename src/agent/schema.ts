@@ -1,6 +1,7 @@
 // The agent.yaml schema (spec 2.7.2 plus pricing, endpoint and retry settings, MCP servers) and imported tool files.
 import { z } from "zod";
 import { HooksConfigSchema } from "../hooks/schema.js";
+import { PricingSchema } from "../journal/usage-totals.js";
 import { PROVIDER_NAMES } from "../llm/types.js";
 import { McpServerSchema } from "../tools/mcp/schema.js";
 import { ToolDefinitionSchema } from "../tools/schema.js";
@@ -8,17 +9,6 @@ import { ToolDefinitionSchema } from "../tools/schema.js";
 export const DEFAULT_LLM_TIMEOUT_MS = 120_000;
 export const DEFAULT_LLM_MAX_RETRIES = 3;
 export const DEFAULT_LLM_IDLE_TIMEOUT_MS = 120_000;
-
-export const PricingSchema = z.strictObject({
-  /** USD per million input tokens. */
-  input_per_million: z.number().nonnegative(),
-  /** USD per million output tokens. */
-  output_per_million: z.number().nonnegative(),
-  /** USD per million prompt tokens served from the provider's cache; input_per_million when not given. */
-  cached_input_per_million: z.number().nonnegative().optional(),
-  /** USD per million prompt tokens written to the provider's cache (Anthropic: 1.25× input for 5 minutes); input_per_million when not given. */
-  cache_write_input_per_million: z.number().nonnegative().optional(),
-});
 
 export const LlmConfigSchema = z.strictObject({
   /** The wire protocol; `openai` (Chat Completions) when not given. DELTA_PROVIDER overrides it. */

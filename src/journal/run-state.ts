@@ -1,6 +1,6 @@
 // What a journal says about its run: status, iteration count, usage and the work left unfinished.
 import type { EventOf, JournalEvent, RunStatus, ToolCall } from "./events.js";
-import { addUsage, copyUsageTotals, emptyUsageTotals, type UsageTotals } from "./usage-totals.js";
+import { addUsage, copyUsageTotals, emptyUsageTotals, pricingOf, type Pricing, type UsageTotals } from "./usage-totals.js";
 
 export interface PendingCall {
   call: ToolCall;
@@ -21,7 +21,7 @@ export interface RunState {
   waiting: EventOf<"HUMAN_INPUT_REQUEST"> | null;
   lastThought: EventOf<"THOUGHT"> | null;
   lastError: EventOf<"ERROR"> | null;
-  /** The run's usage, and per model as the THOUGHTs name it. */
+  /** The run's usage, and per model as the THOUGHTs name it; each call priced with its own process's llm.pricing. */
   usage: { total: UsageTotals; byModel: Map<string, UsageTotals> };
   initialMessage: string | null;
 }
@@ -40,6 +40,8 @@ interface Fold {
   /** Human answers recorded for calls of the last THOUGHT, by call id. */
   received: Map<string, string>;
   usage: RunState["usage"];
+  /** The llm.pricing of the process whose calls follow: the latest ENGINE_START's. */
+  pricing: Pricing | undefined;
 }
 
 /** Folds the journal into the run's state; the journal is the authority over metadata.json. */
@@ -83,6 +85,7 @@ function emptyFold(): Fold {
     answered: new Set(),
     received: new Map(),
     usage: { total: emptyUsageTotals(), byModel: new Map() },
+    pricing: undefined,
   };
 }
 
@@ -90,6 +93,7 @@ function foldEvent(fold: Fold, event: JournalEvent): void {
   switch (event.type) {
     case "ENGINE_START":
       fold.status = "RUNNING";
+      fold.pricing = pricingOf(event);
       break;
     case "USER_MESSAGE":
       fold.initialMessage ??= event.content;
@@ -101,10 +105,10 @@ function foldEvent(fold: Fold, event: JournalEvent): void {
       fold.answered.clear();
       fold.received.clear();
       if (event.usage) {
-        addUsage(fold.usage.total, event.usage);
+        addUsage(fold.usage.total, event.usage, fold.pricing);
         let perModel = fold.usage.byModel.get(event.model);
         if (!perModel) fold.usage.byModel.set(event.model, (perModel = emptyUsageTotals()));
-        addUsage(perModel, event.usage);
+        addUsage(perModel, event.usage, fold.pricing);
       }
       break;
     }

@@ -1,5 +1,25 @@
-// Sums the usage of a run's model calls, keeping apart what the provider priced itself from what llm.pricing must price.
-import type { Usage } from "./events.js";
+// Sums the usage of a run's model calls and prices it: each call by its provider's own cost, or by the llm.pricing of the process that made it.
+import { z } from "zod";
+import type { EventOf, Usage } from "./events.js";
+
+/** agent.yaml's llm.pricing, as each process journals it in its ENGINE_START. */
+export const PricingSchema = z.strictObject({
+  /** USD per million input tokens. */
+  input_per_million: z.number().nonnegative(),
+  /** USD per million output tokens. */
+  output_per_million: z.number().nonnegative(),
+  /** USD per million prompt tokens served from the provider's cache; input_per_million when not given. */
+  cached_input_per_million: z.number().nonnegative().optional(),
+  /** USD per million prompt tokens written to the provider's cache (Anthropic: 1.25× input for 5 minutes); input_per_million when not given. */
+  cache_write_input_per_million: z.number().nonnegative().optional(),
+});
+export type Pricing = z.infer<typeof PricingSchema>;
+
+/** The llm.pricing a process recorded in its ENGINE_START, if it recorded a valid one. */
+export function pricingOf(start: EventOf<"ENGINE_START"> | undefined): Pricing | undefined {
+  const pricing = PricingSchema.safeParse(start?.config.pricing);
+  return pricing.success ? pricing.data : undefined;
+}
 
 export interface TokenCounts {
   input_tokens: number;
@@ -15,8 +35,12 @@ export interface UsageTotals extends TokenCounts {
   /** Sum of the costs providers reported themselves, and how many calls reported one. */
   reported_cost_usd: number;
   reported_calls: number;
-  /** Tokens of the calls that reported no cost: llm.pricing prices these. */
-  unpriced: Omit<TokenCounts, "reasoning_tokens">;
+  /** Tokens of the calls that reported no cost, by the llm.pricing (JSON, "" for none) of the process that made them. */
+  unpriced: Map<string, UnpricedTokens>;
+}
+
+interface UnpricedTokens extends Omit<TokenCounts, "reasoning_tokens"> {
+  pricing: Pricing | undefined;
 }
 
 export function emptyUsageTotals(): UsageTotals {
@@ -29,11 +53,12 @@ export function emptyUsageTotals(): UsageTotals {
     calls: 0,
     reported_cost_usd: 0,
     reported_calls: 0,
-    unpriced: { input_tokens: 0, cached_input_tokens: 0, cache_write_input_tokens: 0, output_tokens: 0 },
+    unpriced: new Map(),
   };
 }
 
-export function addUsage(totals: UsageTotals, usage: Usage): void {
+/** Adds one call made by a process whose llm.pricing is `pricing`. */
+export function addUsage(totals: UsageTotals, usage: Usage, pricing: Pricing | undefined): void {
   // A server that counts more cached tokens than prompt tokens is wrong; never price a negative.
   const cached = Math.min(usage.cached_input_tokens ?? 0, usage.input_tokens);
   const written = Math.min(usage.cache_write_input_tokens ?? 0, usage.input_tokens - cached);
@@ -48,12 +73,45 @@ export function addUsage(totals: UsageTotals, usage: Usage): void {
     totals.reported_calls += 1;
     return;
   }
-  totals.unpriced.input_tokens += usage.input_tokens;
-  totals.unpriced.cached_input_tokens += cached;
-  totals.unpriced.cache_write_input_tokens += written;
-  totals.unpriced.output_tokens += usage.output_tokens;
+  const key = pricing ? JSON.stringify(pricing) : "";
+  let unpriced = totals.unpriced.get(key);
+  if (!unpriced) totals.unpriced.set(key, (unpriced = { pricing, input_tokens: 0, cached_input_tokens: 0, cache_write_input_tokens: 0, output_tokens: 0 }));
+  unpriced.input_tokens += usage.input_tokens;
+  unpriced.cached_input_tokens += cached;
+  unpriced.cache_write_input_tokens += written;
+  unpriced.output_tokens += usage.output_tokens;
 }
 
 export function copyUsageTotals(totals: UsageTotals): UsageTotals {
-  return { ...totals, unpriced: { ...totals.unpriced } };
+  return { ...totals, unpriced: new Map([...totals.unpriced].map(([key, tokens]) => [key, { ...tokens }])) };
+}
+
+/**
+ * What the providers reported, plus the price each process's llm.pricing puts on the calls it made
+ * and the provider did not price; null (never 0) when a call has neither (CONTRACT §5). With no call,
+ * 0 when `current` (this process's pricing) is known.
+ */
+export function costOf(totals: UsageTotals, current: Pricing | undefined): number | null {
+  if (totals.calls === 0) return current ? 0 : null;
+  let cost = totals.reported_cost_usd;
+  for (const tokens of totals.unpriced.values()) {
+    if (!tokens.pricing) return null;
+    cost += priceOf(tokens, tokens.pricing);
+  }
+  return cost;
+}
+
+/** One call's cost: what its provider reported, or its process's llm.pricing's price of its tokens; null when neither is known. */
+export function callCost(usage: Usage, pricing: Pricing | undefined): number | null {
+  const totals = emptyUsageTotals();
+  addUsage(totals, usage, pricing);
+  return costOf(totals, pricing);
+}
+
+function priceOf(tokens: Omit<TokenCounts, "reasoning_tokens">, pricing: Pricing): number {
+  const { input_tokens, cached_input_tokens, cache_write_input_tokens, output_tokens } = tokens;
+  const cachedPrice = pricing.cached_input_per_million ?? pricing.input_per_million;
+  const writePrice = pricing.cache_write_input_per_million ?? pricing.input_per_million;
+  const uncached = input_tokens - cached_input_tokens - cache_write_input_tokens;
+  return (uncached * pricing.input_per_million + cached_input_tokens * cachedPrice + cache_write_input_tokens * writePrice + output_tokens * pricing.output_per_million) / 1_000_000;
 }

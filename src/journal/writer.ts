@@ -30,7 +30,7 @@ export interface OpenOptions {
   secrets?: readonly string[];
   /** Told every line this writer appends, for a reader of the same journal (see written-lines.ts). */
   written?: WrittenLines;
-  /** Why this process no longer owns the run, or null while it does; asked before every write (see store/run-lock.ts). */
+  /** Why this process no longer owns the run, or null while it does; asked before every write (see store/lease/take-run.ts). */
   owner?: () => string | null;
 }
 

@@ -1,10 +1,10 @@
-// Keeps what one output stream of a process wrote, within a limit: its head only, or its head and tail.
+// Keeps what one output stream of a process wrote, within a limit: its head, its tail, or its head and tail; no cut splits a UTF-8 character.
 import { StringDecoder } from "node:string_decoder";
 
 /**
  * `head`: keep the first `maxChars` characters; more is over the limit, and the runner stops the
  * process. `head-and-tail`: keep the first and last halves of `maxBytes`, with a marker counting the
- * bytes dropped between them; the process runs on.
+ * bytes dropped between them; the process runs on. (`TailCapture` keeps only the last bytes.)
  */
 export type CaptureLimit = { keep: "head"; maxChars: number } | { keep: "head-and-tail"; maxBytes: number };
 
@@ -34,7 +34,10 @@ export class HeadCapture implements Capture {
       this.kept += text;
       return false;
     }
-    this.kept += text.slice(0, this.maxChars - this.kept.length);
+    let room = this.maxChars - this.kept.length;
+    // A character outside the BMP is two UTF-16 units: the cut goes before it, never between them.
+    if (room > 0 && isHighSurrogate(text.charCodeAt(room - 1))) room -= 1;
+    this.kept += text.slice(0, room);
     this.full = true;
     return true;
   }
@@ -98,8 +101,69 @@ export class HeadAndTailCapture implements Capture {
 
   text(): string {
     if (this.droppedBytes === 0) return Buffer.concat([...this.head, ...this.tail]).toString("utf8");
-    const head = Buffer.concat(this.head).toString("utf8");
-    const tail = Buffer.concat(this.tail).toString("utf8");
-    return `${head}\n[... ${this.droppedBytes} bytes truncated ...]\n${tail}`;
+    const head = Buffer.concat(this.head);
+    const headEnd = wholeCharsEnd(head);
+    const tail = Buffer.concat(this.tail);
+    const tailStart = charStartFrom(tail, 0);
+    const dropped = this.droppedBytes + (head.length - headEnd) + tailStart;
+    return `${head.subarray(0, headEnd).toString("utf8")}\n[... ${dropped} bytes truncated ...]\n${tail.subarray(tailStart).toString("utf8")}`;
   }
+}
+
+/** Keeps the last `maxBytes` a stream wrote (a server's stderr, to quote how it ended). */
+export class TailCapture {
+  private chunks: Buffer[] = [];
+  private bytes = 0;
+  private dropped = false;
+
+  constructor(private readonly maxBytes: number) {}
+
+  push(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.bytes += chunk.length;
+    while (this.bytes > this.maxBytes && this.chunks.length > 0) {
+      const oldest = this.chunks[0]!;
+      const excess = this.bytes - this.maxBytes;
+      this.dropped = true;
+      if (oldest.length <= excess) {
+        this.chunks.shift();
+        this.bytes -= oldest.length;
+      } else {
+        this.chunks[0] = oldest.subarray(excess);
+        this.bytes -= excess;
+      }
+    }
+  }
+
+  /** The kept text, trimmed; "…" first when older output was dropped. */
+  text(): string {
+    const tail = Buffer.concat(this.chunks);
+    const text = tail.subarray(this.dropped ? charStartFrom(tail, 0) : 0).toString("utf8").trim();
+    return this.dropped && text !== "" ? `…${text}` : text;
+  }
+}
+
+function isHighSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdbff;
+}
+
+function isContinuationByte(byte: number | undefined): boolean {
+  return byte !== undefined && (byte & 0xc0) === 0x80;
+}
+
+/** The first index at or after `from` where a character starts. */
+function charStartFrom(bytes: Buffer, from: number): number {
+  let at = from;
+  while (at < bytes.length && isContinuationByte(bytes[at])) at += 1;
+  return at;
+}
+
+/** Where `bytes` ends once a last character it holds only part of is left out. */
+function wholeCharsEnd(bytes: Buffer): number {
+  let lead = bytes.length - 1;
+  while (lead > 0 && bytes.length - lead < 4 && isContinuationByte(bytes[lead])) lead -= 1;
+  const first = bytes[lead];
+  if (first === undefined) return 0;
+  const width = first >= 0xf0 ? 4 : first >= 0xe0 ? 3 : first >= 0xc0 ? 2 : 1;
+  return lead + width > bytes.length ? lead : bytes.length;
 }

@@ -28,6 +28,23 @@ export function readProcStat(pid: number): ProcStat | null {
   return { state, pgrp, session, startTicks };
 }
 
+/** Whether a process `pid` exists (kill(0) reaches it, or it is someone else's). */
+export function answersSignals(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** When process `pid` started (Unix ms), as /proc tells it; null when it is gone, a zombie, or /proc cannot say. */
+export function processStartedAt(pid: number): number | null {
+  const stat = answersSignals(pid) ? readProcStat(pid) : null;
+  return stat === null || isGone(stat) ? null : startTimeMs(stat);
+}
+
 /** A killed process its parent has not reaped yet still answers kill(0) but runs nothing. */
 export function isGone(stat: ProcStat | null): boolean {
   return stat === null || stat.state === "Z" || stat.state === "X";

@@ -3,10 +3,10 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { JournalEvent } from "../journal/events.js";
 import { createJournalReader } from "../journal/reader.js";
 import { performance } from "node:perf_hooks";
-import { assessOwner, stalePeriodMs } from "../store/janitor.js";
-import type { RecordReading } from "../store/owner-record.js";
+import { assessOwner, stalePeriodMs } from "../store/lease/judge.js";
+import type { RecordReading } from "../store/lease/owner-record.js";
 import type { RunPaths } from "../store/run-dir.js";
-import { readCurrentOwner } from "../store/run-lock.js";
+import { readCurrentOwner } from "../store/lease/take-run.js";
 
 export interface FollowOptions {
   signal?: AbortSignal;

@@ -3,13 +3,13 @@ import type { EventOf, JournalEvent, RunStatus } from "../journal/events.js";
 import { readJournal } from "../journal/reader.js";
 import { deriveRunState } from "../journal/run-state.js";
 import { errorMessage } from "../errors.js";
-import { assessOwner, type HolderAssessment } from "../store/janitor.js";
-import { readCurrentOwner } from "../store/run-lock.js";
+import { assessOwner, type HolderAssessment } from "../store/lease/judge.js";
+import { readCurrentOwner } from "../store/lease/take-run.js";
 import { runIdsIn } from "../store/list-runs.js";
 import { runPaths, type RunPaths } from "../store/run-dir.js";
 import { readMetadata, type RunMetadata } from "../store/run-metadata.js";
-import type { Pricing } from "../llm/usage.js";
-import { pricingIn, shownUsage } from "./priced-usage.js";
+import { costOf, pricingOf, type Pricing } from "../journal/usage-totals.js";
+import { shownUsage } from "./priced-usage.js";
 import { addUsage, type UsageTotals } from "./usage-fields.js";
 
 export interface ActionAccount {
@@ -65,6 +65,10 @@ export function accountOf(workDir: string, runId: string, paths: RunPaths, event
   const iterations = groupIterations(events);
   const usage: UsageTotals = {};
   for (const iteration of iterations) addUsage(usage, iteration.usage);
+  // The run's cost as its RunResult gives it: null once any call has no price.
+  delete usage.cost_usd;
+  const cost = state.usage.total.calls === 0 ? null : costOf(state.usage.total, undefined);
+  if (cost !== null) usage.cost_usd = cost;
   const start = events.find((event): event is EventOf<"ENGINE_START"> => event.type === "ENGINE_START");
   return {
     runId,
@@ -92,7 +96,7 @@ function groupIterations(events: readonly JournalEvent[]): IterationAccount[] {
   const byAction = new Map<string, ActionAccount>();
   for (const event of events) {
     if (event.type === "ENGINE_START") {
-      pricing = pricingIn(event);
+      pricing = pricingOf(event);
     } else if (event.type === "THOUGHT") {
       iterations.push({ iteration: event.iteration, thought: event, usage: shownUsage(event, pricing), actions: [] });
     } else if (event.type === "ACTION_REQUEST") {

@@ -5,8 +5,8 @@ import { continueCommand } from "../run/continue-command.js";
 import type { RunAccount } from "./run-account.js";
 import { createSensitiveFilter } from "./sensitive-answers.js";
 import type { TextStyle } from "./text-style.js";
-import type { Pricing } from "../llm/usage.js";
-import { pricingIn, shownUsage } from "./priced-usage.js";
+import { pricingOf, type Pricing } from "../journal/usage-totals.js";
+import { shownUsage } from "./priced-usage.js";
 import { describeWindowMove } from "./window-move.js";
 import { costText, formatUsage } from "./usage-fields.js";
 
@@ -43,7 +43,7 @@ export function createEventFormatter(style: TextStyle): (event: JournalEvent) =>
     requestAbove = event.type === "ACTION_REQUEST" ? event.action_id : null;
     switch (event.type) {
       case "ENGINE_START":
-        pricing = pricingIn(event);
+        pricing = pricingOf(event);
         return [line(style.dim("start "), style.dim(`engine ${event.engine_version}, model ${String(event.config.model ?? "?")}, pid ${String(event.config.pid ?? "?")}`))];
       case "USER_MESSAGE":
         tasksSeen += 1;

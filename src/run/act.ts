@@ -1,5 +1,5 @@
 // ACT and OBSERVE: run one tool call the model asked for and record what came of it.
-import type { ActionStatus, JournalEvent, ToolCall } from "../journal/events.js";
+import type { JournalEvent, ToolCall } from "../journal/events.js";
 import { boundTokens } from "../context/observation-tokens.js";
 import { argumentsOverLimit } from "../tools/argument-limits.js";
 import { bindToolCall } from "../tools/bind.js";
@@ -12,6 +12,7 @@ import { oneLine } from "./think.js";
 import { callMcpTool, mcpCommand } from "./act-mcp.js";
 import { LOAD_SKILL } from "../context/skills-listing.js";
 import { planSkillRead, readSkill } from "./load-skill.js";
+import type { ActionFacts } from "./action-facts.js";
 
 const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
 
@@ -124,14 +125,6 @@ function requestAction(ctx: RunContext, call: ToolCall, iteration: number, args:
   ctx.sync();
   ctx.progress(`[${iteration}] ACT: ${call.name} ${oneLine(JSON.stringify(args), 160)}`);
   return request;
-}
-
-/** What came of a call that ran, as ACTION_RESULT records it. */
-export interface ActionFacts {
-  status: ActionStatus;
-  observation: string;
-  exitCode: number | null;
-  durationMs: number;
 }
 
 /** ACTION_RESULT, its observation bounded in tokens when a token limit applies (the whole output goes to io/tool_executions/). */

@@ -15,13 +15,13 @@ import { verboseLog, withModel } from "./model-choice.js";
 import type { DriveOptions, RunContext } from "./run-context.js";
 import { validateRunId } from "../store/run-id.js";
 import { deriveRunState, type RunState } from "../journal/run-state.js";
-import { runSession } from "./session.js";
+import { runSession } from "./hold.js";
 import { startAgentMcp, type AgentMcp } from "./mcp-start.js";
-import { stopLeftoverServers } from "../store/leftover-servers.js";
-import { takeRun, type RunHold } from "../store/run-lock.js";
+import { stopLeftoverServers } from "../store/lease/leftover-servers.js";
+import { takeRun, type RunHold } from "../store/lease/take-run.js";
 import { pausePoint } from "../pause-point.js";
 import { killLeftoverGroup } from "../process/leftover-group.js";
-import { describeHost, isThisHost } from "../store/host-identity.js";
+import { describeHost, isThisHost } from "../store/lease/host-identity.js";
 import { findRunDir, type RunPaths } from "../store/run-dir.js";
 import { readOrRebuildMetadata, type RunMetadata } from "../store/run-metadata.js";
 

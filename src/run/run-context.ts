@@ -5,7 +5,7 @@ import type { HookName } from "../hooks/schema.js";
 import type { HookOutcome } from "../hooks/run-hook.js";
 import type { JournalEvent, NewEvent } from "../journal/events.js";
 import type { Provider } from "../llm/types.js";
-import type { ToolGroup } from "../store/owner-record.js";
+import type { ToolGroup } from "../store/lease/owner-record.js";
 import type { RunPaths } from "../store/run-dir.js";
 import type { McpServers } from "../tools/mcp/servers.js";
 

@@ -4,13 +4,13 @@ import { basename, join } from "node:path";
 import type { RunStatus } from "../journal/events.js";
 import { readJournal } from "../journal/reader.js";
 import { errorMessage } from "../errors.js";
-import { assessOwner } from "./janitor.js";
+import { assessOwner } from "./lease/judge.js";
 import { deriveRunState } from "../journal/run-state.js";
 import { readMetadata } from "./run-metadata.js";
 import { readOriginalRun, type OriginalRun } from "./original-run.js";
 import { runPaths } from "./run-dir.js";
-import type { RecordReading } from "./owner-record.js";
-import { readCurrentOwner } from "./run-lock.js";
+import type { RecordReading } from "./lease/owner-record.js";
+import { readCurrentOwner } from "./lease/take-run.js";
 
 export interface RunSummary {
   run_id: string;

@@ -2,7 +2,6 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { RunStatusSchema } from "../journal/events.js";
-import type { RunPaths } from "./run-dir.js";
 
 /** Its metadata.json: `task` and `agent_ref` where this engine writes `initial_message` and `agent_home`; its journal wraps events in `payload`. */
 const OriginalMetadataSchema = z.looseObject({
@@ -17,7 +16,7 @@ const OriginalMetadataSchema = z.looseObject({
 export type OriginalRun = z.infer<typeof OriginalMetadataSchema>;
 
 /** The run's metadata when the original engine made it; null for a run of this engine (or no readable metadata). */
-export function readOriginalRun(paths: RunPaths): OriginalRun | null {
+export function readOriginalRun(paths: { metadata: string }): OriginalRun | null {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(paths.metadata, "utf8"));

@@ -24,7 +24,7 @@ export interface RunPaths {
   toolExecutionsDir: string;
   hooksDir: string;
   interactionDir: string;
-  /** The owner records of the run, one per process that held it (see store/run-lock.ts). */
+  /** The owner records of the run, one per process that held it (see store/lease/take-run.ts). */
   lock: string;
 }
 

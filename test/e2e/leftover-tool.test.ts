@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readJournal } from "../../src/journal/reader.js";
-import { readCurrentOwner } from "../../src/store/run-lock.js";
+import { readCurrentOwner } from "../../src/store/lease/take-run.js";
 import { runPaths } from "../../src/store/run-dir.js";
 import { reply, startMockLlm, toolResultsOf, type MockLlm } from "../support/mock-llm.js";
 import { diesSoon, pidFrom } from "../support/processes.js";

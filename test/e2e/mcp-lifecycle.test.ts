@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { everythingServer, filesystemServer, fixtureServer, logged, loggedRequests, stdioServerYaml, toolCalls } from "../support/mcp-servers.js";
 import { reply, startMockLlm, toolResultsOf, type MockLlm } from "../support/mock-llm.js";
-import { processStartedAt } from "../../src/store/janitor.js";
+import { processStartedAt } from "../../src/process/proc-stat.js";
 import { pauseGate } from "../support/pause-points.js";
 import { deathWatchOf, groupEmptiesSoon, groupMembers } from "../support/processes.js";
 import { actionResults, delta, eventTypes, modelEnv, readEvents, readMetadataFile, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";

@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readCurrentOwner, takeRun } from "../../src/store/run-lock.js";
+import { readCurrentOwner, takeRun } from "../../src/store/lease/take-run.js";
 import { runPaths } from "../../src/store/run-dir.js";
 import { reply, startMockLlm } from "../support/mock-llm.js";
 import { delta, modelEnv, readEvents, removeDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";

@@ -183,6 +183,21 @@ describe.concurrent("delta-sessions", () => {
     expect(result.stderr).toBe("oops");
   });
 
+  it("cuts a large output of 2-, 3- and 4-byte characters only between characters, counting every byte left out", async () => {
+    const { start, exec } = await workspace();
+    const id = await start();
+    for (const char of ["é", "€", "😀"]) {
+      // One ASCII byte first, so the head's half of the limit ends inside a character.
+      const result = await exec(id, `printf a; yes '${char}' | head -n 40000 | tr -d '\\n'`);
+      const total = 1 + 40_000 * Buffer.byteLength(char);
+      const [head, marker, tail] = result.stdout.split("\n");
+      expect(result.stdout, char).not.toContain("\ufffd");
+      expect(head).toMatch(new RegExp(`^a(${char})+$`, "u"));
+      expect(tail).toMatch(new RegExp(`^(${char})+$`, "u"));
+      expect(Buffer.byteLength(head!) + Number(/^\[\.\.\. (\d+) bytes truncated \.\.\.\]$/.exec(marker!)?.[1]) + Buffer.byteLength(tail!)).toBe(total);
+    }
+  });
+
   it("feeds each command to a python3 session's stdin in its directory, without keeping interpreter state", async () => {
     const { dir, start, exec } = await workspace();
     const id = await start(["python3"]);

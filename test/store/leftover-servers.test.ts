@@ -2,9 +2,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { hostname } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
-import { thisHost } from "../../src/store/host-identity.js";
-import { processStartedAt } from "../../src/store/janitor.js";
-import { stopLeftoverServers } from "../../src/store/leftover-servers.js";
+import { thisHost } from "../../src/store/lease/host-identity.js";
+import { processStartedAt } from "../../src/process/proc-stat.js";
+import { stopLeftoverServers } from "../../src/store/lease/leftover-servers.js";
 import { groupEmptiesSoon, groupMembers } from "../support/processes.js";
 
 const started: ChildProcess[] = [];

@@ -9,9 +9,9 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { OwnershipLostError, RunRefusedError } from "../../src/errors.js";
 import { openJournal } from "../../src/journal/writer.js";
 import { readProcStat } from "../../src/process/proc-stat.js";
-import { stalePeriodMs } from "../../src/store/janitor.js";
-import { claimGeneration, listGenerations, ownRecord, paddedRecord, readRecord, recordPath, type OwnerRecord } from "../../src/store/owner-record.js";
-import { createFirstOwner, holdNewRun, readCurrentOwner, takeRun } from "../../src/store/run-lock.js";
+import { stalePeriodMs } from "../../src/store/lease/judge.js";
+import { claimGeneration, listGenerations, ownRecord, paddedRecord, readRecord, recordPath, type OwnerRecord } from "../../src/store/lease/owner-record.js";
+import { createFirstOwner, holdNewRun, readCurrentOwner, takeRun } from "../../src/store/lease/take-run.js";
 import { stageRunDir, type RunPaths } from "../../src/store/run-dir.js";
 
 // Beats every 100 ms here, so a holder is judged after half a second of silence.

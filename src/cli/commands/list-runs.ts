@@ -2,7 +2,7 @@
 import { basename } from "node:path";
 import { listScopedRuns } from "../../store/locate-run.js";
 import { applyFilter, type RunSummary } from "../../store/list-runs.js";
-import { checkLiveness } from "../../store/liveness-check.js";
+import { checkLiveness } from "../../store/lease/liveness-check.js";
 import type { CliIo } from "../io.js";
 import { parseFormat, parseStatus } from "../options.js";
 import { runScope } from "../run-scope.js";

@@ -2,7 +2,7 @@
 import { StringDecoder } from "node:string_decoder";
 import { deserializeMessage, serializeMessage, type JSONRPCMessage, type Transport } from "./sdk.js";
 import type { StartedProcess } from "../../process/start-process.js";
-import { TailBuffer } from "./tail-buffer.js";
+import { TailCapture } from "../../process/capture.js";
 
 /** A line longer than this (a runaway server) drops the connection rather than exhausting memory; the exec tools' capture limit. */
 export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
@@ -29,7 +29,7 @@ export class ProcessStdioTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
 
-  readonly stderrTail = new TailBuffer(STDERR_TAIL_BYTES);
+  readonly stderrTail = new TailCapture(STDERR_TAIL_BYTES);
   /** Set once the process has exited and its pipes are closed. */
   exit: ServerExit | null = null;
   /** The engine asked the server to stop (so its exit is no fault of its own). */

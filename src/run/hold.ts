@@ -1,0 +1,276 @@
+// One engine process's hold on a run: opens journal and lock, drives the loop, and closes cleanly.
+import type { AgentPackage } from "../agent/load.js";
+import { contextBudget } from "../context/budget.js";
+import { ENGINE_VERSION } from "../engine-version.js";
+import { DeltaError, OwnershipLostError, errorMessage } from "../errors.js";
+import { redactText } from "../secrets.js";
+import { runHook } from "../hooks/run-hook.js";
+import { agentChildEnv } from "./child-env.js";
+import type { JournalEvent, NewEvent, RunStatus } from "../journal/events.js";
+import { openJournal, type JournalWriter } from "../journal/writer.js";
+import { createJournalReader } from "../journal/reader.js";
+import { createWrittenLines } from "../journal/written-lines.js";
+import { runLoop, type LoopEnd } from "./engine.js";
+import type { RunOutcome } from "./outcome.js";
+import { parseResult, redactOutcome } from "./outcome.js";
+import { EMPTY_USAGE, priceRunUsage } from "../llm/usage.js";
+import type { ProviderChoice } from "./provider.js";
+import type { HumanQuestion, RunContext } from "./run-context.js";
+import type { AgentMcp } from "./mcp-start.js";
+import { deriveRunState } from "../journal/run-state.js";
+import { reportHookOutcome } from "./hook-report.js";
+import { createEngineLogger, writeHookRecord } from "../store/io-log.js";
+import { holderFacts, writeMetadata, type RunMetadata } from "../store/run-metadata.js";
+import { type RunPaths } from "../store/run-dir.js";
+import type { RunHold } from "../store/lease/take-run.js";
+
+/** How often metadata.json's iteration count is refreshed during a run; the journal is the truth in between. */
+export const METADATA_REFRESH_MS = 1_000;
+
+export interface SessionOptions {
+  runId: string;
+  workDir: string;
+  paths: RunPaths;
+  agent: AgentPackage;
+  provider: ProviderChoice;
+  /** The MCP servers this process started for the agent; the session stops them when the loop ends. */
+  mcp: AgentMcp | null;
+  /** Metadata carried over (created_at, initial_message) or made for a new run. */
+  metadata: RunMetadata;
+  maxIterations: number;
+  signal: AbortSignal;
+  progress: (line: string) => void;
+  /** -v: every engine.log line is echoed to stderr too. */
+  verbose: boolean;
+  askInteractively?: (question: HumanQuestion) => Promise<string>;
+  /** Events to append right after ENGINE_START (the user's message, a janitor's note…). */
+  opening?: (ctx: RunContext) => Promise<void> | void;
+  /** ENGINE_START and metadata.json were already written by this process, before the run directory was published. */
+  started?: boolean;
+  /** This process's hold on the run: the journal is written only while it lasts. */
+  hold: RunHold;
+}
+
+/** Drives a run from this process's ENGINE_START to its ENGINE_END and returns the outcome. */
+export async function runSession(options: SessionOptions): Promise<RunOutcome> {
+  const startTime = new Date();
+  const { paths, agent, runId } = options;
+  const secrets = sessionSecrets(options);
+  const fileLogger = createEngineLogger(paths, secrets);
+  // The one redaction point of stderr progress: lines quote the model, tools and hooks, any of which can repeat the key.
+  const progress = (line: string): void => options.progress(redactText(line, secrets));
+  const logger = {
+    log: (line: string): void => {
+      fileLogger.log(line);
+      if (options.verbose) progress(`[log] ${line}`);
+    },
+    close: (): void => fileLogger.close(),
+  };
+  options.mcp?.attachLog((line) => fileLogger.log(line), (line) => logger.log(line));
+  const written = createWrittenLines();
+  const journal = await openJournal(paths.journal, { warn: (line: string) => progress(`[warning] ${line}`), secrets, written, owner: options.hold.lostReason });
+  const reader = createJournalReader(paths.journal, { written });
+  // A run taken over meanwhile stops what it is doing (a tool, a model call) as an interrupt would.
+  const signal = AbortSignal.any([options.signal, options.hold.lost]);
+  let metadata: RunMetadata = { ...options.metadata, status: "RUNNING", end_time: null, error: null, ...holderFacts(startTime.getTime()), mcp_server_processes: options.mcp?.records, max_iterations: options.maxIterations, model: agent.llm.model, updated_at: startTime.toISOString() };
+  if (!options.started) writeMetadata(paths, metadata, { secrets });
+  // Hooks of the loop stop when the run is interrupted; on_error and on_run_end at the end still run.
+  let closing = false;
+  let metadataWrittenAt = Date.now();
+  // Made on first use: a run whose model calls no tool and that has no hooks never needs it.
+  let childEnv: Record<string, string> | undefined;
+  const childEnvOf = (): Record<string, string> =>
+    (childEnv ??= agentChildEnv(agent, options.provider, secrets));
+
+  const ctx: RunContext = {
+    runId,
+    workDir: options.workDir,
+    paths,
+    agent,
+    mcp: options.mcp?.servers ?? null,
+    budget: contextBudget(agent.llm, agent.context, options.provider.protocol),
+    provider: options.provider.provider,
+    secrets,
+    get childEnv() {
+      return childEnvOf();
+    },
+    signal,
+    append: (event: NewEvent): JournalEvent => {
+      const written = journal.append(event);
+      if (written.type === "THOUGHT") {
+        metadata = { ...metadata, iterations: written.iteration, updated_at: written.timestamp };
+        // A cache of the journal: refreshed at most once a second while RUNNING; every status change is written at once.
+        const now = Date.now();
+        if (now - metadataWrittenAt >= METADATA_REFRESH_MS) {
+          writeMetadata(paths, metadata, { secrets });
+          metadataWrittenAt = now;
+        }
+      }
+      return written;
+    },
+    sync: () => journal.sync(),
+    noteToolGroup: (group) => options.hold.noteToolGroup(group),
+    // Each iteration starts here: a process that lost the run stops before it calls the model again.
+    readEvents: () => {
+      journal.verify();
+      return reader.read();
+    },
+    log: (line) => logger.log(line),
+    progress,
+    askInteractively: options.askInteractively,
+    hook: async (name, iteration, payload, env) => {
+      const outcome = await runHook(agent.hooks, { name, payload, env }, {
+        agentHome: agent.home,
+        cwd: options.workDir,
+        runId,
+        runDir: paths.runDir,
+        journalPath: paths.journal,
+        iteration,
+        baseEnv: agent.hooks[name] === undefined ? undefined : childEnvOf(),
+        record: (hookName, record) => writeHookRecord(paths, hookName, record, secrets),
+        log: (line) => logger.log(line),
+        signal: closing ? undefined : signal,
+      });
+      return reportHookOutcome(name, outcome, progress);
+    },
+  };
+
+  let end: LoopEnd;
+  try {
+    if (!options.started) ctx.append(engineStartEvent(options));
+    await options.opening?.(ctx);
+    journal.sync();
+    end = await runLoop(ctx, options.maxIterations);
+  } catch (err) {
+    end = { status: "FAILED", error: { type: err instanceof DeltaError ? err.type : "ENGINE_ERROR", message: errorMessage(err) } };
+  }
+
+  closing = true;
+  // The servers are no longer needed: stopped before the end is recorded, so no hook at the end sees them running.
+  await options.mcp?.servers.close();
+  const open = { journal, logger, metadata, startTime };
+  const lost = journal.lostReason() ?? options.hold.lostReason();
+  if (lost !== null) return stopLost(ctx, open, lost);
+  return finish(ctx, options, open, end);
+}
+
+interface OpenSession {
+  journal: JournalWriter;
+  logger: { close(): void };
+  metadata: RunMetadata;
+  startTime: Date;
+}
+
+/** The run was taken over: write nothing more (no event, no metadata, no hook, no release of a lock that is not ours). */
+function stopLost(ctx: RunContext, open: OpenSession, lost: string): RunOutcome {
+  open.journal.close();
+  open.logger.close();
+  const { message } = OwnershipLostError.of(ctx.runId, lost);
+  ctx.progress(`[error] ${message}`);
+  const endTime = new Date();
+  return redactOutcome({
+    runId: ctx.runId,
+    status: "FAILED",
+    result: undefined,
+    error: { type: "OWNERSHIP_LOST", message },
+    interaction: undefined,
+    iterations: 0,
+    startTime: open.startTime,
+    endTime,
+    usage: EMPTY_USAGE,
+    agentName: ctx.agent.name,
+    workspacePath: ctx.workDir,
+    runDir: ctx.paths.runDir,
+  }, ctx.secrets);
+}
+
+/** What must never reach a file or the terminal: the provider's key and the values MCP servers read from the environment. */
+export function sessionSecrets(options: Pick<SessionOptions, "provider" | "mcp">): string[] {
+  return [...options.provider.secrets, ...(options.mcp?.servers.secrets ?? [])];
+}
+
+/** The ENGINE_START this process records: who runs what, with which settings (never secrets). */
+export function engineStartEvent(options: Pick<SessionOptions, "runId" | "workDir" | "agent" | "provider" | "mcp" | "maxIterations" | "askInteractively">): NewEvent {
+  const { agent } = options;
+  const mcpTools = options.mcp?.servers.tools ?? [];
+  return {
+    type: "ENGINE_START",
+    run_id: options.runId,
+    agent_home: agent.home,
+    work_dir: options.workDir,
+    config: {
+      agent_name: agent.name,
+      model: agent.llm.model,
+      max_iterations: options.maxIterations,
+      tools: [...agent.tools.map((tool) => tool.name), ...mcpTools.map((tool) => tool.name)],
+      ...(agent.mcpServers.length > 0 && { mcp_servers: agent.mcpServers.map((server) => server.name) }),
+      interactive: Boolean(options.askInteractively),
+      pid: process.pid,
+      // So that show and report can price each call as the run's RunResult does.
+      ...(agent.llm.pricing ? { pricing: agent.llm.pricing } : {}),
+      ...options.provider.describe,
+    },
+    engine_version: ENGINE_VERSION,
+  };
+}
+
+async function finish(ctx: RunContext, options: SessionOptions, open: OpenSession, end: LoopEnd): Promise<RunOutcome> {
+  let status: RunStatus = end.status;
+  const error = "error" in end ? end.error : undefined;
+  let finalError = error;
+  try {
+    if (error) {
+      ctx.append({ type: "ERROR", error_type: error.type, error_message: error.message });
+      await ctx.hook("on_error", deriveRunState(ctx.readEvents()).iterations, error, { ERROR_MESSAGE: error.message });
+    }
+    const state = deriveRunState(ctx.readEvents());
+    ctx.append({ type: "ENGINE_END", run_id: ctx.runId, status, final_iteration: state.iterations });
+    open.journal.sync();
+  } catch (err) {
+    const lost = open.journal.lostReason() ?? options.hold.lostReason();
+    if (lost !== null) return stopLost(ctx, open, lost);
+    // Without ENGINE_END on disk the outcome is not recorded: never report it as a success.
+    status = "FAILED";
+    finalError = { type: "ENGINE_ERROR", message: `Could not record the end of the run: ${errorMessage(err)}` };
+  }
+  const endTime = new Date();
+  const state = deriveRunState(ctx.readEvents());
+  const usage = priceRunUsage(state.usage, ctx.agent.llm.pricing);
+  const { model_usage: _perModel, ...usageTotals } = usage;
+  try {
+    writeMetadata(ctx.paths, {
+      ...open.metadata,
+      status,
+      iterations: state.iterations,
+      updated_at: endTime.toISOString(),
+      end_time: status === "WAITING_FOR_INPUT" ? null : endTime.toISOString(),
+      error: finalError ? `${finalError.type}: ${finalError.message}` : null,
+      usage: usageTotals,
+    }, { durable: true, secrets: ctx.secrets });
+  } catch (err) {
+    // metadata.json is only a cache of the journal: still release the lock and report the outcome.
+    ctx.progress(`[warning] ${errorMessage(err)}`);
+  }
+  await ctx.hook("on_run_end", state.iterations, { status, error: finalError ?? null });
+  open.journal.close();
+  open.logger.close();
+  options.hold.release();
+
+  // The one redaction point of the RunResult on stdout: the result and error quote the model and the server.
+  return redactOutcome({
+    runId: ctx.runId,
+    status,
+    result: end.status === "COMPLETED" && status === "COMPLETED" ? parseResult(end.result) : undefined,
+    error: finalError,
+    interaction: end.status === "WAITING_FOR_INPUT" && status === "WAITING_FOR_INPUT"
+      ? { prompt: end.request.prompt, input_type: end.request.input_type, sensitive: end.request.sensitive, request_id: end.request.request_id }
+      : undefined,
+    iterations: state.iterations,
+    startTime: open.startTime,
+    endTime,
+    usage,
+    agentName: ctx.agent.name,
+    workspacePath: ctx.workDir,
+    runDir: ctx.paths.runDir,
+  }, ctx.secrets);
+}
