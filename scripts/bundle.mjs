@@ -75,7 +75,8 @@ export async function bundleCli(entry, name, { stamp = true, root = process.cwd(
     plugins: [zodEnglishOnly, ...(sdkApart ? [mcpSdkApart] : [])],
     // The tokenizer's encodings are megabytes of tables that only runs near a token limit need:
     // left in node_modules and required on first use, they cost other runs nothing at start-up.
-    external: ["gpt-tokenizer", "gpt-tokenizer/*"],
+    // ajv likewise: only runs with an output schema require it, from node_modules, when the schema is compiled.
+    external: ["gpt-tokenizer", "gpt-tokenizer/*", "ajv", "ajv/*"],
     inject: inject.map((file) => join(root, file)),
     define: { "import.meta.url": "__import_meta_url" },
     // A CommonJS bundle loads lazily with require(): a real import() would need an ESM loader that bin/ does not give the script.

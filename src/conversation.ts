@@ -32,6 +32,15 @@ export interface LlmRequest {
   tools: FunctionTool[];
   /** Other Chat Completions parameters from agent.yaml `llm:` (temperature, max_tokens, …). */
   params: Record<string, unknown>;
+  /** The schema the final answer must meet, asked for in the protocol's native field (llm/structured-output.ts decides when). */
+  output_format?: OutputFormat;
+}
+
+/** A JSON Schema for the final answer as a provider's structured-output mode takes it; `strict` asks for constrained decoding. */
+export interface OutputFormat {
+  name: string;
+  schema: Record<string, unknown>;
+  strict: boolean;
 }
 
 export interface LlmReply {

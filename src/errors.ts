@@ -85,6 +85,12 @@ export class ModelRefusedError extends DeltaError {
   readonly exitCode = EXIT.FAILED;
 }
 
+/**
+ * The final answer did not meet the run's output schema, even after the engine asked once more:
+ * exit 1, resumable (`continue` without -m asks once more).
+ */
+export const OUTPUT_INVALID = "OUTPUT_INVALID";
+
 /** A journal file cannot be read as a valid sequence of events. */
 export class JournalError extends DeltaError {
   readonly type = "JOURNAL_ERROR";

@@ -9,6 +9,7 @@ import type { ExpandedTool } from "../tools/expand.js";
 import type { McpServerConfig } from "../tools/mcp/schema.js";
 import { LOAD_SKILL } from "../context/skills-listing.js";
 import { collectTools } from "./imports.js";
+import { loadAgentOutputSchema, type StructuredOutput } from "./output-schema.js";
 import { AgentConfigSchema, type AgentConfig, type LlmConfig } from "./schema.js";
 import { loadSkills, type Skill } from "./skills/scan.js";
 import { readYamlFile } from "./yaml-file.js";
@@ -37,6 +38,8 @@ export interface AgentPackage {
   skills: Skill[];
   /** Each `skills` source's listing, by its index in context.yaml. */
   skillListings: Map<number, string>;
+  /** The schema the final answer must meet (output_schema, or --output-schema for one run), compiled. */
+  output?: StructuredOutput;
 }
 
 export interface LoadOptions {
@@ -89,6 +92,7 @@ export async function loadAgent(agentHome: string, options: LoadOptions = {}): P
   const agent: AgentPackage = { home, configPath, name: config.name, llm: config.llm, tools, mcpServers, envPassthrough, hooks, hooksFile, context, skills, skillListings };
   if (config.version !== undefined) agent.version = config.version;
   if (config.description !== undefined) agent.description = config.description;
+  if (config.output_schema !== undefined) agent.output = await loadAgentOutputSchema(home, configFile.display, config.output_schema);
   return agent;
 }
 

@@ -55,6 +55,12 @@ export const AgentConfigSchema = z.strictObject({
   mcp_servers: z.array(McpServerSchema).optional(),
   env_passthrough: EnvPassthroughSchema.optional(),
   lifecycle_hooks: HooksConfigSchema.optional(),
+  /** The JSON Schema the final answer must meet (draft 2020-12, or draft-07 by $schema): inline, or a file inside the agent directory. */
+  output_schema: z
+    .union([z.string().min(1), z.record(z.string(), z.unknown())], {
+      message: "output_schema is a JSON Schema written as a mapping, or the path of a schema file inside the agent directory",
+    })
+    .optional(),
 });
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
 

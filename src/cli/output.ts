@@ -23,7 +23,7 @@ export function toRunResult(outcome: RunOutcome): Record<string, unknown> {
     schema_version: "2.0",
     run_id: outcome.runId,
     status: outcome.status,
-    ...(outcome.status === "COMPLETED" ? { result: outcome.result ?? null } : {}),
+    ...(outcome.status === "COMPLETED" ? { result: outcome.result ?? null, result_text: outcome.resultText ?? null } : {}),
     ...(outcome.error ? { error: outcome.error } : {}),
     ...(outcome.interaction
       ? { interaction: { prompt: outcome.interaction.prompt, input_type: outcome.interaction.input_type, sensitive: outcome.interaction.sensitive } }
@@ -50,7 +50,7 @@ export function formatOutcome(outcome: RunOutcome, format: OutputFormat): string
     case "stream-json":
       return `${JSON.stringify(toRunResult(outcome))}\n`;
     case "raw":
-      return outcome.status === "COMPLETED" ? rawResult(outcome.result) : "";
+      return outcome.status === "COMPLETED" ? rawResult(outcome.result, outcome.structured === true) : "";
     case "text":
       return textSummary(outcome);
   }
@@ -61,7 +61,9 @@ export function outputFileContent(outcome: RunOutcome, format: OutputFormat): st
   return formatOutcome(outcome, format === "json" || format === "stream-json" ? "json" : "raw");
 }
 
-function rawResult(result: unknown): string {
+/** A schema-checked result is compact JSON on one line, for `jq` and line-reading scripts; any other JSON result is indented. */
+function rawResult(result: unknown, structured: boolean): string {
+  if (structured) return `${JSON.stringify(result)}\n`;
   if (result === null || result === undefined) return "";
   const text = typeof result === "string" ? result : JSON.stringify(result, null, 2);
   return text.endsWith("\n") ? text : `${text}\n`;

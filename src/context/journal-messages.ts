@@ -32,7 +32,8 @@ export type JournalSegment =
  *
  * Iterations before `firstIteration` (the window, see window-rule.ts) are left out; every
  * USER_MESSAGE is kept, in journal order: they hold the task and the human's instructions, so the
- * ones older than the window come first.
+ * ones older than the window come first. The engine's own messages (`source: "engine"`, a re-ask
+ * after an answer that did not meet the output schema) go with the answer before them.
  *
  * A THOUGHT keeps what the provider needs back (reasoning, provider_data) exactly as journaled.
  * A reply without tool calls that a token limit cut off or a filter stopped is left out: it ended
@@ -71,11 +72,15 @@ interface JournalVisitor {
 function walkJournal(events: readonly JournalEvent[], firstIteration: number, visit: JournalVisitor): void {
   const resultsAfter = resultsByThought(events, firstIteration);
   let thoughtIndex = -1;
+  let lastIteration = 0;
   for (const event of events) {
     if (event.type === "USER_MESSAGE") {
+      // The engine's re-ask is about the answer before it: it goes when that answer leaves the window.
+      if (event.source === "engine" && lastIteration < firstIteration) continue;
       visit.user({ message: { role: "user", content: event.content }, source: event });
     } else if (event.type === "THOUGHT") {
       thoughtIndex += 1;
+      lastIteration = event.iteration;
       if (event.iteration < firstIteration) continue;
       visit.iteration(event.iteration, event, resultsAfter[thoughtIndex] ?? new Map());
     }

@@ -57,6 +57,8 @@ export const UserMessageEventSchema = z.object({
   ...base,
   type: z.literal("USER_MESSAGE"),
   content: z.string(),
+  /** Set when the engine itself wrote the message (a re-ask after a final answer that did not meet the output schema); absent for the user's. */
+  source: z.literal("engine").optional(),
 });
 
 export const ThoughtEventSchema = z.object({

@@ -46,6 +46,7 @@ export function createEventFormatter(style: TextStyle): (event: JournalEvent) =>
         pricing = pricingOf(event);
         return [line(style.dim("start "), style.dim(`engine ${event.engine_version}, model ${String(event.config.model ?? "?")}, pid ${String(event.config.pid ?? "?")}`))];
       case "USER_MESSAGE":
+        if (event.source === "engine") return [line(style.yellow("engine"), indentRest(event.content))];
         tasksSeen += 1;
         return [line(style.cyan(tasksSeen === 1 ? "task  " : "user  "), indentRest(event.content))];
       case "THOUGHT":

@@ -1,16 +1,18 @@
 // The Think-Act-Observe loop: iterate until the model finishes, a human is needed, or a limit is hit.
 import { replyEnding } from "../conversation.js";
-import { DeltaError, MODEL_REFUSED } from "../errors.js";
+import { DeltaError, MODEL_REFUSED, OUTPUT_INVALID } from "../errors.js";
 import type { EventOf, JournalEvent } from "../journal/events.js";
 import { act } from "./act.js";
 import { continueCommand } from "./continue-command.js";
 import { clearInteraction, recordAnswerResult, type InteractionRequest } from "./ask-human.js";
+import { answersReask, checkFinalAnswer, reaskMessage, unansweredFinalAnswer } from "./final-answer.js";
 import type { RunContext } from "./run-context.js";
 import { createRunStateTracker, deriveRunState } from "../journal/run-state.js";
 import { think } from "./think.js";
 
 export type LoopEnd =
-  | { status: "COMPLETED"; result: string | null }
+  /** `parsed`: the answer's value, when an output schema held it (`result` is then its raw text). */
+  | { status: "COMPLETED"; result: string | null; parsed?: { value: unknown } }
   | { status: "WAITING_FOR_INPUT"; request: InteractionRequest }
   | { status: "FAILED"; error: { type: string; message: string } }
   | { status: "INTERRUPTED"; error: { type: string; message: string } };
@@ -26,6 +28,7 @@ export async function runLoop(ctx: RunContext, maxIterations: number): Promise<L
   try {
     const leftover = await finishPendingCalls(ctx);
     if (leftover) return leftover;
+    reaskLeftAnswer(ctx);
     const stateOf = createRunStateTracker();
     for (let done = 0; done < maxIterations; done += 1) {
       if (ctx.signal.aborted) return interrupted(ctx);
@@ -52,7 +55,7 @@ async function iterate(ctx: RunContext, iteration: number, events: JournalEvent[
   if (thought.tool_calls.length === 0) {
     // The final iteration is an iteration too: it ends before the run does.
     await ctx.hook("on_iteration_end", iteration, { iteration });
-    return unfinishedReply(ctx, thought) ?? { status: "COMPLETED", result: thought.content };
+    return unfinishedReply(ctx, thought) ?? finalAnswer(ctx, thought, events);
   }
   for (const call of thought.tool_calls) {
     const outcome = await act(ctx, call, iteration);
@@ -98,6 +101,44 @@ async function finishPendingCalls(ctx: RunContext): Promise<LoopEnd | null> {
     if (ctx.signal.aborted) return interrupted(ctx);
   }
   return null;
+}
+
+/**
+ * A final answer ends the run COMPLETED, unless an output schema holds it and it does not match:
+ * then the engine re-asks once (a USER_MESSAGE of its own), and an answer to that re-ask that
+ * still does not match ends the run FAILED with OUTPUT_INVALID. `events`: the journal before the answer.
+ */
+function finalAnswer(ctx: RunContext, thought: EventOf<"THOUGHT">, events: readonly JournalEvent[]): LoopEnd | null {
+  const output = ctx.agent.output;
+  if (output === undefined) return { status: "COMPLETED", result: thought.content };
+  const check = checkFinalAnswer(thought.content, output);
+  if (check.valid) return { status: "COMPLETED", result: thought.content, parsed: { value: check.value } };
+  if (answersReask(events)) {
+    return {
+      status: "FAILED",
+      error: {
+        type: OUTPUT_INVALID,
+        message:
+          `The model's final answer still does not match the output schema (${output.schema.source}) after the engine asked again: ${check.problems.join("; ")}. ` +
+          `Continue the run to ask once more: ${continueCommand(ctx.runId, ctx.workDir)} (or add -m to tell the model more).`,
+      },
+    };
+  }
+  ctx.append({ type: "USER_MESSAGE", source: "engine", content: reaskMessage(check.problems, output) });
+  ctx.progress(`[${thought.iteration}] the final answer does not match the output schema (${check.problems[0]}); asking the model once more`);
+  return null;
+}
+
+/** After a run ended on an unmatched answer (OUTPUT_INVALID, or a stop before the re-ask), `continue` without -m re-asks before the next model call. */
+function reaskLeftAnswer(ctx: RunContext): void {
+  const output = ctx.agent.output;
+  if (output === undefined) return;
+  const answer = unansweredFinalAnswer(ctx.readEvents());
+  if (answer === null || replyEnding(answer.finish_reason) !== "finished") return;
+  const check = checkFinalAnswer(answer.content, output);
+  if (check.valid) return;
+  ctx.append({ type: "USER_MESSAGE", source: "engine", content: reaskMessage(check.problems, output) });
+  ctx.progress(`[${answer.iteration}] the last answer does not match the output schema (${check.problems[0]}); asking the model once more`);
 }
 
 /** A final reply the model did not finish ends the run FAILED; `continue` asks again (the context leaves the reply out). */

@@ -154,6 +154,13 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   return finish(ctx, options, open, end);
 }
 
+/** A completed run's result (the schema-checked value, or the text parsed when it is JSON) and its raw text. */
+function completedResult(end: LoopEnd, status: RunStatus): Pick<RunOutcome, "result" | "resultText" | "structured"> {
+  if (end.status !== "COMPLETED" || status !== "COMPLETED") return { result: undefined };
+  if (end.parsed) return { result: end.parsed.value, resultText: end.result, structured: true };
+  return { result: parseResult(end.result), resultText: end.result };
+}
+
 interface OpenSession {
   journal: JournalWriter;
   logger: { close(): void };
@@ -208,6 +215,8 @@ export function engineStartEvent(options: Pick<SessionOptions, "runId" | "workDi
       pid: process.pid,
       // So that show and report can price each call as the run's RunResult does.
       ...(agent.llm.pricing ? { pricing: agent.llm.pricing } : {}),
+      // So that `continue` holds the run to the schema it started with.
+      ...(agent.output ? { output_schema: agent.output.schema } : {}),
       ...options.provider.describe,
     },
     engine_version: ENGINE_VERSION,
@@ -260,7 +269,7 @@ async function finish(ctx: RunContext, options: SessionOptions, open: OpenSessio
   return redactOutcome({
     runId: ctx.runId,
     status,
-    result: end.status === "COMPLETED" && status === "COMPLETED" ? parseResult(end.result) : undefined,
+    ...completedResult(end, status),
     error: finalError,
     interaction: end.status === "WAITING_FOR_INPUT" && status === "WAITING_FOR_INPUT"
       ? { prompt: end.request.prompt, input_type: end.request.input_type, sensitive: end.request.sensitive, request_id: end.request.request_id }

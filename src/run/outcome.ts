@@ -7,6 +7,10 @@ export interface RunOutcome {
   runId: string | null;
   status: RunStatus;
   result?: unknown;
+  /** A completed run's final answer as the model wrote it. */
+  resultText?: string | null;
+  /** The result met the run's output schema: `result` is the parsed value. */
+  structured?: boolean;
   error?: { type: string; message: string; details?: string };
   interaction?: { prompt: string; input_type: string; sensitive: boolean; request_id: string };
   iterations: number;
@@ -37,6 +41,7 @@ export function redactOutcome(outcome: RunOutcome, secrets: readonly string[]): 
   return {
     ...outcome,
     ...(outcome.result !== undefined ? { result: redactSecrets(outcome.result, secrets, { fields: false }) } : {}),
+    ...(typeof outcome.resultText === "string" ? { resultText: redactText(outcome.resultText, secrets) } : {}),
     ...(outcome.error ? { error: { ...outcome.error, message: redactText(outcome.error.message, secrets) } } : {}),
     ...(outcome.interaction ? { interaction: { ...outcome.interaction, prompt: redactText(outcome.interaction.prompt, secrets) } } : {}),
   };

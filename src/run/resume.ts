@@ -12,6 +12,7 @@ import { continueCommand } from "./continue-command.js";
 import type { RunOutcome } from "./outcome.js";
 import { chooseProvider, type ProviderChoice } from "./provider.js";
 import { verboseLog, withModel } from "./model-choice.js";
+import { journaledOutput, withOutput } from "./output-choice.js";
 import type { DriveOptions, RunContext } from "./run-context.js";
 import { validateRunId } from "../store/run-id.js";
 import { deriveRunState, type RunState } from "../journal/run-state.js";
@@ -39,6 +40,7 @@ export async function continueRun(request: ContinueRequest): Promise<RunOutcome>
   const start = readFirstEvent(paths.journal);
   if (start?.type !== "ENGINE_START") throw new RunRefusedError(`Run ${request.runId} has no ENGINE_START at the start of ${paths.journal}; it cannot be continued.`);
   const loaded = await loadAgent(start.agent_home, { warn: request.warn });
+  const output = await journaledOutput(start);
   await preflightAgent(loaded, start.work_dir);
 
   pausePoint("continue-before-lock");
@@ -56,7 +58,7 @@ export async function continueRun(request: ContinueRequest): Promise<RunOutcome>
     answer = planAnswer(request, paths, state);
     // The replay position is the number of THOUGHTs recorded: read, like everything else, now that the run is ours.
     provider = await chooseProvider(loaded, start.work_dir, { replay: request.replay, recordedThoughts: state.iterations, warn: request.warn, log: verboseLog(request) });
-    agent = withModel(loaded, request.model ?? provider.model);
+    agent = withOutput(withModel(loaded, request.model ?? provider.model), output, provider.protocol, request.warn);
     metadata = readOrRebuildMetadata(paths, events, hold.previous?.owner ?? null, request.warn);
     reportTakeover(request, hold, state);
     const leftover = await endLeftoverTool(hold, events, state);

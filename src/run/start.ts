@@ -1,6 +1,7 @@
 // `delta run`: validate everything, claim a fresh run directory (published complete with its first events), then drive the run.
 import { basename } from "node:path";
 import { loadAgent, type AgentPackage } from "../agent/load.js";
+import { loadOutputSchemaFile } from "../agent/output-schema.js";
 import { preflightAgent } from "../agent/preflight.js";
 import { openJournal } from "../journal/writer.js";
 import { chooseProvider, type ProviderChoice } from "./provider.js";
@@ -15,6 +16,7 @@ import { holderFacts, writeMetadata } from "../store/run-metadata.js";
 import { stageNewRunDir, stageRunDir, type RunPaths, type StagedRun } from "../store/run-dir.js";
 import { rememberLastUsed, removeCreatedWorkspace, resolveWorkspace, type Workspace } from "../store/workspace.js";
 import { verboseLog, withModel } from "./model-choice.js";
+import { withOutput } from "./output-choice.js";
 
 export interface StartRequest extends DriveOptions {
   agentHome: string;
@@ -24,11 +26,14 @@ export interface StartRequest extends DriveOptions {
   yes: boolean;
   isTTY: boolean;
   promptWorkspace?: (question: string) => Promise<string>;
+  /** --output-schema: a schema file for this run, in place of agent.yaml's output_schema. */
+  outputSchema?: string;
 }
 
 export async function startRun(request: StartRequest): Promise<RunOutcome> {
   if (request.runId !== undefined) validateRunId(request.runId);
   const loaded = await loadAgent(request.agentHome, { warn: request.warn });
+  const output = request.outputSchema === undefined ? loaded.output : await loadOutputSchemaFile(request.outputSchema, loaded.home);
   const workspace = await resolveWorkspace({
     agentHome: loaded.home,
     workDir: request.workDir,
@@ -43,7 +48,7 @@ export async function startRun(request: StartRequest): Promise<RunOutcome> {
   try {
     await preflightAgent(loaded, workspace.workDir);
     provider = await chooseProvider(loaded, workspace.workDir, { replay: request.replay, recordedThoughts: 0, warn: request.warn, log: verboseLog(request) });
-    agent = withModel(loaded, request.model ?? provider.model);
+    agent = withOutput(withModel(loaded, request.model ?? provider.model), output, provider.protocol, request.warn);
     // Last of the checks, being the slowest: a server that cannot start refuses the run.
     mcp = await startAgentMcp(agent, { workDir: workspace.workDir, provider, signal: request.signal, warn: request.warn, echo: verboseLog(request) });
   } catch (err) {

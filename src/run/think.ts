@@ -150,6 +150,7 @@ function buildRequest(ctx: RunContext, messages: LlmRequest["messages"]): LlmReq
     messages,
     tools: toolsOf(ctx),
     params: stripUndefined(params),
+    ...(ctx.agent.output?.format ? { output_format: ctx.agent.output.format } : {}),
   };
 }
 

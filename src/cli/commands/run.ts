@@ -38,6 +38,7 @@ export async function runCommand(flags: Record<string, unknown>, io: CliIo): Pro
       // A question needs someone at the terminal; with stdout piped the caller is a program.
       isTTY: Boolean(process.stdin.isTTY && process.stderr.isTTY && process.stdout.isTTY),
       promptWorkspace: promptLine,
+      ...outputSchemaFlag(flags),
       ...driveOptions(flags, io, signal),
     }),
   );
@@ -86,6 +87,12 @@ function replaySource(value: unknown): string | undefined {
   const source = optionalString("--replay", value);
   if (source === "") throw new UsageError("--replay needs a replies file or a run directory.");
   return source === undefined ? undefined : resolve(source);
+}
+
+function outputSchemaFlag(flags: Record<string, unknown>): { outputSchema?: string } {
+  const file = optionalString("--output-schema", flags.outputSchema);
+  if (file === "") throw new UsageError("--output-schema needs the path of a JSON Schema file.");
+  return file === undefined ? {} : { outputSchema: file };
 }
 
 function outputFlag(flags: Record<string, unknown>): string | undefined {

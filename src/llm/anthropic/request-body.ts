@@ -29,6 +29,8 @@ export function toMessagesBody(request: LlmRequest, options: { stream: boolean }
     // Tools, system, messages: the order Anthropic caches a prompt in, so the body's bytes grow at its end only.
     ...(tools.length > 0 ? { tools } : {}),
     ...(system.length > 0 ? { system } : {}),
+    // Structured outputs (GA: output_config.format); llm/structured-output.ts sends it only to models that have them.
+    ...(request.output_format ? { output_config: { format: { type: "json_schema", schema: request.output_format.schema } } } : {}),
     messages,
   };
 }

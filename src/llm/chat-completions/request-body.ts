@@ -37,6 +37,7 @@ export function toChatCompletionBody(request: LlmRequest, options: BodyOptions):
     ...(options.stream ? { stream_options: { include_usage: true } } : {}),
     // Tools before messages, as the model's prompt has them: each request's bytes then grow at the end only.
     ...(request.tools.length > 0 ? { tools: request.tools } : {}),
+    ...(request.output_format ? { response_format: { type: "json_schema", json_schema: request.output_format } } : {}),
     messages: request.messages.map((message) => toWireMessage(message, options.withoutEcho !== true)),
   };
 }

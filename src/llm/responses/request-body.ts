@@ -28,6 +28,7 @@ export function toResponsesBody(request: LlmRequest, options: BodyOptions): Reco
     ...(withReasoning ? { include: ["reasoning.encrypted_content"] } : {}),
     ...(options.stream ? { stream: true } : {}),
     ...(tools.length > 0 ? { tools } : {}),
+    ...(request.output_format ? { text: { format: { type: "json_schema", ...request.output_format } } } : {}),
     input: request.messages.flatMap((message) => toItems(message, withReasoning)),
   };
 }

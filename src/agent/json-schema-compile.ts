@@ -1,0 +1,53 @@
+// Compiles an output schema (JSON Schema draft 2020-12 or draft-07) with ajv, loaded only when a schema is in play, into a validator whose problems read one line each.
+import type { ErrorObject } from "ajv";
+import { ConfigError, errorMessage } from "../errors.js";
+
+export const JSON_SCHEMA_DRAFTS = ["2020-12", "draft-07"] as const;
+export type JsonSchemaDraft = (typeof JSON_SCHEMA_DRAFTS)[number];
+
+/** The problems of a value against the schema, one readable line each; empty when it is valid. */
+export type SchemaValidator = (value: unknown) => string[];
+
+/** A value's problems beyond these are summed up in one more line: the model and the person need the first few. */
+const MAX_PROBLEMS = 10;
+const MAX_PROBLEM_CHARS = 300;
+
+/**
+ * `where` names the schema in a refusal ("agent.yaml: output_schema"). Unknown keywords are
+ * refused (a misspelt `requried` would otherwise check nothing); `format` is an annotation only.
+ */
+export async function compileJsonSchema(schema: Record<string, unknown>, draft: JsonSchemaDraft, where: string): Promise<SchemaValidator> {
+  // Loaded here, on first need: runs without an output schema never pay for it.
+  const ajv =
+    draft === "2020-12"
+      ? new (await import("ajv/dist/2020.js")).Ajv2020(AJV_OPTIONS)
+      : new (await import("ajv")).Ajv(AJV_OPTIONS);
+  let validate: ReturnType<typeof ajv.compile>;
+  try {
+    validate = ajv.compile(schema);
+  } catch (err) {
+    throw new ConfigError(`${where}: not a valid JSON Schema (${draft}): ${errorMessage(err)}; fix the schema there`, { cause: err });
+  }
+  return (value) => (validate(value) ? [] : describeProblems(validate.errors ?? []));
+}
+
+const AJV_OPTIONS = { allErrors: true, strict: true, strictTypes: false, strictTuples: false, strictRequired: false, validateFormats: false, logger: false } as const;
+
+function describeProblems(errors: readonly ErrorObject[]): string[] {
+  const lines = errors.slice(0, MAX_PROBLEMS).map((error) => bounded(`${error.instancePath === "" ? "(the answer)" : error.instancePath}: ${error.message ?? "is invalid"}${detail(error)}`));
+  if (errors.length > MAX_PROBLEMS) lines.push(`…and ${errors.length - MAX_PROBLEMS} more`);
+  return lines;
+}
+
+/** What ajv's message leaves out: the allowed values, the property that should not be there. */
+function detail(error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === "enum" && Array.isArray(params.allowedValues)) return ` (${params.allowedValues.map((value) => JSON.stringify(value)).join(", ")})`;
+  if (error.keyword === "additionalProperties" && typeof params.additionalProperty === "string") return ` ('${params.additionalProperty}')`;
+  if (error.keyword === "const") return ` (${JSON.stringify(params.allowedValue)})`;
+  return "";
+}
+
+function bounded(line: string): string {
+  return line.length > MAX_PROBLEM_CHARS ? `${line.slice(0, MAX_PROBLEM_CHARS)}…` : line;
+}
