@@ -26,15 +26,22 @@ export async function compileJsonSchema(schema: Record<string, unknown>, draft: 
   try {
     validate = ajv.compile(schema);
   } catch (err) {
-    throw new ConfigError(`${where}: not a valid JSON Schema (${draft}): ${errorMessage(err)}; fix the schema there`, { cause: err });
+    throw new ConfigError(`${where}: not a valid JSON Schema (${draft}): ${schemaProblems(err, ajv.errors)}; fix the schema there`, { cause: err });
   }
-  return (value) => (validate(value) ? [] : describeProblems(validate.errors ?? []));
+  return (value) => (validate(value) ? [] : describeProblems(validate.errors ?? [], "(the answer)"));
+}
+
+/** What the meta-schema found wrong, as pointers into the schema; else ajv's own words (an unknown keyword, a $ref it cannot resolve). */
+function schemaProblems(err: unknown, metaErrors: readonly ErrorObject[] | null | undefined): string {
+  if (!metaErrors || metaErrors.length === 0) return errorMessage(err);
+  return describeProblems(metaErrors, "/").join("; ");
 }
 
 const AJV_OPTIONS = { allErrors: true, strict: true, strictTypes: false, strictTuples: false, strictRequired: false, validateFormats: false, logger: false } as const;
 
-function describeProblems(errors: readonly ErrorObject[]): string[] {
-  const lines = errors.slice(0, MAX_PROBLEMS).map((error) => bounded(`${error.instancePath === "" ? "(the answer)" : error.instancePath}: ${error.message ?? "is invalid"}${detail(error)}`));
+/** `root`: how the top level is named ("(the answer)", or "/" in a schema). */
+function describeProblems(errors: readonly ErrorObject[], root: string): string[] {
+  const lines = errors.slice(0, MAX_PROBLEMS).map((error) => bounded(`${error.instancePath === "" ? root : error.instancePath}: ${error.message ?? "is invalid"}${detail(error)}`));
   if (errors.length > MAX_PROBLEMS) lines.push(`…and ${errors.length - MAX_PROBLEMS} more`);
   return lines;
 }

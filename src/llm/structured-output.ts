@@ -43,12 +43,13 @@ export function nativeOutputFormat(protocol: ProviderName, model: string, schema
   }
 }
 
-/** Claude models from 4.5 on, by name (dated or not): `claude-sonnet-4-5`, `claude-opus-4-7-20260101`; Mythos. */
+/** Claude models from 4.5 on, by name (dated or not): `claude-sonnet-4-5`, `claude-opus-4-7-20260101`, `claude-sonnet-5`; Mythos. */
 export function anthropicHasStructuredOutputs(model: string): boolean {
   if (/^claude-mythos/.test(model)) return true;
-  const version = /^claude-(?:opus|sonnet|haiku)-(\d+)-(\d{1,2})(?:$|\D)/.exec(model);
+  // The minor version is one or two digits: in `claude-sonnet-4-20250514` the 2025… is a date.
+  const version = /^claude-(?:opus|sonnet|haiku)-(\d+)(?:-(\d{1,2}))?(?:$|\D)/.exec(model);
   if (!version) return false;
-  const [major, minor] = [Number(version[1]), Number(version[2])];
+  const [major, minor] = [Number(version[1]), Number(version[2] ?? 0)];
   return major > 4 || (major === 4 && minor >= 5);
 }
 
