@@ -152,6 +152,19 @@ describe("journalToMessages", () => {
     expect(journalToMessages(events, 1)).toEqual(journalToMessages(events));
   });
 
+  it("the engine's re-ask goes with the answer before it: shown with it in the window, left out once it is dropped", () => {
+    const reask = (content: string) => (seq: number): JournalEvent => ({ seq, timestamp, type: "USER_MESSAGE", content, source: "engine" });
+    const events = journal(user("task"), thought(1, "not json"), reask("match the schema"), thought(2, '{"ok": true}'), user("more"), thought(3, "prose"), reask("match it again"));
+    expect(journalToMessages(events, 2)).toEqual([
+      { role: "user", content: "task" },
+      { role: "assistant", content: '{"ok": true}' },
+      { role: "user", content: "more" },
+      { role: "assistant", content: "prose" },
+      { role: "user", content: "match it again" },
+    ]);
+    expect(journalToMessages(events, 1)).toContainEqual({ role: "user", content: "match the schema" });
+  });
+
   it("rebuilds a long journal quickly", () => {
     const makers: Array<(seq: number) => JournalEvent> = [user("go")];
     for (let iteration = 1; iteration <= 20_000; iteration += 1) {
