@@ -1,4 +1,4 @@
-// Bundles one CLI into a single stamped CommonJS file in dist/, which bin/ runs through the V8 code cache.
+// Bundles one CLI into a single stamped CommonJS file in dist/, which bin/ runs through the V8 code cache; libraries only some runs need go in bundles of their own.
 import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -29,27 +29,35 @@ const zodEnglishOnly = {
 };
 
 /**
- * The MCP SDK is its own bundle (dist/delta-mcp-sdk.cjs, from src/tools/mcp/sdk.ts): inside the
- * delta bundle its ~150 modules, though never run, would still be set up and cached at every start.
- * This plugin puts in its place a module that loads that bundle, through the code cache, when an
- * MCP module is first initialized — only for agents with MCP servers.
+ * A library only some runs need is a bundle of its own, loaded by the delta bundle through the code
+ * cache on first use: inside the delta bundle its modules, though never run, would still be set up
+ * and cached at every start. `specifier` imported from `dir` (a folder of src/) is replaced by a
+ * module that loads `dist/<bundle>.cjs` when it is first initialized.
  */
+function apart({ dir, specifier, bundle }) {
+  return {
+    name: `${bundle}-apart`,
+    setup(pluginBuild) {
+      const filter = new RegExp(`^${specifier.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}$`);
+      pluginBuild.onResolve({ filter }, (args) => (args.resolveDir.endsWith(dir) ? { path: bundle, namespace: `${bundle}-apart` } : undefined));
+      pluginBuild.onLoad({ filter: /.*/, namespace: `${bundle}-apart` }, () => ({
+        // Both paths are computed, so esbuild leaves the requires to run time; __dirname is dist/.
+        contents: `const { join } = require("node:path");
+          module.exports = require(join(__dirname, "run-bundle.cjs")).requireBundle(join(__dirname, "${bundle}.cjs"));`,
+        loader: "js",
+      }));
+    },
+  };
+}
+
+/** The MCP SDK (src/tools/mcp/sdk.ts): ~150 modules, only for agents with MCP servers. */
 export const MCP_SDK_ENTRY = "src/tools/mcp/sdk.ts";
 export const MCP_SDK_BUNDLE = "delta-mcp-sdk";
-const mcpSdkApart = {
-  name: "mcp-sdk-apart",
-  setup(pluginBuild) {
-    pluginBuild.onResolve({ filter: /^\.\/sdk\.js$/ }, (args) =>
-      args.resolveDir.endsWith(join("src", "tools", "mcp")) ? { path: MCP_SDK_BUNDLE, namespace: "mcp-sdk-apart" } : undefined,
-    );
-    pluginBuild.onLoad({ filter: /.*/, namespace: "mcp-sdk-apart" }, () => ({
-      // Both paths are computed, so esbuild leaves the requires to run time; __dirname is dist/.
-      contents: `const { join } = require("node:path");
-        module.exports = require(join(__dirname, "run-bundle.cjs")).requireBundle(join(__dirname, "${MCP_SDK_BUNDLE}.cjs"));`,
-      loader: "js",
-    }));
-  },
-};
+/** ajv (src/agent/ajv.ts): only for runs with an output schema. */
+export const AJV_ENTRY = "src/agent/ajv.ts";
+export const AJV_BUNDLE = "delta-ajv";
+const mcpSdkApart = apart({ dir: join("src", "tools", "mcp"), specifier: "./sdk.js", bundle: MCP_SDK_BUNDLE });
+const ajvApart = apart({ dir: join("src", "agent"), specifier: "./ajv.js", bundle: AJV_BUNDLE });
 
 /**
  * Writes `<root>/dist/<name>.cjs` (and its source map) from `entry`, a path relative to `root`. The first line is a stamp with the
@@ -72,11 +80,10 @@ export async function bundleCli(entry, name, { stamp = true, root = process.cwd(
     sourcemap: "linked",
     logLevel: "warning",
     write: false,
-    plugins: [zodEnglishOnly, ...(sdkApart ? [mcpSdkApart] : [])],
+    plugins: [zodEnglishOnly, ...(sdkApart ? [mcpSdkApart, ajvApart] : [])],
     // The tokenizer's encodings are megabytes of tables that only runs near a token limit need:
     // left in node_modules and required on first use, they cost other runs nothing at start-up.
-    // ajv likewise: only runs with an output schema require it, from node_modules, when the schema is compiled.
-    external: ["gpt-tokenizer", "gpt-tokenizer/*", "ajv", "ajv/*"],
+    external: ["gpt-tokenizer", "gpt-tokenizer/*"],
     inject: inject.map((file) => join(root, file)),
     define: { "import.meta.url": "__import_meta_url" },
     // A CommonJS bundle loads lazily with require(): a real import() would need an ESM loader that bin/ does not give the script.

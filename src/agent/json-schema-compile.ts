@@ -18,10 +18,8 @@ const MAX_PROBLEM_CHARS = 300;
  */
 export async function compileJsonSchema(schema: Record<string, unknown>, draft: JsonSchemaDraft, where: string): Promise<SchemaValidator> {
   // Loaded here, on first need: runs without an output schema never pay for it.
-  const ajv =
-    draft === "2020-12"
-      ? new (await import("ajv/dist/2020.js")).Ajv2020(AJV_OPTIONS)
-      : new (await import("ajv")).Ajv(AJV_OPTIONS);
+  const { Ajv, Ajv2020 } = await import("./ajv.js");
+  const ajv = draft === "2020-12" ? new Ajv2020(AJV_OPTIONS) : new Ajv(AJV_OPTIONS);
   let validate: ReturnType<typeof ajv.compile>;
   try {
     validate = ajv.compile(schema);
