@@ -6,7 +6,7 @@ import type { ProviderName } from "./types.js";
 type Schema = Record<string, unknown>;
 
 /** The native field to send (null: none), and why the provider does not hold the answer to the schema, when it does not. */
-export interface NativeOutput {
+interface NativeOutput {
   format: OutputFormat | null;
   /** Said once per invocation as a warning: the engine's own check and re-ask still hold the answer to the schema. */
   fallback: string | null;

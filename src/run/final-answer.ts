@@ -2,7 +2,7 @@
 import type { StructuredOutput } from "../agent/output-schema.js";
 import type { EventOf, JournalEvent } from "../journal/events.js";
 
-export type AnswerCheck = { valid: true; value: unknown } | { valid: false; problems: string[] };
+type AnswerCheck = { valid: true; value: unknown } | { valid: false; problems: string[] };
 
 /** The one fence the engine takes off: ```json on its own line, the JSON, ``` at the end. */
 const JSON_FENCE = /^```json[ \t]*\r?\n([\s\S]*?)\r?\n?```$/;

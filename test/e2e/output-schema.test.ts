@@ -184,6 +184,31 @@ describe("the final answer", () => {
   });
 });
 
+it("loads the validator (dist/delta-ajv.cjs) only in a run with an output schema", async () => {
+  const probe = join(root, "probe.cjs");
+  const report = join(root, "bundles-read.json");
+  // At exit: the bundles of dist/ the process read (requireBundle reads each one it loads).
+  writeFileSync(
+    probe,
+    `const fs = require("node:fs"); const read = fs.readFileSync; const seen = new Set();
+     fs.readFileSync = function (file, ...rest) { if (typeof file === "string" && file.endsWith(".cjs")) seen.add(require("node:path").basename(file)); return read.call(this, file, ...rest); };
+     process.on("exit", () => fs.writeFileSync(${JSON.stringify(report)}, JSON.stringify([...seen])));\n`,
+  );
+  const bundlesRead = async (name: string, schema: string): Promise<string[]> => {
+    await serve([reply.text(JSON.stringify(VALID))]);
+    const agent = writeAgent(root, { agentYaml: agentYaml("", schema) }, `agent-${name}`);
+    const run = await delta(["run", "--agent", agent, "-w", join(root, `ws-${name}`), "-m", "go"], { env: modelEnv(server!.baseUrl, { NODE_OPTIONS: `--require ${probe}` }) });
+    expect(run.exitCode, run.stderr).toBe(0);
+    await server!.close();
+    server = undefined;
+    return JSON.parse(readFileSync(report, "utf8")) as string[];
+  };
+  const plain = await bundlesRead("no-schema", "");
+  expect(plain).toContain("delta.cjs");
+  expect(plain).not.toContain("delta-ajv.cjs");
+  expect(await bundlesRead("with-schema", VERDICT_SCHEMA)).toContain("delta-ajv.cjs");
+});
+
 describe("refused at load (126), naming the file and the field", () => {
   it("an invalid schema", async () => {
     const { result, ws } = await runAgent("bad-schema", agentYaml("", "output_schema:\n  type: objekt\n"));
