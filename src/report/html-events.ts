@@ -25,7 +25,7 @@ function summaryOf(event: JournalEvent): Html | string {
     case "USER_MESSAGE":
       return oneLine(event.content);
     case "THOUGHT": {
-      const calls = event.tool_calls.length > 0 ? html` <span class="dim">→ ${event.tool_calls.map((call) => call.name).join(", ")}</span>` : "";
+      const calls = event.tool_calls.length > 0 ? html` <span class="dim">&rarr; ${event.tool_calls.map((call) => call.name).join(", ")}</span>` : "";
       const words = event.content === null || event.content.trim() === "" ? html`<span class="dim">(no text)</span>` : oneLine(event.content);
       return html`[${event.iteration}] ${words}${calls}`;
     }

@@ -98,7 +98,7 @@ function comparable(events: JournalEvent[]): unknown[] {
   return events
     .filter((event) => event.type !== "ENGINE_START")
     .map((event) => {
-      const { timestamp: _t, ...rest } = event as JournalEvent & { duration_ms?: number };
+      const { timestamp: _t, started_at: _s, ...rest } = event as JournalEvent & { duration_ms?: number; started_at?: string };
       return "duration_ms" in rest ? { ...rest, duration_ms: 0 } : rest;
     });
 }
