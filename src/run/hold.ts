@@ -17,6 +17,8 @@ import { EMPTY_USAGE, priceRunUsage } from "../llm/usage.js";
 import type { ProviderChoice } from "./provider.js";
 import type { HumanQuestion, RunContext } from "./run-context.js";
 import type { AgentMcp } from "./mcp-start.js";
+import { journaledSandbox, toolPolicy, type RunSandbox } from "./sandbox-policy.js";
+import { openBox } from "./tool-box.js";
 import { deriveRunState } from "../journal/run-state.js";
 import { reportHookOutcome } from "./hook-report.js";
 import { createEngineLogger, writeHookRecord } from "../store/io-log.js";
@@ -35,6 +37,8 @@ export interface SessionOptions {
   provider: ProviderChoice;
   /** The MCP servers this process started for the agent; the session stops them when the loop ends. */
   mcp: AgentMcp | null;
+  /** The boxes of tools, servers and hooks for this process (journaled in ENGINE_START). */
+  sandbox: RunSandbox;
   /** Metadata carried over (created_at, initial_message) or made for a new run. */
   metadata: RunMetadata;
   maxIterations: number;
@@ -93,6 +97,10 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
     secrets,
     get childEnv() {
       return childEnvOf();
+    },
+    openToolBox: async (toolName) => {
+      const policy = toolPolicy(options.sandbox, toolName);
+      return policy === null ? null : openBox(policy, { workDir: options.workDir, agentHome: agent.home, passthrough: agent.envPassthrough }, childEnvOf());
     },
     signal,
     append: (event: NewEvent): JournalEvent => {
@@ -190,7 +198,7 @@ export function sessionSecrets(options: Pick<SessionOptions, "provider" | "mcp">
 }
 
 /** The ENGINE_START this process records: who runs what, with which settings (never secrets). */
-export function engineStartEvent(options: Pick<SessionOptions, "runId" | "workDir" | "agent" | "provider" | "mcp" | "maxIterations" | "askInteractively">): NewEvent {
+export function engineStartEvent(options: Pick<SessionOptions, "runId" | "workDir" | "agent" | "provider" | "mcp" | "maxIterations" | "askInteractively" | "sandbox">): NewEvent {
   const { agent } = options;
   const mcpTools = options.mcp?.servers.tools ?? [];
   return {
@@ -205,6 +213,8 @@ export function engineStartEvent(options: Pick<SessionOptions, "runId" | "workDi
       tools: [...agent.tools.map((tool) => tool.name), ...mcpTools.map((tool) => tool.name)],
       ...(agent.mcpServers.length > 0 && { mcp_servers: agent.mcpServers.map((server) => server.name) }),
       interactive: Boolean(options.askInteractively),
+      // The boxes this process runs tools in; continue keeps them unless --sandbox changes the mode.
+      sandbox: journaledSandbox(options.sandbox),
       pid: process.pid,
       // So that show and report can price each call as the run's RunResult does.
       ...(agent.llm.pricing ? { pricing: agent.llm.pricing } : {}),
