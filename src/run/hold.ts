@@ -1,4 +1,5 @@
 // One engine process's hold on a run: opens journal and lock, drives the loop, and closes cleanly.
+import { join } from "node:path";
 import type { AgentPackage } from "../agent/load.js";
 import { contextBudget } from "../context/budget.js";
 import { ENGINE_VERSION } from "../engine-version.js";
@@ -17,7 +18,7 @@ import { EMPTY_USAGE, priceRunUsage } from "../llm/usage.js";
 import type { ProviderChoice } from "./provider.js";
 import type { HumanQuestion, RunContext } from "./run-context.js";
 import type { AgentMcp } from "./mcp-start.js";
-import { journaledSandbox, toolPolicy, type RunSandbox } from "./sandbox-policy.js";
+import { hookPolicy, journaledSandbox, toolPolicy, type RunSandbox } from "./sandbox-policy.js";
 import { openBox } from "./tool-box.js";
 import { deriveRunState } from "../journal/run-state.js";
 import { reportHookOutcome } from "./hook-report.js";
@@ -86,7 +87,13 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   const childEnvOf = (): Record<string, string> =>
     (childEnv ??= agentChildEnv(agent, options.provider, secrets));
 
+  // Hooks and generators are the author's code: boxed only when the agent says so, all in one box for the process.
+  const hooksPolicy = hookPolicy(options.sandbox);
+  const hookBox = hooksPolicy === null
+    ? null
+    : await openBox(hooksPolicy, { workDir: options.workDir, agentHome: agent.home, passthrough: agent.envPassthrough, writableInProtected: [join(options.workDir, ".delta", "context_artifacts")] }, childEnvOf());
   const ctx: RunContext = {
+    hookBox,
     runId,
     workDir: options.workDir,
     paths,
@@ -134,7 +141,8 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
         runDir: paths.runDir,
         journalPath: paths.journal,
         iteration,
-        baseEnv: agent.hooks[name] === undefined ? undefined : childEnvOf(),
+        baseEnv: agent.hooks[name] === undefined ? undefined : hookBox?.env ?? childEnvOf(),
+        sandbox: hookBox?.box,
         record: (hookName, record) => writeHookRecord(paths, hookName, record, secrets),
         log: (line) => logger.log(line),
         signal: closing ? undefined : signal,
@@ -158,8 +166,12 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   await options.mcp?.servers.close();
   const open = { journal, logger, metadata, startTime };
   const lost = journal.lostReason() ?? options.hold.lostReason();
-  if (lost !== null) return stopLost(ctx, open, lost);
-  return finish(ctx, options, open, end);
+  try {
+    if (lost !== null) return stopLost(ctx, open, lost);
+    return await finish(ctx, options, open, end);
+  } finally {
+    await hookBox?.close();
+  }
 }
 
 interface OpenSession {

@@ -64,4 +64,6 @@ export interface RunContext {
   childEnv: Record<string, string>;
   /** The box a call of this tool runs in (close it after the call), or null when the tool runs unboxed. */
   openToolBox(toolName: string): Promise<OpenBox | null>;
+  /** The box hooks and generators share for this process, when agent.yaml says `sandbox.hooks: true`. */
+  hookBox: OpenBox | null;
 }

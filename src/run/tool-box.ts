@@ -50,6 +50,7 @@ export async function openBox(policy: SandboxPolicy, place: BoxPlace, env: Recor
     ...envFiles(workDir, agentHome).map(real),
     ...(policy.deny_read ?? []).map(expand),
   ];
+  for (const target of place.writableInProtected ?? []) mkdirSync(target, { recursive: true });
   const base = { workDir, writeWorkspace: policy.mode === "workspace-write", write, agentHome, hidden, writableInProtected: place.writableInProtected ?? [] };
   const network = policy.network ?? "off";
   if (network === "off" || network === "on") {
