@@ -76,8 +76,13 @@ export function describePolicy(policy: SandboxPolicy | null): string {
   return `${policy.mode}, ${network}${write}${hidden}`;
 }
 
+/**
+ * `--sandbox off` unboxes everything; another mode replaces the mode of the agent's policy (making
+ * one when there is none) and of every tool's or server's own policy that boxes — an own `mode: off`
+ * is the author's opt-out (an npx server that needs the registry) and stays off.
+ */
 function effective(policy: SandboxPolicy | null | undefined, override: SandboxMode | undefined): SandboxPolicy | null {
   if (override === "off") return null;
-  const chosen = override === undefined ? policy ?? null : { ...(policy ?? {}), mode: override };
+  const chosen = override === undefined || policy?.mode === "off" ? policy ?? null : { ...(policy ?? {}), mode: override };
   return chosen === null || chosen.mode === "off" ? null : chosen;
 }
