@@ -21,14 +21,14 @@ export function declaredSandbox(agent: Pick<AgentPackage, "sandbox" | "tools" | 
 
 /**
  * What continue runs under: the policy the run's last ENGINE_START journaled (a run keeps its box
- * even when agent.yaml changed since), or the agent's for a run journaled before sandboxes existed;
- * `--sandbox MODE` replaces the mode for this invocation.
+ * even when agent.yaml changed since, and a mode an earlier continue chose), or the agent's for a run
+ * journaled before sandboxes existed; `--sandbox MODE` changes the mode from this invocation on.
  */
 export function continuedSandbox(journaled: unknown, agent: Pick<AgentPackage, "sandbox" | "tools" | "mcpServers">, override?: SandboxMode): RunSandbox {
   const kept = journaled === "none" ? { agent: null, tools: {}, mcp_servers: {} } : RunSandboxSchema.safeParse(journaled).data;
   if (kept === undefined) return declaredSandbox(agent, override);
-  const { override: _previous, ...policies } = kept;
-  return { ...policies, ...(override === undefined ? {} : { override }) };
+  const mode = override ?? kept.override;
+  return { agent: kept.agent, tools: kept.tools, mcp_servers: kept.mcp_servers, ...(mode === undefined ? {} : { override: mode }) };
 }
 
 /** The policy a tool runs under, or null for none (no sandbox, or mode off). */

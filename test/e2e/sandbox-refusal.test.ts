@@ -1,5 +1,5 @@
 // A run that asks for a sandbox on a machine without bubblewrap is refused before it leaves any trace; --sandbox off runs it, and says so.
-import { existsSync, mkdirSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, startMockLlm } from "../support/mock-llm.js";
@@ -59,5 +59,15 @@ describe("a machine without bubblewrap", () => {
     const result = await delta(["run", "--agent", agent, "-m", "go", "-y", "--sandbox", "strict"]);
     expect(result.exitCode).toBe(126);
     expect(result.stderr).toContain("--sandbox is one of read-only, workspace-write, off");
+  });
+
+  it("delta init writes the sandbox commented out, with the reason", async () => {
+    const made = await delta(["init", "demo"], { cwd: root, env: { PATH: noBwrap } });
+    expect(made.exitCode, made.stderr).toBe(0);
+    const yaml = readFileSync(join(root, "demo", "agent.yaml"), "utf8");
+    expect(yaml).toContain("# This machine cannot box tools (bubblewrap (bwrap) is not on PATH).");
+    expect(yaml).toContain("\n# sandbox: {mode: workspace-write}\n");
+    expect(yaml).not.toMatch(/^sandbox:/m);
+    expect(made.stderr).toContain("The tools run unboxed");
   });
 });

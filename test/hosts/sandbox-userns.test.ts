@@ -1,6 +1,6 @@
 // A machine where user namespaces are really denied: a sandboxed run is refused before it leaves any trace, naming the cause and the fixes.
 // It needs bubblewrap itself (without it the refusal is "bwrap is not on PATH", which the unit project tests), hence the host project.
-import { readdirSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -42,5 +42,23 @@ describe("user namespaces denied", () => {
     expect(outcome.error.message).toContain("max_user_namespaces");
     expect(outcome.error.message).toContain("--sandbox off");
     expect(readdirSync(agent).sort()).toEqual(before);
+  });
+
+  it("delta init writes the sandbox commented out there, naming the cause", async () => {
+    const result = await deltaWithoutUserNamespaces(["init", join(root, "demo")]);
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    const yaml = readFileSync(join(root, "demo", "agent.yaml"), "utf8");
+    expect(yaml).toMatch(/^# This machine cannot box tools \(bwrap cannot create the namespaces/m);
+    expect(yaml).toContain("\n# sandbox: {mode: workspace-write}\n");
+  });
+});
+
+describe("user namespaces allowed", () => {
+  it("delta init writes sandbox: {mode: workspace-write}, and the agent's tools list shows it", async () => {
+    const made = await execa(process.execPath, [DELTA_BIN, "init", join(root, "boxed-demo")], { reject: false });
+    expect(made.exitCode, String(made.stderr)).toBe(0);
+    expect(readFileSync(join(root, "boxed-demo", "agent.yaml"), "utf8")).toMatch(/^sandbox: \{mode: workspace-write\}$/m);
+    const list = await execa(process.execPath, [DELTA_BIN, "tool", "list", join(root, "boxed-demo")], { reject: false });
+    expect(String(list.stdout)).toMatch(/^list_files\s+exec\s+sandbox: workspace-write, no network\s/m);
   });
 });

@@ -224,4 +224,33 @@ describe("journal", () => {
     const plain = readEvents(open.ws, "r1").find((event) => event.type === "ENGINE_START");
     expect(plain?.type === "ENGINE_START" && plain.config.sandbox).toBe("none");
   });
+
+  it("keeps the journaled policy on continue even when agent.yaml dropped it; continue --sandbox changes it from then on, journaled", async () => {
+    const script = "touch .delta/planted 2>/dev/null && echo planted || echo denied";
+    const first = await runScript(script, BOX);
+    expect(first.observation).toContain("denied");
+    // The author removes the sandbox; the run keeps the box it started with.
+    writeFileSync(join(first.agent, "agent.yaml"), `name: boxed\nllm:\n  model: mock-model\ntools:\n${RUN_TOOL}`);
+    const again = async (args: string[]): Promise<string> => {
+      const server = await startMockLlm([reply.toolCalls([{ name: "run", arguments: { script } }]), reply.text("done")]);
+      try {
+        const result = await delta(["continue", "-w", first.ws, "--run-id", "r1", "-m", "again", ...args], { env: modelEnv(server.baseUrl, { HOME: home }), timeoutMs: 60_000 });
+        expect(result.exitCode, result.stderr).toBe(0);
+        return actionResults(first.ws, "r1").at(-1)!.observation_content;
+      } finally {
+        await server.close();
+      }
+    };
+    expect(await again([])).toContain("denied");
+    expect(await again(["--sandbox", "off"])).toContain("planted");
+    // The change holds for the continues that follow.
+    expect(await again([])).toContain("planted");
+    const starts = readEvents(first.ws, "r1").flatMap((event) => (event.type === "ENGINE_START" ? [event.config.sandbox] : []));
+    expect(starts).toEqual([
+      { agent: { mode: "workspace-write" }, tools: {}, mcp_servers: {} },
+      { agent: { mode: "workspace-write" }, tools: {}, mcp_servers: {} },
+      { agent: { mode: "workspace-write" }, tools: {}, mcp_servers: {}, override: "off" },
+      { agent: { mode: "workspace-write" }, tools: {}, mcp_servers: {}, override: "off" },
+    ]);
+  });
 });
