@@ -8,7 +8,8 @@ import type { ServerProcessRecord } from "../store/run-metadata.js";
 import type { McpServers } from "../tools/mcp/servers.js";
 import { McpServerError } from "../errors.js";
 import { redactText } from "../secrets.js";
-import { describePolicy, serverPolicy, type RunSandbox } from "./sandbox-policy.js";
+import { serverPolicy } from "./sandbox-policy.js";
+import { describePolicy, type RunSandbox } from "../tools/sandbox-schema.js";
 import { openBox, type OpenBox } from "./tool-box.js";
 
 /** Log lines kept while no engine.log is open yet; a server that talks more than this at start has the rest dropped. */

@@ -2,7 +2,8 @@
 import type { AgentPackage } from "../agent/load.js";
 import { SandboxUnavailableError } from "../errors.js";
 import { probeSandbox } from "../process/sandbox-probe.js";
-import { asksForSandbox, needsSandbox, type RunSandbox } from "./sandbox-policy.js";
+import { asksForSandbox, needsSandbox } from "./sandbox-policy.js";
+import type { RunSandbox } from "../tools/sandbox-schema.js";
 
 const FIXES: Record<"platform" | "no-bwrap" | "namespaces", string> = {
   platform: "run the agent on Linux, or inside a container that is itself the box and pass --sandbox off",

@@ -1,16 +1,6 @@
 // The run's sandbox: the agent's policy, each tool's and server's own, and --sandbox MODE over them; journaled in ENGINE_START and kept by continue.
-import { z } from "zod";
 import type { AgentPackage } from "../agent/load.js";
-import { SandboxModeSchema, SandboxPolicySchema, type SandboxMode, type SandboxPolicy } from "../tools/sandbox-schema.js";
-
-export const RunSandboxSchema = z.strictObject({
-  agent: SandboxPolicySchema.nullable(),
-  tools: z.record(z.string(), SandboxPolicySchema),
-  mcp_servers: z.record(z.string(), SandboxPolicySchema),
-  /** `--sandbox MODE`: the mode of every policy, for this invocation. */
-  override: SandboxModeSchema.optional(),
-});
-export type RunSandbox = z.infer<typeof RunSandboxSchema>;
+import { RunSandboxSchema, type RunSandbox, type SandboxMode, type SandboxPolicy } from "../tools/sandbox-schema.js";
 
 /** The policies agent.yaml declares, with `--sandbox MODE` over them when given. */
 export function declaredSandbox(agent: Pick<AgentPackage, "sandbox" | "tools" | "mcpServers">, override?: SandboxMode): RunSandbox {
@@ -64,16 +54,6 @@ export function needsSandbox(sandbox: RunSandbox, agent: Pick<AgentPackage, "too
 export function journaledSandbox(sandbox: RunSandbox): RunSandbox | "none" {
   const empty = sandbox.agent === null && Object.keys(sandbox.tools).length === 0 && Object.keys(sandbox.mcp_servers).length === 0 && sandbox.override === undefined;
   return empty ? "none" : sandbox;
-}
-
-/** One line for people: `workspace-write, network api.github.com`, `off`, or `none`. */
-export function describePolicy(policy: SandboxPolicy | null): string {
-  if (policy === null) return "none";
-  if (policy.mode === "off") return "off";
-  const network = policy.network === undefined || policy.network === "off" ? "no network" : policy.network === "on" ? "network on" : `network ${policy.network.join(" ")}`;
-  const write = policy.write?.length ? `, write ${policy.write.join(" ")}` : "";
-  const hidden = policy.deny_read?.length ? `, deny_read ${policy.deny_read.join(" ")}` : "";
-  return `${policy.mode}, ${network}${write}${hidden}`;
 }
 
 /**

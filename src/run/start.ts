@@ -16,7 +16,8 @@ import { stageNewRunDir, stageRunDir, type RunPaths, type StagedRun } from "../s
 import { rememberLastUsed, removeCreatedWorkspace, resolveWorkspace, type Workspace } from "../store/workspace.js";
 import { verboseLog, withModel } from "./model-choice.js";
 import { checkSandbox } from "./sandbox-check.js";
-import { declaredSandbox, type RunSandbox } from "./sandbox-policy.js";
+import { declaredSandbox } from "./sandbox-policy.js";
+import type { RunSandbox } from "../tools/sandbox-schema.js";
 
 export interface StartRequest extends DriveOptions {
   agentHome: string;

@@ -30,3 +30,33 @@ export const SandboxPolicySchema = z.strictObject({
   hooks: z.boolean().optional(),
 });
 export type SandboxPolicy = z.infer<typeof SandboxPolicySchema>;
+
+/** The run's boxes as ENGINE_START journals them: the agent's policy, each tool's and server's own, and `--sandbox MODE`. */
+export const RunSandboxSchema = z.strictObject({
+  agent: SandboxPolicySchema.nullable(),
+  tools: z.record(z.string(), SandboxPolicySchema),
+  mcp_servers: z.record(z.string(), SandboxPolicySchema),
+  /** `--sandbox MODE`: the mode of every policy, for this invocation. */
+  override: SandboxModeSchema.optional(),
+});
+export type RunSandbox = z.infer<typeof RunSandboxSchema>;
+
+/** One line for people: `workspace-write, network api.github.com`, `off`, or `none`. */
+export function describePolicy(policy: SandboxPolicy | null): string {
+  if (policy === null) return "none";
+  if (policy.mode === "off") return "off";
+  const network = policy.network === undefined || policy.network === "off" ? "no network" : policy.network === "on" ? "network on" : `network ${policy.network.join(" ")}`;
+  const write = policy.write?.length ? `, write ${policy.write.join(" ")}` : "";
+  const hidden = policy.deny_read?.length ? `, deny_read ${policy.deny_read.join(" ")}` : "";
+  return `${policy.mode}, ${network}${write}${hidden}`;
+}
+
+/** ENGINE_START's `sandbox` for people: `none`, or the agent's policy, the tools' and servers' own, and the mode given for the run. */
+export function describeJournaledSandbox(journaled: unknown): string {
+  if (journaled === undefined || journaled === "none") return "none";
+  const parsed = RunSandboxSchema.safeParse(journaled);
+  if (!parsed.success) return "unreadable";
+  const { agent, tools, mcp_servers: servers, override } = parsed.data;
+  const own = [...Object.entries(tools), ...Object.entries(servers)].map(([name, policy]) => `${name}: ${describePolicy(policy)}`);
+  return [describePolicy(agent), ...(own.length > 0 ? [`own: ${own.join("; ")}`] : []), ...(override === undefined ? [] : [`--sandbox ${override}`])].join(" · ");
+}

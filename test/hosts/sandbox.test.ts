@@ -216,13 +216,15 @@ async function noProcessSoon(needle: string): Promise<boolean> {
 }
 
 describe("journal", () => {
-  it("records the policy in ENGINE_START, and none for an agent without one", async () => {
+  it("records the policy in ENGINE_START, and none for an agent without one; show says which", async () => {
     const boxed = await runScript("true", BOX);
     const start = readEvents(boxed.ws, "r1").find((event) => event.type === "ENGINE_START");
     expect(start?.type === "ENGINE_START" && start.config.sandbox).toEqual({ agent: { mode: "workspace-write" }, tools: {}, mcp_servers: {} });
     const open = await runScript("true", null);
     const plain = readEvents(open.ws, "r1").find((event) => event.type === "ENGINE_START");
     expect(plain?.type === "ENGINE_START" && plain.config.sandbox).toBe("none");
+    const shown = await delta(["show", "r1", "-w", boxed.ws]);
+    expect(shown.stdout).toContain("sandbox workspace-write, no network");
   });
 
   it("keeps the journaled policy on continue even when agent.yaml dropped it; continue --sandbox changes it from then on, journaled", async () => {
