@@ -36,7 +36,7 @@ interface Call {
 let cases = 0;
 
 /** One run whose model calls `run` with `script` once; `sandbox` is agent.yaml's sandbox: block (YAML flow), `extra` more of agent.yaml. */
-async function runScript(script: string, sandbox: string | null, options: { extra?: string; tool?: string; args?: string[]; env?: Record<string, string>; files?: Record<string, string>; ws?: string } = {}): Promise<Call> {
+async function runScript(script: string, sandbox: string | null, options: { extra?: string; tool?: string; hooks?: string; args?: string[]; env?: Record<string, string>; files?: Record<string, string>; ws?: string } = {}): Promise<Call> {
   const server = await startMockLlm([reply.toolCalls([{ name: "run", arguments: { script } }]), reply.text("done")]);
   try {
     const dir = join(root, `case-${++cases}`);
@@ -44,6 +44,7 @@ async function runScript(script: string, sandbox: string | null, options: { extr
     const agent = writeAgent(dir, {
       agentYaml: `name: boxed\nllm:\n  model: mock-model\n${sandbox === null ? "" : `sandbox: ${sandbox}\n`}${options.extra ?? ""}tools:\n${RUN_TOOL}${options.tool ?? ""}`,
       files: options.files,
+      ...(options.hooks === undefined ? {} : { hooksYaml: options.hooks }),
     });
     const ws = options.ws ?? join(agent, "W001");
     mkdirSync(ws, { recursive: true });
@@ -186,6 +187,17 @@ describe("MCP stdio servers", () => {
     const granted = await run("{mode: workspace-write, write: ['${AGENT_HOME}']}", "granted.txt");
     expect(granted.status).toBe("SUCCESS");
     expect(readFileSync(join(granted.agent, "granted.txt"), "utf8")).toBe("x");
+  });
+});
+
+describe("hooks", () => {
+  it("run unboxed beside boxed tools, and in the agent's box with sandbox.hooks: true", async () => {
+    const hooks = JSON.stringify({ post_tool_execution: { command: ["sh", "-c", "touch ${AGENT_HOME}/hooked"] } });
+    const unboxed = await runScript("true", BOX, { hooks });
+    expect(existsSync(join(unboxed.agent, "hooked"))).toBe(true);
+    const boxed = await runScript("true", "{mode: workspace-write, hooks: true}", { hooks });
+    expect(boxed.status).toBe("SUCCESS");
+    expect(existsSync(join(boxed.agent, "hooked"))).toBe(false);
   });
 });
 
