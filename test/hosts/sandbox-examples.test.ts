@@ -1,8 +1,9 @@
-// Examples that declare a sandbox, run boxed: the sub-agent's child engine writes its runs in the workspace and reaches its model through the proxy.
+// Examples run boxed: the sub-agent's child engine reaches its model through the proxy, mcp-filesystem's npx server opts out, interactive-shell keeps its session.
 import { cpSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { actionResults, delta, listIo, modelEnv, readEvents, removeDir, tempDir } from "../e2e/harness.js";
+import { execa } from "execa";
+import { NO_MODEL_KEYS, actionResults, delta, listIo, modelEnv, readEvents, removeDir, tempDir } from "../e2e/harness.js";
 import { EXAMPLES, binDir, pathWith } from "../examples/helpers.js";
 import { reply, startMockLlm, type MockLlm, type RecordedRequest, type Step } from "../support/mock-llm.js";
 import { requireBinary } from "../support/system-packages.js";
@@ -69,5 +70,21 @@ describe("examples/mcp-filesystem under --sandbox workspace-write", () => {
     const records = listIo(ws, "boxed", "tool_executions").map((name) => JSON.parse(readFileSync(join(ws, ".delta", "boxed", "io", "tool_executions", name), "utf8")) as { tool_name: string; sandbox?: { policy: { mode: string } } });
     expect(records.find((record) => record.tool_name === "count_lines")?.sandbox?.policy.mode).toBe("workspace-write");
     expect(records.filter((record) => record.tool_name.startsWith("files__")).every((record) => record.sandbox === undefined)).toBe(true);
+  });
+});
+
+describe("examples/interactive-shell under --sandbox workspace-write", () => {
+  it("keeps its delta-sessions session from one boxed call to the next", async () => {
+    const ws = join(root, "shell-ws");
+    // delta-sessions on PATH from a folder the box can see: its /tmp is private, the workspace is bound.
+    const bin = binDir(join(ws, ".tools"));
+    const result = await execa(
+      process.execPath,
+      [join(EXAMPLES, "interactive-shell/scripted-model.mjs"), "delta", "run", "--agent", join(EXAMPLES, "interactive-shell"), "-w", ws, "--run-id", "boxed", "--sandbox", "workspace-write", "--format", "json", "-m", "Create a folder demo, cd into it, write three files and report their sizes"],
+      { env: { ...NO_MODEL_KEYS, PATH: pathWith(bin) }, reject: false, stdin: "ignore", timeout: 90_000 },
+    );
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    expect((JSON.parse(String(result.stdout)) as { result: string }).result).toMatch(/ 4 a\.txt\n 8 b\.txt\n18 c\.txt/);
+    expect(actionResults(ws, "boxed").map((action) => action.status)).toEqual(["SUCCESS", "SUCCESS", "SUCCESS", "SUCCESS"]);
   });
 });
