@@ -10,6 +10,8 @@ import type { RunContext } from "./run-context.js";
 import { writeToolExecution } from "../store/io-log.js";
 import { oneLine } from "./think.js";
 import { callMcpTool, mcpCommand } from "./act-mcp.js";
+import type { OpenBox } from "./tool-box.js";
+import { errorMessage } from "../errors.js";
 import { LOAD_SKILL } from "../context/skills-listing.js";
 import { planSkillRead, readSkill } from "./load-skill.js";
 import type { ActionFacts } from "./action-facts.js";
@@ -48,9 +50,15 @@ export async function act(ctx: RunContext, call: ToolCall, iteration: number): P
     return { kind: "done" };
   }
 
+  let box: OpenBox | null;
+  try {
+    box = await ctx.openToolBox(tool.name);
+  } catch (err) {
+    await refuse(ctx, call, iteration, args.value, `[sandbox] the box of tool '${call.name}' could not be made (${errorMessage(err)}); fix its sandbox: in agent.yaml`);
+    return { kind: "done" };
+  }
   const request = requestAction(ctx, call, iteration, args.value, bound.argv);
 
-  const box = await ctx.openToolBox(tool.name);
   let result: InvokeResult;
   let refused: string[];
   try {

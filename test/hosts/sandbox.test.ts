@@ -104,6 +104,15 @@ describe("the file system under workspace-write", () => {
   });
 });
 
+describe("a box that cannot be made", () => {
+  it("becomes the call's ERROR observation naming the setting, and the run goes on", async () => {
+    const call = await runScript("echo ran", "{mode: workspace-write, write: [/etc/hostname/sub]}");
+    expect(call.result.exitCode, call.result.stderr).toBe(0);
+    expect(call.status).toBe("ERROR");
+    expect(call.observation).toMatch(/^\[sandbox\] the box of tool 'run' could not be made \(.*\/etc\/hostname\/sub.*\); fix its sandbox: in agent.yaml$/);
+  });
+});
+
 describe("what a box hides", () => {
   it("shows ~/.ssh and the engine's .env files empty, and leaves AWS_SECRET_ACCESS_KEY out of the environment", async () => {
     const script = 'cat "$HOME/.ssh/id_ed25519"; cat "$DELTA_AGENT_HOME/.env"; echo "aws=[$AWS_SECRET_ACCESS_KEY]"';
