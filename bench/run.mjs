@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Benchmarks the real `bin/delta.js` against an instant local model: start-up, per-iteration cost, long runs, memory, fan-out.
 //
-// Usage: npm run bench [-- --quick] [-- --cache-only] [-- --json <file>] [-- --bin <path/to/bin/delta.js>] [-- --skip-providers]
+// Usage: npm run bench [-- --quick] [-- --cache-only] [-- --sandbox-only] [-- --json <file>] [-- --bin <path/to/bin/delta.js>] [-- --skip-providers]
 // Every number is a median over repetitions with its spread; see bench/README.md for what each means.
 import { closeSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,6 +13,7 @@ import { formatSummary, gaps, median, prefixReuse, summarize } from "./lib/stats
 import { checkRun } from "./lib/check-run.mjs";
 import { cacheKept } from "./lib/cache-kept.mjs";
 import { spawnTimed } from "./lib/spawn-timed.mjs";
+import { spawnSync } from "node:child_process";
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
@@ -24,6 +25,8 @@ const DELTA_BIN = args.includes("--bin") ? resolve(args[args.indexOf("--bin") + 
 const QUICK = args.includes("--quick");
 /** `--cache-only`: just the cache rows (a minute; deterministic, so any machine load will do). */
 const CACHE_ONLY = args.includes("--cache-only");
+/** `--sandbox-only`: just the rows of one tool call's cost in a sandbox. */
+const SANDBOX_ONLY = args.includes("--sandbox-only");
 const jsonOut = args.includes("--json") ? args[args.indexOf("--json") + 1] : null;
 /** `--skip-providers` leaves out the rows per provider, e.g. for a build from before the native providers. */
 const PROVIDERS = args.includes("--skip-providers") ? [] : ["openai", "anthropic", "openai-responses"];
@@ -50,7 +53,9 @@ try {
   delete noExtraCa.NODE_EXTRA_CA_CERTS;
 
   let lost = 0;
-  if (!CACHE_ONLY) {
+  if (SANDBOX_ONLY) {
+    await sandboxRows(ws, ambient);
+  } else if (!CACHE_ONLY) {
     // Node itself, for scale.
     for (const [label, env] of environments(ambient, noExtraCa)) {
       const walls = [];
@@ -94,6 +99,8 @@ try {
       bare.push((many.wall - one.wall) / (plan.turns - 1));
     }
     rows.push(row("bare Node loop, same formula (floor of this machine)", bare, "ms"));
+
+    await sandboxRows(ws, ambient);
 
     // Long runs with journal.max_iterations: 20: iteration N's cost against iteration 10's.
     const ratios = [];
@@ -189,7 +196,7 @@ try {
   }
 
   // Cache kept: how much of each request repeats the previous one from its start, under four contexts.
-  for (const { label, contextYaml, target } of cacheCases()) {
+  for (const { label, contextYaml, target } of SANDBOX_ONLY ? [] : cacheCases()) {
     const home = writeCacheAgent(join(root, `cache-${label.slice(1, 2)}`), contextYaml);
     keySeq += 1;
     const key = `cache-${process.pid}-${keySeq}`;
@@ -249,10 +256,11 @@ function environments(ambient, noExtraCa) {
   return list;
 }
 
-function writeAgent(home, journalWindow, provider = null) {
+function writeAgent(home, journalWindow, provider = null, sandbox = null) {
   mkdirSync(home, { recursive: true });
   const providerLine = provider === null ? "" : `  provider: ${provider}\n`;
-  writeFileSync(join(home, "agent.yaml"), `name: bench-agent\nllm:\n${providerLine}  model: bench-model\ntools:\n  - name: echo\n    exec: "echo \${text}"\n`);
+  const sandboxLine = sandbox === null ? "" : `sandbox: ${sandbox}\n`;
+  writeFileSync(join(home, "agent.yaml"), `name: bench-agent\nllm:\n${providerLine}  model: bench-model\n${sandboxLine}tools:\n  - name: echo\n    exec: "echo \${text}"\n`);
   writeFileSync(join(home, "system_prompt.md"), "You are a benchmark agent.");
   const journal = journalWindow === null ? "  - type: journal\n" : `  - type: journal\n    max_iterations: ${journalWindow}\n`;
   writeFileSync(join(home, "context.yaml"), `sources:\n  - type: file\n    path: '\${AGENT_HOME}/system_prompt.md'\n  - type: file\n    path: '\${CWD}/DELTA.md'\n    on_missing: skip\n${journal}`);
@@ -295,6 +303,32 @@ function modelEnv(base) {
   const env = { ...base, PATH: `${dirname(process.execPath)}:${base.PATH ?? ""}`, DELTA_API_KEY: "sk-bench", DELTA_BASE_URL: server.baseUrl };
   for (const name of ["OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "DELTA_PROVIDER"]) delete env[name];
   return env;
+}
+
+/** One tool call's cost in a box: the per-iteration formula with every echo boxed, against off (only where bwrap can run). */
+async function sandboxRows(ws, ambient) {
+  if (spawnSyncOk(["bwrap", "--ro-bind", "/", "/", "--unshare-user", "--unshare-net", "true"])) {
+    const boxes = [
+      ["off", "{mode: off}"],
+      ["workspace-write", "{mode: workspace-write}"],
+      ["workspace-write, host list", "{mode: workspace-write, network: [example.com]}"],
+    ];
+    const perCall = boxes.map(([label, policy]) => ({ label, agent: writeAgent(join(root, `agent-box-${label.replace(/\W+/g, "-")}`), null, null, policy), overheads: [] }));
+    for (let i = 0; i < plan.iterationReps; i += 1) {
+      for (const box of perCall) {
+        const one = await runDelta(box.agent, ws, 1, ambient);
+        const many = await runDelta(box.agent, ws, plan.turns, ambient);
+        box.overheads.push((many.wall - one.wall) / (plan.turns - 1));
+      }
+    }
+    for (const box of perCall) rows.push(row(`per-iteration overhead, one echo per call, sandbox ${box.label}`, box.overheads, "ms"));
+  } else {
+    console.error("[bench] bwrap cannot run here: the sandbox rows are skipped");
+  }
+}
+
+function spawnSyncOk(argv) {
+  return spawnSync(argv[0], argv.slice(1), { stdio: "ignore" }).status === 0;
 }
 
 /** One `delta run` with `turns` model calls; a failure throws unless `tolerant` (fan-out checks runs itself). */

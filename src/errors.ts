@@ -44,6 +44,12 @@ export class McpServerError extends DeltaError {
   readonly exitCode = EXIT.REFUSED;
 }
 
+/** The agent asks for a sandbox this machine cannot give (no bwrap, user namespaces denied, not Linux): refused, never run unboxed. */
+export class SandboxUnavailableError extends DeltaError {
+  readonly type = "SANDBOX_UNAVAILABLE";
+  readonly exitCode = EXIT.REFUSED;
+}
+
 /** SIGINT or SIGTERM arrived before a run began (while its MCP servers were starting): nothing was recorded. */
 export class InterruptedError extends DeltaError {
   readonly type = "INTERRUPTED";

@@ -28,9 +28,9 @@ const FLOORS = [
   "cli",
 ];
 
-/** The two command lines' entry points: the only places that print to stdout or end the process. */
+/** The programs' entry points (the two command lines, and the forwarder a proxied sandbox runs): the only places that print to stdout or end the process. */
 const ENTRY_ROOMS = new Set(["cli"]);
-const ENTRY_FILES = new Set(["src/sessions/main.ts"]);
+const ENTRY_FILES = new Set(["src/sessions/main.ts", "src/process/sandbox-forwarder.ts"]);
 
 const SRC = resolve("src");
 

@@ -8,6 +8,7 @@ import { HooksConfigSchema, type HooksConfig } from "../hooks/schema.js";
 import type { ExpandedTool } from "../tools/expand.js";
 import type { McpServerConfig } from "../tools/mcp/schema.js";
 import { LOAD_SKILL } from "../context/skills-listing.js";
+import type { SandboxPolicy } from "../tools/sandbox-schema.js";
 import { collectTools } from "./imports.js";
 import { loadAgentOutputSchema, type StructuredOutput } from "./output-schema.js";
 import { AgentConfigSchema, type AgentConfig, type LlmConfig } from "./schema.js";
@@ -30,6 +31,8 @@ export interface AgentPackage {
   mcpServers: McpServerConfig[];
   /** Variables tools, hooks and generators get although the engine keeps them to itself (env_passthrough of agent.yaml and its imports). */
   envPassthrough: string[];
+  /** agent.yaml's `sandbox:`, the box of every tool and stdio MCP server without its own; null runs them unboxed. */
+  sandbox: SandboxPolicy | null;
   hooks: HooksConfig;
   /** Where the hooks were defined, as messages name it: "hooks.yaml", or agent.yaml's legacy lifecycle_hooks. */
   hooksFile: string;
@@ -89,7 +92,7 @@ export async function loadAgent(agentHome: string, options: LoadOptions = {}): P
     throw new ConfigError(`${shadowing.source}: tool '${LOAD_SKILL}' has the name of the built-in tool that reads this agent's skills; rename it`);
   }
 
-  const agent: AgentPackage = { home, configPath, name: config.name, llm: config.llm, tools, mcpServers, envPassthrough, hooks, hooksFile, context, skills, skillListings };
+  const agent: AgentPackage = { home, configPath, name: config.name, llm: config.llm, tools, mcpServers, envPassthrough, sandbox: config.sandbox ?? null, hooks, hooksFile, context, skills, skillListings };
   if (config.version !== undefined) agent.version = config.version;
   if (config.description !== undefined) agent.description = config.description;
   if (config.output_schema !== undefined) agent.output = await loadAgentOutputSchema(home, configFile.display, config.output_schema);

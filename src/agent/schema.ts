@@ -5,6 +5,7 @@ import { PricingSchema } from "../journal/usage-totals.js";
 import { PROVIDER_NAMES } from "../llm/types.js";
 import { McpServerSchema } from "../tools/mcp/schema.js";
 import { ToolDefinitionSchema } from "../tools/schema.js";
+import { SandboxPolicySchema } from "../tools/sandbox-schema.js";
 
 export const DEFAULT_LLM_TIMEOUT_MS = 120_000;
 export const DEFAULT_LLM_MAX_RETRIES = 3;
@@ -54,6 +55,8 @@ export const AgentConfigSchema = z.strictObject({
   tools: z.array(ToolDefinitionSchema).optional(),
   mcp_servers: z.array(McpServerSchema).optional(),
   env_passthrough: EnvPassthroughSchema.optional(),
+  /** The box every tool and MCP stdio server runs in, unless one carries its own; none runs them as the user. */
+  sandbox: SandboxPolicySchema.optional(),
   lifecycle_hooks: HooksConfigSchema.optional(),
   /** The JSON Schema the final answer must meet (draft 2020-12, or draft-07 by $schema): inline, or a file inside the agent directory. */
   output_schema: z

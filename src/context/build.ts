@@ -12,6 +12,7 @@ import { expandArgvPathVariables, type PathVariables } from "../tools/path-varia
 import { resolveSourcePath } from "./path-variables.js";
 import { readSourceFile, type SourceFile } from "./read-source-file.js";
 import { runGenerator } from "./run-generator.js";
+import type { SandboxBox } from "../process/sandbox-argv.js";
 import type { ComputedFileSource, ContextConfig, ContextSource, FileSource, SkillsSource } from "./schema.js";
 import { trustedRatio, windowEvent, windowJournal, windowState, type JournalBudget, type JournalWindow, type WindowState } from "./window-rule.js";
 
@@ -25,6 +26,8 @@ export interface ContextEnv {
   events: JournalEvent[];
   /** The environment generators start from, asked for when one runs; by default the engine's own without its API keys. */
   baseEnv?: () => Record<string, string>;
+  /** The box generators run in, when the agent boxes hooks and generators. */
+  sandbox?: SandboxBox | undefined;
   signal?: AbortSignal;
   /** Debug lines for engine.log. */
   log?: (line: string) => void;
@@ -374,6 +377,7 @@ async function readComputedSource(source: ComputedFileSource, index: number, var
     },
     timeoutMs: source.generator.timeout_ms,
     ...(env.baseEnv ? { baseEnv: env.baseEnv() } : {}),
+    sandbox: env.sandbox,
     ...(env.signal ? { signal: env.signal } : {}),
   });
   const path = resolveSourcePath(source.output_path, variables);

@@ -2,6 +2,7 @@
 import { EngineError } from "../errors.js";
 import { childEnvironment } from "../process/child-env.js";
 import { runProcess } from "../process/run-process.js";
+import type { SandboxBox } from "../process/sandbox-argv.js";
 import { describeSpawnFailure } from "../process/spawn-failure.js";
 
 export interface GeneratorRun {
@@ -14,6 +15,8 @@ export interface GeneratorRun {
   env: Record<string, string>;
   /** The environment the generator starts from; by default the engine's own without its API keys. */
   baseEnv?: Record<string, string>;
+  /** Run in this box (agent.yaml `sandbox.hooks: true`). */
+  sandbox?: SandboxBox | undefined;
   timeoutMs: number;
   signal?: AbortSignal;
 }
@@ -32,6 +35,7 @@ export async function runGenerator(run: GeneratorRun): Promise<number> {
     timeoutMs: run.timeoutMs,
     signal: run.signal,
     capture: { keep: "head", maxChars: MAX_CAPTURE_CHARS },
+    sandbox: run.sandbox,
   });
   const prefix = `context.yaml source ${run.label}: generator ${JSON.stringify(run.argv)}`;
   if (result.aborted) throw new EngineError(`${prefix} was interrupted`);

@@ -1,6 +1,7 @@
 // Runs the hook configured for one lifecycle point and tells the engine whether to go on.
 import { runProcess, type ProcessResult } from "../process/run-process.js";
 import { describeSpawnFailure, type SpawnFailure } from "../process/spawn-failure.js";
+import type { SandboxBox } from "../process/sandbox-argv.js";
 import { buildHookEnv, expandHookCommand, hookStdin } from "./hook-env.js";
 import { decideOutcome } from "./decide.js";
 import type { HookName, HooksConfig } from "./schema.js";
@@ -23,6 +24,8 @@ export interface HookContext {
   log?: (line: string) => void;
   /** The environment hooks start from; by default the engine's own without its API keys. */
   baseEnv?: Record<string, string>;
+  /** Run hooks in this box (agent.yaml `sandbox.hooks: true`); `baseEnv` is then the box's environment. */
+  sandbox?: SandboxBox | undefined;
   /** Aborting it (the run is interrupted) kills a running hook's process group at once. */
   signal?: AbortSignal | undefined;
 }
@@ -88,6 +91,7 @@ async function runHookProcess(argv: string[], ctx: HookContext, env: Record<stri
     signal: ctx.signal,
     killGraceMs: 0,
     capture: { keep: "head", maxChars: HOOK_OUTPUT_MAX_CHARS },
+    sandbox: ctx.sandbox,
   });
   return {
     stdout: result.stdout,

@@ -1,5 +1,7 @@
 // A child as the leader of its own process group: started without a shell, stopped with its whole group, killed if the engine exits.
 import { spawn, type ChildProcess } from "node:child_process";
+import { statSync } from "node:fs";
+import { bwrapArgv, type PathKind, type SandboxBox } from "./sandbox-argv.js";
 import { emptyCommand, spawnFailure, type SpawnFailure } from "./spawn-failure.js";
 
 /** Time a process group gets between SIGTERM and SIGKILL, unless the caller chooses another. */
@@ -17,6 +19,8 @@ export interface SpawnOptions {
   /** The process's whole environment: nothing is inherited from the engine's. */
   env: Readonly<Record<string, string>>;
   stdin: "ignore" | "pipe";
+  /** Run inside this box (bubblewrap); the group leader is then bwrap, whose namespaces die with it. */
+  sandbox?: SandboxBox | undefined;
 }
 
 /**
@@ -24,13 +28,22 @@ export interface SpawnOptions {
  * a signal to the group reaches every process it starts. What spawn refuses at once (an empty
  * command, a NUL byte in an argument) comes back as a failure; later failures come as its "error" event.
  */
-export function spawnGroupLeader(argv: readonly string[], options: SpawnOptions): ChildProcess | SpawnFailure {
-  const [file, ...args] = argv;
-  if (file === undefined || file === "") return emptyCommand(options.cwd);
+export function spawnGroupLeader(command: readonly string[], options: SpawnOptions): ChildProcess | SpawnFailure {
+  if (command[0] === undefined || command[0] === "") return emptyCommand(options.cwd);
+  const [file, ...args] = options.sandbox === undefined ? command : bwrapArgv(options.sandbox, command, options.cwd, pathKind);
+  if (file === undefined) return emptyCommand(options.cwd);
   try {
     return spawn(file, args, { cwd: options.cwd, env: options.env, stdio: [options.stdin, "pipe", "pipe"], detached: true });
   } catch (error) {
     return spawnFailure(file, options.cwd, error);
+  }
+}
+
+function pathKind(target: string): PathKind {
+  try {
+    return statSync(target).isDirectory() ? "dir" : "file";
+  } catch {
+    return "missing";
   }
 }
 

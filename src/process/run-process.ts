@@ -2,6 +2,7 @@
 import { performance } from "node:perf_hooks";
 import { createCapture, type CaptureLimit } from "./capture.js";
 import { KILL_GRACE_MS, processGroup, spawnGroupLeader, type ProcessGroup } from "./group.js";
+import type { SandboxBox } from "./sandbox-argv.js";
 import { spawnFailure, type SpawnFailure } from "./spawn-failure.js";
 
 export interface ProcessRequest {
@@ -9,6 +10,8 @@ export interface ProcessRequest {
   cwd: string;
   /** The process's whole environment: nothing is inherited from the engine's. */
   env: Readonly<Record<string, string>>;
+  /** Run inside this box (bubblewrap); group kill, timeout and capture work as without. */
+  sandbox?: SandboxBox | undefined;
   /** Written to stdin, which is then closed; without it stdin is closed from the start, so a reader never waits. */
   stdin?: string | undefined;
   timeoutMs: number;
@@ -54,7 +57,7 @@ export function runProcess(request: ProcessRequest): Promise<ProcessResult> {
   // Start counting before spawning, so a slow start counts against the duration too.
   const started = performance.now();
   if (request.signal?.aborted) return Promise.resolve(notRun({ aborted: true }));
-  const child = spawnGroupLeader(request.argv, { cwd: request.cwd, env: request.env, stdin: request.stdin === undefined ? "ignore" : "pipe" });
+  const child = spawnGroupLeader(request.argv, { cwd: request.cwd, env: request.env, sandbox: request.sandbox, stdin: request.stdin === undefined ? "ignore" : "pipe" });
   if ("reason" in child) return Promise.resolve(notRun({ spawnError: child, durationMs: elapsed(started) }));
   if (child.pid !== undefined) request.onSpawn?.(child.pid);
 

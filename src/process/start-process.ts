@@ -1,6 +1,7 @@
 // Starts a long-lived child (an MCP server, say) in its own process group, with piped stdio, and stops that group later.
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { KILL_GRACE_MS, processGroup, spawnGroupLeader } from "./group.js";
+import type { SandboxBox } from "./sandbox-argv.js";
 import { spawnFailure, type SpawnFailure } from "./spawn-failure.js";
 
 export interface StartRequest {
@@ -8,6 +9,8 @@ export interface StartRequest {
   cwd: string;
   /** The process's whole environment: nothing is inherited from the engine's. */
   env: Readonly<Record<string, string>>;
+  /** Run inside this box (bubblewrap); group kill, timeout and capture work as without. */
+  sandbox?: SandboxBox | undefined;
   /** Between SIGTERM and SIGKILL when the group is stopped; 0 sends SIGKILL at once. Default KILL_GRACE_MS. */
   killGraceMs?: number;
 }
@@ -32,7 +35,7 @@ export class ProcessStartError extends Error {
 
 /** Resolves once the child is running. Until stopGroup, the group lives as long as the child wants, or until the engine exits. */
 export function startProcess(request: StartRequest): Promise<StartedProcess> {
-  const spawned = spawnGroupLeader(request.argv, { cwd: request.cwd, env: request.env, stdin: "pipe" });
+  const spawned = spawnGroupLeader(request.argv, { cwd: request.cwd, env: request.env, sandbox: request.sandbox, stdin: "pipe" });
   if ("reason" in spawned) return Promise.reject(new ProcessStartError(spawned));
   // All three streams are pipes, as asked.
   const child = spawned as ChildProcessWithoutNullStreams;

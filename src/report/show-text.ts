@@ -1,4 +1,5 @@
 // A run as text for a person: a header, one block per journal event (shared by `show` and `show --follow`), and a footer.
+import { describeJournaledSandbox } from "../tools/sandbox-schema.js";
 import shellQuote from "shell-quote";
 import type { EventOf, JournalEvent, RunStatus } from "../journal/events.js";
 import { continueCommand } from "../run/continue-command.js";
@@ -44,7 +45,7 @@ export function createEventFormatter(style: TextStyle): (event: JournalEvent) =>
     switch (event.type) {
       case "ENGINE_START":
         pricing = pricingOf(event);
-        return [line(style.dim("start "), style.dim(`engine ${event.engine_version}, model ${String(event.config.model ?? "?")}, pid ${String(event.config.pid ?? "?")}`))];
+        return [line(style.dim("start "), style.dim(`engine ${event.engine_version}, model ${String(event.config.model ?? "?")}, pid ${String(event.config.pid ?? "?")}, sandbox ${describeJournaledSandbox(event.config.sandbox)}`))];
       case "USER_MESSAGE":
         if (event.source === "engine") return [line(style.yellow("engine"), indentRest(event.content))];
         tasksSeen += 1;

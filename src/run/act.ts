@@ -3,13 +3,15 @@ import type { JournalEvent, ToolCall } from "../journal/events.js";
 import { boundTokens } from "../context/observation-tokens.js";
 import { argumentsOverLimit } from "../tools/argument-limits.js";
 import { bindToolCall } from "../tools/bind.js";
-import { invokeTool } from "../tools/invoke.js";
+import { invokeTool, type InvokeResult } from "../tools/invoke.js";
 import type { McpTool } from "../tools/mcp/advertise.js";
 import { ASK_HUMAN, openQuestion, parseAskHumanArgs, recordAnswer, writeInteractionRequest, type InteractionRequest } from "./ask-human.js";
 import type { RunContext } from "./run-context.js";
 import { writeToolExecution } from "../store/io-log.js";
 import { oneLine } from "./think.js";
 import { callMcpTool, mcpCommand } from "./act-mcp.js";
+import type { OpenBox } from "./tool-box.js";
+import { errorMessage } from "../errors.js";
 import { LOAD_SKILL } from "../context/skills-listing.js";
 import { planSkillRead, readSkill } from "./load-skill.js";
 import type { ActionFacts } from "./action-facts.js";
@@ -48,20 +50,37 @@ export async function act(ctx: RunContext, call: ToolCall, iteration: number): P
     return { kind: "done" };
   }
 
+  let box: OpenBox | null;
+  try {
+    box = await ctx.openToolBox(tool.name);
+  } catch (err) {
+    await refuse(ctx, call, iteration, args.value, `[sandbox] the box of tool '${call.name}' could not be made (${errorMessage(err)}); fix its sandbox: in agent.yaml`);
+    return { kind: "done" };
+  }
   const request = requestAction(ctx, call, iteration, args.value, bound.argv);
 
-  const result = await invokeTool({
-    argv: bound.argv,
-    stdin: bound.stdin,
-    cwd: ctx.workDir,
-    env: { DELTA_RUN_ID: ctx.runId, DELTA_AGENT_HOME: ctx.agent.home, DELTA_CWD: ctx.workDir },
-    baseEnv: ctx.childEnv,
-    timeoutMs: tool.timeout_ms ?? DEFAULT_TOOL_TIMEOUT_MS,
-    signal: ctx.signal,
-    // In the owner record before anything else happens: a `continue` after this engine is killed ends what is left of it.
-    onSpawn: (pgid) => ctx.noteToolGroup({ request_seq: request.seq, pgid, started_at_unix: Date.now() }),
-  });
+  let result: InvokeResult;
+  let refused: string[];
+  try {
+    result = await invokeTool({
+      argv: bound.argv,
+      stdin: bound.stdin,
+      cwd: ctx.workDir,
+      env: { DELTA_RUN_ID: ctx.runId, DELTA_AGENT_HOME: ctx.agent.home, DELTA_CWD: ctx.workDir },
+      baseEnv: box === null ? ctx.childEnv : box.env,
+      timeoutMs: tool.timeout_ms ?? DEFAULT_TOOL_TIMEOUT_MS,
+      signal: ctx.signal,
+      // In the owner record before anything else happens: a `continue` after this engine is killed ends what is left of it.
+      onSpawn: (pgid) => ctx.noteToolGroup({ request_seq: request.seq, pgid, started_at_unix: Date.now() }),
+      sandbox: box?.box,
+    });
+  } finally {
+    refused = box?.refused() ?? [];
+    await box?.close();
+  }
   ctx.noteToolGroup(null);
+  const sandboxNote = box === null ? null : sandboxCause(call.name, result, refused);
+  if (sandboxNote !== null) result = { ...result, observation: `${result.observation}\n${sandboxNote}` };
   ctx.log(`tool ${call.name}: ${JSON.stringify(bound.argv)} → ${result.status}, exit ${result.exitCode ?? result.signal ?? "none"}${result.timedOut ? " (timed out)" : ""} in ${result.durationMs} ms`);
   // The result first: a full disk while the full output is recorded must not cost the run the tool's real result.
   const recorded = await appendResult(ctx, call, iteration, { status: result.status, observation: result.observation, exitCode: result.exitCode, durationMs: result.durationMs });
@@ -80,9 +99,25 @@ export async function act(ctx: RunContext, call: ToolCall, iteration: number): P
     duration_ms: result.durationMs,
     stdout: result.stdout,
     stderr: result.stderr,
+    ...(box === null ? {} : { sandbox: { policy: box.policy, refused_connections: refused } }),
   }, ctx.secrets);
   await observed(ctx, iteration, recorded);
   return { kind: "done" };
+}
+
+/**
+ * The one line a boxed call's observation gains when the engine knows the box stopped something:
+ * connections the proxy refused, or bwrap failing to make the box (its messages start with "bwrap: ").
+ */
+function sandboxCause(toolName: string, result: InvokeResult, refused: readonly string[]): string | null {
+  if (refused.length > 0) {
+    return `[sandbox] the network proxy refused ${refused.join(", ")}: not in the network list of tool '${toolName}'; add the host to its sandbox: network in agent.yaml if the tool needs it`;
+  }
+  const bwrapSaid = /^bwrap: .*/m.exec(result.stderr);
+  if (result.exitCode === 1 && bwrapSaid !== null && result.stderr.startsWith("bwrap: ")) {
+    return `[sandbox] the sandbox could not start tool '${toolName}' (${bwrapSaid[0]}); change its sandbox: in agent.yaml (write:, deny_read:) or run with --sandbox off`;
+  }
+  return null;
 }
 
 /** An MCP call is journaled as any tool's: requested and flushed before the server hears of it, its result after. */

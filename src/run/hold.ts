@@ -1,4 +1,5 @@
 // One engine process's hold on a run: opens journal and lock, drives the loop, and closes cleanly.
+import { join } from "node:path";
 import type { AgentPackage } from "../agent/load.js";
 import { contextBudget } from "../context/budget.js";
 import { ENGINE_VERSION } from "../engine-version.js";
@@ -17,6 +18,9 @@ import { EMPTY_USAGE, priceRunUsage } from "../llm/usage.js";
 import type { ProviderChoice } from "./provider.js";
 import type { HumanQuestion, RunContext } from "./run-context.js";
 import type { AgentMcp } from "./mcp-start.js";
+import { hookPolicy, journaledSandbox, toolPolicy } from "./sandbox-policy.js";
+import type { RunSandbox } from "../tools/sandbox-schema.js";
+import { openBox } from "./tool-box.js";
 import { deriveRunState } from "../journal/run-state.js";
 import { reportHookOutcome } from "./hook-report.js";
 import { createEngineLogger, writeHookRecord } from "../store/io-log.js";
@@ -35,6 +39,8 @@ export interface SessionOptions {
   provider: ProviderChoice;
   /** The MCP servers this process started for the agent; the session stops them when the loop ends. */
   mcp: AgentMcp | null;
+  /** The boxes of tools, servers and hooks for this process (journaled in ENGINE_START). */
+  sandbox: RunSandbox;
   /** Metadata carried over (created_at, initial_message) or made for a new run. */
   metadata: RunMetadata;
   maxIterations: number;
@@ -82,7 +88,13 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   const childEnvOf = (): Record<string, string> =>
     (childEnv ??= agentChildEnv(agent, options.provider, secrets));
 
+  // Hooks and generators are the author's code: boxed only when the agent says so, all in one box for the process.
+  const hooksPolicy = hookPolicy(options.sandbox);
+  const hookBox = hooksPolicy === null
+    ? null
+    : await openBox(hooksPolicy, { workDir: options.workDir, agentHome: agent.home, passthrough: agent.envPassthrough, writableInProtected: [join(options.workDir, ".delta", "context_artifacts")] }, childEnvOf());
   const ctx: RunContext = {
+    hookBox,
     runId,
     workDir: options.workDir,
     paths,
@@ -93,6 +105,10 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
     secrets,
     get childEnv() {
       return childEnvOf();
+    },
+    openToolBox: async (toolName) => {
+      const policy = toolPolicy(options.sandbox, toolName);
+      return policy === null ? null : openBox(policy, { workDir: options.workDir, agentHome: agent.home, passthrough: agent.envPassthrough }, childEnvOf());
     },
     signal,
     append: (event: NewEvent): JournalEvent => {
@@ -126,7 +142,8 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
         runDir: paths.runDir,
         journalPath: paths.journal,
         iteration,
-        baseEnv: agent.hooks[name] === undefined ? undefined : childEnvOf(),
+        baseEnv: agent.hooks[name] === undefined ? undefined : hookBox?.env ?? childEnvOf(),
+        sandbox: hookBox?.box,
         record: (hookName, record) => writeHookRecord(paths, hookName, record, secrets),
         log: (line) => logger.log(line),
         signal: closing ? undefined : signal,
@@ -150,8 +167,12 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   await options.mcp?.servers.close();
   const open = { journal, logger, metadata, startTime };
   const lost = journal.lostReason() ?? options.hold.lostReason();
-  if (lost !== null) return stopLost(ctx, open, lost);
-  return finish(ctx, options, open, end);
+  try {
+    if (lost !== null) return stopLost(ctx, open, lost);
+    return await finish(ctx, options, open, end);
+  } finally {
+    await hookBox?.close();
+  }
 }
 
 /** A completed run's result (the schema-checked value, or the text parsed when it is JSON) and its raw text. */
@@ -197,7 +218,7 @@ export function sessionSecrets(options: Pick<SessionOptions, "provider" | "mcp">
 }
 
 /** The ENGINE_START this process records: who runs what, with which settings (never secrets). */
-export function engineStartEvent(options: Pick<SessionOptions, "runId" | "workDir" | "agent" | "provider" | "mcp" | "maxIterations" | "askInteractively">): NewEvent {
+export function engineStartEvent(options: Pick<SessionOptions, "runId" | "workDir" | "agent" | "provider" | "mcp" | "maxIterations" | "askInteractively" | "sandbox">): NewEvent {
   const { agent } = options;
   const mcpTools = options.mcp?.servers.tools ?? [];
   return {
@@ -212,6 +233,8 @@ export function engineStartEvent(options: Pick<SessionOptions, "runId" | "workDi
       tools: [...agent.tools.map((tool) => tool.name), ...mcpTools.map((tool) => tool.name)],
       ...(agent.mcpServers.length > 0 && { mcp_servers: agent.mcpServers.map((server) => server.name) }),
       interactive: Boolean(options.askInteractively),
+      // The boxes this process runs tools in; continue keeps them unless --sandbox changes the mode.
+      sandbox: journaledSandbox(options.sandbox),
       pid: process.pid,
       // So that show and report can price each call as the run's RunResult does.
       ...(agent.llm.pricing ? { pricing: agent.llm.pricing } : {}),

@@ -17,6 +17,8 @@ import type { DriveOptions, RunContext } from "./run-context.js";
 import { validateRunId } from "../store/run-id.js";
 import { deriveRunState, type RunState } from "../journal/run-state.js";
 import { runSession } from "./hold.js";
+import { checkSandbox } from "./sandbox-check.js";
+import { continuedSandbox } from "./sandbox-policy.js";
 import { startAgentMcp, type AgentMcp } from "./mcp-start.js";
 import { stopLeftoverServers } from "../store/lease/leftover-servers.js";
 import { takeRun, type RunHold } from "../store/lease/take-run.js";
@@ -42,6 +44,8 @@ export async function continueRun(request: ContinueRequest): Promise<RunOutcome>
   const loaded = await loadAgent(start.agent_home, { warn: request.warn });
   const output = await journaledOutput(start);
   await preflightAgent(loaded, start.work_dir);
+  const sandbox = continuedSandbox(lastEngineStart(readJournal(paths.journal, { warn: () => {} }))?.config.sandbox, loaded, request.sandbox);
+  await checkSandbox(sandbox, loaded, request.warn);
 
   pausePoint("continue-before-lock");
   const hold = await takeRun(paths, { runId: request.runId, workDir: request.workDir, force: request.force, progress: request.progress, signal: request.signal });
@@ -70,7 +74,7 @@ export async function continueRun(request: ContinueRequest): Promise<RunOutcome>
     for (const stopped of stopLeftoverServers(leftoverServers, metadata)) {
       request.progress(`[Janitor] Stopped ${stopped}, left running by the engine that stopped`);
     }
-    mcp = await startAgentMcp(agent, { workDir: start.work_dir, provider, signal: request.signal, warn: request.warn, echo: verboseLog(request) });
+    mcp = await startAgentMcp(agent, { workDir: start.work_dir, provider, sandbox, signal: request.signal, warn: request.warn, echo: verboseLog(request) });
     if (state.status === "RUNNING") await markInterrupted(paths, request.runId, state, hold, leftover, request.warn);
   } catch (err) {
     await mcp?.servers.close();
@@ -86,6 +90,7 @@ export async function continueRun(request: ContinueRequest): Promise<RunOutcome>
       agent,
       provider,
       mcp,
+      sandbox,
       metadata,
       maxIterations: request.maxIterations,
       signal: request.signal,
@@ -98,6 +103,14 @@ export async function continueRun(request: ContinueRequest): Promise<RunOutcome>
   } finally {
     await mcp?.servers.close();
   }
+}
+
+function lastEngineStart(events: JournalEvent[]): Extract<JournalEvent, { type: "ENGINE_START" }> | undefined {
+  for (let index = events.length - 1; index >= 0; index--) {
+    const event = events[index]!;
+    if (event.type === "ENGINE_START") return event;
+  }
+  return undefined;
 }
 
 function reportTakeover(request: ContinueRequest, hold: RunHold, state: RunState): void {

@@ -8,6 +8,8 @@ import type { Provider } from "../llm/types.js";
 import type { ToolGroup } from "../store/lease/owner-record.js";
 import type { RunPaths } from "../store/run-dir.js";
 import type { McpServers } from "../tools/mcp/servers.js";
+import type { SandboxMode } from "../tools/sandbox-schema.js";
+import type { OpenBox } from "./tool-box.js";
 
 export interface HumanQuestion {
   prompt: string;
@@ -21,6 +23,8 @@ export interface DriveOptions {
   replay?: string;
   /** --model: overrides DELTA_MODEL and llm.model for this invocation. */
   model?: string;
+  /** --sandbox MODE: the mode of every tool's and server's box for this invocation (continue journals it). */
+  sandbox?: SandboxMode;
   signal: AbortSignal;
   progress: (line: string) => void;
   verbose: boolean;
@@ -58,4 +62,8 @@ export interface RunContext {
   secrets: string[];
   /** The environment tools, hooks and generators start from: the engine's, without its API key unless the agent passes it on. */
   childEnv: Record<string, string>;
+  /** The box a call of this tool runs in (close it after the call), or null when the tool runs unboxed. */
+  openToolBox(toolName: string): Promise<OpenBox | null>;
+  /** The box hooks and generators share for this process, when agent.yaml says `sandbox.hooks: true`. */
+  hookBox: OpenBox | null;
 }

@@ -17,6 +17,9 @@ import { stageNewRunDir, stageRunDir, type RunPaths, type StagedRun } from "../s
 import { rememberLastUsed, removeCreatedWorkspace, resolveWorkspace, type Workspace } from "../store/workspace.js";
 import { verboseLog, withModel } from "./model-choice.js";
 import { withOutput } from "./output-choice.js";
+import { checkSandbox } from "./sandbox-check.js";
+import { declaredSandbox } from "./sandbox-policy.js";
+import type { RunSandbox } from "../tools/sandbox-schema.js";
 
 export interface StartRequest extends DriveOptions {
   agentHome: string;
@@ -34,6 +37,9 @@ export async function startRun(request: StartRequest): Promise<RunOutcome> {
   if (request.runId !== undefined) validateRunId(request.runId);
   const loaded = await loadAgent(request.agentHome, { warn: request.warn });
   const output = request.outputSchema === undefined ? loaded.output : await loadOutputSchemaFile(request.outputSchema, loaded.home);
+  const sandbox = declaredSandbox(loaded, request.sandbox);
+  // Before the workspace: a run that asks for a box this machine cannot give leaves nothing behind.
+  await checkSandbox(sandbox, loaded, request.warn);
   const workspace = await resolveWorkspace({
     agentHome: loaded.home,
     workDir: request.workDir,
@@ -50,13 +56,13 @@ export async function startRun(request: StartRequest): Promise<RunOutcome> {
     provider = await chooseProvider(loaded, workspace.workDir, { replay: request.replay, recordedThoughts: 0, warn: request.warn, log: verboseLog(request) });
     agent = withOutput(withModel(loaded, request.model ?? provider.model), output, provider.protocol, request.warn);
     // Last of the checks, being the slowest: a server that cannot start refuses the run.
-    mcp = await startAgentMcp(agent, { workDir: workspace.workDir, provider, signal: request.signal, warn: request.warn, echo: verboseLog(request) });
+    mcp = await startAgentMcp(agent, { workDir: workspace.workDir, provider, sandbox, signal: request.signal, warn: request.warn, echo: verboseLog(request) });
   } catch (err) {
     removeCreatedWorkspace(workspace);
     throw err;
   }
   try {
-    return await claimAndRun(request, { workspace, agent, provider, mcp });
+    return await claimAndRun(request, { workspace, agent, provider, mcp, sandbox });
   } finally {
     await mcp?.servers.close();
   }
@@ -65,7 +71,7 @@ export async function startRun(request: StartRequest): Promise<RunOutcome> {
 /** Claims the run directory, publishes its first events as this process's run, and drives it. */
 async function claimAndRun(
   request: StartRequest,
-  { workspace, agent, provider, mcp }: { workspace: Workspace; agent: AgentPackage; provider: ProviderChoice; mcp: AgentMcp | null },
+  { workspace, agent, provider, mcp, sandbox }: { workspace: Workspace; agent: AgentPackage; provider: ProviderChoice; mcp: AgentMcp | null; sandbox: RunSandbox },
 ): Promise<RunOutcome> {
   if (request.workDir === undefined) rememberLastUsed(agent.home, workspace);
   const staged = request.runId === undefined ? stageNewRunDir(workspace.workDir) : stageRunDir(workspace.workDir, request.runId);
@@ -77,6 +83,7 @@ async function claimAndRun(
     agent,
     provider,
     mcp,
+    sandbox,
     maxIterations: request.maxIterations,
     signal: request.signal,
     progress: request.progress,

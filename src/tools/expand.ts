@@ -2,6 +2,7 @@
 import { parse } from "shell-quote";
 import { ConfigError } from "../errors.js";
 import type { InjectAs, ToolDefinition, ToolParameterDefinition } from "./schema.js";
+import type { SandboxPolicy } from "./sandbox-schema.js";
 import { rewriteShellPlaceholders, UnbalancedScriptError } from "./shell-script.js";
 
 /** Variables filled in at bind time with absolute paths; never parameters. */
@@ -31,6 +32,8 @@ export interface ExpandedTool {
   argv: ArgvEntry[];
   parameters: ExpandedParameter[];
   timeout_ms?: number;
+  /** The tool's own sandbox, which replaces the agent's for it. */
+  sandbox?: SandboxPolicy;
   source: string;
 }
 
@@ -72,6 +75,7 @@ export function expandTool(def: ToolDefinition, where: ToolLocation): ExpandedTo
     source: where.file,
   };
   if (def.timeout_ms !== undefined) tool.timeout_ms = def.timeout_ms;
+  if (def.sandbox !== undefined) tool.sandbox = def.sandbox;
   return tool;
 }
 

@@ -1,6 +1,7 @@
 // Runs one tool call through the process runner and turns its facts into the observation and status.
 import { childEnvironment } from "../process/child-env.js";
 import { runProcess } from "../process/run-process.js";
+import type { SandboxBox } from "../process/sandbox-argv.js";
 import { describeSpawnFailure } from "../process/spawn-failure.js";
 import { formatObservation } from "./observation.js";
 import { DEFAULT_MAX_OBSERVATION_BYTES } from "./output-bound.js";
@@ -20,6 +21,8 @@ export interface InvokeRequest {
   signal?: AbortSignal | undefined;
   /** Told the tool's process group id as soon as it is spawned. */
   onSpawn?: (pgid: number) => void;
+  /** Run inside this box (bubblewrap); `baseEnv` is then the box's filtered environment. */
+  sandbox?: SandboxBox | undefined;
 }
 
 export type InvokeStatus = "SUCCESS" | "FAILED" | "ERROR";
@@ -54,6 +57,7 @@ export async function invokeTool(request: InvokeRequest): Promise<InvokeResult> 
     signal: request.signal,
     capture: { keep: "head", maxChars: MAX_CAPTURE_CHARS },
     onSpawn: request.onSpawn,
+    sandbox: request.sandbox,
   });
   const spawnError = ended.spawnError ? describeSpawnFailure(ended.spawnError) : null;
   const stoppedByEngine = ended.timedOut || ended.aborted || ended.overLimit;

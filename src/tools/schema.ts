@@ -1,5 +1,6 @@
 // The tool definition as users write it in agent.yaml or an imported file (spec 2.2.6).
 import { z } from "zod";
+import { SandboxPolicySchema } from "./sandbox-schema.js";
 
 /** OpenAI function names: letters, digits, `_` and `-`, at most 64 characters. */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -36,6 +37,8 @@ export const ToolDefinitionSchema = z
     parameters: z.array(ToolParameterSchema).optional(),
     stdin: z.string().regex(PARAMETER_NAME_PATTERN, { message: "must be a parameter name" }).optional(),
     timeout_ms: z.number().int().positive().optional(),
+    /** Replaces the agent's sandbox for this tool. */
+    sandbox: SandboxPolicySchema.optional(),
   })
   .refine((tool) => [tool.exec, tool.shell, tool.command].filter((mode) => mode !== undefined).length === 1, {
     message: "Tool must specify exactly one of: exec, shell, or command",

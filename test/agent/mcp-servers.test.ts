@@ -38,11 +38,13 @@ describe("mcp_servers", () => {
     expect(await configErrorOf(loadAgent(named))).toContain("agent.yaml: mcp_servers[0].name: server names are 1-32 letters, digits, _ or -, without __");
   });
 
-  it("refuses headers on a stdio server and env on a url server", async () => {
+  it("refuses headers on a stdio server, and env or sandbox on a url server", async () => {
     const headers = await makeAgent({ "agent.yaml": `${MINIMAL_AGENT_YAML}mcp_servers:\n  - name: x\n    command: [a]\n    headers:\n      X-Key: {env: KEY}\n` });
     expect(await configErrorOf(loadAgent(headers))).toContain("agent.yaml: mcp_servers[0].headers: headers are for url servers");
     const env = await makeAgent({ "agent.yaml": `${MINIMAL_AGENT_YAML}mcp_servers:\n  - name: x\n    url: http://127.0.0.1:1/mcp\n    env:\n      A: b\n` });
-    expect(await configErrorOf(loadAgent(env))).toContain("env and cwd are for command (stdio) servers");
+    expect(await configErrorOf(loadAgent(env))).toContain("env, cwd and sandbox are for command (stdio) servers");
+    const sandbox = await makeAgent({ "agent.yaml": `${MINIMAL_AGENT_YAML}mcp_servers:\n  - name: x\n    url: http://127.0.0.1:1/mcp\n    sandbox: {mode: off}\n` });
+    expect(await configErrorOf(loadAgent(sandbox))).toContain("env, cwd and sandbox are for command (stdio) servers");
   });
 
   it("accepts an imported file that holds only MCP servers, but not one that holds neither tools nor servers", async () => {

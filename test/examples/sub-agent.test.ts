@@ -47,11 +47,12 @@ afterAll(async () => {
   removeDir(root);
 });
 
+// Unboxed here (--sandbox off), so these run on a machine without bubblewrap; test/hosts/sandbox-examples.test.ts runs it boxed.
 describe.concurrent("examples/sub-agent", () => {
   it("runs without a key: the parent replays recording.jsonl, the child (a real delta run) replays RESEARCHER_REPLAY", async () => {
     const ws = join(root, "ws-replayed");
     const run = await delta(
-      ["run", "--agent", AGENT, "-w", ws, "--run-id", "replayed", "--replay", join(AGENT, "recording.jsonl"), "--format", "json", "-m", `How many words are in: ${TEXT}`],
+      ["run", "--agent", AGENT, "--sandbox", "off", "-w", ws, "--run-id", "replayed", "--replay", join(AGENT, "recording.jsonl"), "--format", "json", "-m", `How many words are in: ${TEXT}`],
       { env: { PATH: pathWith(binDir(join(root, "replayed"))), RESEARCHER_REPLAY: join(AGENT, "researcher", "recording.jsonl") } },
     );
     expect(run.exitCode, run.stderr).toBe(0);
@@ -73,7 +74,7 @@ describe.concurrent("examples/sub-agent", () => {
     );
     try {
       const ws = join(root, "ws-failing");
-      const run = await delta(["run", "--agent", AGENT, "-w", ws, "--run-id", "parent", "-m", "Measure x"], { env: { ...env, DELTA_BASE_URL: failing.baseUrl } });
+      const run = await delta(["run", "--agent", AGENT, "--sandbox", "off", "-w", ws, "--run-id", "parent", "-m", "Measure x"], { env: { ...env, DELTA_BASE_URL: failing.baseUrl } });
       expect(run.exitCode, run.stderr).toBe(0);
       const [result] = actionResults(ws, "parent");
       expect(result).toMatchObject({ tool_name: "ask_researcher", status: "FAILED", exit_code: 1 });
@@ -85,7 +86,7 @@ describe.concurrent("examples/sub-agent", () => {
 
   it("the parent's observation is exactly what the child printed with --format raw", async () => {
     const ws = join(root, "ws");
-    const run = await delta(["run", "--agent", AGENT, "-w", ws, "--run-id", "parent", "--format", "json", "-m", "How long is this text? " + TEXT], { env });
+    const run = await delta(["run", "--agent", AGENT, "--sandbox", "off", "-w", ws, "--run-id", "parent", "--format", "json", "-m", "How long is this text? " + TEXT], { env });
     expect(run.exitCode, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ status: "COMPLETED", result: "The text has 4 words; the longest is 'everything'." });
 

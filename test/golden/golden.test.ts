@@ -23,6 +23,8 @@ interface GoldenCase {
   env?: () => Record<string, string>;
   /** Files the workspace holds before the run. */
   files?: Record<string, string>;
+  /** More `delta run` flags. */
+  flags?: string[];
 }
 
 let root: string;
@@ -63,6 +65,8 @@ const CASES: GoldenCase[] = [
     replay: "sub-agent/recording.jsonl",
     message: "How many words are in: Delta engines journal everything",
     env: () => ({ PATH: pathWith(bin), RESEARCHER_REPLAY: join(EXAMPLES, "sub-agent/researcher/recording.jsonl") }),
+    // Unboxed, so it runs where bubblewrap is missing (test/hosts/sandbox-examples.test.ts runs it boxed).
+    flags: ["--sandbox", "off"],
   },
   { name: "sub-agent-researcher", agent: example("sub-agent/researcher"), replay: "sub-agent/researcher/recording.jsonl", message: "Measure: Delta engines journal everything" },
   {
@@ -165,6 +169,7 @@ async function produce(golden: GoldenCase): Promise<Record<string, string>> {
   const resultFile = join(root, `${golden.name}.result.json`);
   const args = ["run", "--agent", golden.agent(), "-w", ws, "--run-id", golden.name, "-m", golden.message, "--format", "stream-json", "-o", resultFile];
   if (golden.replay) args.push("--replay", join(EXAMPLES, golden.replay));
+  args.push(...(golden.flags ?? []));
   try {
     const run = await delta(args, { env, timeoutMs: 240_000 });
     expect(run.stderr).not.toMatch(/Internal error/);

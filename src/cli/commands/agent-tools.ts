@@ -2,6 +2,8 @@
 import { agentHomeOf } from "../../agent/agent-home.js";
 import { loadAgent, type AgentPackage } from "../../agent/load.js";
 import { NO_PROVIDER, startAgentMcp } from "../../run/mcp-start.js";
+import { checkSandbox } from "../../run/sandbox-check.js";
+import { declaredSandbox } from "../../run/sandbox-policy.js";
 import type { McpTool } from "../../tools/mcp/advertise.js";
 import type { CliIo } from "../io.js";
 
@@ -10,7 +12,10 @@ export async function withAgentTools(target: string, command: string, io: CliIo,
   const agentHome = await agentHomeOf(target, command);
   const warn = (message: string): void => io.err(`${message}\n`);
   const agent = await loadAgent(agentHome, { warn });
-  const mcp = await startAgentMcp(agent, { workDir: process.cwd(), provider: NO_PROVIDER, warn });
+  // Servers start in the box a run would give them, or not at all.
+  const sandbox = declaredSandbox(agent);
+  await checkSandbox(sandbox, { ...agent, tools: [] }, warn);
+  const mcp = await startAgentMcp(agent, { workDir: process.cwd(), provider: NO_PROVIDER, sandbox, warn });
   try {
     show(agent, mcp?.servers.tools ?? null);
   } finally {

@@ -5,6 +5,7 @@ import { existsSync } from "node:fs";
 import { parseDocument } from "yaml";
 import { SCHEMA_KINDS, SCHEMA_MODELINE, schemaFileName, schemaModeline } from "../../agent/schema-files.js";
 import { UsageError } from "../../errors.js";
+import { probeSandbox } from "../../process/sandbox-probe.js";
 import type { CliIo } from "../io.js";
 import { DEFAULT_TEMPLATE, findTemplatesDir, listTemplates } from "../templates.js";
 import { packageFolder } from "../package-dir.js";
@@ -33,6 +34,8 @@ export async function init(options: InitOptions, io: CliIo): Promise<number> {
 
   await cp(path.join(templatesDir, templateName), target, { recursive: true, errorOnExist: true, force: false });
   await renameAgent(path.join(target, "agent.yaml"), path.basename(target));
+  const unavailable = await probeSandbox();
+  await addSandbox(path.join(target, "agent.yaml"), unavailable === null ? null : unavailable.detail);
   await pointAtSchemas(target);
 
   const shown = path.relative(options.cwd, target) || ".";
@@ -41,7 +44,8 @@ export async function init(options: InitOptions, io: CliIo): Promise<number> {
       "Next steps:\n" +
       "  export DELTA_API_KEY=<your key>        # or put it in a .env file; DELTA_BASE_URL for other endpoints\n" +
       `  delta run --agent ${shown} -m "Say hello"\n` +
-      `  delta tool expand ${path.join(shown, "agent.yaml")}   # see how the tools expand\n`,
+      `  delta tool expand ${path.join(shown, "agent.yaml")}   # see how the tools expand\n` +
+      (unavailable === null ? "" : `\nThe tools run unboxed: this machine cannot sandbox them (${unavailable.detail}); agent.yaml says how to turn the sandbox on once it can.\n`),
   );
   return 0;
 }
@@ -69,6 +73,22 @@ async function pointAtSchemas(target: string): Promise<void> {
     if (first === undefined || !SCHEMA_MODELINE.test(first)) continue;
     await writeFile(file, [schemaModeline(path.join(schemas, schemaFileName(kind)).split(path.sep).join("/")), ...rest].join("\n"));
   }
+}
+
+/**
+ * Puts `sandbox: {mode: workspace-write}` before `tools:` where this machine can box tools, and the
+ * same line commented out, with the reason, where it cannot.
+ */
+async function addSandbox(agentYamlPath: string, cannot: string | null): Promise<void> {
+  const text = await readFile(agentYamlPath, "utf8");
+  const block = cannot === null
+    ? "# Every tool runs in a box: it writes only in its workspace, sees none of your secrets and reaches\n" +
+      "# no network (docs/security.md). A tool that needs more gets its own sandbox: (write:, network:).\n" +
+      "sandbox: {mode: workspace-write}\n\n"
+    : `# This machine cannot box tools (${cannot}).\n` +
+      "# Once it can, uncomment this to run every tool in a sandbox (docs/security.md):\n" +
+      "# sandbox: {mode: workspace-write}\n\n";
+  await writeFile(agentYamlPath, text.replace(/^tools:/m, `${block}tools:`));
 }
 
 /** Sets `name:` to the directory's name, keeping the template's comments. */

@@ -9,6 +9,7 @@ import type { DriveOptions } from "../../run/run-context.js";
 import { continueRun } from "../../run/resume.js";
 import { startRun } from "../../run/start.js";
 import { locateRun, newestRun } from "../../store/locate-run.js";
+import { SANDBOX_MODES, type SandboxMode } from "../../tools/sandbox-schema.js";
 import type { CliIo } from "../io.js";
 import { readMessage } from "../message-input.js";
 import { optionalString, parseFormat, parsePositiveInt } from "../options.js";
@@ -71,8 +72,13 @@ export async function continueCommandLine(flags: Record<string, unknown>, io: Cl
 function driveOptions(flags: Record<string, unknown>, io: CliIo, signal: AbortSignal): DriveOptions {
   const model = optionalString("--model", flags.model);
   if (model === "") throw new UsageError("--model needs a model name, e.g. --model gpt-4o-mini.");
+  const sandbox = optionalString("--sandbox", flags.sandbox);
+  if (sandbox !== undefined && !(SANDBOX_MODES as readonly string[]).includes(sandbox)) {
+    throw new UsageError(`--sandbox is one of ${SANDBOX_MODES.join(", ")}; got ${JSON.stringify(sandbox)}.`);
+  }
   return {
     maxIterations: parsePositiveInt("--max-iterations", flags.maxIterations, DEFAULT_MAX_ITERATIONS),
+    ...(sandbox === undefined ? {} : { sandbox: sandbox as SandboxMode }),
     replay: replaySource(flags.replay),
     ...(model === undefined ? {} : { model }),
     signal,

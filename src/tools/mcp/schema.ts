@@ -1,5 +1,6 @@
 // The `mcp_servers:` entries of agent.yaml and imported files: a stdio command or a Streamable HTTP url per server.
 import { z } from "zod";
+import { SandboxPolicySchema } from "../sandbox-schema.js";
 
 /** How long the engine waits for a server at each step (start, listing its tools, one call) unless `timeout_ms` says otherwise. */
 export const DEFAULT_MCP_TIMEOUT_MS = 60_000;
@@ -60,6 +61,8 @@ function buildMcpServerSchema() {
       headers: z.record(headerName, headerValue).optional(),
       tools: toolFilter.optional(),
       timeout_ms: z.number().int().positive().optional(),
+      /** For a stdio server: replaces the agent's sandbox for it (`{mode: off}` for a server that needs the network and its own caches, e.g. one run through npx). */
+      sandbox: SandboxPolicySchema.optional(),
     })
     .refine((server) => (server.command === undefined) !== (server.url === undefined), {
       message: "an MCP server has exactly one of command (a stdio server) or url (a Streamable HTTP server)",
@@ -68,7 +71,7 @@ function buildMcpServerSchema() {
       message: "headers are for url servers; a stdio server gets variables through env",
       path: ["headers"],
     })
-    .refine((server) => server.command !== undefined || (server.env === undefined && server.cwd === undefined), {
-      message: "env and cwd are for command (stdio) servers; a url server takes headers",
+    .refine((server) => server.command !== undefined || (server.env === undefined && server.cwd === undefined && server.sandbox === undefined), {
+      message: "env, cwd and sandbox are for command (stdio) servers; a url server takes headers",
     });
 }

@@ -10,6 +10,7 @@ import { linkHttpServer } from "./http-server.js";
 import { DEFAULT_MCP_TIMEOUT_MS, type EnvReference, type McpServerConfig } from "./schema.js";
 import type { ServerLink } from "./server-link.js";
 import { launchStdioServer } from "./stdio-server.js";
+import type { SandboxBox } from "../../process/sandbox-argv.js";
 
 /** A running stdio server's process, which leads its own process group. */
 export interface McpServerProcess {
@@ -40,7 +41,7 @@ export interface ResolvedServers {
 
 interface Launch {
   server: McpServerConfig;
-  open: (baseEnv: Record<string, string>, log: (line: string) => void) => Promise<ServerLink>;
+  open: (baseEnv: Record<string, string>, log: (line: string) => void, sandbox?: SandboxBox) => Promise<ServerLink>;
 }
 
 export interface ResolveOptions {
@@ -62,6 +63,8 @@ export interface StartServersOptions {
   execTools: { name: string; source: string }[];
   /** The environment a stdio server starts from, before its own env: the engine's without the run's secrets. */
   baseEnv: Record<string, string>;
+  /** A boxed stdio server's box and the environment it starts from instead of baseEnv, by server name. */
+  boxes?: ReadonlyMap<string, { box: SandboxBox; env: Record<string, string> }>;
   signal?: AbortSignal | undefined;
   log: (line: string) => void;
   warn: (line: string) => void;
@@ -70,7 +73,10 @@ export interface StartServersOptions {
 /** Starts the servers side by side. If any fails, the others are stopped and the start is refused (126) naming it. */
 export async function startMcpServers(resolved: ResolvedServers, options: StartServersOptions): Promise<McpServers> {
   const { secrets } = resolved;
-  const started = await Promise.allSettled(resolved.launches.map((launch) => startServer(launch.server, () => launch.open(options.baseEnv, options.log), options)));
+  const started = await Promise.allSettled(resolved.launches.map((launch) => startServer(launch.server, () => {
+    const boxed = options.boxes?.get(launch.server.name);
+    return launch.open(boxed?.env ?? options.baseEnv, options.log, boxed?.box);
+  }, options)));
   const connections = started.flatMap((outcome) => (outcome.status === "fulfilled" ? [outcome.value] : []));
   const stopAll = (): Promise<void> => Promise.all(connections.map((entry) => entry.connection.close())).then(() => {});
   const failures = started.flatMap((outcome) => (outcome.status === "rejected" ? [outcome.reason as unknown] : []));
@@ -152,7 +158,7 @@ function resolveLaunch(server: McpServerConfig, options: ResolveOptions, secrets
   // As in a tool's command: in a `sh -c` script the paths are read from DELTA_AGENT_HOME and DELTA_CWD, never pasted in.
   const argv = expandArgvPathVariables(server.command ?? [], options.vars);
   const cwd = server.cwd === undefined ? options.vars.CWD : path.resolve(options.vars.CWD, expandPathVariables(server.cwd, options.vars));
-  return (baseEnv, log) => launchStdioServer(where, { argv, cwd, env: { ...baseEnv, ...env } }, log);
+  return (baseEnv, log, sandbox) => launchStdioServer(where, { argv, cwd, env: { ...baseEnv, ...env }, sandbox }, log);
 }
 
 function joinFailures(failures: unknown[]): unknown {

@@ -2,6 +2,7 @@
 import { describeSpawnFailure } from "../../process/spawn-failure.js";
 import { ProcessStartError, startProcess } from "../../process/start-process.js";
 import { McpServerError } from "../../errors.js";
+import type { SandboxBox } from "../../process/sandbox-argv.js";
 import type { ServerLink } from "./server-link.js";
 import { ProcessStdioTransport } from "./stdio-transport.js";
 
@@ -10,6 +11,8 @@ export interface StdioLaunch {
   cwd: string;
   /** The server's whole environment. */
   env: Record<string, string>;
+  /** The box it runs in, when its policy asks for one. */
+  sandbox?: SandboxBox | undefined;
 }
 
 /** How much of a line that is not JSON-RPC a message quotes. */
@@ -18,7 +21,7 @@ const QUOTED_LINE_CHARS = 200;
 export async function launchStdioServer(where: string, launch: StdioLaunch, log: (line: string) => void): Promise<ServerLink> {
   let started;
   try {
-    started = await startProcess({ argv: launch.argv, cwd: launch.cwd, env: launch.env });
+    started = await startProcess({ argv: launch.argv, cwd: launch.cwd, env: launch.env, sandbox: launch.sandbox });
   } catch (err) {
     if (err instanceof ProcessStartError) throw new McpServerError(`${where} could not start: ${describeSpawnFailure(err.failure)} (command: ${JSON.stringify(launch.argv)})`);
     throw err;

@@ -1,0 +1,102 @@
+// The bubblewrap command line that boxes one process: read-only root, writable roots, protected and hidden paths, its own namespaces.
+import path from "node:path";
+
+/** Where a path is, as the host sees it now: what a bind needs to know. */
+export type PathKind = "dir" | "file" | "missing";
+
+/** Everything the box of one process is made of, as absolute, resolved paths (see docs/security.md). */
+export interface SandboxBox {
+  /** The workspace: writable under workspace-write. */
+  workDir: string;
+  writeWorkspace: boolean;
+  /** Writable besides the workspace (`write:`). */
+  write: readonly string[];
+  /** The agent's folder: read-only even where a writable root holds it, its run's workspace excepted. */
+  agentHome: string;
+  /** Shown empty: secret folders and files, the engine's .env files, `deny_read:`. */
+  hidden: readonly string[];
+  /** Under `.delta/` but writable all the same (context_artifacts/ for a boxed generator). */
+  writableInProtected?: readonly string[];
+  network: BoxNetwork;
+}
+
+/**
+ * `off`: a network namespace of its own, with only loopback. `on`: the host's. `proxy`: its own
+ * namespace, where `forwarder` (argv, run before the command) listens on 127.0.0.1:`port` and
+ * carries each connection to the engine's filtering proxy through the Unix socket `socket`.
+ */
+export type BoxNetwork =
+  | { kind: "off" }
+  | { kind: "on" }
+  | { kind: "proxy"; socket: string; port: number; forwarder: readonly string[] };
+
+/** Names that stay read-only inside every writable root, whether or not they exist yet. */
+export const PROTECTED_NAMES = [".delta", ".git", ".env"] as const;
+
+/** Where the proxy's socket appears inside the box (its /tmp is private, so nothing else is there). */
+export const BOX_PROXY_SOCKET = "/tmp/.delta-proxy.sock";
+
+/**
+ * `command` (argv) run by bwrap in `box`, from `cwd`; `kindOf` tells what is at a path now (the only thing this
+ * function asks of the host). A protected path that does not exist gets an empty read-only file
+ * (.env) or folder in its place, which bwrap leaves behind as an empty placeholder.
+ */
+export function bwrapArgv(box: SandboxBox, command: readonly string[], cwd: string, kindOf: (target: string) => PathKind): string[] {
+  const args: string[] = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
+  const writable = unique([...(box.writeWorkspace ? [box.workDir] : []), ...box.write]);
+
+  // Parents before children, so a deeper bind is never covered by a shallower one.
+  const roots: { target: string; writable: boolean }[] = [
+    ...writable.map((target) => ({ target, writable: true })),
+    { target: box.agentHome, writable: false },
+    // A read-only workspace under /tmp is bound back too, or the process would not see it.
+    ...(box.writeWorkspace ? [] : [{ target: box.workDir, writable: false }]),
+  ].sort((a, b) => depth(a.target) - depth(b.target));
+  for (const root of roots) {
+    if (kindOf(root.target) === "missing") continue;
+    if (!root.writable && roots.some((other) => other.writable && other.target === root.target)) continue;
+    args.push(root.writable ? "--bind" : "--ro-bind", root.target, root.target);
+  }
+
+  // Inside each writable root: .delta/, .git and .env stay read-only, and cannot be created.
+  for (const root of writable) {
+    if (kindOf(root) !== "dir") continue;
+    for (const name of PROTECTED_NAMES) {
+      const target = path.join(root, name);
+      const kind = kindOf(target);
+      if (kind === "missing") {
+        if (name === ".env") args.push("--ro-bind", "/dev/null", target);
+        else args.push("--tmpfs", target, "--remount-ro", target);
+      } else if (name === ".env" && kind === "file") {
+        args.push("--ro-bind", "/dev/null", target);
+      } else {
+        args.push("--ro-bind", target, target);
+      }
+    }
+  }
+  for (const target of box.writableInProtected ?? []) {
+    if (kindOf(target) === "dir") args.push("--bind", target, target);
+  }
+
+  for (const target of unique(box.hidden)) {
+    const kind = kindOf(target);
+    if (kind === "dir") args.push("--tmpfs", target, "--remount-ro", target);
+    else if (kind === "file") args.push("--ro-bind", "/dev/null", target);
+  }
+
+  const network = box.network;
+  if (network.kind === "proxy") args.push("--bind", network.socket, BOX_PROXY_SOCKET);
+  args.push("--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try");
+  if (network.kind !== "on") args.push("--unshare-net");
+  args.push("--die-with-parent", "--cap-drop", "ALL", "--chdir", cwd, "--");
+  const inner = network.kind === "proxy" ? [...network.forwarder, BOX_PROXY_SOCKET, String(network.port), "--", ...command] : [...command];
+  return ["bwrap", ...args, ...inner];
+}
+
+function depth(target: string): number {
+  return target.split("/").filter(Boolean).length;
+}
+
+function unique(paths: readonly string[]): string[] {
+  return [...new Set(paths.map((target) => path.resolve(target)))];
+}

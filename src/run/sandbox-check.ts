@@ -1,0 +1,27 @@
+// Before a run leaves any trace: a run that asks for a sandbox the machine cannot give is refused with the fixes, and --sandbox off is said aloud.
+import type { AgentPackage } from "../agent/load.js";
+import { SandboxUnavailableError } from "../errors.js";
+import { probeSandbox } from "../process/sandbox-probe.js";
+import { asksForSandbox, needsSandbox } from "./sandbox-policy.js";
+import type { RunSandbox } from "../tools/sandbox-schema.js";
+
+const FIXES: Record<"platform" | "no-bwrap" | "namespaces", string> = {
+  platform: "run the agent on Linux, or inside a container that is itself the box and pass --sandbox off",
+  "no-bwrap": "install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap), or inside a container that is itself the box pass --sandbox off",
+  namespaces:
+    "allow unprivileged user namespaces (sysctl user.max_user_namespaces=15000; on Ubuntu also kernel.apparmor_restrict_unprivileged_userns=0; " +
+    "in Docker, run with --security-opt seccomp=unconfined or use a runtime that allows them), or inside a container that is itself the box pass --sandbox off",
+};
+
+export async function checkSandbox(sandbox: RunSandbox, agent: Pick<AgentPackage, "tools" | "mcpServers" | "configPath">, warn: (line: string) => void): Promise<void> {
+  if (sandbox.override === "off" && asksForSandbox(sandbox)) {
+    warn(`[warning] --sandbox off: ${agent.configPath} asks for a sandbox, and this run's tools and MCP servers run unboxed, with all your rights`);
+  }
+  if (!needsSandbox(sandbox, agent)) return;
+  const unavailable = await probeSandbox();
+  if (unavailable === null) return;
+  const fix = unavailable.cause === "nested"
+    ? "run the inner agent with --sandbox off: the tool that runs it is boxed already, and the inner run stays inside that box"
+    : FIXES[unavailable.cause];
+  throw new SandboxUnavailableError(`${agent.configPath} asks for a sandbox, and this machine cannot make one: ${unavailable.detail}. Nothing was run. Fix: ${fix}.`);
+}

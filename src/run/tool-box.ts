@@ -1,0 +1,95 @@
+// Opens the box one tool call, MCP server, hook or generator runs in: its paths resolved, its environment filtered, its proxy started.
+import { existsSync, mkdirSync, realpathSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { envFiles } from "../llm/env.js";
+import type { SandboxBox } from "../process/sandbox-argv.js";
+import { sandboxEnvironment } from "../process/sandbox-env.js";
+import type { SandboxPolicy } from "../tools/sandbox-schema.js";
+import { startHostProxy } from "./host-proxy.js";
+
+/** The secret folders and files of $HOME every box shows empty. */
+export const HIDDEN_HOME_PATHS = [".ssh", ".aws", ".config/gcloud", ".netrc", ".docker"] as const;
+
+/** The port the forwarder listens on inside a proxied box: the namespace is the box's own, so any port is free. */
+const BOX_PROXY_PORT = 3128;
+
+export interface BoxPlace {
+  workDir: string;
+  agentHome: string;
+  /** env_passthrough: variables a boxed process still gets. */
+  passthrough: readonly string[];
+  /** Under `.delta/` yet writable: context_artifacts/ for a boxed generator. */
+  writableInProtected?: readonly string[];
+}
+
+export interface OpenBox {
+  /** The policy as declared, for the call's io record. */
+  policy: SandboxPolicy;
+  box: SandboxBox;
+  /** `env` filtered for the box, with the proxy variables when its network is a host list. */
+  env: Record<string, string>;
+  /** Connections the proxy refused while the box was open, `host:port` each. */
+  refused(): string[];
+  close(): Promise<void>;
+}
+
+export async function openBox(policy: SandboxPolicy, place: BoxPlace, env: Record<string, string>): Promise<OpenBox> {
+  const workDir = real(place.workDir);
+  const agentHome = real(place.agentHome);
+  const home = env.HOME ?? os.homedir();
+  const expand = (given: string): string => real(expandPath(given, { home, workDir, agentHome }));
+  const write = (policy.write ?? []).map((given) => {
+    const target = expandPath(given, { home, workDir, agentHome });
+    mkdirSync(target, { recursive: true });
+    return real(target);
+  });
+  const hidden = [
+    ...HIDDEN_HOME_PATHS.map((name) => real(path.join(home, name))),
+    ...envFiles(workDir, agentHome).map(real),
+    ...(policy.deny_read ?? []).map(expand),
+  ];
+  for (const target of place.writableInProtected ?? []) mkdirSync(target, { recursive: true });
+  const base = { workDir, writeWorkspace: policy.mode === "workspace-write", write, agentHome, hidden, writableInProtected: place.writableInProtected ?? [] };
+  const network = policy.network ?? "off";
+  if (network === "off" || network === "on") {
+    return { policy, box: { ...base, network: { kind: network } }, env: sandboxEnvironment(env, place.passthrough), refused: () => [], close: async () => {} };
+  }
+  const proxy = await startHostProxy(network, process.env);
+  return {
+    policy,
+    box: { ...base, network: { kind: "proxy", socket: proxy.socketPath, port: BOX_PROXY_PORT, forwarder: [process.execPath, forwarderScript()] } },
+    env: sandboxEnvironment(env, place.passthrough, `http://127.0.0.1:${BOX_PROXY_PORT}`),
+    refused: () => proxy.refused(),
+    close: () => proxy.close(),
+  };
+}
+
+/** `~/x`, `${AGENT_HOME}/x`, `${CWD}/x`, an absolute path, or a path relative to the workspace. */
+function expandPath(given: string, where: { home: string; workDir: string; agentHome: string }): string {
+  const expanded = given
+    .replace(/^~(?=\/|$)/, where.home)
+    .replaceAll("${AGENT_HOME}", where.agentHome)
+    .replaceAll("${CWD}", where.workDir);
+  return path.resolve(where.workDir, expanded);
+}
+
+/** The path with its symlinks resolved, as far as it exists: a bind follows links, and the box must name what it protects. */
+function real(target: string): string {
+  const absolute = path.resolve(target);
+  if (existsSync(absolute)) return realpathSync(absolute);
+  const parent = path.dirname(absolute);
+  return parent === absolute ? absolute : path.join(real(parent), path.basename(absolute));
+}
+
+/** The forwarder the build writes beside the bundle (dist/sandbox-forwarder.cjs). */
+function forwarderScript(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    if (existsSync(path.join(dir, "package.json")) && existsSync(path.join(dir, "dist", "sandbox-forwarder.cjs"))) return path.join(dir, "dist", "sandbox-forwarder.cjs");
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error("dist/sandbox-forwarder.cjs is missing from the delta-engine package; rebuild it (npm run build) or reinstall");
+    dir = parent;
+  }
+}
