@@ -3,8 +3,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadAgent, type AgentPackage } from "../agent/load.js";
 import { preflightAgent } from "../agent/preflight.js";
-import { RunRefusedError } from "../errors.js";
-import type { JournalEvent } from "../journal/events.js";
+import { forAgent, RunRefusedError } from "../errors.js";
+import type { EventOf, JournalEvent } from "../journal/events.js";
 import { readFirstEvent, readJournal } from "../journal/reader.js";
 import { openJournal } from "../journal/writer.js";
 import { clearInteraction, recordAnswer } from "./ask-human.js";
@@ -40,6 +40,10 @@ export async function continueRun(request: ContinueRequest): Promise<RunOutcome>
   const start = readFirstEvent(paths.journal);
   if (start?.type !== "ENGINE_START") throw new RunRefusedError(`Run ${request.runId} has no ENGINE_START at the start of ${paths.journal}; it cannot be continued.`);
   const loaded = await loadAgent(start.agent_home, { warn: request.warn });
+  return forAgent(loaded.name, () => continueLoaded(request, paths, start, loaded));
+}
+
+async function continueLoaded(request: ContinueRequest, paths: RunPaths, start: EventOf<"ENGINE_START">, loaded: AgentPackage): Promise<RunOutcome> {
   const output = await journaledOutput(start);
   await preflightAgent(loaded, start.work_dir);
 

@@ -3,6 +3,7 @@ import { basename } from "node:path";
 import { loadAgent, type AgentPackage } from "../agent/load.js";
 import { loadOutputSchemaFile } from "../agent/output-schema.js";
 import { preflightAgent } from "../agent/preflight.js";
+import { forAgent } from "../errors.js";
 import { openJournal } from "../journal/writer.js";
 import { chooseProvider, type ProviderChoice } from "./provider.js";
 import type { RunOutcome } from "./outcome.js";
@@ -33,6 +34,10 @@ export interface StartRequest extends DriveOptions {
 export async function startRun(request: StartRequest): Promise<RunOutcome> {
   if (request.runId !== undefined) validateRunId(request.runId);
   const loaded = await loadAgent(request.agentHome, { warn: request.warn });
+  return forAgent(loaded.name, () => startLoaded(request, loaded));
+}
+
+async function startLoaded(request: StartRequest, loaded: AgentPackage): Promise<RunOutcome> {
   const output = request.outputSchema === undefined ? loaded.output : await loadOutputSchemaFile(request.outputSchema, loaded.home);
   const workspace = await resolveWorkspace({
     agentHome: loaded.home,

@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { agentHomeOf } from "../../agent/agent-home.js";
 import { EXIT, UsageError, errorMessage } from "../../errors.js";
 import { onAppendedLine } from "../../journal/writer.js";
+import { printable } from "../../report/show-text.js";
 import { continueCommand } from "../../run/continue-command.js";
 import type { RunOutcome } from "../../run/outcome.js";
 import type { DriveOptions } from "../../run/run-context.js";
@@ -138,13 +139,18 @@ async function drive(format: OutputFormat, output: string | undefined, io: CliIo
   }
 }
 
-/** For every run that did not complete: the exact command that resumes it, workspace included. */
+/** For every run that did not complete: the exact command that resumes it, workspace included, said once. */
 function resumeHint(outcome: RunOutcome): string {
   if (outcome.status === "COMPLETED" || outcome.runId === null || outcome.workspacePath === null) return "";
   if (outcome.status === "WAITING_FOR_INPUT") {
-    const where = outcome.runDir === null ? "" : `Agent paused. Provide response in ${outcome.runDir}/interaction/response.txt\nOr use: `;
-    return `${where}${continueCommand(outcome.runId, outcome.workspacePath, "<response>")}\n`;
+    // In every format: json and raw keep stdout for programs, so the person reads the question here.
+    const question = outcome.interaction ? `The agent asks: ${printable(outcome.interaction.prompt)}\n` : "";
+    const file = outcome.runDir === null ? "" : `\nor write the answer to ${outcome.runDir}/interaction/response.txt and run it without -m`;
+    return `${question}Answer with: ${continueCommand(outcome.runId, outcome.workspacePath, "<answer>")}${file}\n`;
   }
+  const command = continueCommand(outcome.runId, outcome.workspacePath);
+  // The error of an interrupted run, or one that reached its iteration limit, already ends with this command.
+  if (outcome.error?.message.includes(command)) return "";
   const why = outcome.status === "FAILED" ? "retry it (add -m <message> to tell the model something first)" : "resume it";
-  return `To ${why}: ${continueCommand(outcome.runId, outcome.workspacePath)}\n`;
+  return `To ${why}: ${command}\n`;
 }
