@@ -64,7 +64,8 @@ export async function act(ctx: RunContext, call: ToolCall, iteration: number): P
   ctx.noteToolGroup(null);
   ctx.log(`tool ${call.name}: ${JSON.stringify(bound.argv)} → ${result.status}, exit ${result.exitCode ?? result.signal ?? "none"}${result.timedOut ? " (timed out)" : ""} in ${result.durationMs} ms`);
   // The result first: a full disk while the full output is recorded must not cost the run the tool's real result.
-  const recorded = await appendResult(ctx, call, iteration, { status: result.status, observation: result.observation, exitCode: result.exitCode, durationMs: result.durationMs });
+  const outputLines = lineCount(result.stdout) + lineCount(result.stderr);
+  const recorded = await appendResult(ctx, call, iteration, { status: result.status, observation: result.observation, exitCode: result.exitCode, durationMs: result.durationMs, outputLines });
   writeToolExecution(ctx.paths, {
     iteration,
     action_id: call.id,
@@ -127,6 +128,10 @@ function requestAction(ctx: RunContext, call: ToolCall, iteration: number, args:
   return request;
 }
 
+function lineCount(text: string): number {
+  return text === "" ? 0 : text.replace(/\n$/, "").split("\n").length;
+}
+
 /** ACTION_RESULT, its observation bounded in tokens when a token limit applies (the whole output goes to io/tool_executions/). */
 async function appendResult(ctx: RunContext, call: ToolCall, iteration: number, facts: ActionFacts): Promise<JournalEvent> {
   const { observationTokens, model } = ctx.budget;
@@ -141,6 +146,8 @@ async function appendResult(ctx: RunContext, call: ToolCall, iteration: number, 
     observation_content: observation,
     exit_code: facts.exitCode,
     duration_ms: facts.durationMs,
+    // What `show` counts as the lines it does not print, when the observation was cut.
+    ...(facts.outputLines !== undefined && facts.outputLines > lineCount(observation) ? { output_lines: facts.outputLines } : {}),
   });
 }
 

@@ -19,7 +19,7 @@ export async function showCommand(runId: string | undefined, flags: Record<strin
   if (!flags.follow) {
     const run = await findRun(runId, flags, warn);
     const account = loadRunAccount(run.workDir, run.runId, run.paths, warn);
-    const format = createEventFormatter(style);
+    const format = createEventFormatter(style, { full: Boolean(flags.full) });
     io.out(`${[...runHeader(account, style), "", ...account.events.flatMap(format), "", ...runFooter(account, style)].join("\n")}\n`);
     return EXIT.COMPLETED;
   }
@@ -30,15 +30,15 @@ export async function showCommand(runId: string | undefined, flags: Record<strin
   try {
     const run = await locateOrWait(runId, flags, io, controller.signal, warn);
     if (!run) return EXIT.INTERRUPTED;
-    return await follow(run, io, style, controller.signal);
+    return await follow(run, io, style, controller.signal, Boolean(flags.full));
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
 }
 
-async function follow(run: LocatedRun, io: CliIo, style: ReturnType<typeof textStyle>, signal: AbortSignal): Promise<number> {
-  const format = createEventFormatter(style);
+async function follow(run: LocatedRun, io: CliIo, style: ReturnType<typeof textStyle>, signal: AbortSignal, full: boolean): Promise<number> {
+  const format = createEventFormatter(style, { full });
   io.out(`${style.bold(`Run ${run.runId}`)}  ${style.dim(run.paths.runDir)}\n\n`);
   const events = [];
   const journal = followJournal(run.paths, { signal });
