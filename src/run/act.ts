@@ -50,6 +50,7 @@ export async function act(ctx: RunContext, call: ToolCall, iteration: number): P
 
   const request = requestAction(ctx, call, iteration, args.value, bound.argv);
 
+  ctx.activity({ kind: "tool", iteration, tool: call.name });
   const result = await invokeTool({
     argv: bound.argv,
     stdin: bound.stdin,
@@ -62,6 +63,7 @@ export async function act(ctx: RunContext, call: ToolCall, iteration: number): P
     onSpawn: (pgid) => ctx.noteToolGroup({ request_seq: request.seq, pgid, started_at_unix: Date.now() }),
   });
   ctx.noteToolGroup(null);
+  ctx.activity({ kind: "idle" });
   ctx.log(`tool ${call.name}: ${JSON.stringify(bound.argv)} → ${result.status}, exit ${result.exitCode ?? result.signal ?? "none"}${result.timedOut ? " (timed out)" : ""} in ${result.durationMs} ms`);
   // The result first: a full disk while the full output is recorded must not cost the run the tool's real result.
   const outputLines = lineCount(result.stdout) + lineCount(result.stderr);
@@ -94,7 +96,9 @@ async function actMcp(ctx: RunContext, call: ToolCall, iteration: number, args: 
   }
   const given = (args ?? {}) as Record<string, unknown>;
   requestAction(ctx, call, iteration, given, mcpCommand(tool));
+  ctx.activity({ kind: "tool", iteration, tool: call.name });
   const { facts, record } = await callMcpTool(ctx, call, tool, given);
+  ctx.activity({ kind: "idle" });
   const recorded = await appendResult(ctx, call, iteration, facts);
   writeToolExecution(ctx.paths, { iteration, action_id: call.id, tool_name: call.name, tool_args: given, ...record }, ctx.secrets);
   await observed(ctx, iteration, recorded);

@@ -8,6 +8,7 @@ import type { ServerProcessRecord } from "../store/run-metadata.js";
 import type { McpServers } from "../tools/mcp/servers.js";
 import { McpServerError } from "../errors.js";
 import { redactText } from "../secrets.js";
+import type { ActivitySink } from "./activity.js";
 
 /** Log lines kept while no engine.log is open yet; a server that talks more than this at start has the rest dropped. */
 const MAX_EARLY_LOG_LINES = 1_000;
@@ -32,6 +33,8 @@ export interface McpStartOptions {
   warn: (line: string) => void;
   /** -v: each log line also goes here as it is logged, before engine.log exists. */
   echo?: ((line: string) => void) | undefined;
+  /** Told while the servers start, for a status line. */
+  activity?: ActivitySink | undefined;
 }
 
 /** Outside a run (`delta tool expand`, `list`) no key is read: only the known key variables are kept from servers. */
@@ -55,6 +58,7 @@ export async function startAgentMcp(agent: AgentPackage, options: McpStartOption
     if (early.length < MAX_EARLY_LOG_LINES) early.push(line);
   };
   let servers: McpServers;
+  options.activity?.({ kind: "mcp-start", servers: agent.mcpServers.map((server) => server.name) });
   try {
     servers = await startMcpServers(resolved, {
       execTools: agent.tools,
@@ -72,6 +76,8 @@ export async function startAgentMcp(agent: AgentPackage, options: McpStartOption
     // The one redaction point of a server's refusal, which quotes its stderr.
     if (err instanceof McpServerError) throw new McpServerError(redactText(err.message, secrets), { cause: err });
     throw err;
+  } finally {
+    options.activity?.({ kind: "idle" });
   }
   const records = servers.processes.flatMap(({ server, pid }) => {
     const started = processStartedAt(pid);

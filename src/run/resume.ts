@@ -74,7 +74,7 @@ async function continueLoaded(request: ContinueRequest, paths: RunPaths, start: 
     for (const stopped of stopLeftoverServers(leftoverServers, metadata)) {
       request.progress(`[Janitor] Stopped ${stopped}, left running by the engine that stopped`);
     }
-    mcp = await startAgentMcp(agent, { workDir: start.work_dir, provider, signal: request.signal, warn: request.warn, echo: verboseLog(request) });
+    mcp = await startAgentMcp(agent, { workDir: start.work_dir, provider, signal: request.signal, warn: request.warn, echo: verboseLog(request), activity: request.activity });
     if (state.status === "RUNNING") await markInterrupted(paths, request.runId, state, hold, leftover, request.warn);
   } catch (err) {
     await mcp?.servers.close();
@@ -94,6 +94,7 @@ async function continueLoaded(request: ContinueRequest, paths: RunPaths, start: 
       maxIterations: request.maxIterations,
       signal: request.signal,
       progress: request.progress,
+      activity: request.activity,
       verbose: request.verbose,
       askInteractively: request.askInteractively,
       hold,

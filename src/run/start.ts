@@ -55,7 +55,7 @@ async function startLoaded(request: StartRequest, loaded: AgentPackage): Promise
     provider = await chooseProvider(loaded, workspace.workDir, { replay: request.replay, recordedThoughts: 0, warn: request.warn, log: verboseLog(request) });
     agent = withOutput(withModel(loaded, request.model ?? provider.model), output, provider.protocol, request.warn);
     // Last of the checks, being the slowest: a server that cannot start refuses the run.
-    mcp = await startAgentMcp(agent, { workDir: workspace.workDir, provider, signal: request.signal, warn: request.warn, echo: verboseLog(request) });
+    mcp = await startAgentMcp(agent, { workDir: workspace.workDir, provider, signal: request.signal, warn: request.warn, echo: verboseLog(request), activity: request.activity });
   } catch (err) {
     removeCreatedWorkspace(workspace);
     throw err;
@@ -85,6 +85,7 @@ async function claimAndRun(
     maxIterations: request.maxIterations,
     signal: request.signal,
     progress: request.progress,
+    activity: request.activity,
     verbose: request.verbose,
     askInteractively: request.askInteractively,
     metadata: {

@@ -36,6 +36,8 @@ export const ToolDefinitionSchema = z
     parameters: z.array(ToolParameterSchema).optional(),
     stdin: z.string().regex(PARAMETER_NAME_PATTERN, { message: "must be a parameter name" }).optional(),
     timeout_ms: z.number().int().positive().optional(),
+    /** false: the program need not exist when the agent loads (the run itself creates it). */
+    check_program: z.boolean().optional(),
   })
   .refine((tool) => [tool.exec, tool.shell, tool.command].filter((mode) => mode !== undefined).length === 1, {
     message: "Tool must specify exactly one of: exec, shell, or command",

@@ -1,6 +1,7 @@
 // The agent `delta tool expand|list` shows, with its MCP servers started (in the current directory, as ${CWD}) while it is shown.
 import { agentHomeOf } from "../../agent/agent-home.js";
 import { loadAgent, type AgentPackage } from "../../agent/load.js";
+import { checkToolPrograms } from "../../agent/preflight.js";
 import { NO_PROVIDER, startAgentMcp } from "../../run/mcp-start.js";
 import type { McpTool } from "../../tools/mcp/advertise.js";
 import type { CliIo } from "../io.js";
@@ -10,6 +11,8 @@ export async function withAgentTools(target: string, command: string, io: CliIo,
   const agentHome = await agentHomeOf(target, command);
   const warn = (message: string): void => io.err(`${message}\n`);
   const agent = await loadAgent(agentHome, { warn });
+  // As a run in the current directory would find them: a tool whose program is missing is named here too.
+  checkToolPrograms(agent, process.cwd());
   const mcp = await startAgentMcp(agent, { workDir: process.cwd(), provider: NO_PROVIDER, warn });
   try {
     show(agent, mcp?.servers.tools ?? null);
