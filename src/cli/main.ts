@@ -210,7 +210,9 @@ function refusal(argv: readonly string[], { type, message, status, agentName }: 
 function asTyped(message: string, argv: readonly string[]): string {
   const unknown = /^Unknown option `-{1,2}([^`]+)`$/.exec(message);
   if (!unknown) return message;
-  const typed = argv.find((token) => token.startsWith("-") && camelCase(token.replace(/^-+/, "").split("=")[0]!) === unknown[1]);
+  // `--no-x` is cac's negation of `x`: it reports the key without the `no-`.
+  const keysOf = (name: string): string[] => [camelCase(name), ...(name.startsWith("no-") ? [camelCase(name.slice(3))] : [])];
+  const typed = argv.find((token) => token.startsWith("-") && keysOf(token.replace(/^-+/, "").split("=")[0]!).includes(unknown[1]!));
   return typed === undefined ? message : `Unknown option \`${typed.split("=")[0]}\``;
 }
 
