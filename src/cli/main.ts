@@ -131,8 +131,7 @@ function buildCli(dispatch: (handler: Handler) => (...raw: unknown[]) => void) {
     .action(dispatch(async (args, _flags, io) => (await import("./commands/tool-expand.js")).toolExpand(String(args[0]), io)));
   // `delta init --help` names the templates it can copy.
   cli.help((sections) => (cli.matchedCommand?.name === "init" ? [...sections, { title: "Templates", body: listTemplates().map((name) => `  ${name}`).join("\n") }] : sections));
-  // -V as most tools spell it; -v too, but only without a command (within `run` it is --verbose).
-  cli.version(ENGINE_VERSION, "-v, -V, --version");
+  cli.version(ENGINE_VERSION);
   return cli;
 }
 
@@ -241,6 +240,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   };
   const cli = buildCli(dispatch);
   try {
+    // -V as most tools spell it; -v too, but only without a command (within `run` it is --verbose).
+    if (argv.length === 1 && argv[0] === "-V") return await main(["--version"], io);
     // `delta help [command]` is `delta [command] --help`.
     if (argv[0] === "help") return await main(argv.length > 1 ? [...argv.slice(1, 2), "--help"] : ["--help"], io);
     // Checked before parsing: cac would print the global help for `delta no-such-command --help` and exit 0.

@@ -177,7 +177,7 @@ async function drive({ format, output, streamDeltas }: DriveOutput, io: CliIo, g
   }
 }
 
-/** For every run that did not complete: the exact command that resumes it, workspace included, said once. */
+/** For every run that did not complete: the exact command that resumes it, workspace included, on stderr. */
 function resumeHint(outcome: RunOutcome): string {
   if (outcome.status === "COMPLETED" || outcome.runId === null || outcome.workspacePath === null) return "";
   if (outcome.status === "WAITING_FOR_INPUT") {
@@ -186,9 +186,6 @@ function resumeHint(outcome: RunOutcome): string {
     const file = outcome.runDir === null ? "" : `\nor write the answer to ${outcome.runDir}/interaction/response.txt and run it without -m`;
     return `${question}Answer with: ${continueCommand(outcome.runId, outcome.workspacePath, "<answer>")}${file}\n`;
   }
-  const command = continueCommand(outcome.runId, outcome.workspacePath);
-  // The error of an interrupted run, or one that reached its iteration limit, already ends with this command.
-  if (outcome.error?.message.includes(command)) return "";
   const why = outcome.status === "FAILED" ? "retry it (add -m <message> to tell the model something first)" : "resume it";
-  return `To ${why}: ${command}\n`;
+  return `To ${why}: ${continueCommand(outcome.runId, outcome.workspacePath)}\n`;
 }
