@@ -317,7 +317,7 @@ describe("a Streamable HTTP server (the everything server over HTTP)", () => {
     expect(run.exitCode).toBe(126);
     const { error } = JSON.parse(run.stdout) as { error: { type: string; message: string } };
     expect(error.type).toBe("MCP_SERVER_ERROR");
-    expect(error.message).toMatch(new RegExp(`^MCP server 'web' \\(agent\\.yaml: mcp_servers\\[0\\]\\) failed at initialize: .*; the server is at http://127\\.0\\.0\\.1:${port}/mcp$`));
+    expect(error.message).toMatch(new RegExp(`^MCP server 'web' \\(/\\S+/agent\\.yaml: mcp_servers\\[0\\]\\) failed at initialize: .*; the server is at http://127\\.0\\.0\\.1:${port}/mcp$`));
     expect(run.stdout + run.stderr).not.toContain("secret-in-query");
   });
 });

@@ -238,7 +238,7 @@ describe("a stdio server that fails to start or to list its tools", () => {
     writeFileSync(join(agent, "agent.yaml"), yamlOf(fixtureServer("exit-at-start")));
     const refused = await delta(["continue", "--run-id", "r1", "-w", ws, "-m", "two", "--format", "json"], { env: modelEnv(model.baseUrl) });
     expect(refused.exitCode).toBe(126);
-    expect(JSON.parse(refused.stdout).error).toMatchObject({ type: "MCP_SERVER_ERROR", message: expect.stringMatching(/^MCP server 'fs' \(agent\.yaml: mcp_servers\[0\]\) stopped before answering initialize: .*DATABASE_URL is not set$/s) });
+    expect(JSON.parse(refused.stdout).error).toMatchObject({ type: "MCP_SERVER_ERROR", message: expect.stringMatching(/^MCP server 'fs' \(\/\S+\/agent\.yaml: mcp_servers\[0\]\) stopped before answering initialize: .*DATABASE_URL is not set$/s) });
     expect(readFileSync(join(runDir(ws, "r1"), "journal.jsonl"), "utf8")).toBe(journal);
     expect(readFileSync(join(runDir(ws, "r1"), "metadata.json"), "utf8")).toBe(metadata);
     expect(model.requests).toHaveLength(1);
