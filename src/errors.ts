@@ -14,6 +14,8 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 export abstract class DeltaError extends Error {
   abstract readonly type: string;
   abstract readonly exitCode: ExitCode;
+  /** The agent the refused or failed invocation was for, once its package loaded: the RunResult names it. */
+  agentName: string | null = null;
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
@@ -146,6 +148,16 @@ export class OwnershipLostError extends DeltaError {
 export class EngineError extends DeltaError {
   readonly type = "ENGINE_ERROR";
   readonly exitCode = EXIT.FAILED;
+}
+
+/** Runs `work` for the agent `agentName`; a DeltaError it throws carries the agent's name out. */
+export async function forAgent<T>(agentName: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof DeltaError && err.agentName === null) err.agentName = agentName;
+    throw err;
+  }
 }
 
 export function errorMessage(err: unknown): string {

@@ -65,7 +65,8 @@ export async function loadAgent(agentHome: string, options: LoadOptions = {}): P
   const warn = options.warn ?? (() => {});
   const home = await resolveHome(agentHome);
   const configPath = await findConfigFile(home, warn);
-  const configFile = await readYamlFile(configPath, path.basename(configPath));
+  // Named by its path, not its bare name: a sub-agent has an agent.yaml too.
+  const configFile = await readYamlFile(configPath, shownPath(configPath));
   const config = parseWithSchema(AgentConfigSchema, configFile);
 
   const systemPromptPath = path.resolve(home, config.system_prompt);
@@ -148,7 +149,7 @@ async function loadHooks(home: string, config: AgentConfig, configDisplay: strin
       warn(`[DEPRECATION WARNING] ${configDisplay}: lifecycle_hooks is ignored because hooks.yaml exists; move any missing hooks into hooks.yaml and delete lifecycle_hooks`);
     }
     // A hooks.yaml holding only comments means "no hooks", not an error.
-    const file = await readYamlFile(hooksPath, "hooks.yaml", { allowEmpty: true });
+    const file = await readYamlFile(hooksPath, shownPath(hooksPath), { allowEmpty: true });
     return { hooks: parseWithSchema(HooksConfigSchema, file), hooksFile: "hooks.yaml" };
   }
   if (config.lifecycle_hooks !== undefined) {
@@ -169,7 +170,7 @@ async function loadContext(home: string): Promise<ContextConfig> {
         DEFAULT_CONTEXT_YAML,
     );
   }
-  return parseWithSchema(ContextConfigSchema, await readYamlFile(contextPath, "context.yaml"));
+  return parseWithSchema(ContextConfigSchema, await readYamlFile(contextPath, shownPath(contextPath)));
 }
 
 async function isFile(target: string): Promise<boolean> {
@@ -179,4 +180,10 @@ async function isFile(target: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** A file's path as the person running the command finds it: from the current directory when inside it, else absolute. */
+function shownPath(absolutePath: string): string {
+  const relative = path.relative(process.cwd(), absolutePath);
+  return relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative) ? relative : absolutePath;
 }

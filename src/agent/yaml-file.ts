@@ -1,6 +1,6 @@
 // Reads one YAML file of an agent package, refusing syntax errors with file:line:column.
 import { readFile } from "node:fs/promises";
-import { isMap, isNode, LineCounter, parseDocument, type Document } from "yaml";
+import { isMap, isNode, isScalar, LineCounter, parseDocument, type Document } from "yaml";
 import { ConfigError, errorMessage } from "../errors.js";
 
 /** Alias expansions allowed per file; enough for anchors reused by hand, far below an exponential bomb. */
@@ -12,6 +12,8 @@ export interface YamlFile {
   data: unknown;
   /** `file:line:col` of the node at a field path, when it can be found. */
   locate(path: readonly PropertyKey[]): string | undefined;
+  /** `file:line:col` of the key (not the value) that ends a field path, when it can be found. */
+  locateKey(path: readonly PropertyKey[]): string | undefined;
 }
 
 interface YamlTextOptions {
@@ -42,22 +44,23 @@ export function parseYamlText(text: string, display: string, options: YamlTextOp
     throw new ConfigError(`${display}:${where.line + lineOffset}:${where.col}: ${firstLine} (fix the YAML syntax at that spot)`);
   }
   const data = toData(doc, display);
-  const locate = (path: readonly PropertyKey[]): string | undefined => {
-    const node = nodeAt(doc, path);
+  const at = (node: { range?: [number, number, number] | null } | undefined): string | undefined => {
     const offset = node?.range?.[0];
     if (offset === undefined) return undefined;
     const { line, col } = lineCounter.linePos(offset);
     return `${display}:${line + lineOffset}:${col}`;
   };
+  const locate = (path: readonly PropertyKey[]): string | undefined => at(nodeAt(doc, path));
+  const locateKey = (path: readonly PropertyKey[]): string | undefined => at(keyNodeAt(doc, path));
   if (data === null || data === undefined) {
-    if (options.allowEmpty) return { display, data: {}, locate };
+    if (options.allowEmpty) return { display, data: {}, locate, locateKey };
     throw new ConfigError(`${display}: the file is empty; it must be a YAML mapping (key: value lines)`);
   }
   if (!isMap(doc.contents)) {
     const position = locate([]) ?? display;
     throw new ConfigError(`${position}: the top level must be a mapping (key: value lines), not ${Array.isArray(data) ? "a list" : `a ${typeof data}`}`);
   }
-  return { display, data, locate };
+  return { display, data, locate, locateKey };
 }
 
 /** yaml throws a bare ReferenceError when aliases expand too much (a "billion laughs" bomb): refuse it as a config error. */
@@ -71,6 +74,15 @@ function toData(doc: Document, display: string): unknown {
       { cause: err },
     );
   }
+}
+
+/** The key node of the last step of `path`, in the mapping the rest of the path leads to. */
+function keyNodeAt(doc: Document, path: readonly PropertyKey[]): { range?: [number, number, number] | null } | undefined {
+  const last = path.at(-1);
+  const parent = path.length === 1 ? doc.contents : nodeAt(doc, path.slice(0, -1));
+  if (!isMap(parent) || typeof last !== "string") return undefined;
+  const pair = parent.items.find((item) => isScalar(item.key) && item.key.value === last);
+  return isNode(pair?.key) ? pair.key : undefined;
 }
 
 function nodeAt(doc: Document, path: readonly PropertyKey[]): { range?: [number, number, number] | null } | undefined {

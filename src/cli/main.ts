@@ -10,7 +10,11 @@ import { protectValues, unprotect, unprotectAll } from "./argv.js";
 import { processIo, type CliIo } from "./io.js";
 import { checkOutputFile, writeOutputFile } from "./output-file.js";
 import { toRunResult } from "./output.js";
+import { STDIN_LIMIT_BYTES } from "./message-input.js";
 import { DEFAULT_TEMPLATE, listTemplates } from "./templates.js";
+
+/** Where run, continue, show, report and list-runs look without -w or --agent: where `run` puts its runs. */
+const WHERE_RUNS_ARE = "in an agent's folder, its workspaces; elsewhere the current directory";
 
 type Flags = Record<string, unknown>;
 type Handler = (args: (string | undefined)[], flags: Flags, io: CliIo) => Promise<number>;
@@ -19,9 +23,12 @@ function buildCli(dispatch: (handler: Handler) => (...raw: unknown[]) => void) {
   const cli = cac("delta");
   cli
     .command("run", "Start a new run of an agent")
+    .usage("run [--agent <dir>] -m <task> [options]\n\n  Required: the task, as -m <text>, --message-file <path> or a piped stdin;\n  the agent is the current directory unless --agent names it.")
     .option("--agent <path>", "Agent directory, or its agent.yaml", { default: "." })
-    .option("-m, --message <text>", "The task; `-m -` reads it from stdin, as does a piped stdin without -m")
+    .option("-m, --message <text>", "The task (required, not empty); `-m -` reads it from stdin, as does a piped stdin without -m")
     .option("--message-file <path>", "Read the task from this file")
+    .option("--stdin", `Append the piped stdin (at most ${STDIN_LIMIT_BYTES / 1024 / 1024} MiB) to the message, after a blank line`)
+    .option("--stream-deltas", "With --format stream-json: also print the model's text as it arrives, as lines of type TEXT_DELTA (no seq)")
     .option("-w, --work-dir <path>", "Workspace directory (default: a new W00N under the agent)")
     .option("--model <name>", "Model for this invocation (default: $DELTA_MODEL, else llm.model in agent.yaml)")
     .option("--max-iterations <n>", "Model calls allowed in this invocation (default: 30)")
@@ -34,15 +41,19 @@ function buildCli(dispatch: (handler: Handler) => (...raw: unknown[]) => void) {
     .option("--replay <source>", "Use recorded model replies (a .jsonl file or a run directory) instead of a model")
     .option("--output-schema <file>", "JSON Schema (JSON or YAML) the final answer must meet, for this run (in place of output_schema in agent.yaml)")
     .option("--sandbox <mode>", "Box every tool and MCP server for this run: read-only | workspace-write | off (off warns when the agent asks for one)")
+    .example('delta run --agent ./my-agent -y -m "Summarise sales.csv"')
+    .example('cat report.txt | delta run --agent ./my-agent -y -m "Summarise this" --stdin --format json')
     .action(dispatch(async (_args, flags, io) => (await import("./commands/run.js")).runCommand(flags, io)));
   cli
     .command("continue", "Continue an existing run (resume, answer, extend or retry)")
     .option("--run-id <id>", "The run to continue")
     .option("--last", "Continue the newest run (of the workspace, or of the agent with --agent)")
-    .option("-w, --work-dir <path>", "Workspace holding the run (default: current directory)")
+    .option("-w, --work-dir <path>", `Workspace holding the run (default: ${WHERE_RUNS_ARE})`)
     .option("--agent <path>", "Look for the run in every workspace of this agent (directory or agent.yaml)")
     .option("-m, --message <text>", "A new instruction, or the answer to the open question; `-m -` reads it from stdin")
     .option("--message-file <path>", "Read the message from this file")
+    .option("--stdin", `Append the piped stdin (at most ${STDIN_LIMIT_BYTES / 1024 / 1024} MiB) to the message, after a blank line`)
+    .option("--stream-deltas", "With --format stream-json: also print the model's text as it arrives, as lines of type TEXT_DELTA (no seq)")
     .option("--model <name>", "Model for this invocation (default: $DELTA_MODEL, else llm.model in agent.yaml)")
     .option("--max-iterations <n>", "Model calls allowed in this invocation (default: 30)")
     .option("-v, --verbose", "Verbose logging")
@@ -55,9 +66,9 @@ function buildCli(dispatch: (handler: Handler) => (...raw: unknown[]) => void) {
     .action(dispatch(async (_args, flags, io) => (await import("./commands/run.js")).continueCommandLine(flags, io)));
   cli
     .command("list-runs", "List runs, newest first")
-    .option("-w, --work-dir <path>", "Workspace (default: current directory)")
+    .option("-w, --work-dir <path>", `Workspace (default: ${WHERE_RUNS_ARE})`)
     .option("--agent <path>", "Every workspace of this agent (directory or agent.yaml)")
-    .option("--resumable", "Only runs that `delta continue` can take (runs held on other hosts are checked as with --check-liveness)")
+    .option("--resumable", "Only unfinished runs: FAILED, INTERRUPTED, WAITING_FOR_INPUT, and RUNNING ones whose holder is dead (runs held on other hosts are checked as with --check-liveness)")
     .option("--status <status>", "Only runs with this status")
     .option("--first", "Only the most recent run")
     .option("--check-liveness", "Watch the heartbeat of runs held on other hosts (one stale period, 10 s by default, for all of them)")
@@ -65,21 +76,23 @@ function buildCli(dispatch: (handler: Handler) => (...raw: unknown[]) => void) {
     .action(dispatch(async (_args, flags, io) => (await import("./commands/list-runs.js")).listRunsCommand(flags, io)));
   cli
     .command("show [run-id]", "Show a run as readable text: task, iterations, tool calls, tokens, status, how to go on")
-    .option("-w, --work-dir <path>", "Workspace holding the run (default: current directory)")
+    .option("-w, --work-dir <path>", `Workspace holding the run (default: ${WHERE_RUNS_ARE})`)
     .option("--agent <path>", "Look in the agent's workspaces (W001, W002…) instead")
     .option("--last", "The most recently updated run")
     .option("-f, --follow", "Keep printing events as the run appends them, until it ends")
+    .option("--full", "Print thoughts and tool output whole, not their first lines")
     .action(dispatch(async (args, flags, io) => (await import("./commands/show.js")).showCommand(args[0], flags, io)));
   cli
     .command("report [run-id]", "Write a self-contained HTML report of a run, or of every run of a workspace (no run id)")
-    .option("-w, --work-dir <path>", "Workspace holding the runs (default: current directory)")
+    .option("-w, --work-dir <path>", `Workspace holding the runs (default: ${WHERE_RUNS_ARE})`)
     .option("--agent <path>", "Look in the agent's workspaces (W001, W002…) instead")
     .option("--last", "The most recently updated run")
     .option("-o, --output <file>", "Where to write the HTML (default: stdout; on a terminal, <run-id>.html in the current directory)")
     .action(dispatch(async (args, flags, io) => (await import("./commands/report.js")).reportCommand(args[0], flags, io)));
   cli
-    .command("schema <file>", "Print the JSON Schema of agent.yaml, context.yaml or hooks.yaml (for editors)")
-    .action(dispatch(async (args, _flags, io) => (await import("./commands/schema.js")).schemaCommand(args[0]!, io)));
+    .command("schema [file]", "Print the JSON Schema of agent.yaml, context.yaml or hooks.yaml (for editors)")
+    .usage("schema <agent|context|hooks>")
+    .action(dispatch(async (args, _flags, io) => (await import("./commands/schema.js")).schemaCommand(args[0], io)));
   cli
     .command("init [name]", "Create a new agent directory from a template")
     .option("-t, --template <template>", `Template name (default: ${DEFAULT_TEMPLATE})`)
@@ -149,12 +162,13 @@ function argValue(argv: readonly string[], names: readonly string[]): string | u
 }
 
 function report(err: unknown, argv: readonly string[], io: CliIo): number {
-  const known = err instanceof DeltaError ? err : isCacError(err) ? new UsageError(`${err.message}. See: delta --help`) : null;
+  const known = err instanceof DeltaError ? err : isCacError(err) ? new UsageError(`${asTyped(err.message, argv)}. See: ${helpFor(argv)}`) : null;
   const format = argValue(argv, ["--format"]);
   const [type, message, exitCode] = known ? [known.type, known.message, known.exitCode] : ["INTERNAL_ERROR", String(err), EXIT.FAILED];
   io.err(known ? `Error: ${message}\n` : `Internal error (please report it): ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
   // json and stream-json promise one RunResult for every outcome, refusals included.
-  const result = refusal(argv, type, message, exitCode === EXIT.INTERRUPTED ? "INTERRUPTED" : "FAILED");
+  const status = exitCode === EXIT.REFUSED ? "REFUSED" : exitCode === EXIT.INTERRUPTED ? "INTERRUPTED" : "FAILED";
+  const result = refusal(argv, { type, message, status, agentName: known?.agentName ?? null });
   if (format === "json") io.out(`${JSON.stringify(result, null, 2)}\n`);
   if (format === "stream-json") io.out(`${JSON.stringify(result)}\n`);
   // -o of run and continue also gets the refusal; -o of report is a page, and a refusal writes none.
@@ -169,20 +183,48 @@ function report(err: unknown, argv: readonly string[], io: CliIo): number {
   return exitCode;
 }
 
-function refusal(argv: readonly string[], type: string, message: string, status: "FAILED" | "INTERRUPTED"): Record<string, unknown> {
+interface Refusal {
+  type: string;
+  message: string;
+  status: "REFUSED" | "FAILED" | "INTERRUPTED";
+  agentName: string | null;
+}
+
+/** The RunResult of an invocation that ended before a run did: `run` made none; `continue` names the run it was given. */
+function refusal(argv: readonly string[], { type, message, status, agentName }: Refusal): Record<string, unknown> {
   const now = new Date();
   return toRunResult({
-    runId: argValue(argv, ["--run-id"]) ?? null,
+    runId: argv[0] === "continue" ? argValue(argv, ["--run-id"]) ?? null : null,
     status,
     error: { type, message },
     iterations: 0,
     startTime: now,
     endTime: now,
     usage: EMPTY_USAGE,
-    agentName: null,
+    agentName,
     workspacePath: null,
     runDir: null,
   });
+}
+
+/** cac names an unknown option by its camelCase key (`--outputSchema`); the person typed `--output-schema`. */
+function asTyped(message: string, argv: readonly string[]): string {
+  const unknown = /^Unknown option `-{1,2}([^`]+)`$/.exec(message);
+  if (!unknown) return message;
+  // `--no-x` is cac's negation of `x`: it reports the key without the `no-`.
+  const keysOf = (name: string): string[] => [camelCase(name), ...(name.startsWith("no-") ? [camelCase(name.slice(3))] : [])];
+  const typed = argv.find((token) => token.startsWith("-") && keysOf(token.replace(/^-+/, "").split("=")[0]!).includes(unknown[1]!));
+  return typed === undefined ? message : `Unknown option \`${typed.split("=")[0]}\``;
+}
+
+function camelCase(name: string): string {
+  return name.replace(/-([a-z])/g, (_match, letter: string) => letter.toUpperCase());
+}
+
+/** `delta <command> --help` when a command was named, else `delta --help`. */
+function helpFor(argv: readonly string[]): string {
+  const command = argv[0];
+  return command !== undefined && !command.startsWith("-") ? `delta ${command} --help` : "delta --help";
 }
 
 function isCacError(err: unknown): err is Error {
@@ -200,13 +242,21 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   };
   const cli = buildCli(dispatch);
   try {
+    // -V as most tools spell it; -v too, but only without a command (within `run` it is --verbose).
+    if (argv.length === 1 && argv[0] === "-V") return await main(["--version"], io);
+    // `delta help [command]` is `delta [command] --help`.
+    if (argv[0] === "help") return await main(argv.length > 1 ? [...argv.slice(1, 2), "--help"] : ["--help"], io);
+    // Checked before parsing: cac would print the global help for `delta no-such-command --help` and exit 0.
+    const named = argv[0];
+    if (named !== undefined && !named.startsWith("-") && !cli.commands.some((command) => command.name === named)) {
+      throw new UsageError(`Unknown command '${named}'. See: delta --help`);
+    }
     cli.parse(["node", "delta", ...protectValues(argv, valueOptions(cli))], { run: false });
     // cac has printed the help (of the command named, if any); no command runs.
     if (cli.options.help) return 0;
     if (!cli.matchedCommand) {
       // `-v` is --version only without a command; within `run` it is --verbose.
       if (cli.options.version) return 0;
-      if (cli.args.length > 0) throw new UsageError(`Unknown command '${String(cli.args[0])}'. See: delta --help`);
       cli.outputHelp();
       return 0;
     }

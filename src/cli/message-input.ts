@@ -1,8 +1,10 @@
-// Where the message of `run` and `continue` comes from: -m text, -m - (stdin), --message-file, or for `run` a piped stdin.
+// Where the message of `run` and `continue` comes from: -m text, -m - (stdin), --message-file, --stdin after -m, or for `run` a piped stdin.
 import { fstatSync, readFileSync } from "node:fs";
-import { text } from "node:stream/consumers";
 import { errorMessage, UsageError } from "../errors.js";
 import { optionalString } from "./options.js";
+
+/** What `--stdin` appends after the message at most: more is refused (a log of gigabytes is not a task). */
+export const STDIN_LIMIT_BYTES = 1024 * 1024;
 
 export interface MessageSources {
   /** `run` takes a piped stdin as its task when no message was given; `continue` never reads stdin unasked (it runs in `while read` loops). */
@@ -15,13 +17,29 @@ export interface MessageSources {
 export async function readMessage(flags: Record<string, unknown>, sources: MessageSources): Promise<string | undefined> {
   const message = optionalString("-m/--message", flags.message);
   const file = optionalString("--message-file", flags.messageFile);
+  const appendStdin = Boolean(flags.stdin);
   if (message !== undefined && file !== undefined) throw new UsageError("Give the message once: -m <text>, -m - (stdin) or --message-file <path>, not both.");
+  if (appendStdin && message === "-") throw new UsageError("-m - already reads the message from stdin; drop --stdin, or give the message with -m <text>.");
+  if (appendStdin && sources.interactive) throw new UsageError("--stdin reads stdin, which -i needs for answers; use --message-file <path> with -i.");
+  const given = await givenMessage(message, file, sources);
+  if (!appendStdin) return given;
+  if (!stdinIsPipedData()) throw new UsageError("--stdin appends piped data to the message, but stdin is not a pipe or a file; pipe the data in (`cat data.txt | delta … --stdin`), or drop --stdin.");
+  const data = await readStdin();
+  if (given === undefined) return nonEmpty(data, "--stdin");
+  return data.trim() === "" ? given : `${given}\n\n${data.replace(/\r?\n$/, "")}`;
+}
+
+async function givenMessage(message: string | undefined, file: string | undefined, sources: MessageSources): Promise<string | undefined> {
   if (file !== undefined) return fromFile(file);
   if (message === "-") {
     if (sources.interactive) throw new UsageError("-m - reads the message from stdin, which -i needs for answers; use --message-file <path> with -i.");
     return nonEmpty(await readStdin(), "-m - (stdin)");
   }
-  if (message !== undefined) return message;
+  if (message !== undefined) {
+    // `-m "$TASK"` with TASK unset: a real, billed run with no task helps no one.
+    if (message.trim() === "") throw new UsageError("-m/--message is empty (is the variable it came from unset?); give the task, e.g. -m \"Summarise sales.csv\".");
+    return message;
+  }
   if (sources.stdinWhenPiped && !sources.interactive && stdinIsPipedData()) return nonEmpty(await readStdin(), "the piped stdin");
   return undefined;
 }
@@ -49,8 +67,19 @@ function stdinIsPipedData(): boolean {
   }
 }
 
+/** All of stdin, refused past STDIN_LIMIT_BYTES without reading the rest. */
 async function readStdin(): Promise<string> {
-  return text(process.stdin);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > STDIN_LIMIT_BYTES) {
+      process.stdin.destroy();
+      throw new UsageError(`stdin holds more than ${STDIN_LIMIT_BYTES / 1024 / 1024} MiB; a task that large belongs in a file the agent's tools read (name it in -m), not in the message.`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** The text without the one newline that ends a file or an `echo`; refused when nothing is left. */

@@ -18,7 +18,10 @@ export function exitCodeFor(outcome: RunOutcome): ExitCode {
   }
 }
 
-export function toRunResult(outcome: RunOutcome): Record<string, unknown> {
+/** What a RunResult reports: a run's outcome, or a refusal (exit 126) before anything ran, which no run records. */
+export type ResultOutcome = Omit<RunOutcome, "status"> & { status: RunOutcome["status"] | "REFUSED" };
+
+export function toRunResult(outcome: ResultOutcome): Record<string, unknown> {
   return {
     schema_version: "2.0",
     run_id: outcome.runId,

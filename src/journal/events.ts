@@ -141,6 +141,8 @@ export const ActionResultEventSchema = z.object({
   observation_content: z.string(),
   exit_code: z.number().int().nullable(),
   duration_ms: z.number().nonnegative(),
+  /** Lines of the tool's whole output, when the observation holds only part of it (the whole is in io/tool_executions/). */
+  output_lines: z.number().int().nonnegative().optional(),
 });
 
 export const HumanInputRequestEventSchema = z.object({

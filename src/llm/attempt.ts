@@ -33,6 +33,8 @@ export interface WireExchange {
   echoed?: ReadonlySet<string>;
   /** A protocol's own reading of a failure (Responses: a refusal of encrypted reasoning is one to retry without it). */
   reclassify?: ((failure: AttemptFailure) => AttemptFailure) | undefined;
+  /** The reply text one event of the protocol's stream carries, if any. */
+  textDelta?: (event: SseEvent) => string | undefined;
 }
 
 /** Carries a classified failure out of one attempt to the retry loop. */
@@ -43,7 +45,7 @@ export class AttemptFailed extends Error {
 }
 
 /** Resolves with the reply, or rejects with AttemptFailed, or with the caller's abort reason once `signal` aborts. */
-export async function attemptOnce(settings: AttemptSettings, exchange: WireExchange, signal: AbortSignal | undefined): Promise<LlmReply> {
+export async function attemptOnce(settings: AttemptSettings, exchange: WireExchange, signal: AbortSignal | undefined, onText?: (text: string) => void): Promise<LlmReply> {
   const reclassify = exchange.reclassify ?? ((failure: AttemptFailure) => failure);
   const controller = new AbortController();
   const abort = (): void => controller.abort();
@@ -77,7 +79,7 @@ export async function attemptOnce(settings: AttemptSettings, exchange: WireExcha
       const text = (await collect(reply.chunks())).toString("utf8");
       throw new AttemptFailed(reclassify(statusFailure(reply.status, headerGetter(reply), text, exchange.echoed)));
     }
-    return exchange.toReply(await readBody(reply, exchange, settings.stream ? restartClock : undefined));
+    return exchange.toReply(await readBody(reply, exchange, settings.stream ? restartClock : undefined, onText));
   } catch (err) {
     if (signal?.aborted) throw signal.reason ?? err;
     if (timedOut) {
@@ -96,10 +98,15 @@ export async function attemptOnce(settings: AttemptSettings, exchange: WireExcha
  * The reply body, whichever way the server sent it: an event stream is assembled whether or not
  * one was asked for, and a JSON body is read whole even when a stream was.
  */
-async function readBody(reply: HttpExchange, exchange: WireExchange, onChunk: (() => void) | undefined): Promise<unknown> {
+async function readBody(reply: HttpExchange, exchange: WireExchange, onChunk: (() => void) | undefined, onText: ((text: string) => void) | undefined): Promise<unknown> {
   if (isEventStream(reply)) {
     const assembler = exchange.assembler();
-    for await (const event of sseEvents(tick(reply.chunks(), onChunk))) assembler.push(event);
+    const textOf = onText === undefined ? undefined : exchange.textDelta;
+    for await (const event of sseEvents(tick(reply.chunks(), onChunk))) {
+      assembler.push(event);
+      const text = textOf?.(event);
+      if (text) onText!(text);
+    }
     return assembler.result();
   }
   const text = (await collect(tick(reply.chunks(), onChunk))).toString("utf8");

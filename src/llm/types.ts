@@ -10,6 +10,8 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Called for every attempt that failed, the last one included, before any wait: so the caller can journal and log it. */
   onFailedAttempt?: (attempt: FailedAttempt) => void;
+  /** Text of the reply as a streamed reply delivers it, piece by piece (never called for a whole reply). */
+  onText?: (text: string) => void;
 }
 
 export interface FailedAttempt {

@@ -26,7 +26,8 @@ export function runHeader(account: RunAccount, style: TextStyle): string[] {
 }
 
 /** Turns journal events into text blocks, one event at a time, so a follower prints as the journal grows. */
-export function createEventFormatter(style: TextStyle): (event: JournalEvent) => string[] {
+/** `full`: thoughts and observations whole, as `show --full` prints them. */
+export function createEventFormatter(style: TextStyle, { full = false }: { full?: boolean } = {}): (event: JournalEvent) => string[] {
   let origin: number | null = null;
   let tasksSeen = 0;
   /** The ACTION_REQUEST printed just before, whose result needs no name repeated. */
@@ -51,14 +52,14 @@ export function createEventFormatter(style: TextStyle): (event: JournalEvent) =>
         tasksSeen += 1;
         return [line(style.cyan(tasksSeen === 1 ? "task  " : "user  "), indentRest(event.content))];
       case "THOUGHT":
-        return thoughtLines(event, pricing, style, line);
+        return thoughtLines(event, pricing, style, line, full);
       case "LLM_ATTEMPT_FAILED":
         return [line(style.bold(`[${event.iteration}]`.padEnd(6)), attemptText(event, style))];
       case "ACTION_REQUEST":
         return [line(style.bold(`[${event.iteration}] `.padEnd(6)), `${style.bold(event.tool_name)} ${clip(compactJson(event.tool_args))}`)];
       case "ACTION_RESULT":
         // A result recorded later (after a crash and a restart) names its tool again.
-        return resultLines(event, style, line, resultOf === event.action_id ? "" : `${style.bold(event.tool_name)} `);
+        return resultLines(event, style, line, resultOf === event.action_id ? "" : `${style.bold(event.tool_name)} `, full);
       case "HUMAN_INPUT_REQUEST":
         return [line(style.yellow("ask   "), indentRest(event.prompt))];
       case "HUMAN_INPUT_RECEIVED":
@@ -86,23 +87,26 @@ function attemptText(event: EventOf<"LLM_ATTEMPT_FAILED">, style: TextStyle): st
 
 type Line = (tag: string, text: string) => string;
 
-function thoughtLines(event: EventOf<"THOUGHT">, pricing: Pricing | undefined, style: TextStyle, line: Line): string[] {
+function thoughtLines(event: EventOf<"THOUGHT">, pricing: Pricing | undefined, style: TextStyle, line: Line, full: boolean): string[] {
   const usage = formatUsage(shownUsage(event, pricing));
   const call = event.duration_ms === undefined ? "" : `${formatMs(event.duration_ms)}${event.attempts !== undefined && event.attempts > 1 ? ` (attempt ${event.attempts})` : ""}`;
   const meta = style.dim([event.model, call, usage].filter(Boolean).join(" · "));
   const tag = style.bold(`[${event.iteration}]`.padEnd(6));
   if (event.content === null || event.content === "") return [line(tag, meta)];
   // A reply without tool calls is the run's answer: shown whole. Reasoning before tool calls is clipped.
-  const text = event.tool_calls.length === 0 ? indentRest(event.content) : clip(event.content.replace(/\s+/g, " ").trim());
+  const text = event.tool_calls.length === 0 || full ? indentRest(event.content) : clip(event.content.replace(/\s+/g, " ").trim());
   return [line(tag, meta), line(" ".repeat(6), text)];
 }
 
-function resultLines(event: EventOf<"ACTION_RESULT">, style: TextStyle, line: Line, name: string): string[] {
+function resultLines(event: EventOf<"ACTION_RESULT">, style: TextStyle, line: Line, name: string, full: boolean): string[] {
   const status = event.status === "SUCCESS" ? style.green(event.status) : style.red(event.status);
   const facts = [status, event.exit_code === null ? "no exit code" : `exit ${event.exit_code}`, formatMs(event.duration_ms)].join(" · ");
   const observation = event.observation_content.replace(/\n$/, "").split("\n");
-  const shown = observation.slice(0, OBSERVATION_LINES).map((text) => `${" ".repeat(INDENT)}${style.dim("│")} ${clip(text)}`);
-  if (observation.length > OBSERVATION_LINES) shown.push(`${" ".repeat(INDENT)}${style.dim(`│ … ${observation.length - OBSERVATION_LINES} more lines`)}`);
+  const kept = full ? observation : observation.slice(0, OBSERVATION_LINES);
+  const shown = kept.map((text) => `${" ".repeat(INDENT)}${style.dim("│")} ${full ? text : clip(text)}`);
+  // The lines not printed are counted in the tool's whole output, not in the part of it the observation kept.
+  const more = Math.max(event.output_lines ?? 0, observation.length) - kept.length;
+  if (more > 0) shown.push(`${" ".repeat(INDENT)}${style.dim(`│ … ${more} more lines${full ? " in io/tool_executions/" : ""}`)}`);
   if (event.observation_content === "") shown.length = 0;
   return [line(" ".repeat(6), `→ ${name}${facts}`), ...shown];
 }

@@ -61,6 +61,7 @@ export async function act(ctx: RunContext, call: ToolCall, iteration: number): P
 
   let result: InvokeResult;
   let refused: string[];
+  ctx.activity({ kind: "tool", iteration, tool: call.name });
   try {
     result = await invokeTool({
       argv: bound.argv,
@@ -79,11 +80,13 @@ export async function act(ctx: RunContext, call: ToolCall, iteration: number): P
     await box?.close();
   }
   ctx.noteToolGroup(null);
+  ctx.activity({ kind: "idle" });
   const sandboxNote = box === null ? null : sandboxCause(call.name, result, refused);
   if (sandboxNote !== null) result = { ...result, observation: `${result.observation}\n${sandboxNote}` };
   ctx.log(`tool ${call.name}: ${JSON.stringify(bound.argv)} → ${result.status}, exit ${result.exitCode ?? result.signal ?? "none"}${result.timedOut ? " (timed out)" : ""} in ${result.durationMs} ms`);
   // The result first: a full disk while the full output is recorded must not cost the run the tool's real result.
-  const recorded = await appendResult(ctx, call, iteration, { status: result.status, observation: result.observation, exitCode: result.exitCode, durationMs: result.durationMs });
+  const outputLines = lineCount(result.stdout) + lineCount(result.stderr);
+  const recorded = await appendResult(ctx, call, iteration, { status: result.status, observation: result.observation, exitCode: result.exitCode, durationMs: result.durationMs, outputLines });
   writeToolExecution(ctx.paths, {
     iteration,
     action_id: call.id,
@@ -128,7 +131,9 @@ async function actMcp(ctx: RunContext, call: ToolCall, iteration: number, args: 
   }
   const given = (args ?? {}) as Record<string, unknown>;
   requestAction(ctx, call, iteration, given, mcpCommand(tool));
+  ctx.activity({ kind: "tool", iteration, tool: call.name });
   const { facts, record } = await callMcpTool(ctx, call, tool, given);
+  ctx.activity({ kind: "idle" });
   const recorded = await appendResult(ctx, call, iteration, facts);
   writeToolExecution(ctx.paths, { iteration, action_id: call.id, tool_name: call.name, tool_args: given, ...record }, ctx.secrets);
   await observed(ctx, iteration, recorded);
@@ -162,6 +167,10 @@ function requestAction(ctx: RunContext, call: ToolCall, iteration: number, args:
   return request;
 }
 
+function lineCount(text: string): number {
+  return text === "" ? 0 : text.replace(/\n$/, "").split("\n").length;
+}
+
 /** ACTION_RESULT, its observation bounded in tokens when a token limit applies (the whole output goes to io/tool_executions/). */
 async function appendResult(ctx: RunContext, call: ToolCall, iteration: number, facts: ActionFacts): Promise<JournalEvent> {
   const { observationTokens, model } = ctx.budget;
@@ -176,6 +185,8 @@ async function appendResult(ctx: RunContext, call: ToolCall, iteration: number, 
     observation_content: observation,
     exit_code: facts.exitCode,
     duration_ms: facts.durationMs,
+    // What `show` counts as the lines it does not print, when the observation was cut.
+    ...(facts.outputLines !== undefined && facts.outputLines > lineCount(observation) ? { output_lines: facts.outputLines } : {}),
   });
 }
 

@@ -6,4 +6,6 @@ export interface ActionFacts {
   observation: string;
   exitCode: number | null;
   durationMs: number;
+  /** Lines of the whole output, for a tool whose output is counted in lines. */
+  outputLines?: number;
 }

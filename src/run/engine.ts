@@ -161,5 +161,5 @@ function unfinishedReply(ctx: RunContext, thought: EventOf<"THOUGHT">): LoopEnd 
 }
 
 function interrupted(ctx: RunContext): LoopEnd {
-  return { status: "INTERRUPTED", error: { type: "INTERRUPTED", message: `The run was interrupted by a signal; continue it with: ${continueCommand(ctx.runId, ctx.workDir)}` } };
+  return { status: "INTERRUPTED", error: { type: "INTERRUPTED", message: "The run was interrupted by a signal." } };
 }

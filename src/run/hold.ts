@@ -21,6 +21,7 @@ import type { AgentMcp } from "./mcp-start.js";
 import { hookPolicy, journaledSandbox, toolPolicy } from "./sandbox-policy.js";
 import type { RunSandbox } from "../tools/sandbox-schema.js";
 import { openBox } from "./tool-box.js";
+import { NO_ACTIVITY, type ActivitySink } from "./activity.js";
 import { deriveRunState } from "../journal/run-state.js";
 import { reportHookOutcome } from "./hook-report.js";
 import { createEngineLogger, writeHookRecord } from "../store/io-log.js";
@@ -46,6 +47,7 @@ export interface SessionOptions {
   maxIterations: number;
   signal: AbortSignal;
   progress: (line: string) => void;
+  activity?: ActivitySink | undefined;
   /** -v: every engine.log line is echoed to stderr too. */
   verbose: boolean;
   askInteractively?: (question: HumanQuestion) => Promise<string>;
@@ -65,6 +67,8 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   const fileLogger = createEngineLogger(paths, secrets);
   // The one redaction point of stderr progress: lines quote the model, tools and hooks, any of which can repeat the key.
   const progress = (line: string): void => options.progress(redactText(line, secrets));
+  const sink = options.activity ?? NO_ACTIVITY;
+  const activity: ActivitySink = (event) => sink(event.kind === "model-text" ? { ...event, text: redactText(event.text, secrets) } : event);
   const logger = {
     log: (line: string): void => {
       fileLogger.log(line);
@@ -133,6 +137,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
     },
     log: (line) => logger.log(line),
     progress,
+    activity,
     askInteractively: options.askInteractively,
     hook: async (name, iteration, payload, env) => {
       const outcome = await runHook(agent.hooks, { name, payload, env }, {
@@ -163,6 +168,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   }
 
   closing = true;
+  activity({ kind: "idle" });
   // The servers are no longer needed: stopped before the end is recorded, so no hook at the end sees them running.
   await options.mcp?.servers.close();
   const open = { journal, logger, metadata, startTime };

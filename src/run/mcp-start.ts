@@ -11,6 +11,7 @@ import { redactText } from "../secrets.js";
 import { serverPolicy } from "./sandbox-policy.js";
 import { describePolicy, type RunSandbox } from "../tools/sandbox-schema.js";
 import { openBox, type OpenBox } from "./tool-box.js";
+import type { ActivitySink } from "./activity.js";
 
 /** Log lines kept while no engine.log is open yet; a server that talks more than this at start has the rest dropped. */
 const MAX_EARLY_LOG_LINES = 1_000;
@@ -37,6 +38,8 @@ export interface McpStartOptions {
   warn: (line: string) => void;
   /** -v: each log line also goes here as it is logged, before engine.log exists. */
   echo?: ((line: string) => void) | undefined;
+  /** Told while the servers start, for a status line. */
+  activity?: ActivitySink | undefined;
 }
 
 /** Outside a run (`delta tool expand`, `list`) no key is read: only the known key variables are kept from servers. */
@@ -67,6 +70,7 @@ export async function startAgentMcp(agent: AgentPackage, options: McpStartOption
     DELTA_CWD: options.workDir,
   };
   const boxes = await openServerBoxes(agent, options, baseEnv);
+  options.activity?.({ kind: "mcp-start", servers: agent.mcpServers.map((server) => server.name) });
   try {
     servers = await startMcpServers(resolved, { execTools: agent.tools, baseEnv, boxes: boxes.byServer, signal: options.signal, log, warn: options.warn });
   } catch (err) {
@@ -74,6 +78,8 @@ export async function startAgentMcp(agent: AgentPackage, options: McpStartOption
     // The one redaction point of a server's refusal, which quotes its stderr.
     if (err instanceof McpServerError) throw new McpServerError(redactText(`${err.message}${boxes.note(err.message)}`, secrets), { cause: err });
     throw err;
+  } finally {
+    options.activity?.({ kind: "idle" });
   }
   const stopServers = servers.close.bind(servers);
   // A boxed server's proxy lives as long as the server.

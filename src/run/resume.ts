@@ -3,8 +3,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadAgent, type AgentPackage } from "../agent/load.js";
 import { preflightAgent } from "../agent/preflight.js";
-import { RunRefusedError } from "../errors.js";
-import type { JournalEvent } from "../journal/events.js";
+import { forAgent, RunRefusedError } from "../errors.js";
+import type { EventOf, JournalEvent } from "../journal/events.js";
 import { readFirstEvent, readJournal } from "../journal/reader.js";
 import { openJournal } from "../journal/writer.js";
 import { clearInteraction, recordAnswer } from "./ask-human.js";
@@ -42,6 +42,10 @@ export async function continueRun(request: ContinueRequest): Promise<RunOutcome>
   const start = readFirstEvent(paths.journal);
   if (start?.type !== "ENGINE_START") throw new RunRefusedError(`Run ${request.runId} has no ENGINE_START at the start of ${paths.journal}; it cannot be continued.`);
   const loaded = await loadAgent(start.agent_home, { warn: request.warn });
+  return forAgent(loaded.name, () => continueLoaded(request, paths, start, loaded));
+}
+
+async function continueLoaded(request: ContinueRequest, paths: RunPaths, start: EventOf<"ENGINE_START">, loaded: AgentPackage): Promise<RunOutcome> {
   const output = await journaledOutput(start);
   await preflightAgent(loaded, start.work_dir);
   const sandbox = continuedSandbox(lastEngineStart(readJournal(paths.journal, { warn: () => {} }))?.config.sandbox, loaded, request.sandbox);
@@ -74,7 +78,7 @@ export async function continueRun(request: ContinueRequest): Promise<RunOutcome>
     for (const stopped of stopLeftoverServers(leftoverServers, metadata)) {
       request.progress(`[Janitor] Stopped ${stopped}, left running by the engine that stopped`);
     }
-    mcp = await startAgentMcp(agent, { workDir: start.work_dir, provider, sandbox, signal: request.signal, warn: request.warn, echo: verboseLog(request) });
+    mcp = await startAgentMcp(agent, { workDir: start.work_dir, provider, sandbox, signal: request.signal, warn: request.warn, echo: verboseLog(request), activity: request.activity });
     if (state.status === "RUNNING") await markInterrupted(paths, request.runId, state, hold, leftover, request.warn);
   } catch (err) {
     await mcp?.servers.close();
@@ -95,6 +99,7 @@ export async function continueRun(request: ContinueRequest): Promise<RunOutcome>
       maxIterations: request.maxIterations,
       signal: request.signal,
       progress: request.progress,
+      activity: request.activity,
       verbose: request.verbose,
       askInteractively: request.askInteractively,
       hold,

@@ -7,6 +7,7 @@ import type { JournalEvent, NewEvent } from "../journal/events.js";
 import type { Provider } from "../llm/types.js";
 import type { ToolGroup } from "../store/lease/owner-record.js";
 import type { RunPaths } from "../store/run-dir.js";
+import type { ActivitySink } from "./activity.js";
 import type { McpServers } from "../tools/mcp/servers.js";
 import type { SandboxMode } from "../tools/sandbox-schema.js";
 import type { OpenBox } from "./tool-box.js";
@@ -27,6 +28,8 @@ export interface DriveOptions {
   sandbox?: SandboxMode;
   signal: AbortSignal;
   progress: (line: string) => void;
+  /** What the engine is doing now, for a status line; text a model streams arrives here too. */
+  activity?: ActivitySink;
   verbose: boolean;
   warn: (line: string) => void;
   askInteractively?: (question: HumanQuestion) => Promise<string>;
@@ -56,6 +59,8 @@ export interface RunContext {
   log(line: string): void;
   /** The live Think-Act-Observe stream, on stderr. */
   progress(line: string): void;
+  /** What the engine is doing now (redacted like progress). */
+  activity: ActivitySink;
   /** Present with -i: asks on the terminal and returns the answer. */
   askInteractively?: (question: HumanQuestion) => Promise<string>;
   signal: AbortSignal;

@@ -3,6 +3,7 @@ import { basename } from "node:path";
 import { loadAgent, type AgentPackage } from "../agent/load.js";
 import { loadOutputSchemaFile } from "../agent/output-schema.js";
 import { preflightAgent } from "../agent/preflight.js";
+import { forAgent } from "../errors.js";
 import { openJournal } from "../journal/writer.js";
 import { chooseProvider, type ProviderChoice } from "./provider.js";
 import type { RunOutcome } from "./outcome.js";
@@ -36,6 +37,10 @@ export interface StartRequest extends DriveOptions {
 export async function startRun(request: StartRequest): Promise<RunOutcome> {
   if (request.runId !== undefined) validateRunId(request.runId);
   const loaded = await loadAgent(request.agentHome, { warn: request.warn });
+  return forAgent(loaded.name, () => startLoaded(request, loaded));
+}
+
+async function startLoaded(request: StartRequest, loaded: AgentPackage): Promise<RunOutcome> {
   const output = request.outputSchema === undefined ? loaded.output : await loadOutputSchemaFile(request.outputSchema, loaded.home);
   const sandbox = declaredSandbox(loaded, request.sandbox);
   // Before the workspace: a run that asks for a box this machine cannot give leaves nothing behind.
@@ -56,7 +61,7 @@ export async function startRun(request: StartRequest): Promise<RunOutcome> {
     provider = await chooseProvider(loaded, workspace.workDir, { replay: request.replay, recordedThoughts: 0, warn: request.warn, log: verboseLog(request) });
     agent = withOutput(withModel(loaded, request.model ?? provider.model), output, provider.protocol, request.warn);
     // Last of the checks, being the slowest: a server that cannot start refuses the run.
-    mcp = await startAgentMcp(agent, { workDir: workspace.workDir, provider, sandbox, signal: request.signal, warn: request.warn, echo: verboseLog(request) });
+    mcp = await startAgentMcp(agent, { workDir: workspace.workDir, provider, sandbox, signal: request.signal, warn: request.warn, echo: verboseLog(request), activity: request.activity });
   } catch (err) {
     removeCreatedWorkspace(workspace);
     throw err;
@@ -87,6 +92,7 @@ async function claimAndRun(
     maxIterations: request.maxIterations,
     signal: request.signal,
     progress: request.progress,
+    activity: request.activity,
     verbose: request.verbose,
     askInteractively: request.askInteractively,
     metadata: {

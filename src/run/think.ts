@@ -114,8 +114,10 @@ async function ask(ctx: RunContext, iteration: number, built: BuiltContext): Pro
   }
   const started = Date.now();
   let failed = 0;
+  ctx.activity({ kind: "model", iteration, model: request.model });
   const reply = await ctx.provider.complete(request, {
     signal: ctx.signal,
+    onText: (text) => ctx.activity({ kind: "model-text", iteration, text }),
     onFailedAttempt: (attempt) => {
       failed += 1;
       // Journaled before the wait: a run that fails or dies while retrying keeps every attempt.
@@ -128,6 +130,7 @@ async function ask(ctx: RunContext, iteration: number, built: BuiltContext): Pro
       ctx.log(`llm retry ${attempt.attempt} after ${attempt.retryInMs} ms: ${attempt.reason}`);
     },
   });
+  ctx.activity({ kind: "idle" });
   return { request, reply, started, durationMs: Date.now() - started, attempts: failed + 1 };
 }
 

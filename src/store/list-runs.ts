@@ -41,7 +41,8 @@ export interface HolderSummary {
   detail: string;
 }
 
-export const RESUMABLE: readonly RunStatus[] = ["INTERRUPTED", "WAITING_FOR_INPUT", "FAILED", "COMPLETED"];
+/** Unfinished runs at rest; a COMPLETED run takes a new message, but is not unfinished work. */
+const RESUMABLE: readonly RunStatus[] = ["INTERRUPTED", "WAITING_FOR_INPUT", "FAILED"];
 
 export interface ListFilter {
   resumable?: boolean;
@@ -81,9 +82,9 @@ export function applyFilter(runs: RunSummary[], filter: ListFilter): RunSummary[
   return filter.first ? kept.slice(0, 1) : kept;
 }
 
-/** What `continue` can take: a run at rest, or a RUNNING one whose holder is gone or not yet judged (continue judges it). */
+/** Unfinished work `continue` can take without a message: a run at rest that did not complete, or a RUNNING one whose holder is dead. */
 function isResumable(run: RunSummary): boolean {
-  return RESUMABLE.includes(run.status) || run.orphaned || run.holder?.state === "unchecked";
+  return RESUMABLE.includes(run.status) || run.orphaned;
 }
 
 function isRunDir(dir: string): boolean {

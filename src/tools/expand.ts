@@ -35,6 +35,10 @@ export interface ExpandedTool {
   /** The tool's own sandbox, which replaces the agent's for it. */
   sandbox?: SandboxPolicy;
   source: string;
+  /** Where the definition is, for messages: `agent.yaml: tools[2]`. */
+  definedAt: string;
+  /** Whether the program (argv[0] of exec and command tools) must exist when the agent loads. */
+  checkProgram: boolean;
 }
 
 /** Where a definition was written, for messages: `agent.yaml` + `tools[2]`. */
@@ -73,6 +77,8 @@ export function expandTool(def: ToolDefinition, where: ToolLocation): ExpandedTo
     argv: expanded.argv,
     parameters: expanded.parameters,
     source: where.file,
+    definedAt: `${where.file}: ${where.path}`,
+    checkProgram: def.check_program !== false,
   };
   if (def.timeout_ms !== undefined) tool.timeout_ms = def.timeout_ms;
   if (def.sandbox !== undefined) tool.sandbox = def.sandbox;

@@ -39,6 +39,8 @@ export const ToolDefinitionSchema = z
     timeout_ms: z.number().int().positive().optional(),
     /** Replaces the agent's sandbox for this tool. */
     sandbox: SandboxPolicySchema.optional(),
+    /** false: the program need not exist when the agent loads (the run itself creates it). */
+    check_program: z.boolean().optional(),
   })
   .refine((tool) => [tool.exec, tool.shell, tool.command].filter((mode) => mode !== undefined).length === 1, {
     message: "Tool must specify exactly one of: exec, shell, or command",

@@ -40,7 +40,7 @@ describe("imports", () => {
       "tools/b.yaml": "imports: [./a.yaml]\ntools: []\n",
     });
     const message = await configErrorOf(loadAgent(home));
-    expect(message).toContain("tools/b.yaml: imports[0]: import cycle agent.yaml -> tools/a.yaml -> tools/b.yaml -> tools/a.yaml");
+    expect(message).toContain(`tools/b.yaml: imports[0]: import cycle ${path.join(home, "agent.yaml")} -> tools/a.yaml -> tools/b.yaml -> tools/a.yaml`);
   });
 
   it("refuses an import that leaves the agent directory", async () => {

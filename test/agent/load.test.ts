@@ -42,7 +42,7 @@ describe("loading agent.yaml", () => {
 
   it("reports a YAML syntax error with file, line and column", async () => {
     const home = await makeAgent({ "agent.yaml": "name: a\nllm:\n  model: [unclosed\n" });
-    expect(await configErrorOf(loadAgent(home))).toMatch(/^agent\.yaml:\d+:\d+: /);
+    expect(await configErrorOf(loadAgent(home))).toMatch(/^\/\S+\/agent\.yaml:\d+:\d+: /);
   });
 
   it("refuses an empty file and a root that is not a mapping", async () => {
@@ -55,8 +55,22 @@ describe("loading agent.yaml", () => {
     const lines = (await configErrorOf(loadAgent(home))).split("\n");
     expect(lines).toHaveLength(2);
     expect(lines).toContainEqual(expect.stringContaining("agent.yaml: llm.temperature: Too big: expected number to be <=2"));
-    expect(lines.find((l) => l.includes("llm.temperature"))).toContain("(at agent.yaml:4:16)");
-    expect(lines).toContainEqual(expect.stringMatching(/^agent\.yaml: Unrecognized key: "modle" — remove it or fix the spelling/));
+    expect(lines.find((l) => l.includes("llm.temperature"))).toMatch(/\(at \/\S+\/agent\.yaml:4:16\)/);
+    expect(lines).toContainEqual(expect.stringMatching(/^\/\S+\/agent\.yaml: Unrecognized key: "modle" — remove it or fix the spelling/));
+  });
+
+  it("points at a misspelt key (not its value), names agent.yaml by its path, and guesses the key meant", async () => {
+    const home = await makeAgent({ "agent.yaml": `${MINIMAL_AGENT_YAML}descripton:\n  A long text\ntools:\n  - name: t\n    exce: ls\n` });
+    const lines = (await configErrorOf(loadAgent(home))).split("\n");
+    const keyLine = MINIMAL_AGENT_YAML.split("\n").length;
+    expect(lines).toContainEqual(`${path.join(home, "agent.yaml")}: Unrecognized key: "descripton" — remove it or fix the spelling (did you mean \`description\` for \`descripton\`?) (at ${path.join(home, "agent.yaml")}:${keyLine}:1)`);
+    expect(lines).toContainEqual(expect.stringContaining("tools[0]: Unrecognized key: \"exce\" — remove it or fix the spelling (did you mean `exec` for `exce`?)"));
+  });
+
+  it("guesses no key for one that resembles none", async () => {
+    const message = await configErrorOf(loadAgent(await makeAgent({ "agent.yaml": `${MINIMAL_AGENT_YAML}zzzzzz: 1\n` })));
+    expect(message).toContain('Unrecognized key: "zzzzzz" — remove it or fix the spelling (at');
+    expect(message).not.toContain("did you mean");
   });
 
   it("says a missing required field must be added", async () => {
@@ -135,7 +149,7 @@ describe("hooks", () => {
     const warnings: string[] = [];
     const agent = await loadAgent(home, { warn: (m) => warnings.push(m) });
     expect(agent.hooks).toEqual({ pre_tool_execution: { command: ["${AGENT_HOME}/check.sh"], timeout_ms: 30000 } });
-    expect(warnings).toEqual([expect.stringMatching(/^\[DEPRECATION WARNING\] agent\.yaml: lifecycle_hooks is deprecated/)]);
+    expect(warnings).toEqual([expect.stringMatching(/^\[DEPRECATION WARNING\] \/\S+\/agent\.yaml: lifecycle_hooks is deprecated/)]);
   });
 
   it("lets hooks.yaml win over lifecycle_hooks and warns that they are ignored", async () => {

@@ -1,4 +1,5 @@
 // mcp_servers in agent.yaml and imported files: merged like tools, and every mistake refused with file and field.
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadAgent } from "../../src/agent/load.js";
 import { configErrorOf, makeAgent, MINIMAL_AGENT_YAML } from "./helpers.js";
@@ -11,7 +12,7 @@ describe("mcp_servers", () => {
     });
     const agent = await loadAgent(home);
     expect(agent.mcpServers.map((server) => [server.name, server.command ?? server.url, server.where])).toEqual([
-      ["fs", ["local-fs", "${CWD}"], "agent.yaml: mcp_servers[0]"],
+      ["fs", ["local-fs", "${CWD}"], `${join(home, "agent.yaml")}: mcp_servers[0]`],
       ["search", "https://mcp.example.com/mcp", "tools/shared.yaml: mcp_servers[1]"],
     ]);
     expect(agent.mcpServers[1]!.headers).toEqual({ Authorization: { env: "SEARCH_TOKEN", prefix: "Bearer " } });
@@ -19,14 +20,14 @@ describe("mcp_servers", () => {
 
   it("refuses a server named twice in one file", async () => {
     const home = await makeAgent({ "agent.yaml": `${MINIMAL_AGENT_YAML}mcp_servers:\n  - name: fs\n    command: [a]\n  - name: fs\n    command: [b]\n` });
-    expect(await configErrorOf(loadAgent(home))).toBe("agent.yaml: mcp_servers[1]: MCP server 'fs' is already defined at mcp_servers[0] of this file; rename or remove one");
+    expect(await configErrorOf(loadAgent(home))).toBe(`${join(home, "agent.yaml")}: mcp_servers[1]: MCP server 'fs' is already defined at mcp_servers[0] of this file; rename or remove one`);
   });
 
   it("refuses a header written as a literal, saying to read it from the environment", async () => {
     const home = await makeAgent({ "agent.yaml": `${MINIMAL_AGENT_YAML}mcp_servers:\n  - name: gh\n    url: https://api.example.com/mcp\n    headers:\n      Authorization: "Bearer ghp_123456789"\n` });
     const message = await configErrorOf(loadAgent(home));
     expect(message).toContain("agent.yaml: mcp_servers[0].headers.Authorization: header values are never written in agent.yaml; read each from an environment variable: {env: NAME, prefix: \"Bearer \"}");
-    expect(message).toMatch(/\(at agent\.yaml:\d+:\d+\)/);
+    expect(message).toMatch(/\(at \/\S+\/agent\.yaml:\d+:\d+\)/);
   });
 
   it("refuses a server with both command and url, or neither, and a server name with __", async () => {

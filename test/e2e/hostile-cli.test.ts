@@ -66,8 +66,8 @@ describe.concurrent("hostile input through the delta binary", () => {
       expect(result.exitCode).toBe(126);
       const json = JSON.parse(result.stdout) as RunResultJson;
       expect(json.error?.type).toBe("CONFIG_ERROR");
-      expect(json.error?.message).toMatch(/^agent\.yaml[:\s]/);
-      expect(result.stderr).toMatch(/^Error: agent\.yaml[:\s]/);
+      expect(json.error?.message).toMatch(/^\/\S+\/agent\.yaml[:\s]/);
+      expect(result.stderr).toMatch(/^Error: \/\S+\/agent\.yaml[:\s]/);
       expect(existsSync(canary)).toBe(false);
       expect(tree(box)).toEqual(before);
     },

@@ -96,7 +96,7 @@ describe("a stdio MCP server as tools (the reference filesystem server)", () => 
     expect(JSON.parse(run.stdout).error).toEqual({
       type: "MCP_SERVER_ERROR",
       message:
-        "Two tools would be offered to the model as 'fs__read_text_file': the tool 'fs__read_text_file' defined in agent.yaml, and tool 'read_text_file' of MCP server 'fs' (agent.yaml: mcp_servers[0]). Rename the tool, or deny one of them with tools.deny.",
+        `Two tools would be offered to the model as 'fs__read_text_file': the tool 'fs__read_text_file' defined in ${join(agent, "agent.yaml")}, and tool 'read_text_file' of MCP server 'fs' (${join(agent, "agent.yaml")}: mcp_servers[0]). Rename the tool, or deny one of them with tools.deny.`,
     });
     expect(existsSync(ws)).toBe(false);
   });
@@ -220,7 +220,7 @@ describe("results, hooks and the environment (the reference everything server)",
     const run = await delta(["run", "--agent", agent, "-y", "-m", "x", "--format", "json"], { env: modelEnv("http://127.0.0.1:9/v1") });
     expect(run.exitCode).toBe(126);
     expect(JSON.parse(run.stdout).error.message).toBe(
-      "MCP server 'ev' (agent.yaml: mcp_servers[0]): env.SERVICE_TOKEN reads the environment variable DELTA_TEST_UNSET_TOKEN, which is not set; export it before the run",
+      `MCP server 'ev' (${join(agent, "agent.yaml")}: mcp_servers[0]): env.SERVICE_TOKEN reads the environment variable DELTA_TEST_UNSET_TOKEN, which is not set; export it before the run`,
     );
   });
 });
@@ -317,7 +317,7 @@ describe("a Streamable HTTP server (the everything server over HTTP)", () => {
     expect(run.exitCode).toBe(126);
     const { error } = JSON.parse(run.stdout) as { error: { type: string; message: string } };
     expect(error.type).toBe("MCP_SERVER_ERROR");
-    expect(error.message).toMatch(new RegExp(`^MCP server 'web' \\(agent\\.yaml: mcp_servers\\[0\\]\\) failed at initialize: .*; the server is at http://127\\.0\\.0\\.1:${port}/mcp$`));
+    expect(error.message).toMatch(new RegExp(`^MCP server 'web' \\(/\\S+/agent\\.yaml: mcp_servers\\[0\\]\\) failed at initialize: .*; the server is at http://127\\.0\\.0\\.1:${port}/mcp$`));
     expect(run.stdout + run.stderr).not.toContain("secret-in-query");
   });
 });

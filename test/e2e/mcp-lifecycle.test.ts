@@ -219,7 +219,7 @@ describe("a stdio server that fails to start or to list its tools", () => {
     const run = await delta(["run", "--agent", agent, "-w", ws, "-m", "x", "--format", "json"], { env: modelEnv("http://127.0.0.1:9/v1") });
     const elapsed = Date.now() - began;
     expect(run.exitCode).toBe(126);
-    expect(JSON.parse(run.stdout).error).toEqual({ type: "MCP_SERVER_ERROR", message: `MCP server 'flaky' (agent.yaml: mcp_servers[0]) ${why}` });
+    expect(JSON.parse(run.stdout).error).toEqual({ type: "MCP_SERVER_ERROR", message: `MCP server 'flaky' (${join(agent, "agent.yaml")}: mcp_servers[0]) ${why}` });
     // The timeout, then at most the grace a stopped group gets, and the CLI's own start and exit.
     expect(elapsed).toBeLessThan(TIMEOUT_MS + 2_000 + 2_000);
     expect(existsSync(ws)).toBe(false);
@@ -238,7 +238,7 @@ describe("a stdio server that fails to start or to list its tools", () => {
     writeFileSync(join(agent, "agent.yaml"), yamlOf(fixtureServer("exit-at-start")));
     const refused = await delta(["continue", "--run-id", "r1", "-w", ws, "-m", "two", "--format", "json"], { env: modelEnv(model.baseUrl) });
     expect(refused.exitCode).toBe(126);
-    expect(JSON.parse(refused.stdout).error).toMatchObject({ type: "MCP_SERVER_ERROR", message: expect.stringMatching(/^MCP server 'fs' \(agent\.yaml: mcp_servers\[0\]\) stopped before answering initialize: .*DATABASE_URL is not set$/s) });
+    expect(JSON.parse(refused.stdout).error).toMatchObject({ type: "MCP_SERVER_ERROR", message: expect.stringMatching(/^MCP server 'fs' \(\/\S+\/agent\.yaml: mcp_servers\[0\]\) stopped before answering initialize: .*DATABASE_URL is not set$/s) });
     expect(readFileSync(join(runDir(ws, "r1"), "journal.jsonl"), "utf8")).toBe(journal);
     expect(readFileSync(join(runDir(ws, "r1"), "metadata.json"), "utf8")).toBe(metadata);
     expect(model.requests).toHaveLength(1);
@@ -272,7 +272,7 @@ describe("a stdio server that fails to start or to list its tools", () => {
     const result = await child;
     expect(Date.now() - began).toBeLessThan(5_000);
     expect(result.exitCode).toBe(130);
-    expect(JSON.parse(String(result.stdout))).toMatchObject({ status: "INTERRUPTED", error: { type: "INTERRUPTED", message: "Interrupted while starting MCP server 'slow' (agent.yaml: mcp_servers[0])" } });
+    expect(JSON.parse(String(result.stdout))).toMatchObject({ status: "INTERRUPTED", error: { type: "INTERRUPTED", message: `Interrupted while starting MCP server 'slow' (${join(agent, "agent.yaml")}: mcp_servers[0])` } });
     expect(existsSync(ws)).toBe(false);
     expect(processesRunning("hang-at-initialize.mjs")).toEqual([]);
   });
@@ -282,7 +282,7 @@ describe("a stdio server that fails to start or to list its tools", () => {
     const run = await delta(["run", "--agent", agent, "-y", "-m", "x", "--format", "json"], { env: modelEnv("http://127.0.0.1:9/v1") });
     expect(run.exitCode).toBe(126);
     expect(JSON.parse(run.stdout).error.message).toBe(
-      `MCP server 'gone' (agent.yaml: mcp_servers[0]) could not start: command not found: no-such-mcp-server-binary (command: ["no-such-mcp-server-binary","--stdio"])`,
+      `MCP server 'gone' (${join(agent, "agent.yaml")}: mcp_servers[0]) could not start: command not found: no-such-mcp-server-binary (command: ["no-such-mcp-server-binary","--stdio"])`,
     );
   });
 });

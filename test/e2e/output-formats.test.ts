@@ -73,7 +73,7 @@ describe("--format stream-json", () => {
     expect(result.exitCode).toBe(126);
     const lines = result.stdout.split("\n").filter((line) => line !== "");
     expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0]!)).toMatchObject({ schema_version: "2.0", status: "FAILED", error: { type: "CONFIG_ERROR" } });
+    expect(JSON.parse(lines[0]!)).toMatchObject({ schema_version: "2.0", status: "REFUSED", error: { type: "CONFIG_ERROR" } });
   });
 });
 
@@ -99,7 +99,7 @@ describe("-o/--output", () => {
     const out = join(root, "refusal.json");
     const refused = await delta(["run", "--agent", join(root, "no-such-agent"), "-m", "x", "--format", "json", "-o", out]);
     expect(refused.exitCode).toBe(126);
-    expect(JSON.parse(readFileSync(out, "utf8"))).toMatchObject({ status: "FAILED", error: { type: "CONFIG_ERROR" } });
+    expect(JSON.parse(readFileSync(out, "utf8"))).toMatchObject({ status: "REFUSED", error: { type: "CONFIG_ERROR" } });
 
     server = await startMockLlm([]);
     const agent = writeAgent(root, {}, "agent-output-missing");

@@ -228,7 +228,7 @@ describe("delta run", () => {
     const again = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "dup", "-m", "go", "--format", "json"], { env: modelEnv(server.baseUrl) });
     expect(again.exitCode).toBe(126);
     const runResult = JSON.parse(again.stdout);
-    expect(runResult).toMatchObject({ schema_version: "2.0", status: "FAILED", error: { type: "RUN_REFUSED" } });
+    expect(runResult).toMatchObject({ schema_version: "2.0", status: "REFUSED", run_id: null, error: { type: "RUN_REFUSED" } });
     expect(runResult.error.message).toContain("already exists");
     expect(readFileSync(join(runDir(ws, "dup"), "journal.jsonl"), "utf8")).toBe(before);
     expect(server.requests).toHaveLength(1);

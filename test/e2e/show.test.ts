@@ -1,6 +1,6 @@
 // `delta show`: a run as text for a person (task, iterations, tool calls, tokens, status, next command), and --follow on a run another process writes.
 import { execa } from "execa";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fault, reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
@@ -104,7 +104,7 @@ describe.concurrent("delta show", () => {
     expect(asked.exitCode).toBe(101);
     const waiting = await delta(["show", "asks-1", "-w", ws]);
     expect(waiting.stdout).toContain("ask    Which password?");
-    expect(waiting.stdout).toContain(`next    to answer: delta continue --run-id asks-1 -w ${ws} -m \\<answer\\>`);
+    expect(waiting.stdout).toContain(`next    to answer: delta continue --run-id asks-1 -w ${ws} -m '<answer>'`);
 
     const server = await startMockLlm([reply.text("Logged in.")]);
     try {
@@ -188,7 +188,8 @@ describe("delta show --follow", () => {
 
   it("follows a run another process starts and appends to, and ends with it", async () => {
     const ws = join(root, "ws-follow");
-    // The follower starts first and waits for the run to appear.
+    mkdirSync(ws);
+    // The follower starts first and waits for the run to appear in the workspace.
     const follower = spawnDelta(["show", "followed", "-w", ws, "--follow"], { timeoutMs: 60_000 });
     let followed = "";
     follower.stdout!.on("data", (chunk: Buffer) => (followed += chunk.toString()));

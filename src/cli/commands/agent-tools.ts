@@ -1,6 +1,7 @@
 // The agent `delta tool expand|list` shows, with its MCP servers started (in the current directory, as ${CWD}) while it is shown.
 import { agentHomeOf } from "../../agent/agent-home.js";
 import { loadAgent, type AgentPackage } from "../../agent/load.js";
+import { checkToolPrograms } from "../../agent/preflight.js";
 import { NO_PROVIDER, startAgentMcp } from "../../run/mcp-start.js";
 import { checkSandbox } from "../../run/sandbox-check.js";
 import { declaredSandbox } from "../../run/sandbox-policy.js";
@@ -15,6 +16,8 @@ export async function withAgentTools(target: string, command: string, io: CliIo,
   // Servers start in the box a run would give them, or not at all.
   const sandbox = declaredSandbox(agent);
   await checkSandbox(sandbox, { ...agent, tools: [] }, warn);
+  // As a run in the current directory would find them: a tool whose program is missing is named here too.
+  checkToolPrograms(agent, process.cwd());
   const mcp = await startAgentMcp(agent, { workDir: process.cwd(), provider: NO_PROVIDER, sandbox, warn });
   try {
     show(agent, mcp?.servers.tools ?? null);

@@ -3,6 +3,7 @@ import { basename } from "node:path";
 import { listScopedRuns } from "../../store/locate-run.js";
 import { applyFilter, type RunSummary } from "../../store/list-runs.js";
 import { checkLiveness } from "../../store/lease/liveness-check.js";
+import { printable } from "../../report/show-text.js";
 import type { CliIo } from "../io.js";
 import { parseFormat, parseStatus } from "../options.js";
 import { runScope } from "../run-scope.js";
@@ -25,17 +26,33 @@ export async function listRunsCommand(flags: Record<string, unknown>, io: CliIo)
       io.out(runs.map((run) => `${run.run_id}\n`).join(""));
       break;
     default:
-      io.out(runs.length === 0 ? "" : `${runs.map((run) => textLine(run, showWorkspace)).join("\n")}\n`);
+      io.out(runs.length === 0 ? "" : textTable(runs, showWorkspace));
       if (runs.length === 0) io.err(`No runs found in ${"agentHome" in scope ? `the workspaces of ${scope.agentHome}` : scope.workDir}\n`);
       break;
   }
   return 0;
 }
 
-function textLine(run: RunSummary, showWorkspace: boolean): string {
-  const status = run.orphaned ? "RUNNING (orphaned)" : run.holder?.state === "unchecked" ? `RUNNING (on ${run.holder.hostname ?? "another host"}, not checked)` : run.status;
-  const workspace = showWorkspace ? `${basename(run.work_dir).padEnd(6)} ` : "";
-  return `${workspace}${run.run_id}  ${status.padEnd(18)} ${JSON.stringify(run.task_summary).padEnd(40)} ${ago(run.last_updated)}`;
+/** A header, then one row per run; every column as wide as its widest cell, the task last and clipped. */
+function textTable(runs: RunSummary[], showWorkspace: boolean): string {
+  const rows = runs.map((run) => [...(showWorkspace ? [basename(run.work_dir)] : []), run.run_id, statusOf(run), String(run.iterations), ago(run.last_updated), clipTask(run.task_summary)]);
+  const header = [...(showWorkspace ? ["WORKSPACE"] : []), "RUN ID", "STATUS", "ITER", "UPDATED", "TASK"];
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+  const line = (cells: string[]): string => cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!))).join("  ").trimEnd();
+  return `${[header, ...rows].map(line).join("\n")}\n`;
+}
+
+function statusOf(run: RunSummary): string {
+  if (run.orphaned) return "RUNNING (orphaned)";
+  return run.holder?.state === "unchecked" ? `RUNNING (on ${run.holder.hostname ?? "another host"}, not checked)` : run.status;
+}
+
+const TASK_WIDTH = 60;
+
+/** The task on one line, its control characters visible, clipped to TASK_WIDTH. */
+function clipTask(task: string): string {
+  const flat = printable(task.replace(/\s+/g, " ").trim());
+  return flat.length > TASK_WIDTH ? `${flat.slice(0, TASK_WIDTH - 1)}…` : flat;
 }
 
 function ago(iso: string): string {

@@ -3,9 +3,11 @@ import { resolve } from "node:path";
 import { agentHomeOf } from "../../agent/agent-home.js";
 import { EXIT, UsageError, errorMessage } from "../../errors.js";
 import { onAppendedLine } from "../../journal/writer.js";
+import { printable } from "../../report/show-text.js";
 import { continueCommand } from "../../run/continue-command.js";
 import type { RunOutcome } from "../../run/outcome.js";
 import type { DriveOptions } from "../../run/run-context.js";
+import type { ActivitySink } from "../../run/activity.js";
 import { continueRun } from "../../run/resume.js";
 import { startRun } from "../../run/start.js";
 import { locateRun, newestRun } from "../../store/locate-run.js";
@@ -16,7 +18,11 @@ import { optionalString, parseFormat, parsePositiveInt } from "../options.js";
 import { checkOutputFile, writeOutputFile } from "../output-file.js";
 import { exitCodeFor, formatOutcome, outputFileContent, type OutputFormat } from "../output.js";
 import { runScope } from "../run-scope.js";
+import { createStatusLine } from "../status-line.js";
 import { askOnTerminal, closeTerminal, promptLine } from "../terminal.js";
+
+/** The `type` of a stream-json line that carries a piece of a streamed reply: no journal event has it, and it has no seq. */
+const TEXT_DELTA = "TEXT_DELTA";
 
 const DEFAULT_MAX_ITERATIONS = 30;
 
@@ -29,7 +35,7 @@ export async function runCommand(flags: Record<string, unknown>, io: CliIo): Pro
   if (message === undefined) {
     throw new UsageError('-m/--message is required (or --message-file <path>, or the task piped on stdin). Example: delta run --agent ./my-agent -m "Analyze sales data"');
   }
-  return drive(format, output, io, (signal) =>
+  return drive({ format, output, streamDeltas: streamDeltasFlag(flags, format) }, io, (signal, watch) =>
     startRun({
       agentHome,
       message,
@@ -40,7 +46,7 @@ export async function runCommand(flags: Record<string, unknown>, io: CliIo): Pro
       isTTY: Boolean(process.stdin.isTTY && process.stderr.isTTY && process.stdout.isTTY),
       promptWorkspace: promptLine,
       ...outputSchemaFlag(flags),
-      ...driveOptions(flags, io, signal),
+      ...driveOptions(flags, watch, signal),
     }),
   );
 }
@@ -57,19 +63,32 @@ export async function continueCommandLine(flags: Record<string, unknown>, io: Cl
   const message = await readMessage(flags, { stdinWhenPiped: false, interactive: Boolean(flags.interactive) });
   const warn = (line: string): void => io.err(`[warning] ${line}\n`);
   const run = runId === undefined ? newestRun(scope, warn) : locateRun(scope, runId);
-  return drive(format, output, io, (signal) =>
+  return drive({ format, output, streamDeltas: streamDeltasFlag(flags, format) }, io, (signal, watch) =>
     continueRun({
       runId: run.runId,
       workDir: run.workDir,
       message,
       force: Boolean(flags.force),
-      ...driveOptions(flags, io, signal),
+      ...driveOptions(flags, watch, signal),
     }),
   );
 }
 
+/** --stream-deltas only means something with stream-json, whose stdout it adds to. */
+function streamDeltasFlag(flags: Record<string, unknown>, format: OutputFormat): boolean {
+  if (!flags.streamDeltas) return false;
+  if (format !== "stream-json") throw new UsageError("--stream-deltas adds lines to --format stream-json; give --format stream-json too, or drop it.");
+  return true;
+}
+
+/** How the engine's progress reaches the person watching: lines on stderr, and what it does now. */
+interface Watch {
+  line: (text: string) => void;
+  activity: ActivitySink;
+}
+
 /** The flags `run` and `continue` share, turned into engine options. */
-function driveOptions(flags: Record<string, unknown>, io: CliIo, signal: AbortSignal): DriveOptions {
+function driveOptions(flags: Record<string, unknown>, watch: Watch, signal: AbortSignal): DriveOptions {
   const model = optionalString("--model", flags.model);
   if (model === "") throw new UsageError("--model needs a model name, e.g. --model gpt-4o-mini.");
   const sandbox = optionalString("--sandbox", flags.sandbox);
@@ -82,9 +101,10 @@ function driveOptions(flags: Record<string, unknown>, io: CliIo, signal: AbortSi
     replay: replaySource(flags.replay),
     ...(model === undefined ? {} : { model }),
     signal,
-    progress: (line) => io.err(`${line}\n`),
+    progress: watch.line,
+    activity: watch.activity,
     verbose: Boolean(flags.verbose),
-    warn: (line) => io.err(`${line}\n`),
+    warn: watch.line,
     askInteractively: flags.interactive ? askOnTerminal : undefined,
   };
 }
@@ -106,12 +126,29 @@ function outputFlag(flags: Record<string, unknown>): string | undefined {
   return given === undefined ? undefined : checkOutputFile(given);
 }
 
+interface DriveOutput {
+  format: OutputFormat;
+  output: string | undefined;
+  /** stream-json: the model's text as it arrives, as TEXT_DELTA lines between the journal's. */
+  streamDeltas: boolean;
+}
+
 /** Runs the engine with SIGINT/SIGTERM wired to an abort, then prints the outcome. */
-async function drive(format: OutputFormat, output: string | undefined, io: CliIo, go: (signal: AbortSignal) => Promise<RunOutcome>): Promise<number> {
+async function drive({ format, output, streamDeltas }: DriveOutput, io: CliIo, go: (signal: AbortSignal, watch: Watch) => Promise<RunOutcome>): Promise<number> {
+  // The run's duration counts all of this invocation: loading the agent and starting its MCP servers too.
+  const invoked = new Date();
   const controller = new AbortController();
+  const status = createStatusLine(process.stderr);
+  const watch: Watch = {
+    line: (text) => status.above(`${text}\n`),
+    activity: (activity) => {
+      status.show(activity);
+      if (streamDeltas && activity.kind === "model-text") io.out(`${JSON.stringify({ type: TEXT_DELTA, iteration: activity.iteration, text: activity.text })}\n`);
+    },
+  };
   const onSignal = (signal: NodeJS.Signals): void => {
     if (controller.signal.aborted) process.exit(130);
-    io.err(`\nReceived ${signal}: stopping the run (send it again to exit at once)\n`);
+    status.above(`\nReceived ${signal}: stopping the run (send it again to exit at once)\n`);
     controller.abort();
   };
   process.on("SIGINT", onSignal);
@@ -119,9 +156,10 @@ async function drive(format: OutputFormat, output: string | undefined, io: CliIo
   // stream-json: each journal line as it is appended; the RunResult comes last.
   const stopStreaming = format === "stream-json" ? onAppendedLine((line) => io.out(`${line}\n`)) : null;
   try {
-    const outcome = await go(controller.signal);
+    const outcome = { ...(await go(controller.signal, watch)), startTime: invoked };
     // Nothing is appended after the outcome: the RunResult is the stream's last line.
     stopStreaming?.();
+    status.stop();
     let exitCode: number = exitCodeFor(outcome);
     if (output !== undefined) {
       try {
@@ -137,6 +175,7 @@ async function drive(format: OutputFormat, output: string | undefined, io: CliIo
     io.err(resumeHint(outcome));
     return exitCode;
   } finally {
+    status.stop();
     stopStreaming?.();
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
@@ -144,12 +183,14 @@ async function drive(format: OutputFormat, output: string | undefined, io: CliIo
   }
 }
 
-/** For every run that did not complete: the exact command that resumes it, workspace included. */
+/** For every run that did not complete: the exact command that resumes it, workspace included, on stderr. */
 function resumeHint(outcome: RunOutcome): string {
   if (outcome.status === "COMPLETED" || outcome.runId === null || outcome.workspacePath === null) return "";
   if (outcome.status === "WAITING_FOR_INPUT") {
-    const where = outcome.runDir === null ? "" : `Agent paused. Provide response in ${outcome.runDir}/interaction/response.txt\nOr use: `;
-    return `${where}${continueCommand(outcome.runId, outcome.workspacePath, "<response>")}\n`;
+    // In every format: json and raw keep stdout for programs, so the person reads the question here.
+    const question = outcome.interaction ? `The agent asks: ${printable(outcome.interaction.prompt)}\n` : "";
+    const file = outcome.runDir === null ? "" : `\nor write the answer to ${outcome.runDir}/interaction/response.txt and run it without -m`;
+    return `${question}Answer with: ${continueCommand(outcome.runId, outcome.workspacePath, "<answer>")}${file}\n`;
   }
   const why = outcome.status === "FAILED" ? "retry it (add -m <message> to tell the model something first)" : "resume it";
   return `To ${why}: ${continueCommand(outcome.runId, outcome.workspacePath)}\n`;

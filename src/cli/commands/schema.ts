@@ -7,7 +7,12 @@ import type { CliIo } from "../io.js";
 import { packageFolder } from "../package-dir.js";
 
 /** Reads the file the build generated and the package ships, so printing a schema does not load the generator. */
-export async function schemaCommand(name: string, io: CliIo): Promise<number> {
+export async function schemaCommand(name: string | undefined, io: CliIo): Promise<number> {
+  if (name === undefined) {
+    // Which schemas there are is the answer to a bare `delta schema`.
+    io.out(`Usage: delta schema <agent|context|hooks>\n\n${SCHEMA_KINDS.map((known) => `  ${known.padEnd(8)} ${known}.yaml`).join("\n")}\n`);
+    return 0;
+  }
   const kind = SCHEMA_KINDS.find((known) => known === name.replace(/\.ya?ml$/, ""));
   if (!kind) throw new UsageError(`Unknown schema '${name}'. Use: delta schema agent | context | hooks`);
   io.out(readFileSync(schemaPath(kind), "utf8"));

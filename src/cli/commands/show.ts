@@ -1,13 +1,13 @@
 // `delta show`: a run as readable text on stdout, or followed live (`--follow`) as another process appends to its journal.
 import { existsSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-import { EXIT, RunRefusedError } from "../../errors.js";
+import { EXIT, RunRefusedError, UsageError } from "../../errors.js";
 import { followJournal } from "../../report/follow.js";
 import { accountOf, loadRunAccount } from "../../report/run-account.js";
 import { createEventFormatter, runFooter, runHeader } from "../../report/show-text.js";
 import { textStyle } from "../../report/text-style.js";
 import type { LocatedRun } from "../../store/locate-run.js";
-import { runPaths } from "../../store/run-dir.js";
+import { isDirectory, runPaths } from "../../store/run-dir.js";
 import { readMetadata } from "../../store/run-metadata.js";
 import type { CliIo } from "../io.js";
 import { findRun } from "../run-query.js";
@@ -19,7 +19,7 @@ export async function showCommand(runId: string | undefined, flags: Record<strin
   if (!flags.follow) {
     const run = await findRun(runId, flags, warn);
     const account = loadRunAccount(run.workDir, run.runId, run.paths, warn);
-    const format = createEventFormatter(style);
+    const format = createEventFormatter(style, { full: Boolean(flags.full) });
     io.out(`${[...runHeader(account, style), "", ...account.events.flatMap(format), "", ...runFooter(account, style)].join("\n")}\n`);
     return EXIT.COMPLETED;
   }
@@ -30,15 +30,15 @@ export async function showCommand(runId: string | undefined, flags: Record<strin
   try {
     const run = await locateOrWait(runId, flags, io, controller.signal, warn);
     if (!run) return EXIT.INTERRUPTED;
-    return await follow(run, io, style, controller.signal);
+    return await follow(run, io, style, controller.signal, Boolean(flags.full));
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
 }
 
-async function follow(run: LocatedRun, io: CliIo, style: ReturnType<typeof textStyle>, signal: AbortSignal): Promise<number> {
-  const format = createEventFormatter(style);
+async function follow(run: LocatedRun, io: CliIo, style: ReturnType<typeof textStyle>, signal: AbortSignal, full: boolean): Promise<number> {
+  const format = createEventFormatter(style, { full });
   io.out(`${style.bold(`Run ${run.runId}`)}  ${style.dim(run.paths.runDir)}\n\n`);
   const events = [];
   const journal = followJournal(run.paths, { signal });
@@ -69,6 +69,8 @@ async function locateOrWait(runId: string | undefined, flags: Record<string, unk
       const scope = await runScope(flags);
       if (!(err instanceof RunRefusedError) || runId === undefined || !("workDir" in scope)) throw err;
       if (existsSync(runPaths(scope.workDir, runId).runDir)) throw err;
+      // Waiting on a mistyped workspace would last forever: the workspace must exist, the run need not yet.
+      if (!isDirectory(scope.workDir)) throw new UsageError(`-w ${scope.workDir}: no such directory; give the workspace the run will be in (create it first to follow a run about to start there)`);
       if (!told) io.err(`Waiting for run ${runId} to start in ${scope.workDir} (Ctrl-C to stop)\n`);
       told = true;
     }

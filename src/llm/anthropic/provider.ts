@@ -5,7 +5,7 @@ import { retryingProvider } from "../retry-loop.js";
 import type { Provider } from "../types.js";
 import { toLlmReply } from "./message-reply.js";
 import { toMessagesBody } from "./request-body.js";
-import { StreamAssembly } from "./stream-assembly.js";
+import { anthropicTextDelta, StreamAssembly } from "./stream-assembly.js";
 
 /** The base URL as Anthropic's own clients take it (ANTHROPIC_BASE_URL): without `/v1`. */
 const DEFAULT_BASE_URL = "https://api.anthropic.com";
@@ -14,7 +14,7 @@ const API_VERSION = "2023-06-01";
 export function createAnthropicProvider(config: ProviderConfig, env: NodeJS.ProcessEnv = process.env): Provider {
   const settings = providerSettings(config, DEFAULT_BASE_URL, messagesUrl, env);
   const { stream } = settings.attempt;
-  return retryingProvider("anthropic", settings, (request, { signal }) =>
+  return retryingProvider("anthropic", settings, (request, { signal, onText }) =>
     attemptOnce(
       settings.attempt,
       {
@@ -22,8 +22,10 @@ export function createAnthropicProvider(config: ProviderConfig, env: NodeJS.Proc
         body: toMessagesBody(request, { stream }),
         assembler: () => new StreamAssembly(),
         toReply: (message) => toLlmReply(message, request.model),
+        textDelta: anthropicTextDelta,
       },
       signal,
+      onText,
     ),
   );
 }

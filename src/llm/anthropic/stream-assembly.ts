@@ -104,3 +104,15 @@ function append(block: Record<string, unknown>, field: string, text: unknown): v
 function withoutNulls(record: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== null && value !== undefined));
 }
+
+/** The reply text one event adds (a `text_delta`), for a live view; the assembly above is what counts. */
+export function anthropicTextDelta({ data }: SseEvent): string | undefined {
+  let event: unknown;
+  try {
+    event = JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(event) || event.type !== "content_block_delta" || !isRecord(event.delta) || event.delta.type !== "text_delta") return undefined;
+  return typeof event.delta.text === "string" ? event.delta.text : undefined;
+}

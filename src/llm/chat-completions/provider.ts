@@ -5,7 +5,7 @@ import { retryingProvider } from "../retry-loop.js";
 import type { Provider } from "../types.js";
 import { toLlmReply } from "./completion-reply.js";
 import { echoedFields, toChatCompletionBody } from "./request-body.js";
-import { StreamAssembly } from "./stream-assembly.js";
+import { chatTextDelta, StreamAssembly } from "./stream-assembly.js";
 
 export type OpenAiProviderConfig = ProviderConfig;
 
@@ -14,7 +14,7 @@ const DEFAULT_BASE_URL = "https://api.openai.com/v1";
 export function createOpenAiProvider(config: OpenAiProviderConfig, env: NodeJS.ProcessEnv = process.env): Provider {
   const settings = providerSettings(config, DEFAULT_BASE_URL, (base) => urlUnder(base, "/chat/completions"), env);
   const { stream } = settings.attempt;
-  return retryingProvider("openai-compatible", settings, (request, { signal, withoutEcho }) =>
+  return retryingProvider("openai-compatible", settings, (request, { signal, withoutEcho, onText }) =>
     attemptOnce(
       settings.attempt,
       {
@@ -23,8 +23,10 @@ export function createOpenAiProvider(config: OpenAiProviderConfig, env: NodeJS.P
         assembler: () => new StreamAssembly(),
         toReply: (completion) => toLlmReply(completion, request.model),
         echoed: withoutEcho ? new Set() : echoedFields(request),
+        textDelta: chatTextDelta,
       },
       signal,
+      onText,
     ),
   );
 }

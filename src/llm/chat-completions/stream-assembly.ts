@@ -152,3 +152,20 @@ function mergedList(previous: unknown[], next: unknown[]): unknown[] {
   }
   return list;
 }
+
+/** The reply text one chunk adds (its first choice's `delta.content` as text), for a live view; the assembly above is what counts. */
+export function chatTextDelta({ data }: SseEvent): string | undefined {
+  if (data.trim() === "[DONE]") return undefined;
+  const chunk = parsedOrNull(data);
+  const choice = isRecord(chunk) && Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
+  const content = isRecord(choice) && isRecord(choice.delta) ? choice.delta.content : undefined;
+  return typeof content === "string" ? content : undefined;
+}
+
+function parsedOrNull(data: string): unknown {
+  try {
+    return JSON.parse(data);
+  } catch {
+    return null;
+  }
+}

@@ -6,14 +6,14 @@ import { retryingProvider } from "../retry-loop.js";
 import type { Provider } from "../types.js";
 import { toResponsesBody } from "./request-body.js";
 import { toLlmReply } from "./response-reply.js";
-import { StreamAssembly } from "./stream-assembly.js";
+import { responsesTextDelta, StreamAssembly } from "./stream-assembly.js";
 
 const DEFAULT_BASE_URL = "https://api.openai.com/v1";
 
 export function createResponsesProvider(config: ProviderConfig, env: NodeJS.ProcessEnv = process.env): Provider {
   const settings = providerSettings(config, DEFAULT_BASE_URL, (base) => urlUnder(base, "/responses"), env);
   const { stream } = settings.attempt;
-  return retryingProvider("openai-responses", settings, (request, { signal, withoutEcho }) =>
+  return retryingProvider("openai-responses", settings, (request, { signal, withoutEcho, onText }) =>
     attemptOnce(
       settings.attempt,
       {
@@ -22,8 +22,10 @@ export function createResponsesProvider(config: ProviderConfig, env: NodeJS.Proc
         assembler: () => new StreamAssembly(),
         toReply: (response) => toLlmReply(response, request.model),
         reclassify: withoutEcho ? undefined : refusedReasoning,
+        textDelta: responsesTextDelta,
       },
       signal,
+      onText,
     ),
   );
 }

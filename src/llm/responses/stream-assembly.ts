@@ -35,3 +35,15 @@ export class StreamAssembly implements StreamAssembler {
     return { ...this.#response, output: [...this.#items.entries()].sort(([a], [b]) => a - b).map(([, item]) => item) };
   }
 }
+
+/** The reply text one event adds (`response.output_text.delta`), for a live view; the assembly above is what counts. */
+export function responsesTextDelta({ data }: SseEvent): string | undefined {
+  let event: unknown;
+  try {
+    event = JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(event) || event.type !== "response.output_text.delta") return undefined;
+  return typeof event.delta === "string" ? event.delta : undefined;
+}
