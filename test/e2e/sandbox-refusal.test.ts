@@ -31,8 +31,8 @@ describe("a machine without bubblewrap", () => {
     const result = await delta(["run", "--agent", agent, "-m", "go", "-y", "--format", "json"], { env: { ...modelEnv("http://127.0.0.1:9/v1"), PATH: noBwrap } });
     expect(result.exitCode).toBe(126);
     const outcome = JSON.parse(result.stdout) as { status: string; error: { type: string; message: string } };
-    // The RunResult of every refusal (exit 126) carries status FAILED and the error's type.
-    expect(outcome.status).toBe("FAILED");
+    // The RunResult of every refusal (exit 126) carries status REFUSED and the error's type.
+    expect(outcome.status).toBe("REFUSED");
     expect(outcome.error.type).toBe("SANDBOX_UNAVAILABLE");
     expect(outcome.error.message).toContain("bubblewrap (bwrap) is not on PATH");
     expect(outcome.error.message).toContain("apt-get install bubblewrap");
