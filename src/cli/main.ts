@@ -33,6 +33,7 @@ function buildCli(dispatch: (handler: Handler) => (...raw: unknown[]) => void) {
     .option("-o, --output <file>", "Also write the result (json: the RunResult) to this file, atomically")
     .option("--replay <source>", "Use recorded model replies (a .jsonl file or a run directory) instead of a model")
     .option("--output-schema <file>", "JSON Schema (JSON or YAML) the final answer must meet, for this run (in place of output_schema in agent.yaml)")
+    .option("--base-url <url>", "Model endpoint for this invocation (over DELTA_BASE_URL, .env files and llm.base_url)")
     .action(dispatch(async (_args, flags, io) => (await import("./commands/run.js")).runCommand(flags, io)));
   cli
     .command("continue", "Continue an existing run (resume, answer, extend or retry)")
@@ -50,6 +51,8 @@ function buildCli(dispatch: (handler: Handler) => (...raw: unknown[]) => void) {
     .option("--format <format>", "Output: text | json | raw | stream-json (default: text)")
     .option("-o, --output <file>", "Also write the result (json: the RunResult) to this file, atomically")
     .option("--replay <source>", "Use recorded model replies instead of a model")
+    .option("--base-url <url>", "Model endpoint for this invocation; the run moves there on purpose")
+    .option("--accept-endpoint", "Continue even though the model endpoint differs from the one the run started with")
     .action(dispatch(async (_args, flags, io) => (await import("./commands/run.js")).continueCommandLine(flags, io)));
   cli
     .command("list-runs", "List runs, newest first")

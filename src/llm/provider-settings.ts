@@ -1,5 +1,5 @@
 // What every wire protocol's provider takes from agent.yaml and the environment: the endpoint, the key, timeouts, retries and backoff, checked before the run starts.
-import { checkBaseUrl } from "./base-url.js";
+import { checkBaseUrl, endpointUrl } from "./base-url.js";
 import { ConfigError } from "../errors.js";
 import type { AttemptSettings } from "./attempt.js";
 import { DEFAULT_BACKOFF, type BackoffPolicy } from "./transport/backoff.js";
@@ -47,7 +47,7 @@ export function providerSettings(config: ProviderConfig, defaultBaseUrl: string,
     apiKey: config.apiKey,
     maxRetries: checkCount(config.maxRetries ?? 3, "llm.max_retries", 0),
     policy: { ...DEFAULT_BACKOFF, baseMs: config.retryBaseMs ?? retryBaseFromEnv(env) ?? DEFAULT_BACKOFF.baseMs },
-    endpoint: describeEndpoint(baseUrl),
+    endpoint: endpointUrl(baseUrl),
   };
 }
 
@@ -58,11 +58,6 @@ export function urlUnder(base: URL, path: string): URL {
   return url;
 }
 
-/** The base URL without credentials, query or fragment, safe to print. */
-function describeEndpoint(baseUrl: string): string {
-  const url = new URL(baseUrl);
-  return `${url.protocol}//${url.host}${url.pathname}`.replace(/\/+$/, "");
-}
 
 function checkCount(value: number, field: string, min: number): number {
   if (!Number.isInteger(value) || value < min) throw new ConfigError(`${field} must be a whole number ≥ ${min}, got ${value}.`);

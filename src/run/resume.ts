@@ -17,6 +17,7 @@ import type { DriveOptions, RunContext } from "./run-context.js";
 import { validateRunId } from "../store/run-id.js";
 import { deriveRunState, type RunState } from "../journal/run-state.js";
 import { runSession } from "./hold.js";
+import { checkRunEndpoint, journaledEndpoint } from "./run-endpoint.js";
 import { startAgentMcp, type AgentMcp } from "./mcp-start.js";
 import { stopLeftoverServers } from "../store/lease/leftover-servers.js";
 import { takeRun, type RunHold } from "../store/lease/take-run.js";
@@ -57,7 +58,20 @@ export async function continueRun(request: ContinueRequest): Promise<RunOutcome>
     state = deriveRunState(events);
     answer = planAnswer(request, paths, state);
     // The replay position is the number of THOUGHTs recorded: read, like everything else, now that the run is ours.
-    provider = await chooseProvider(loaded, start.work_dir, { replay: request.replay, recordedThoughts: state.iterations, warn: request.warn, log: verboseLog(request) });
+    provider = await chooseProvider(loaded, start.work_dir, {
+      replay: request.replay,
+      recordedThoughts: state.iterations,
+      baseUrl: request.baseUrl,
+      announce: request.progress,
+      warn: request.warn,
+      log: verboseLog(request),
+    });
+    checkRunEndpoint(journaledEndpoint(events), {
+      runId: request.runId,
+      endpoint: provider.describe.endpoint,
+      accepted: Boolean(request.acceptEndpoint) || request.baseUrl !== undefined,
+      source: provider.describe.base_url_source,
+    });
     agent = withOutput(withModel(loaded, request.model ?? provider.model), output, provider.protocol, request.warn);
     metadata = readOrRebuildMetadata(paths, events, hold.previous?.owner ?? null, request.warn);
     reportTakeover(request, hold, state);

@@ -21,6 +21,10 @@ export interface DriveOptions {
   replay?: string;
   /** --model: overrides DELTA_MODEL and llm.model for this invocation. */
   model?: string;
+  /** --base-url: the model endpoint for this invocation, over .env files, the environment and agent.yaml. */
+  baseUrl?: string;
+  /** --accept-endpoint: `continue` may send the run to another endpoint than the one it was started with. */
+  acceptEndpoint?: boolean;
   signal: AbortSignal;
   progress: (line: string) => void;
   verbose: boolean;

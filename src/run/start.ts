@@ -47,7 +47,14 @@ export async function startRun(request: StartRequest): Promise<RunOutcome> {
   let mcp: AgentMcp | null;
   try {
     await preflightAgent(loaded, workspace.workDir);
-    provider = await chooseProvider(loaded, workspace.workDir, { replay: request.replay, recordedThoughts: 0, warn: request.warn, log: verboseLog(request) });
+    provider = await chooseProvider(loaded, workspace.workDir, {
+      replay: request.replay,
+      recordedThoughts: 0,
+      baseUrl: request.baseUrl,
+      announce: request.progress,
+      warn: request.warn,
+      log: verboseLog(request),
+    });
     agent = withOutput(withModel(loaded, request.model ?? provider.model), output, provider.protocol, request.warn);
     // Last of the checks, being the slowest: a server that cannot start refuses the run.
     mcp = await startAgentMcp(agent, { workDir: workspace.workDir, provider, signal: request.signal, warn: request.warn, echo: verboseLog(request) });

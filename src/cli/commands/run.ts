@@ -71,10 +71,14 @@ export async function continueCommandLine(flags: Record<string, unknown>, io: Cl
 function driveOptions(flags: Record<string, unknown>, io: CliIo, signal: AbortSignal): DriveOptions {
   const model = optionalString("--model", flags.model);
   if (model === "") throw new UsageError("--model needs a model name, e.g. --model gpt-4o-mini.");
+  const baseUrl = optionalString("--base-url", flags.baseUrl);
+  if (baseUrl === "") throw new UsageError("--base-url needs a URL, e.g. --base-url http://localhost:11434/v1.");
   return {
     maxIterations: parsePositiveInt("--max-iterations", flags.maxIterations, DEFAULT_MAX_ITERATIONS),
     replay: replaySource(flags.replay),
     ...(model === undefined ? {} : { model }),
+    ...(baseUrl === undefined ? {} : { baseUrl }),
+    acceptEndpoint: Boolean(flags.acceptEndpoint),
     signal,
     progress: (line) => io.err(`${line}\n`),
     verbose: Boolean(flags.verbose),
