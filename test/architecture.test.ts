@@ -13,6 +13,7 @@ const FLOORS = [
   "private-modes",
   "secrets",
   "fs-errors",
+  "safe-open",
   "journal",
   "process",
   "conversation",

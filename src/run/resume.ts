@@ -1,5 +1,6 @@
 // `delta continue`: take the run, check its state (read after taking it) against the state table, repair it if needed, and resume.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
+import { readRunFile } from "../safe-open.js";
 import { join } from "node:path";
 import { loadAgent, type AgentPackage } from "../agent/load.js";
 import { preflightAgent } from "../agent/preflight.js";
@@ -131,7 +132,7 @@ function planAnswer(request: ContinueRequest, paths: RunPaths, state: RunState):
     case "WAITING_FOR_INPUT": {
       if (message !== undefined) return { kind: "text", text: message };
       const responseFile = join(paths.interactionDir, "response.txt");
-      if (existsSync(responseFile)) return { kind: "text", text: readFileSync(responseFile, "utf8").replace(/\r?\n$/, "") };
+      if (existsSync(responseFile)) return { kind: "text", text: readRunFile(responseFile).replace(/\r?\n$/, "") };
       if (request.askInteractively) return { kind: "ask" };
       throw new RunRefusedError(
         `Run ${request.runId} is WAITING_FOR_INPUT: ${state.waiting?.prompt ?? "a question is open"}\n` +
