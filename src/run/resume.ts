@@ -26,6 +26,7 @@ import { pausePoint } from "../pause-point.js";
 import { killLeftoverGroup } from "../process/leftover-group.js";
 import { describeHost, isThisHost } from "../store/lease/host-identity.js";
 import { findRunDir, type RunPaths } from "../store/run-dir.js";
+import { checkTrustedOwner } from "../store/trusted-owner.js";
 import { readOrRebuildMetadata, type RunMetadata } from "../store/run-metadata.js";
 
 export interface ContinueRequest extends DriveOptions {
@@ -38,11 +39,14 @@ export interface ContinueRequest extends DriveOptions {
 export async function continueRun(request: ContinueRequest): Promise<RunOutcome> {
   validateRunId(request.runId);
   const paths = findRunDir(request.workDir, request.runId);
+  checkTrustedOwner(paths.runDir, "the run's folder");
+  checkTrustedOwner(paths.journal, "the run's journal");
   // The first event never changes once written: the agent can be loaded (and refused) before the run is taken.
   const start = readFirstEvent(paths.journal);
   if (start?.type !== "ENGINE_START") throw new RunRefusedError(`Run ${request.runId} has no ENGINE_START at the start of ${paths.journal}; it cannot be continued.`);
   const loaded = await loadAgent(start.agent_home, { warn: request.warn });
   const output = await journaledOutput(start);
+  checkTrustedOwner(join(loaded.home, "hooks.yaml"), "the agent's hooks file");
   await preflightAgent(loaded, start.work_dir);
 
   pausePoint("continue-before-lock");

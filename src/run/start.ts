@@ -1,5 +1,5 @@
 // `delta run`: validate everything, claim a fresh run directory (published complete with its first events), then drive the run.
-import { basename } from "node:path";
+import { basename, join } from "node:path";
 import { loadAgent, type AgentPackage } from "../agent/load.js";
 import { loadOutputSchemaFile } from "../agent/output-schema.js";
 import { preflightAgent } from "../agent/preflight.js";
@@ -9,6 +9,7 @@ import type { RunOutcome } from "./outcome.js";
 import type { DriveOptions } from "./run-context.js";
 import { validateRunId } from "../store/run-id.js";
 import { engineStartEvent, runSession, sessionSecrets, type SessionOptions } from "./hold.js";
+import { checkTrustedOwner } from "../store/trusted-owner.js";
 import { startAgentMcp, type AgentMcp } from "./mcp-start.js";
 import { createFirstOwner, holdNewRun } from "../store/lease/take-run.js";
 import type { OwnerRecord } from "../store/lease/owner-record.js";
@@ -34,6 +35,7 @@ export async function startRun(request: StartRequest): Promise<RunOutcome> {
   if (request.runId !== undefined) validateRunId(request.runId);
   const loaded = await loadAgent(request.agentHome, { warn: request.warn });
   const output = request.outputSchema === undefined ? loaded.output : await loadOutputSchemaFile(request.outputSchema, loaded.home);
+  checkTrustedOwner(join(loaded.home, "hooks.yaml"), "the agent's hooks file");
   const workspace = await resolveWorkspace({
     agentHome: loaded.home,
     workDir: request.workDir,
