@@ -90,6 +90,12 @@ export async function chooseProvider(agent: AgentPackage, workDir: string, optio
     maxRetries: agent.llm.max_retries,
     stream: agent.llm.stream,
     idleTimeoutMs: agent.llm.idle_timeout_ms,
+    replyBounds: {
+      maxReplyMs: agent.llm.max_reply_ms,
+      maxReplyBytes: agent.llm.max_reply_bytes,
+      maxToolCalls: agent.llm.max_tool_calls,
+      maxReplyDepth: agent.llm.max_reply_depth,
+    },
   };
   const provider = await createProvider(name, config);
   return { provider: namingSources(provider, describe), secrets: env.keys, keyVariables, describe, ...model, protocol: name };
