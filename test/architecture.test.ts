@@ -14,6 +14,7 @@ const FLOORS = [
   "secrets",
   "fs-errors",
   "safe-open",
+  "terminal-text",
   "journal",
   "process",
   "conversation",

@@ -1,4 +1,5 @@
 // `delta list-runs`: the runs of a workspace, or of every workspace of an agent, as text, JSON or bare ids (newest first).
+import { terminalSafe } from "../../terminal-text.js";
 import { basename } from "node:path";
 import { listScopedRuns } from "../../store/locate-run.js";
 import { applyFilter, type RunSummary } from "../../store/list-runs.js";
@@ -25,7 +26,7 @@ export async function listRunsCommand(flags: Record<string, unknown>, io: CliIo)
       io.out(runs.map((run) => `${run.run_id}\n`).join(""));
       break;
     default:
-      io.out(runs.length === 0 ? "" : `${runs.map((run) => textLine(run, showWorkspace)).join("\n")}\n`);
+      io.out(runs.length === 0 ? "" : terminalSafe(`${runs.map((run) => textLine(run, showWorkspace)).join("\n")}\n`));
       if (runs.length === 0) io.err(`No runs found in ${"agentHome" in scope ? `the workspaces of ${scope.agentHome}` : scope.workDir}\n`);
       break;
   }

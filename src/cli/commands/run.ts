@@ -1,4 +1,5 @@
 // `delta run` and `delta continue`: flags in, a RunOutcome out, printed in the chosen format.
+import { terminalSafe } from "../../terminal-text.js";
 import { resolve } from "node:path";
 import { agentHomeOf } from "../../agent/agent-home.js";
 import { EXIT, UsageError, errorMessage } from "../../errors.js";
@@ -129,7 +130,9 @@ async function drive(format: OutputFormat, output: string | undefined, io: CliIo
         if (exitCode === EXIT.COMPLETED) exitCode = EXIT.FAILED;
       }
     }
-    io.out(formatOutcome(outcome, format));
+    // Text for a person is neutralised; raw is byte-exact for a program, neutralised on a terminal; JSON escapes by itself.
+    const printed = formatOutcome(outcome, format);
+    io.out(format === "text" || (format === "raw" && process.stdout.isTTY) ? terminalSafe(printed) : printed);
     // stdout is for programs in json and raw; the person watching still needs to read why it failed.
     if (format !== "text" && outcome.status !== "COMPLETED" && outcome.error) io.err(`${outcome.error.type}: ${outcome.error.message}\n`);
     io.err(resumeHint(outcome));

@@ -1,4 +1,5 @@
 // `delta tool list <agent dir | agent.yaml>`: one line per tool the model is offered — its name, its kind, its description.
+import { terminalSafe } from "../../terminal-text.js";
 import { ASK_HUMAN_TOOL } from "../../run/ask-human.js";
 import { loadSkillTool } from "../../run/load-skill.js";
 import type { CliIo } from "../io.js";
@@ -14,7 +15,7 @@ export function toolList(target: string, io: CliIo): Promise<number> {
       [ASK_HUMAN_TOOL.function.name, "built-in", ASK_HUMAN_TOOL.function.description],
       ...(agent.skills.length > 0 ? [loadSkillTool(agent.skills)].map((tool) => [tool.function.name, "built-in", tool.function.description]) : []),
     ];
-    io.out(formatRows(rows));
+    io.out(terminalSafe(formatRows(rows)));
   });
 }
 
