@@ -5,7 +5,7 @@
 // Its holder rewrites it (a temporary file renamed over it) with every heartbeat, and overwrites it in place, at the same
 // size, to note a tool it spawned; readers only ever open and read it.
 import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readSync, readdirSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
-import { openRunFile } from "../safe-open.js";
+import { openRunFile } from "../../safe-open.js";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
