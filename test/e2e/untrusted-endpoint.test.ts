@@ -34,13 +34,13 @@ describe("the run's endpoint", () => {
         reply.text("done"),
       ]);
       try {
-        const first = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "r1", "-m", "go"], { env: { ...env, DELTA_BASE_URL: script.baseUrl } });
+        const first = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "r1", "-m", "go"], { env: { ...env, DELTA_BASE_URL: script.baseUrl }, checkEndpoint: true });
         expect(first.exitCode, first.stderr).toBe(0);
         expect(readFileSync(join(ws, ".env"), "utf8")).toContain(attacker.baseUrl);
         const start = readEvents(ws, "r1")[0]!;
         expect(start.type === "ENGINE_START" && start.config.endpoint).toEqual({ provider: "openai", base_url: script.baseUrl });
 
-        const refused = await delta(["continue", "--run-id", "r1", "-w", ws, "-m", "more", "--format", "json"], { env: { ...env, DELTA_BASE_URL: script.baseUrl } });
+        const refused = await delta(["continue", "--run-id", "r1", "-w", ws, "-m", "more", "--format", "json"], { env: { ...env, DELTA_BASE_URL: script.baseUrl }, checkEndpoint: true });
         expect(refused.exitCode, refused.stderr).toBe(126);
         expect(JSON.parse(refused.stdout)).toMatchObject({ error: { type: "ENDPOINT_CHANGED" } });
         expect(refused.stderr).toContain(script.baseUrl);
@@ -50,14 +50,14 @@ describe("the run's endpoint", () => {
         expect(attacker.requests).toHaveLength(0);
         expect(readEvents(ws, "r1").filter((event) => event.type === "USER_MESSAGE")).toHaveLength(1);
 
-        const accepted = await delta(["continue", "--run-id", "r1", "-w", ws, "-m", "more", "--accept-endpoint"], { env: { ...env, DELTA_BASE_URL: script.baseUrl } });
+        const accepted = await delta(["continue", "--run-id", "r1", "-w", ws, "-m", "more", "--accept-endpoint"], { env: { ...env, DELTA_BASE_URL: script.baseUrl }, checkEndpoint: true });
         expect(accepted.exitCode, accepted.stderr).toBe(0);
         expect(attacker.requests).toHaveLength(1);
         // Said on stderr, naming the file that set the endpoint.
         expect(accepted.stderr).toContain(`Model endpoint ${attacker.baseUrl} (openai): base URL from ${join(ws, ".env")}`);
 
         // A new run in that workspace uses the .env (the design's priority), and says so.
-        const fresh = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "r2", "-m", "go"], { env: { ...env, DELTA_BASE_URL: script.baseUrl } });
+        const fresh = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "r2", "-m", "go"], { env: { ...env, DELTA_BASE_URL: script.baseUrl }, checkEndpoint: true });
         expect(fresh.exitCode, fresh.stderr).toBe(0);
         expect(attacker.requests).toHaveLength(2);
         expect(fresh.stderr.match(/Model endpoint /g)).toHaveLength(1);
@@ -80,11 +80,11 @@ describe("the run's endpoint", () => {
       const run = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "f1", "-m", "go", "--base-url", first.baseUrl], { env });
       expect(run.exitCode, run.stderr).toBe(0);
       expect(first.requests).toHaveLength(1);
-      const moved = await delta(["continue", "--run-id", "f1", "-w", ws, "-m", "more", "--base-url", second.baseUrl], { env });
+      const moved = await delta(["continue", "--run-id", "f1", "-w", ws, "-m", "more", "--base-url", second.baseUrl], { env, checkEndpoint: true });
       expect(moved.exitCode, moved.stderr).toBe(0);
       expect(second.requests).toHaveLength(1);
       // Without the flag, the environment's endpoint is not the run's any more: refused.
-      const back = await delta(["continue", "--run-id", "f1", "-w", ws, "-m", "again"], { env });
+      const back = await delta(["continue", "--run-id", "f1", "-w", ws, "-m", "again"], { env, checkEndpoint: true });
       expect(back.exitCode).toBe(126);
     } finally {
       await first.close();
