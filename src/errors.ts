@@ -40,6 +40,24 @@ export class RunRefusedError extends DeltaError {
   readonly exitCode = EXIT.REFUSED;
 }
 
+/** `continue` would send the run to another model endpoint than the one it was started with: refused unless accepted on purpose. */
+export class EndpointChangedError extends DeltaError {
+  readonly type = "ENDPOINT_CHANGED";
+  readonly exitCode = EXIT.REFUSED;
+}
+
+/** A run's folder, journal or the agent's hooks file belongs to another user, who is not trusted: refused before anything ran. */
+export class UntrustedOwnerError extends DeltaError {
+  readonly type = "UNTRUSTED_OWNER";
+  readonly exitCode = EXIT.REFUSED;
+}
+
+/** A run file is not a regular file (a FIFO, device, socket, folder or symlink), or is larger than its bound. */
+export class RunFileError extends DeltaError {
+  readonly type = "RUN_FILE_REFUSED";
+  readonly exitCode = EXIT.REFUSED;
+}
+
 /** An MCP server the agent names could not be started, listed or offered: refused before the run begins. */
 export class McpServerError extends DeltaError {
   readonly type = "MCP_SERVER_ERROR";

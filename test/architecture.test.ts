@@ -13,6 +13,8 @@ const FLOORS = [
   "private-modes",
   "secrets",
   "fs-errors",
+  "safe-open",
+  "terminal-text",
   "journal",
   "process",
   "conversation",

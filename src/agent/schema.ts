@@ -10,6 +10,11 @@ import { SandboxPolicySchema } from "../tools/sandbox-schema.js";
 export const DEFAULT_LLM_TIMEOUT_MS = 120_000;
 export const DEFAULT_LLM_MAX_RETRIES = 3;
 export const DEFAULT_LLM_IDLE_TIMEOUT_MS = 120_000;
+/** A streamed reply's whole duration: long reasoning streams fit, an endless one does not. */
+export const DEFAULT_LLM_MAX_REPLY_MS = 600_000;
+export const DEFAULT_LLM_MAX_REPLY_BYTES = 64 << 20;
+export const DEFAULT_LLM_MAX_TOOL_CALLS = 128;
+export const DEFAULT_LLM_MAX_REPLY_DEPTH = 64;
 
 export const LlmConfigSchema = z.strictObject({
   /** The wire protocol; `openai` (Chat Completions) when not given. DELTA_PROVIDER overrides it. */
@@ -35,6 +40,14 @@ export const LlmConfigSchema = z.strictObject({
   /** Read the reply as a stream of server-sent events; the call then ends only when no byte came for idle_timeout_ms. */
   stream: z.boolean().default(false),
   idle_timeout_ms: z.number().int().positive().default(DEFAULT_LLM_IDLE_TIMEOUT_MS),
+  /** A streamed reply's total time, however steadily bytes arrive. */
+  max_reply_ms: z.number().int().positive().default(DEFAULT_LLM_MAX_REPLY_MS),
+  /** A reply's size as received (decoded), whole or streamed. */
+  max_reply_bytes: z.number().int().positive().default(DEFAULT_LLM_MAX_REPLY_BYTES),
+  /** Tool calls one reply may ask for; past it the reply is an error and no tool runs. */
+  max_tool_calls: z.number().int().positive().default(DEFAULT_LLM_MAX_TOOL_CALLS),
+  /** How deeply a reply's JSON may nest (objects and arrays). */
+  max_reply_depth: z.number().int().positive().default(DEFAULT_LLM_MAX_REPLY_DEPTH),
 });
 export type LlmConfig = z.infer<typeof LlmConfigSchema>;
 

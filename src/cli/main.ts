@@ -43,6 +43,7 @@ function buildCli(dispatch: (handler: Handler) => (...raw: unknown[]) => void) {
     .option("--sandbox <mode>", "Box every tool and MCP server for this run: read-only | workspace-write | off (off warns when the agent asks for one)")
     .example('delta run --agent ./my-agent -y -m "Summarise sales.csv"')
     .example('cat report.txt | delta run --agent ./my-agent -y -m "Summarise this" --stdin --format json')
+    .option("--base-url <url>", "Model endpoint for this invocation (over DELTA_BASE_URL, .env files and llm.base_url)")
     .action(dispatch(async (_args, flags, io) => (await import("./commands/run.js")).runCommand(flags, io)));
   cli
     .command("continue", "Continue an existing run (resume, answer, extend or retry)")
@@ -63,6 +64,8 @@ function buildCli(dispatch: (handler: Handler) => (...raw: unknown[]) => void) {
     .option("-o, --output <file>", "Also write the result (json: the RunResult) to this file, atomically")
     .option("--replay <source>", "Use recorded model replies instead of a model")
     .option("--sandbox <mode>", "Change the run's sandbox mode from now on: read-only | workspace-write | off (journaled)")
+    .option("--base-url <url>", "Model endpoint for this invocation; the run moves there on purpose")
+    .option("--accept-endpoint", "Continue even though the model endpoint differs from the one the run started with")
     .action(dispatch(async (_args, flags, io) => (await import("./commands/run.js")).continueCommandLine(flags, io)));
   cli
     .command("list-runs", "List runs, newest first")

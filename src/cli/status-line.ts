@@ -1,6 +1,6 @@
 // One line at the bottom of a terminal's stderr saying what the run is doing now, redrawn in place, cleared when done.
 import type { Activity } from "../run/activity.js";
-import { printable } from "../report/show-text.js";
+import { terminalSafe } from "../terminal-text.js";
 
 /** How often the elapsed time is redrawn. */
 const REDRAW_MS = 250;
@@ -56,16 +56,16 @@ export function createStatusLine(stream: NodeJS.WriteStream, env: NodeJS.Process
       switch (activity.kind) {
         case "model":
           lastModel = activity.model;
-          return start(`[${activity.iteration}] ${printable(activity.model)} thinking`);
+          return start(`[${activity.iteration}] ${terminalSafe(activity.model)} thinking`);
         case "model-text":
-          if (current === null) start(`[${activity.iteration}] ${printable(lastModel)} writing`);
+          if (current === null) start(`[${activity.iteration}] ${terminalSafe(lastModel)} writing`);
           current!.chars += activity.text.length;
-          current!.streamed = printable(`${current!.streamed}${activity.text}`.replace(/\s+/g, " ")).slice(-TEXT_TAIL_CHARS);
+          current!.streamed = terminalSafe(`${current!.streamed}${activity.text}`.replace(/\s+/g, " ")).slice(-TEXT_TAIL_CHARS);
           return draw();
         case "tool":
-          return start(`[${activity.iteration}] running ${printable(activity.tool)}`);
+          return start(`[${activity.iteration}] running ${terminalSafe(activity.tool)}`);
         case "mcp-start":
-          return start(`starting MCP server${activity.servers.length === 1 ? "" : "s"} ${printable(activity.servers.join(", "))}`);
+          return start(`starting MCP server${activity.servers.length === 1 ? "" : "s"} ${terminalSafe(activity.servers.join(", "))}`);
         case "idle":
           return idle();
         default: {

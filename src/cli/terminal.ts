@@ -1,4 +1,5 @@
 // Questions to a person at the terminal: prompt on stderr, answer from stdin, passwords not echoed.
+import { terminalSafe } from "../terminal-text.js";
 import type { Interface } from "node:readline";
 import { UsageError } from "../errors.js";
 import type { HumanQuestion } from "../run/run-context.js";
@@ -53,7 +54,7 @@ function readHidden(): Promise<string> {
 
 export async function askOnTerminal(question: HumanQuestion): Promise<string> {
   const hint = question.input_type === "confirmation" ? " [yes/no]" : "";
-  process.stderr.write(`\n[ask_human] ${question.prompt}${hint}\n> `);
+  process.stderr.write(`\n[ask_human] ${terminalSafe(question.prompt)}${hint}\n> `);
   const hidden = (question.sensitive || question.input_type === "password") && process.stdin.isTTY;
   return hidden ? readHidden() : readLine("answer with `delta continue -m <answer>` instead");
 }

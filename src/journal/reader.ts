@@ -1,6 +1,7 @@
 // Reads journal.jsonl into validated events: once in full, or incrementally with the cached prefix verified each time.
-import { closeSync, fstatSync, openSync, type Stats } from "node:fs";
+import { closeSync, fstatSync, type Stats } from "node:fs";
 import { JournalError, errorMessage } from "../errors.js";
+import { openRunFile } from "../safe-open.js";
 import type { JournalEvent } from "./events.js";
 import { MAX_LINE_BYTES, readRange } from "./line-scanner.js";
 import { parseLine, parseRange, refuseJsonArray, type ParsedRange } from "./parse-lines.js";
@@ -97,7 +98,7 @@ export function createJournalReader(path: string, options: ReadOptions = {}): Jo
 
 function openJournalForRead(path: string): number {
   try {
-    return openSync(path, "r");
+    return openRunFile(path);
   } catch (err) {
     throw new JournalError(`${path}: cannot open the journal (${errorMessage(err)})`, { cause: err });
   }

@@ -11,8 +11,23 @@ export interface AttemptSettings {
   stream: boolean;
   timeoutMs: number;
   idleTimeoutMs: number;
+  bounds: ReplyBounds;
   env: ProxyEnv;
 }
+
+/** What one reply may be, whatever the server sends: each past its bound is a final model error naming its setting. */
+export interface ReplyBounds {
+  /** llm.max_reply_ms: a streamed reply's whole duration. */
+  maxReplyMs: number;
+  /** llm.max_reply_bytes: the decoded body's size. */
+  maxReplyBytes: number;
+  /** llm.max_tool_calls: tool calls in one reply. */
+  maxToolCalls: number;
+  /** llm.max_reply_depth: nesting of objects and arrays in the reply's JSON. */
+  maxReplyDepth: number;
+}
+
+export const DEFAULT_REPLY_BOUNDS: ReplyBounds = { maxReplyMs: 600_000, maxReplyBytes: 64 << 20, maxToolCalls: 128, maxReplyDepth: 64 };
 
 /** Puts a protocol's event stream back together as the body a whole reply would have had. */
 export interface StreamAssembler {
@@ -62,6 +77,14 @@ export async function attemptOnce(settings: AttemptSettings, exchange: WireExcha
     }, limitMs);
   };
   restartClock();
+  // The idle clock restarts with every byte; this one never does, so a trickle ends too.
+  let overran: string | null = null;
+  const stop = (reason: string): void => {
+    overran ??= reason;
+    controller.abort();
+  };
+  const total = settings.stream ? setTimeout(() => stop(`the streamed reply went on past ${settings.bounds.maxReplyMs} ms (llm.max_reply_ms)`), settings.bounds.maxReplyMs) : undefined;
+  const bound = new ReplyBound(settings.bounds, stop);
   try {
     const reply = await sendHttp(settings.url, {
       method: "POST",
@@ -76,12 +99,18 @@ export async function attemptOnce(settings: AttemptSettings, exchange: WireExcha
       env: settings.env,
     });
     if (reply.status < 200 || reply.status > 299) {
-      const text = (await collect(reply.chunks())).toString("utf8");
+      const text = (await collect(bound.count(reply.chunks()))).toString("utf8");
       throw new AttemptFailed(reclassify(statusFailure(reply.status, headerGetter(reply), text, exchange.echoed)));
     }
-    return exchange.toReply(await readBody(reply, exchange, settings.stream ? restartClock : undefined, onText));
+    const body = await readBody(reply, exchange, bound, settings.stream ? restartClock : undefined, onText);
+    const answer = exchange.toReply(body);
+    if (answer.tool_calls.length > settings.bounds.maxToolCalls) {
+      throw new AttemptFailed({ kind: "refused", reason: `the reply asked for ${answer.tool_calls.length} tool calls, more than llm.max_tool_calls (${settings.bounds.maxToolCalls}); no tool ran` });
+    }
+    return answer;
   } catch (err) {
     if (signal?.aborted) throw signal.reason ?? err;
+    if (overran !== null) throw new AttemptFailed({ kind: "refused", reason: overran });
     if (timedOut) {
       const reason = settings.stream ? `no bytes for ${limitMs} ms (llm.idle_timeout_ms)` : `no answer within ${limitMs} ms`;
       throw new AttemptFailed({ kind: "transient", reason });
@@ -90,6 +119,7 @@ export async function attemptOnce(settings: AttemptSettings, exchange: WireExcha
     throw new AttemptFailed(reclassify(thrownFailure(err, exchange.echoed)));
   } finally {
     clearTimeout(timer);
+    clearTimeout(total);
     signal?.removeEventListener("abort", abort);
   }
 }
@@ -98,24 +128,81 @@ export async function attemptOnce(settings: AttemptSettings, exchange: WireExcha
  * The reply body, whichever way the server sent it: an event stream is assembled whether or not
  * one was asked for, and a JSON body is read whole even when a stream was.
  */
-async function readBody(reply: HttpExchange, exchange: WireExchange, onChunk: (() => void) | undefined, onText: ((text: string) => void) | undefined): Promise<unknown> {
+async function readBody(reply: HttpExchange, exchange: WireExchange, bound: ReplyBound, onChunk: (() => void) | undefined, onText: ((text: string) => void) | undefined): Promise<unknown> {
   if (isEventStream(reply)) {
     const assembler = exchange.assembler();
     const textOf = onText === undefined ? undefined : exchange.textDelta;
-    for await (const event of sseEvents(tick(reply.chunks(), onChunk))) {
-      assembler.push(event);
-      const text = textOf?.(event);
+    for await (const event of sseEvents(tick(bound.count(reply.chunks()), onChunk))) {
+      const checked = bound.nested(event);
+      assembler.push(checked);
+      const text = textOf?.(checked);
       if (text) onText!(text);
     }
     return assembler.result();
   }
-  const text = (await collect(tick(reply.chunks(), onChunk))).toString("utf8");
+  const text = (await collect(tick(bound.count(reply.chunks()), onChunk))).toString("utf8");
   if (looksLikeSse(text)) {
     const assembler = exchange.assembler();
-    for (const event of parseSse(text)) assembler.push(event);
+    for (const event of parseSse(text)) assembler.push(bound.nested(event));
     return assembler.result();
   }
-  return JSON.parse(text);
+  return JSON.parse(bound.nestedText(text));
+}
+
+/** Counts a reply's bytes as they arrive and checks its JSON's nesting before it is parsed. */
+class ReplyBound {
+  private bytes = 0;
+  constructor(
+    private readonly bounds: ReplyBounds,
+    private readonly stop: (reason: string) => void,
+  ) {}
+
+  async *count(chunks: AsyncIterable<Buffer>): AsyncIterable<Buffer> {
+    for await (const chunk of chunks) {
+      this.bytes += chunk.length;
+      if (this.bytes > this.bounds.maxReplyBytes) {
+        const reason = `the reply grew past ${this.bounds.maxReplyBytes} bytes (llm.max_reply_bytes)`;
+        this.stop(reason);
+        throw new AttemptFailed({ kind: "refused", reason });
+      }
+      yield chunk;
+    }
+  }
+
+  nested(event: SseEvent): SseEvent {
+    this.nestedText(event.data);
+    return event;
+  }
+
+  nestedText(text: string): string {
+    const depth = jsonDepth(text, this.bounds.maxReplyDepth);
+    if (depth > this.bounds.maxReplyDepth) {
+      throw new AttemptFailed({ kind: "refused", reason: `the reply's JSON nests deeper than ${this.bounds.maxReplyDepth} levels (llm.max_reply_depth)` });
+    }
+    return text;
+  }
+}
+
+/** The deepest nesting of `[` and `{` outside strings, counted only until it passes `limit`. */
+function jsonDepth(text: string, limit: number): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index += 1) {
+    const char = text.charCodeAt(index);
+    if (inString) {
+      if (char === 0x5c) index += 1;
+      else if (char === 0x22) inString = false;
+      continue;
+    }
+    if (char === 0x22) inString = true;
+    else if (char === 0x5b || char === 0x7b) {
+      depth += 1;
+      if (depth > deepest) deepest = depth;
+      if (deepest > limit) return deepest;
+    } else if (char === 0x5d || char === 0x7d) depth -= 1;
+  }
+  return deepest;
 }
 
 async function* tick(chunks: AsyncIterable<Buffer>, onChunk: (() => void) | undefined): AsyncIterable<Buffer> {

@@ -1,7 +1,8 @@
 // Finds the provider, its API key and base URL: workspace .env > agent .env > project-root .env > process environment.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { PROVIDER_KEY_VARIABLES } from "../process/child-env.js";
+import { PROVIDER_KEY_VARIABLES, PROVIDER_URL_VARIABLES } from "../process/child-env.js";
+import { urlCredentials } from "./base-url.js";
 import { parseDotenv } from "./dotenv.js";
 
 export interface ProviderEnv {
@@ -11,12 +12,19 @@ export interface ProviderEnv {
   /** The variable the key was read from, e.g. DELTA_API_KEY. */
   apiKeyName?: string;
   baseUrl?: string;
+  /** The variable the base URL was read from, e.g. DELTA_BASE_URL. */
+  baseUrlName?: string;
   /** DELTA_MODEL: overrides llm.model in agent.yaml (the --model flag overrides it in turn). */
   model?: string;
   /** Where each found value came from, e.g. "DELTA_API_KEY from /w/.env": what -v, ENGINE_START and a failed call's message name. */
   sourceOf: { provider?: string; apiKey?: string; baseUrl?: string; model?: string };
-  /** Every value any key variable has in any layer, used or not: the run's secrets, kept out of everything it writes. */
+  /**
+   * Every value any key variable has in any layer, used or not, and the credentials written into a
+   * base URL or a proxy URL: the run's secrets, kept out of everything it writes.
+   */
   keys: string[];
+  /** The .env file that set the key or the base URL, when a file did (not the environment). */
+  fileOf: { apiKey?: string; baseUrl?: string };
   /** Every .env file consulted, in priority order, and whether it was there. */
   files: { path: string; found: boolean }[];
 }
@@ -36,9 +44,12 @@ const VENDOR_NAMES: Record<string, { apiKey: string; baseUrl: string }> = {
   anthropic: { apiKey: "ANTHROPIC_API_KEY", baseUrl: "ANTHROPIC_BASE_URL" },
 };
 const OPENAI_NAMES = { apiKey: "OPENAI_API_KEY", baseUrl: "OPENAI_BASE_URL" };
+/** Proxies the engine and its children reach the network through; a user:password@ in them is a secret too. */
+const PROXY_VARIABLES = ["http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"];
 
 interface Layer {
   label: string;
+  file: boolean;
   values: Record<string, string | undefined>;
 }
 
@@ -50,17 +61,19 @@ export function resolveProviderEnv(input: ProviderEnvInput): ProviderEnv {
   for (const file of envFiles(input.workDir, input.agentHome)) {
     const values = readEnvFile(file, warn);
     files.push({ path: file, found: values !== undefined });
-    if (values) layers.push({ label: file, values });
+    if (values) layers.push({ label: file, values, file: true });
   }
-  layers.push({ label: "the environment", values: input.processEnv });
+  layers.push({ label: "the environment", values: input.processEnv, file: false });
 
   const sourceOf: ProviderEnv["sourceOf"] = {};
+  const fileOf: ProviderEnv["fileOf"] = {};
   const pick = (names: readonly string[], what: keyof ProviderEnv["sourceOf"]): { name: string; value: string } | undefined => {
     for (const name of names) {
       for (const layer of layers) {
         const value = layer.values[name]?.trim();
         if (value) {
           sourceOf[what] = `${name} from ${layer.label}`;
+          if (layer.file && (what === "apiKey" || what === "baseUrl")) fileOf[what] = layer.label;
           return { name, value };
         }
       }
@@ -73,13 +86,18 @@ export function resolveProviderEnv(input: ProviderEnvInput): ProviderEnv {
   const baseUrl = pick(["DELTA_BASE_URL", vendor.baseUrl], "baseUrl");
   const model = pick(["DELTA_MODEL"], "model");
   const keys = new Set<string>();
-  for (const layer of layers) for (const name of PROVIDER_KEY_VARIABLES) if (layer.values[name]?.trim()) keys.add(layer.values[name].trim());
+  for (const layer of layers) {
+    for (const name of PROVIDER_KEY_VARIABLES) if (layer.values[name]?.trim()) keys.add(layer.values[name].trim());
+    for (const name of PROVIDER_URL_VARIABLES) for (const part of urlCredentials(layer.values[name]?.trim() ?? "")) keys.add(part);
+  }
+  for (const name of PROXY_VARIABLES) for (const part of urlCredentials(input.processEnv[name]?.trim() ?? "")) keys.add(part);
   return {
     ...(provider ? { provider: provider.value } : {}),
     ...(apiKey ? { apiKey: apiKey.value, apiKeyName: apiKey.name } : {}),
-    ...(baseUrl ? { baseUrl: baseUrl.value } : {}),
+    ...(baseUrl ? { baseUrl: baseUrl.value, baseUrlName: baseUrl.name } : {}),
     ...(model ? { model: model.value } : {}),
     sourceOf,
+    fileOf,
     keys: [...keys],
     files,
   };

@@ -1,7 +1,7 @@
 // What every wire protocol's provider takes from agent.yaml and the environment: the endpoint, the key, timeouts, retries and backoff, checked before the run starts.
-import { checkBaseUrl } from "./base-url.js";
+import { checkBaseUrl, endpointUrl } from "./base-url.js";
 import { ConfigError } from "../errors.js";
-import type { AttemptSettings } from "./attempt.js";
+import { DEFAULT_REPLY_BOUNDS, type AttemptSettings, type ReplyBounds } from "./attempt.js";
 import { DEFAULT_BACKOFF, type BackoffPolicy } from "./transport/backoff.js";
 import { proxyFor, type ProxyEnv } from "./transport/proxy-env.js";
 
@@ -19,6 +19,8 @@ export interface ProviderConfig {
   stream?: boolean;
   /** When streaming, the longest silence before the attempt is given up. Default 120000. */
   idleTimeoutMs?: number;
+  /** Bounds on one reply: streamed duration, size, tool calls, JSON nesting (llm.max_reply_ms and the rest). */
+  replyBounds?: Partial<ReplyBounds>;
 }
 
 export interface ProviderSettings {
@@ -38,6 +40,7 @@ export function providerSettings(config: ProviderConfig, defaultBaseUrl: string,
     stream: config.stream ?? false,
     timeoutMs: checkCount(config.timeoutMs ?? 120_000, "llm.timeout_ms", 1),
     idleTimeoutMs: checkCount(config.idleTimeoutMs ?? 120_000, "llm.idle_timeout_ms", 1),
+    bounds: { ...DEFAULT_REPLY_BOUNDS, ...config.replyBounds },
     env: env as ProxyEnv,
   };
   // A proxy variable that cannot be used is refused now, before the run starts, not at its first model call.
@@ -47,7 +50,7 @@ export function providerSettings(config: ProviderConfig, defaultBaseUrl: string,
     apiKey: config.apiKey,
     maxRetries: checkCount(config.maxRetries ?? 3, "llm.max_retries", 0),
     policy: { ...DEFAULT_BACKOFF, baseMs: config.retryBaseMs ?? retryBaseFromEnv(env) ?? DEFAULT_BACKOFF.baseMs },
-    endpoint: describeEndpoint(baseUrl),
+    endpoint: endpointUrl(baseUrl),
   };
 }
 
@@ -58,11 +61,6 @@ export function urlUnder(base: URL, path: string): URL {
   return url;
 }
 
-/** The base URL without credentials, query or fragment, safe to print. */
-function describeEndpoint(baseUrl: string): string {
-  const url = new URL(baseUrl);
-  return `${url.protocol}//${url.host}${url.pathname}`.replace(/\/+$/, "");
-}
 
 function checkCount(value: number, field: string, min: number): number {
   if (!Number.isInteger(value) || value < min) throw new ConfigError(`${field} must be a whole number ≥ ${min}, got ${value}.`);

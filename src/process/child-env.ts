@@ -1,7 +1,16 @@
-// The environment a child process of the engine starts with: the engine's own, minus the model API keys.
+// The environment a child process of the engine starts with: the engine's own, minus the model provider's variables.
 
-/** Variables that hold a model provider's key; a child never gets them unless the agent passes them on. */
+/** Variables that hold a model provider's key. */
 export const PROVIDER_KEY_VARIABLES = ["DELTA_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"] as const;
+
+/** Variables that name a model provider's endpoint (and may carry credentials in it). */
+export const PROVIDER_URL_VARIABLES = ["DELTA_BASE_URL", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"] as const;
+
+/**
+ * A child never gets these unless the agent passes them on (env_passthrough): a tool that could
+ * read the endpoint could report it, and one whose own `delta` inherited it would call it unasked.
+ */
+const PROVIDER_VARIABLES: readonly string[] = [...PROVIDER_KEY_VARIABLES, ...PROVIDER_URL_VARIABLES, "DELTA_PROVIDER"];
 
 /** Shorter keys ("x", "ollama" for a local server) are removed only by name: matching them by value would take unrelated variables. */
 const MIN_SECRET_VALUE_LENGTH = 8;
@@ -16,14 +25,14 @@ export interface SecretPolicy {
 }
 
 /**
- * `parent` without PROVIDER_KEY_VARIABLES and without any variable whose value is one of
+ * `parent` without the provider's variables (keys, base URLs, DELTA_PROVIDER) and without any variable whose value is one of
  * `secretValues` (8 characters or more); a variable named in `passthrough` is kept, with its
  * resolved value when there is one.
  */
 export function childEnvironment(parent: NodeJS.ProcessEnv, policy: SecretPolicy = {}): Record<string, string> {
   const passthrough = new Set(policy.passthrough ?? []);
   const secretValues = new Set((policy.secretValues ?? []).filter((value) => value.length >= MIN_SECRET_VALUE_LENGTH));
-  const names = new Set<string>(PROVIDER_KEY_VARIABLES);
+  const names = new Set<string>(PROVIDER_VARIABLES);
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(parent)) {
     if (value === undefined) continue;
@@ -35,13 +44,4 @@ export function childEnvironment(parent: NodeJS.ProcessEnv, policy: SecretPolicy
     if (value !== undefined) env[name] = value;
   }
   return env;
-}
-
-/** The variables of `env` that have a value, as the plain record the runner takes. */
-export function plainEnv(env: NodeJS.ProcessEnv): Record<string, string> {
-  const plain: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env)) {
-    if (value !== undefined) plain[name] = value;
-  }
-  return plain;
 }

@@ -1,5 +1,6 @@
 // When each model call of a run happened and how long it took, from the run's io/invocations/ records.
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
+import { readRunFile } from "../safe-open.js";
 import { join } from "node:path";
 import { z } from "zod";
 import { errorMessage } from "../errors.js";
@@ -32,7 +33,7 @@ export function readModelCalls(paths: RunPaths, warn: (line: string) => void): M
   for (const name of names.sort()) {
     const file = join(paths.invocationsDir, name);
     try {
-      const timing = InvocationTimingSchema.parse(JSON.parse(readFileSync(file, "utf8")));
+      const timing = InvocationTimingSchema.parse(JSON.parse(readRunFile(file)));
       const start = Date.parse(timing.timestamp);
       if (Number.isNaN(start)) throw new Error(`timestamp ${JSON.stringify(timing.timestamp)} is not a date`);
       calls.push({ iteration: timing.iteration, start, durationMs: timing.duration_ms, file });

@@ -1,5 +1,6 @@
 // A run as text for a person: a header, one block per journal event (shared by `show` and `show --follow`), and a footer.
 import { describeJournaledSandbox } from "../tools/sandbox-schema.js";
+import { terminalSafe } from "../terminal-text.js";
 import shellQuote from "shell-quote";
 import type { EventOf, JournalEvent, RunStatus } from "../journal/events.js";
 import { continueCommand } from "../run/continue-command.js";
@@ -20,7 +21,7 @@ const INDENT = CLOCK + 8;
 
 export function runHeader(account: RunAccount, style: TextStyle): string[] {
   const lines = [`${style.bold(`Run ${account.runId}`)}  ${statusText(account, style)}`];
-  if (account.agentName) lines.push(`${style.dim("agent    ")} ${printable(account.agentName)}`);
+  if (account.agentName) lines.push(`${style.dim("agent    ")} ${terminalSafe(account.agentName)}`);
   lines.push(`${style.dim("run dir  ")} ${account.paths.runDir}`);
   return lines;
 }
@@ -127,7 +128,7 @@ function statusText(account: RunAccount, style: TextStyle): string {
   if (account.status !== "RUNNING" || !account.holder) return colourStatus(account.status, style);
   const holder = account.holder;
   if (holder.state === "alive") return `${colourStatus("RUNNING", style)} (engine pid ${account.metadata?.pid ?? "?"} is alive)`;
-  if (holder.state === "other-host") return `${colourStatus("RUNNING", style)} (engine on ${holder.host}: its heartbeat was not watched; \`delta list-runs --check-liveness\` watches it)`;
+  if (holder.state === "other-host") return `${colourStatus("RUNNING", style)} (engine on ${terminalSafe(holder.host)}: its heartbeat was not watched; \`delta list-runs --check-liveness\` watches it)`;
   return `${colourStatus("RUNNING", style)} ${style.red(`but its engine is gone (${holder.reason})`)}`;
 }
 
@@ -163,16 +164,8 @@ export function nextStep(account: RunAccount): string[] {
   }
 }
 
-/**
- * Journal text reaches a terminal: control characters (an escape sequence in a tool's output could
- * recolour, move the cursor or retitle the window) are shown as visible escapes instead.
- */
-export function printable(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, "0")}`);
-}
-
 function printableEvent(event: JournalEvent): JournalEvent {
-  return JSON.parse(JSON.stringify(event), (_key, value: unknown) => (typeof value === "string" ? printable(value) : value)) as JournalEvent;
+  return JSON.parse(JSON.stringify(event), (_key, value: unknown) => (typeof value === "string" ? terminalSafe(value) : value)) as JournalEvent;
 }
 
 function compactJson(value: unknown): string {

@@ -2,6 +2,7 @@
 import type { AgentPackage } from "../agent/load.js";
 import { ConfigError, LlmError, MissingApiKeyError, ReplayError, UsageError } from "../errors.js";
 import type { ProviderEnv } from "../llm/env.js";
+import type { RunEndpoint } from "./run-endpoint.js";
 import type { ProviderConfig } from "../llm/provider-settings.js";
 import { PROVIDER_NAMES, type Provider, type ProviderName } from "../llm/types.js";
 
@@ -9,10 +10,10 @@ export interface ProviderChoice {
   provider: Provider;
   /** Values that must never reach a file: every API key found, the one used and the others. */
   secrets: string[];
-  /** The key found (environment or .env) under the variable it was read from, for agents that pass it on to tools. */
+  /** The key and base URL found (environment or .env) under the variables they were read from, for agents that pass them on to tools. */
   keyVariables: Record<string, string>;
-  /** A description safe to record in ENGINE_START. */
-  describe: { provider: string; base_url?: string; replay?: string; api_key_source?: string; base_url_source?: string };
+  /** A description safe to record in ENGINE_START: the endpoint with no credentials in it. */
+  describe: { provider: string; base_url?: string; replay?: string; api_key_source?: string; base_url_source?: string; endpoint?: RunEndpoint };
   /** DELTA_MODEL, when a .env or the environment sets it. */
   model?: string;
   /** The protocol requests are made in (a replay: the one DELTA_PROVIDER or agent.yaml names), for the reply's room they carry. */
@@ -21,6 +22,10 @@ export interface ProviderChoice {
 
 export interface ProviderOptions {
   replay?: string;
+  /** --base-url: this invocation's endpoint, over every other source. */
+  baseUrl?: string;
+  /** Told once which .env file set the endpoint or the key, when one did. */
+  announce?: (line: string) => void;
   recordedThoughts: number;
   warn?: (line: string) => void;
   /** -v: told which .env files were consulted and where the key, base URL and model came from. */
@@ -37,7 +42,10 @@ export async function chooseProvider(agent: AgentPackage, workDir: string, optio
     warn: (line) => options.warn?.(`[warning] ${line}`),
   });
   const model = env.model === undefined ? {} : { model: env.model };
-  const keyVariables = env.apiKey !== undefined && env.apiKeyName !== undefined ? { [env.apiKeyName]: env.apiKey } : {};
+  const keyVariables = {
+    ...(env.apiKey !== undefined && env.apiKeyName !== undefined ? { [env.apiKeyName]: env.apiKey } : {}),
+    ...(env.baseUrl !== undefined && env.baseUrlName !== undefined ? { [env.baseUrlName]: env.baseUrl } : {}),
+  };
   if (options.replay) {
     const { createReplayProvider } = await import("../llm/replay.js");
     return {
@@ -62,16 +70,19 @@ export async function chooseProvider(agent: AgentPackage, workDir: string, optio
         "(workspace, agent directory or project root), or run from a recording with --replay <file|run dir>.",
     );
   }
-  const { checkBaseUrl } = await import("../llm/base-url.js");
-  const baseUrlSource = env.sourceOf.baseUrl ?? (agent.llm.base_url === undefined ? undefined : "llm.base_url in agent.yaml");
-  const baseUrl = env.baseUrl ?? agent.llm.base_url;
+  const { checkBaseUrl, DEFAULT_BASE_URLS, endpointUrl } = await import("../llm/base-url.js");
+  const baseUrlSource = options.baseUrl !== undefined ? "--base-url" : (env.sourceOf.baseUrl ?? (agent.llm.base_url === undefined ? undefined : "llm.base_url in agent.yaml"));
+  const baseUrl = options.baseUrl ?? env.baseUrl ?? agent.llm.base_url;
   if (baseUrl !== undefined) checkBaseUrl(baseUrl, baseUrlSource ?? "base URL");
+  const endpoint = { provider: name, base_url: endpointUrl(baseUrl ?? DEFAULT_BASE_URLS[name]) };
   const describe = {
     provider: name === "openai" ? "openai-compatible" : name,
-    base_url: baseUrl,
+    ...(baseUrl === undefined ? {} : { base_url: endpointUrl(baseUrl) }),
     ...(env.sourceOf.apiKey === undefined ? {} : { api_key_source: env.sourceOf.apiKey }),
     ...(baseUrlSource === undefined ? {} : { base_url_source: baseUrlSource }),
+    endpoint,
   };
+  announceEnvFiles(env, endpoint, options.baseUrl !== undefined, options.announce);
   const config = {
     apiKey: env.apiKey,
     ...(baseUrl === undefined ? {} : { baseUrl }),
@@ -79,9 +90,27 @@ export async function chooseProvider(agent: AgentPackage, workDir: string, optio
     maxRetries: agent.llm.max_retries,
     stream: agent.llm.stream,
     idleTimeoutMs: agent.llm.idle_timeout_ms,
+    replyBounds: {
+      maxReplyMs: agent.llm.max_reply_ms,
+      maxReplyBytes: agent.llm.max_reply_bytes,
+      maxToolCalls: agent.llm.max_tool_calls,
+      maxReplyDepth: agent.llm.max_reply_depth,
+    },
   };
   const provider = await createProvider(name, config);
   return { provider: namingSources(provider, describe), secrets: env.keys, keyVariables, describe, ...model, protocol: name };
+}
+
+/**
+ * A .env file in a workspace can be written by the run's own tools: when one sets the endpoint or
+ * the key, stderr says so, naming the file, so a redirected run is seen at once.
+ */
+function announceEnvFiles(env: ProviderEnv, endpoint: RunEndpoint, fromFlag: boolean, announce: ((line: string) => void) | undefined): void {
+  const parts = [
+    ...(env.fileOf.baseUrl !== undefined && !fromFlag ? [`base URL from ${env.fileOf.baseUrl}`] : []),
+    ...(env.fileOf.apiKey !== undefined ? [`API key from ${env.fileOf.apiKey}`] : []),
+  ];
+  if (parts.length > 0) announce?.(`Model endpoint ${endpoint.base_url} (${endpoint.provider}): ${parts.join("; ")}`);
 }
 
 /** DELTA_PROVIDER (a .env or the environment), else llm.provider, else openai; an unknown name is refused with the choices. */

@@ -1,5 +1,6 @@
 // `delta continue`: take the run, check its state (read after taking it) against the state table, repair it if needed, and resume.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
+import { readRunFile } from "../safe-open.js";
 import { join } from "node:path";
 import { loadAgent, type AgentPackage } from "../agent/load.js";
 import { preflightAgent } from "../agent/preflight.js";
@@ -19,6 +20,7 @@ import { deriveRunState, type RunState } from "../journal/run-state.js";
 import { runSession } from "./hold.js";
 import { checkSandbox } from "./sandbox-check.js";
 import { continuedSandbox } from "./sandbox-policy.js";
+import { checkRunEndpoint, journaledEndpoint } from "./run-endpoint.js";
 import { startAgentMcp, type AgentMcp } from "./mcp-start.js";
 import { stopLeftoverServers } from "../store/lease/leftover-servers.js";
 import { takeRun, type RunHold } from "../store/lease/take-run.js";
@@ -26,6 +28,7 @@ import { pausePoint } from "../pause-point.js";
 import { killLeftoverGroup } from "../process/leftover-group.js";
 import { describeHost, isThisHost } from "../store/lease/host-identity.js";
 import { findRunDir, type RunPaths } from "../store/run-dir.js";
+import { checkTrustedOwner } from "../store/trusted-owner.js";
 import { readOrRebuildMetadata, type RunMetadata } from "../store/run-metadata.js";
 
 export interface ContinueRequest extends DriveOptions {
@@ -38,6 +41,8 @@ export interface ContinueRequest extends DriveOptions {
 export async function continueRun(request: ContinueRequest): Promise<RunOutcome> {
   validateRunId(request.runId);
   const paths = findRunDir(request.workDir, request.runId);
+  checkTrustedOwner(paths.runDir, "the run's folder");
+  checkTrustedOwner(paths.journal, "the run's journal");
   // The first event never changes once written: the agent can be loaded (and refused) before the run is taken.
   const start = readFirstEvent(paths.journal);
   if (start?.type !== "ENGINE_START") throw new RunRefusedError(`Run ${request.runId} has no ENGINE_START at the start of ${paths.journal}; it cannot be continued.`);
@@ -47,6 +52,7 @@ export async function continueRun(request: ContinueRequest): Promise<RunOutcome>
 
 async function continueLoaded(request: ContinueRequest, paths: RunPaths, start: EventOf<"ENGINE_START">, loaded: AgentPackage): Promise<RunOutcome> {
   const output = await journaledOutput(start);
+  checkTrustedOwner(join(loaded.home, "hooks.yaml"), "the agent's hooks file");
   await preflightAgent(loaded, start.work_dir);
   const sandbox = continuedSandbox(lastEngineStart(readJournal(paths.journal, { warn: () => {} }))?.config.sandbox, loaded, request.sandbox);
   await checkSandbox(sandbox, loaded, request.warn);
@@ -65,7 +71,20 @@ async function continueLoaded(request: ContinueRequest, paths: RunPaths, start: 
     state = deriveRunState(events);
     answer = planAnswer(request, paths, state);
     // The replay position is the number of THOUGHTs recorded: read, like everything else, now that the run is ours.
-    provider = await chooseProvider(loaded, start.work_dir, { replay: request.replay, recordedThoughts: state.iterations, warn: request.warn, log: verboseLog(request) });
+    provider = await chooseProvider(loaded, start.work_dir, {
+      replay: request.replay,
+      recordedThoughts: state.iterations,
+      baseUrl: request.baseUrl,
+      announce: request.progress,
+      warn: request.warn,
+      log: verboseLog(request),
+    });
+    checkRunEndpoint(journaledEndpoint(events), {
+      runId: request.runId,
+      endpoint: provider.describe.endpoint,
+      accepted: Boolean(request.acceptEndpoint) || request.baseUrl !== undefined,
+      source: provider.describe.base_url_source,
+    });
     agent = withOutput(withModel(loaded, request.model ?? provider.model), output, provider.protocol, request.warn);
     metadata = readOrRebuildMetadata(paths, events, hold.previous?.owner ?? null, request.warn);
     reportTakeover(request, hold, state);
@@ -135,7 +154,7 @@ function planAnswer(request: ContinueRequest, paths: RunPaths, state: RunState):
     case "WAITING_FOR_INPUT": {
       if (message !== undefined) return { kind: "text", text: message };
       const responseFile = join(paths.interactionDir, "response.txt");
-      if (existsSync(responseFile)) return { kind: "text", text: readFileSync(responseFile, "utf8").replace(/\r?\n$/, "") };
+      if (existsSync(responseFile)) return { kind: "text", text: readRunFile(responseFile).replace(/\r?\n$/, "") };
       if (request.askInteractively) return { kind: "ask" };
       throw new RunRefusedError(
         `Run ${request.runId} is WAITING_FOR_INPUT: ${state.waiting?.prompt ?? "a question is open"}\n` +

@@ -26,6 +26,10 @@ export interface DriveOptions {
   model?: string;
   /** --sandbox MODE: the mode of every tool's and server's box for this invocation (continue journals it). */
   sandbox?: SandboxMode;
+  /** --base-url: the model endpoint for this invocation, over .env files, the environment and agent.yaml. */
+  baseUrl?: string;
+  /** --accept-endpoint: `continue` may send the run to another endpoint than the one it was started with. */
+  acceptEndpoint?: boolean;
   signal: AbortSignal;
   progress: (line: string) => void;
   /** What the engine is doing now, for a status line; text a model streams arrives here too. */

@@ -1,5 +1,5 @@
 // `delta run`: validate everything, claim a fresh run directory (published complete with its first events), then drive the run.
-import { basename } from "node:path";
+import { basename, join } from "node:path";
 import { loadAgent, type AgentPackage } from "../agent/load.js";
 import { loadOutputSchemaFile } from "../agent/output-schema.js";
 import { preflightAgent } from "../agent/preflight.js";
@@ -10,6 +10,7 @@ import type { RunOutcome } from "./outcome.js";
 import type { DriveOptions } from "./run-context.js";
 import { validateRunId } from "../store/run-id.js";
 import { engineStartEvent, runSession, sessionSecrets, type SessionOptions } from "./hold.js";
+import { checkTrustedOwner } from "../store/trusted-owner.js";
 import { startAgentMcp, type AgentMcp } from "./mcp-start.js";
 import { createFirstOwner, holdNewRun } from "../store/lease/take-run.js";
 import type { OwnerRecord } from "../store/lease/owner-record.js";
@@ -45,6 +46,7 @@ async function startLoaded(request: StartRequest, loaded: AgentPackage): Promise
   const sandbox = declaredSandbox(loaded, request.sandbox);
   // Before the workspace: a run that asks for a box this machine cannot give leaves nothing behind.
   await checkSandbox(sandbox, loaded, request.warn);
+  checkTrustedOwner(join(loaded.home, "hooks.yaml"), "the agent's hooks file");
   const workspace = await resolveWorkspace({
     agentHome: loaded.home,
     workDir: request.workDir,
@@ -58,7 +60,14 @@ async function startLoaded(request: StartRequest, loaded: AgentPackage): Promise
   let mcp: AgentMcp | null;
   try {
     await preflightAgent(loaded, workspace.workDir);
-    provider = await chooseProvider(loaded, workspace.workDir, { replay: request.replay, recordedThoughts: 0, warn: request.warn, log: verboseLog(request) });
+    provider = await chooseProvider(loaded, workspace.workDir, {
+      replay: request.replay,
+      recordedThoughts: 0,
+      baseUrl: request.baseUrl,
+      announce: request.progress,
+      warn: request.warn,
+      log: verboseLog(request),
+    });
     agent = withOutput(withModel(loaded, request.model ?? provider.model), output, provider.protocol, request.warn);
     // Last of the checks, being the slowest: a server that cannot start refuses the run.
     mcp = await startAgentMcp(agent, { workDir: workspace.workDir, provider, sandbox, signal: request.signal, warn: request.warn, echo: verboseLog(request), activity: request.activity });

@@ -1,7 +1,7 @@
 // Creates a session: claims its directory, checks the shell runs, and saves its initial state.
 import { rm } from "node:fs/promises";
 import shellQuote from "shell-quote";
-import { plainEnv } from "../process/child-env.js";
+import { childEnvironment } from "../process/child-env.js";
 import { SessionError } from "./errors.js";
 import { runWrapper } from "./run-wrapper.js";
 import type { SessionStatus } from "./schema.js";
@@ -44,7 +44,8 @@ export async function startSession(request: StartRequest): Promise<StartResult> 
     });
     const outcome = await runWrapper(wrapperArgv(argv, paths.dir, null), {
       cwd: request.cwd,
-      env: plainEnv(request.env),
+      // env.sh keeps this environment on disk, where any tool in the workspace may read it: no provider keys.
+      env: childEnvironment(request.env),
       timeoutMs: START_TIMEOUT_MS,
       outputLimitBytes: request.outputLimitBytes,
     });

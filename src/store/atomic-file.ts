@@ -1,5 +1,5 @@
 // Replaces a small file atomically: readers see the old content or the new, never a half-written file.
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { randomHex } from "../random-hex.js";
 
@@ -8,6 +8,8 @@ export interface AtomicWriteOptions {
   durable?: boolean;
   /** The file's permissions when created (before the umask); default 0o666. */
   mode?: number;
+  /** Give the file exactly `mode`, whatever the umask (an existing file's mode, kept). */
+  exactMode?: boolean;
 }
 
 export function writeFileAtomic(path: string, content: string, options: AtomicWriteOptions = {}): void {
@@ -15,6 +17,7 @@ export function writeFileAtomic(path: string, content: string, options: AtomicWr
   try {
     const fd = openSync(temp, "wx", options.mode ?? 0o666);
     try {
+      if (options.exactMode && options.mode !== undefined) fchmodSync(fd, options.mode);
       writeSync(fd, content);
       if (options.durable) fsyncSync(fd);
     } finally {

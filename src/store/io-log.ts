@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { fsError } from "../fs-errors.js";
 import { PRIVATE_FILE_MODE } from "../private-modes.js";
 import { redactText, redactedJson } from "../secrets.js";
+import { makeDirs } from "./make-dirs.js";
 import type { RunPaths } from "./run-dir.js";
 
 /** A record the caller builds; stored as pretty-printed JSON. */
@@ -36,12 +37,20 @@ export function safeName(name: string): string {
 /** Exclusive creation, with a numeric suffix when the same millisecond already has a file of that name. */
 function writeRecord(dir: string, baseName: string, record: IoRecord, secrets: readonly string[]): string {
   const content = `${redactedJson(record, secrets, 2)}\n`;
+  let remade = false;
   for (let suffix = 0; ; suffix += 1) {
     const path = join(dir, suffix === 0 ? `${baseName}.json` : `${baseName}_${suffix}.json`);
     try {
       writeFileSync(path, content, { flag: "wx", mode: PRIVATE_FILE_MODE });
       return path;
     } catch (err) {
+      // A folder someone removed (io/ pruned by hand) is made again: the journal, not io/, is the run.
+      if ((err as NodeJS.ErrnoException).code === "ENOENT" && suffix === 0 && !remade) {
+        remade = true;
+        suffix -= 1;
+        makeDirs(dir);
+        continue;
+      }
       if ((err as NodeJS.ErrnoException).code !== "EEXIST" || suffix >= 999) {
         throw fsError(`Cannot write ${path}`, err);
       }

@@ -1,6 +1,6 @@
 // Runs the original Delta Engine left in a workspace (layout "1.0" to "1.2"): recognised by their metadata.json, listed, never continued.
-import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { readRunFile } from "../safe-open.js";
 import { RunStatusSchema } from "../journal/events.js";
 
 /** Its metadata.json: `task` and `agent_ref` where this engine writes `initial_message` and `agent_home`; its journal wraps events in `payload`. */
@@ -19,7 +19,7 @@ export type OriginalRun = z.infer<typeof OriginalMetadataSchema>;
 export function readOriginalRun(paths: { metadata: string }): OriginalRun | null {
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(paths.metadata, "utf8"));
+    raw = JSON.parse(readRunFile(paths.metadata));
   } catch {
     return null;
   }

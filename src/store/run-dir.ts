@@ -1,5 +1,6 @@
 // The run directory layout under <workDir>/.delta/: paths, the layout VERSION, and exclusive claiming of a run id.
-import { existsSync, linkSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, lstatSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { readRunFile } from "../safe-open.js";
 import { join } from "node:path";
 import { EngineError, RunRefusedError } from "../errors.js";
 import { fsError } from "../fs-errors.js";
@@ -78,8 +79,11 @@ function publishVersionFile(versionFile: string): void {
   }
 }
 
+/** VERSION holds a short layout number; anything longer is not ours. */
+const MAX_VERSION_BYTES = 256;
+
 function checkLayoutVersion(versionFile: string): void {
-  const found = readFileSync(versionFile, "utf8").trim();
+  const found = readRunFile(versionFile, MAX_VERSION_BYTES).trim();
   if (!isKnownLayout(found, LAYOUT_VERSION)) {
     throw new EngineError(
       `${versionFile} says layout version ${JSON.stringify(found)}, but this engine understands version ${LAYOUT_VERSION}; ` +

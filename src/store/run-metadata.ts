@@ -1,9 +1,9 @@
 // metadata.json: the run's status and process facts, a cache of the journal that is replaced atomically.
-import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
+import { readRunFile } from "../safe-open.js";
 import { basename } from "node:path";
 import { z } from "zod";
-import { EngineError, RunRefusedError, errorMessage } from "../errors.js";
+import { EngineError, RunFileError, RunRefusedError, errorMessage } from "../errors.js";
 import { fsError } from "../fs-errors.js";
 import { RunStatusSchema, type JournalEvent } from "../journal/events.js";
 import { deriveRunState } from "../journal/run-state.js";
@@ -86,8 +86,9 @@ export function writeMetadata(paths: RunPaths, metadata: RunMetadata, options: W
 export function readMetadata(paths: RunPaths): RunMetadata {
   let text: string;
   try {
-    text = readFileSync(paths.metadata, "utf8");
+    text = readRunFile(paths.metadata);
   } catch (err) {
+    if (err instanceof RunFileError) throw err;
     throw new RunRefusedError(
       `Cannot read ${paths.metadata} (${errorMessage(err)}); the run may have been stopped before it started, or its files were moved`,
       { cause: err },

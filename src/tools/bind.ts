@@ -57,7 +57,11 @@ function readValues(tool: ExpandedTool, args: unknown): Map<string, string> | st
     if (typeof raw === "object") {
       return `Parameter '${parameter.name}' of '${tool.name}' must be a string, not ${Array.isArray(raw) ? "an array" : "an object"}.`;
     }
-    values.set(parameter.name, String(raw));
+    const value = String(raw);
+    if (parameter.reject_leading_dash && value.startsWith("-")) {
+      return `Parameter '${parameter.name}' of '${tool.name}' must not start with "-" (the program would read ${JSON.stringify(value.slice(0, 40))} as an option); for a file whose name starts with "-", write ./${value.slice(0, 40)}.`;
+    }
+    values.set(parameter.name, value);
   }
   return values;
 }

@@ -20,6 +20,8 @@ export interface ExpandedParameter {
   /** exec: order of first appearance; shell: N-1 for "$N"; command: order among arguments. */
   position?: number;
   raw: boolean;
+  /** A value starting with `-` is refused before the tool runs. */
+  reject_leading_dash?: boolean;
 }
 
 /** A literal may contain ${AGENT_HOME} / ${CWD}; a param entry is one whole parameter value. */
@@ -302,6 +304,7 @@ function mergeExplicit(inferred: ExpandedParameter[], def: ToolDefinition, fail:
     if (explicit.description !== undefined) target.description = explicit.description;
     if (explicit.default !== undefined) target.default = explicit.default;
     if (explicit.required !== undefined) target.required = explicit.required;
+    if (explicit.reject_leading_dash) target.reject_leading_dash = true;
   });
   return parameters;
 }
@@ -333,6 +336,7 @@ function expandCommand(command: string[], def: ToolDefinition, fail: Fail): Infe
     if (explicit.default !== undefined) parameter.default = explicit.default;
     if (explicit.option_name !== undefined) parameter.option_name = explicit.option_name;
     if (explicit.position !== undefined) parameter.position = explicit.position;
+    if (explicit.reject_leading_dash) parameter.reject_leading_dash = true;
     return parameter;
   });
   if (def.stdin !== undefined && !explicitParameterFor(def, def.stdin)) {

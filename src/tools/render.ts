@@ -21,6 +21,7 @@ export interface ParameterView {
   default?: string;
   required: boolean;
   raw?: true;
+  reject_leading_dash?: true;
 }
 
 /**
@@ -47,6 +48,7 @@ export function renderTool(tool: ExpandedTool): ToolView {
       // What the model is told: a parameter with a default is optional to it.
       required: isRequiredForModel(parameter),
       ...(parameter.raw && { raw: true as const }),
+      ...(parameter.reject_leading_dash && { reject_leading_dash: true as const }),
     })),
   };
   if (tool.timeout_ms !== undefined) view.timeout_ms = tool.timeout_ms;

@@ -22,6 +22,8 @@ export const ToolParameterSchema = z.strictObject({
   default: z.string().optional(),
   position: z.number().int().nonnegative().optional(),
   raw: z.boolean().optional(),
+  /** A value starting with `-` is refused (an ERROR observation): the program would read it as an option. */
+  reject_leading_dash: z.boolean().default(false),
 });
 export type ToolParameterDefinition = z.infer<typeof ToolParameterSchema>;
 

@@ -86,13 +86,13 @@ describe("delta tool expand", () => {
     expect(await toolExpand(path.join(cwd, "hw", "agent.yaml"), io)).toBe(0);
     const output = parseYaml(io.stdout) as ExpandOutput;
     const byName = new Map(output.tools.map((t) => [t.name, t]));
-    expect(byName.get("list_files")?.command).toEqual(["ls", "-la", "${directory}"]);
-    expect(byName.get("write_file")?.command).toEqual(["tee", "${path}"]);
+    expect(byName.get("list_files")?.command).toEqual(["ls", "-la", "--", "${directory}"]);
+    expect(byName.get("write_file")?.command).toEqual(["tee", "--", "${path}"]);
     expect(byName.get("write_file")?.parameters).toEqual([
-      { name: "path", type: "string", inject_as: "argument", position: 0, required: true },
+      { name: "path", type: "string", inject_as: "argument", position: 0, required: true, reject_leading_dash: true },
       { name: "content", type: "string", inject_as: "stdin", required: true },
     ]);
-    expect(byName.get("count_lines")?.command).toEqual(["sh", "-c", 'cat "$1" | wc -l', "--"]);
+    expect(byName.get("count_lines")?.command).toEqual(["sh", "-c", 'cat -- "$1" | wc -l', "--"]);
     expect(byName.get("count_lines")?.parameters[0]).toMatchObject({ name: "path", inject_as: "argument", position: 0 });
   });
 

@@ -100,4 +100,16 @@ describe.concurrent("the environment of tools, hooks and generators", () => {
     const seen = await runEnvCase("passthrough-dotenv", { extraYaml: "env_passthrough: [DELTA_API_KEY]\n", env: { DELTA_API_KEY: "" }, dotEnv: `DELTA_API_KEY=${DOTENV_KEY}\n` });
     for (const env of Object.values(seen)) expect(env.get("DELTA_API_KEY")).toBe(DOTENV_KEY);
   });
+
+  it("lacks the provider's base URLs and DELTA_PROVIDER, which could send a tool's own delta elsewhere", async () => {
+    const seen = await runEnvCase("no-urls", { env: { DELTA_API_KEY: KEY, OPENAI_BASE_URL: "http://127.0.0.1:9/v1", ANTHROPIC_BASE_URL: "http://127.0.0.1:9", DELTA_PROVIDER: "openai" } });
+    for (const env of Object.values(seen)) {
+      for (const name of ["DELTA_BASE_URL", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "DELTA_PROVIDER"]) expect(env.has(name), name).toBe(false);
+    }
+  });
+
+  it("has the base URL the run uses when env_passthrough names DELTA_BASE_URL", async () => {
+    const seen = await runEnvCase("passthrough-url", { extraYaml: "env_passthrough: [DELTA_BASE_URL]\n", env: { DELTA_API_KEY: KEY } });
+    for (const env of Object.values(seen)) expect(env.get("DELTA_BASE_URL")).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+  });
 });

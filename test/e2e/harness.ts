@@ -21,6 +21,11 @@ export interface DeltaOptions {
   env?: Record<string, string>;
   input?: string;
   timeoutMs?: number;
+  /**
+   * Most tests continue a run against a fresh mock server (a new port, so a new endpoint): `continue`
+   * gets --accept-endpoint unless the test is about the endpoint rule itself and sets this.
+   */
+  checkEndpoint?: boolean;
 }
 
 /** Environment for a run against the mock model: no inherited keys, fast retries. */
@@ -35,7 +40,8 @@ export const NO_MODEL_KEYS = { OPENAI_API_KEY: "", OPENAI_BASE_URL: "", ANTHROPI
 export const CRASH_TRACE = /Internal error|\n\s+at .+:\d+:\d+/;
 
 export function spawnDelta(args: string[], options: DeltaOptions = {}): ResultPromise<{ reject: false }> {
-  return execa(process.execPath, [DELTA_BIN, ...args], {
+  const accept = args[0] === "continue" && !options.checkEndpoint && !args.includes("--accept-endpoint") && !args.includes("--base-url");
+  return execa(process.execPath, [DELTA_BIN, ...args, ...(accept ? ["--accept-endpoint"] : [])], {
     cwd: options.cwd ?? REPO,
     env: { ...NO_MODEL_KEYS, ...options.env },
     extendEnv: true,

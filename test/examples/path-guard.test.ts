@@ -83,7 +83,7 @@ describe.concurrent("examples/path-guard", () => {
 
       // Nothing ran for the blocked call: no command was resolved and only the two allowed tools executed.
       const requests = readEvents(ws, "guard-1").filter((event) => event.type === "ACTION_REQUEST");
-      expect(requests.map((event) => event.type === "ACTION_REQUEST" && event.resolved_command)).toEqual([null, ["cat", "notes/todo.md"], ["tee", "notes/done.md"]]);
+      expect(requests.map((event) => event.type === "ACTION_REQUEST" && event.resolved_command)).toEqual([null, ["cat", "--", "notes/todo.md"], ["tee", "--", "notes/done.md"]]);
       expect(listIo(ws, "guard-1", "tool_executions")).toHaveLength(2);
     } finally {
       await server.close();

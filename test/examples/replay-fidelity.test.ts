@@ -93,7 +93,7 @@ describe.concurrent("replay", () => {
 
   it("fails with exit 1 and REPLAY_ERROR when a recorded call names a tool the agent no longer offers", async () => {
     const agentYaml = readFileSync(join(HELLO, "agent.yaml"), "utf8");
-    const withoutShow = agentYaml.slice(0, agentYaml.indexOf("  # exec: runs `cat <path>`"));
+    const withoutShow = agentYaml.slice(0, agentYaml.indexOf("  # exec: runs `cat -- <path>`"));
     expect(withoutShow).toContain("name: write_file");
     expect(withoutShow).not.toContain("show_file");
     const agent = writeAgent(root, { agentYaml: withoutShow, systemPrompt: readFileSync(join(HELLO, "system_prompt.md"), "utf8") }, "hello-without-show");

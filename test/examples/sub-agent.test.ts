@@ -96,6 +96,10 @@ describe.concurrent("examples/sub-agent", () => {
     expect(childRuns).toHaveLength(1);
     const child = readEvents(childWs, childRuns[0]!);
     expect(child.at(-1)).toMatchObject({ type: "ENGINE_END", status: "COMPLETED" });
+    // The child called the same loopback server (its base URL passed on by env_passthrough), not a default endpoint.
+    expect(child[0]).toMatchObject({ type: "ENGINE_START", config: { endpoint: { base_url: server.baseUrl } } });
+    const childRequests = server.requests.filter((request) => JSON.stringify(request.body).includes("count_words"));
+    expect(childRequests.length).toBeGreaterThanOrEqual(2);
     expect(child.flatMap((event) => (event.type === "ACTION_RESULT" ? [event.observation_content.trim()] : []))).toEqual(["4", "everything"]);
 
     const parent = readEvents(ws, "parent");

@@ -144,6 +144,16 @@ describe.concurrent("delta-sessions", () => {
     expect(existsSync(path.join(dir, "etc", "metadata.json"))).toBe(true);
   });
 
+  it("never saves the provider's keys or endpoint from the starting shell into env.sh, where a workspace's tools can read it", async () => {
+    const { dir } = await workspace();
+    const env = { DELTA_API_KEY: "sk-session-key-0123456", OPENAI_API_KEY: "sk-openai-key-0123456", DELTA_BASE_URL: "http://user:pw-0123456@127.0.0.1:9/v1", KEPT_VARIABLE: "kept" };
+    const id = StartResultSchema.parse(await sessionsJson(["start"], { cwd: dir, env })).session_id;
+    const saved = await readFile(path.join(dir, ".sessions", id, "env.sh"), "utf8");
+    expect(saved).toContain("KEPT_VARIABLE");
+    for (const name of Object.keys(env).filter((name) => name !== "KEPT_VARIABLE")) expect(saved).not.toContain(name);
+    expect(saved).not.toContain("0123456");
+  });
+
   it("lists every session oldest first, in the directory DELTA_SESSIONS_DIR names", async () => {
     const { dir } = await workspace();
     const env = { DELTA_SESSIONS_DIR: path.join(dir, "elsewhere") };

@@ -1,9 +1,9 @@
 // `delta list-runs`: the runs of a workspace, or of every workspace of an agent, as text, JSON or bare ids (newest first).
+import { terminalSafe } from "../../terminal-text.js";
 import { basename } from "node:path";
 import { listScopedRuns } from "../../store/locate-run.js";
 import { applyFilter, type RunSummary } from "../../store/list-runs.js";
 import { checkLiveness } from "../../store/lease/liveness-check.js";
-import { printable } from "../../report/show-text.js";
 import type { CliIo } from "../io.js";
 import { parseFormat, parseStatus } from "../options.js";
 import { runScope } from "../run-scope.js";
@@ -26,7 +26,7 @@ export async function listRunsCommand(flags: Record<string, unknown>, io: CliIo)
       io.out(runs.map((run) => `${run.run_id}\n`).join(""));
       break;
     default:
-      io.out(runs.length === 0 ? "" : textTable(runs, showWorkspace));
+      io.out(runs.length === 0 ? "" : terminalSafe(textTable(runs, showWorkspace)));
       if (runs.length === 0) io.err(`No runs found in ${"agentHome" in scope ? `the workspaces of ${scope.agentHome}` : scope.workDir}\n`);
       break;
   }
@@ -51,7 +51,7 @@ const TASK_WIDTH = 60;
 
 /** The task on one line, its control characters visible, clipped to TASK_WIDTH. */
 function clipTask(task: string): string {
-  const flat = printable(task.replace(/\s+/g, " ").trim());
+  const flat = terminalSafe(task.replace(/\s+/g, " ").trim());
   return flat.length > TASK_WIDTH ? `${flat.slice(0, TASK_WIDTH - 1)}…` : flat;
 }
 

@@ -1,9 +1,9 @@
 // `delta run` and `delta continue`: flags in, a RunOutcome out, printed in the chosen format.
+import { terminalSafe } from "../../terminal-text.js";
 import { resolve } from "node:path";
 import { agentHomeOf } from "../../agent/agent-home.js";
 import { EXIT, UsageError, errorMessage } from "../../errors.js";
 import { onAppendedLine } from "../../journal/writer.js";
-import { printable } from "../../report/show-text.js";
 import { continueCommand } from "../../run/continue-command.js";
 import type { RunOutcome } from "../../run/outcome.js";
 import type { DriveOptions } from "../../run/run-context.js";
@@ -95,11 +95,15 @@ function driveOptions(flags: Record<string, unknown>, watch: Watch, signal: Abor
   if (sandbox !== undefined && !(SANDBOX_MODES as readonly string[]).includes(sandbox)) {
     throw new UsageError(`--sandbox is one of ${SANDBOX_MODES.join(", ")}; got ${JSON.stringify(sandbox)}.`);
   }
+  const baseUrl = optionalString("--base-url", flags.baseUrl);
+  if (baseUrl === "") throw new UsageError("--base-url needs a URL, e.g. --base-url http://localhost:11434/v1.");
   return {
     maxIterations: parsePositiveInt("--max-iterations", flags.maxIterations, DEFAULT_MAX_ITERATIONS),
     ...(sandbox === undefined ? {} : { sandbox: sandbox as SandboxMode }),
     replay: replaySource(flags.replay),
     ...(model === undefined ? {} : { model }),
+    ...(baseUrl === undefined ? {} : { baseUrl }),
+    acceptEndpoint: Boolean(flags.acceptEndpoint),
     signal,
     progress: watch.line,
     activity: watch.activity,
@@ -169,7 +173,9 @@ async function drive({ format, output, streamDeltas }: DriveOutput, io: CliIo, g
         if (exitCode === EXIT.COMPLETED) exitCode = EXIT.FAILED;
       }
     }
-    io.out(formatOutcome(outcome, format));
+    // Text for a person is neutralised; raw is byte-exact for a program, neutralised on a terminal; JSON escapes by itself.
+    const printed = formatOutcome(outcome, format);
+    io.out(format === "text" || (format === "raw" && process.stdout.isTTY) ? terminalSafe(printed) : printed);
     // stdout is for programs in json and raw; the person watching still needs to read why it failed.
     if (format !== "text" && outcome.status !== "COMPLETED" && outcome.error) io.err(`${outcome.error.type}: ${outcome.error.message}\n`);
     io.err(resumeHint(outcome));
@@ -188,7 +194,7 @@ function resumeHint(outcome: RunOutcome): string {
   if (outcome.status === "COMPLETED" || outcome.runId === null || outcome.workspacePath === null) return "";
   if (outcome.status === "WAITING_FOR_INPUT") {
     // In every format: json and raw keep stdout for programs, so the person reads the question here.
-    const question = outcome.interaction ? `The agent asks: ${printable(outcome.interaction.prompt)}\n` : "";
+    const question = outcome.interaction ? `The agent asks: ${terminalSafe(outcome.interaction.prompt)}\n` : "";
     const file = outcome.runDir === null ? "" : `\nor write the answer to ${outcome.runDir}/interaction/response.txt and run it without -m`;
     return `${question}Answer with: ${continueCommand(outcome.runId, outcome.workspacePath, "<answer>")}${file}\n`;
   }

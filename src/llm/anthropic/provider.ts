@@ -1,4 +1,5 @@
 // The Anthropic Messages provider: plain HTTP over our own client (the SDK cost 160 ms and 47 MB a run), the shared retry loop.
+import { DEFAULT_BASE_URLS } from "../base-url.js";
 import { attemptOnce } from "../attempt.js";
 import { providerSettings, urlUnder, type ProviderConfig } from "../provider-settings.js";
 import { retryingProvider } from "../retry-loop.js";
@@ -7,12 +8,10 @@ import { toLlmReply } from "./message-reply.js";
 import { toMessagesBody } from "./request-body.js";
 import { anthropicTextDelta, StreamAssembly } from "./stream-assembly.js";
 
-/** The base URL as Anthropic's own clients take it (ANTHROPIC_BASE_URL): without `/v1`. */
-const DEFAULT_BASE_URL = "https://api.anthropic.com";
-const API_VERSION = "2023-06-01";
+/** The base URL as Anthropic's own clients take it (ANTHROPIC_BASE_URL): without `/v1`. */const API_VERSION = "2023-06-01";
 
 export function createAnthropicProvider(config: ProviderConfig, env: NodeJS.ProcessEnv = process.env): Provider {
-  const settings = providerSettings(config, DEFAULT_BASE_URL, messagesUrl, env);
+  const settings = providerSettings(config, DEFAULT_BASE_URLS.anthropic, messagesUrl, env);
   const { stream } = settings.attempt;
   return retryingProvider("anthropic", settings, (request, { signal, onText }) =>
     attemptOnce(

@@ -1,4 +1,5 @@
 // The OpenAI-compatible Chat Completions provider: whole or streamed replies over our own HTTP client, and the shared retry loop.
+import { DEFAULT_BASE_URLS } from "../base-url.js";
 import { attemptOnce } from "../attempt.js";
 import { providerSettings, urlUnder, type ProviderConfig } from "../provider-settings.js";
 import { retryingProvider } from "../retry-loop.js";
@@ -9,10 +10,8 @@ import { chatTextDelta, StreamAssembly } from "./stream-assembly.js";
 
 export type OpenAiProviderConfig = ProviderConfig;
 
-const DEFAULT_BASE_URL = "https://api.openai.com/v1";
-
 export function createOpenAiProvider(config: OpenAiProviderConfig, env: NodeJS.ProcessEnv = process.env): Provider {
-  const settings = providerSettings(config, DEFAULT_BASE_URL, (base) => urlUnder(base, "/chat/completions"), env);
+  const settings = providerSettings(config, DEFAULT_BASE_URLS.openai, (base) => urlUnder(base, "/chat/completions"), env);
   const { stream } = settings.attempt;
   return retryingProvider("openai-compatible", settings, (request, { signal, withoutEcho, onText }) =>
     attemptOnce(

@@ -1,4 +1,5 @@
 // The OpenAI Responses provider: stateless requests with encrypted reasoning sent back, over our own HTTP client and the shared retry loop.
+import { DEFAULT_BASE_URLS } from "../base-url.js";
 import { attemptOnce } from "../attempt.js";
 import type { AttemptFailure } from "../failure.js";
 import { providerSettings, urlUnder, type ProviderConfig } from "../provider-settings.js";
@@ -8,10 +9,8 @@ import { toResponsesBody } from "./request-body.js";
 import { toLlmReply } from "./response-reply.js";
 import { responsesTextDelta, StreamAssembly } from "./stream-assembly.js";
 
-const DEFAULT_BASE_URL = "https://api.openai.com/v1";
-
 export function createResponsesProvider(config: ProviderConfig, env: NodeJS.ProcessEnv = process.env): Provider {
-  const settings = providerSettings(config, DEFAULT_BASE_URL, (base) => urlUnder(base, "/responses"), env);
+  const settings = providerSettings(config, DEFAULT_BASE_URLS["openai-responses"], (base) => urlUnder(base, "/responses"), env);
   const { stream } = settings.attempt;
   return retryingProvider("openai-responses", settings, (request, { signal, withoutEcho, onText }) =>
     attemptOnce(

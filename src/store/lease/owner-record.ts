@@ -5,6 +5,7 @@
 // Its holder rewrites it (a temporary file renamed over it) with every heartbeat, and overwrites it in place, at the same
 // size, to note a tool it spawned; readers only ever open and read it.
 import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readSync, readdirSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { openRunFile } from "../../safe-open.js";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
@@ -133,7 +134,7 @@ function parseRecord(path: string, generation: number, text: string): RecordRead
 
 /** Up to MAX_RECORD_BYTES + 1 bytes, read until end of file rather than trusting a size from fstat. */
 function readBounded(path: string): string {
-  const fd = openSync(path, "r");
+  const fd = openRunFile(path);
   try {
     const buffer = Buffer.alloc(MAX_RECORD_BYTES + 1);
     let length = 0;

@@ -3,6 +3,7 @@ import { StringDecoder } from "node:string_decoder";
 import { deserializeMessage, serializeMessage, type JSONRPCMessage, type Transport } from "./sdk.js";
 import type { StartedProcess } from "../../process/start-process.js";
 import { TailCapture } from "../../process/capture.js";
+import { PIPE_IDLE_MS } from "../../process/run-process.js";
 
 /** A line longer than this (a runaway server) drops the connection rather than exhausting memory; the exec tools' capture limit. */
 export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
@@ -47,11 +48,36 @@ export class ProcessStdioTransport implements Transport {
   ) {
     const { child } = server;
     this.closed = new Promise((resolve) => {
-      // "close": exited and every pipe drained, so the stderr tail is complete when the exit is known.
-      child.once("close", (code, signal) => {
+      let settled = false;
+      let idle: NodeJS.Timeout | undefined;
+      const settle = (code: number | null, signal: NodeJS.Signals | null): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(idle);
         this.exit = { code, signal };
         this.notifyClose();
         resolve();
+      };
+      // "close": exited and every pipe drained, so the stderr tail is complete when the exit is known.
+      child.once("close", settle);
+      // The exec tools' rule: once the server has exited, a child it left (in another session) may hold its pipes
+      // for ever; the wait ends when they have been idle for PIPE_IDLE_MS, and at the latest after the shutdown window.
+      child.once("exit", (code, signal) => {
+        const stopWaiting = (): void => {
+          child.stdout.destroy();
+          child.stderr.destroy();
+          settle(code, signal);
+        };
+        const waitForPipes = (): void => {
+          clearTimeout(idle);
+          idle = setTimeout(stopWaiting, PIPE_IDLE_MS);
+        };
+        waitForPipes();
+        child.stdout.on("data", waitForPipes);
+        child.stderr.on("data", waitForPipes);
+        setTimeout(stopWaiting, STDIN_CLOSE_GRACE_MS + PIPE_IDLE_MS).unref();
+        // Whatever the server left in its group goes with it.
+        void this.server.stopGroup();
       });
     });
   }

@@ -1,0 +1,59 @@
+// The endpoint a run talks to (protocol and base URL without credentials), as journaled in its ENGINE_START, and the rule that `continue` keeps it.
+import { z } from "zod";
+import { EndpointChangedError } from "../errors.js";
+import type { JournalEvent } from "../journal/events.js";
+import { DEFAULT_BASE_URLS, endpointUrl } from "../llm/base-url.js";
+import { PROVIDER_NAMES } from "../llm/types.js";
+
+export const RunEndpointSchema = z.object({ provider: z.enum(PROVIDER_NAMES), base_url: z.string() });
+export type RunEndpoint = z.infer<typeof RunEndpointSchema>;
+
+/** The endpoint of the run's latest ENGINE_START that named one; null for a run that only ever replayed recordings. */
+export function journaledEndpoint(events: readonly JournalEvent[]): RunEndpoint | null {
+  for (let index = events.length - 1; index >= 0; index -= 1) {
+    const event = events[index]!;
+    if (event.type !== "ENGINE_START") continue;
+    const parsed = RunEndpointSchema.safeParse(event.config.endpoint ?? legacyEndpoint(event.config));
+    if (parsed.success) return parsed.data;
+  }
+  return null;
+}
+
+/** A run started before ENGINE_START named its endpoint: rebuilt from the provider and base URL it recorded. */
+function legacyEndpoint(config: Record<string, unknown>): RunEndpoint | undefined {
+  const provider = config.provider === "openai-compatible" ? "openai" : PROVIDER_NAMES.find((name) => name === config.provider);
+  if (provider === undefined) return undefined;
+  const baseUrl = typeof config.base_url === "string" ? config.base_url : DEFAULT_BASE_URLS[provider];
+  try {
+    return { provider, base_url: endpointUrl(baseUrl) };
+  } catch {
+    return undefined;
+  }
+}
+
+export interface EndpointChoice {
+  runId: string;
+  /** What this invocation would use. */
+  endpoint: RunEndpoint | undefined;
+  /** --accept-endpoint, or --base-url given for this invocation: the change is on purpose. */
+  accepted: boolean;
+  /** Where this invocation's base URL came from, e.g. "DELTA_BASE_URL from /w/.env". */
+  source: string | undefined;
+}
+
+/** Refuses (126) a `continue` that would send the run, its conversation and the key, to another endpoint than its own. */
+export function checkRunEndpoint(previous: RunEndpoint | null, choice: EndpointChoice): void {
+  const next = choice.endpoint;
+  if (previous === null || next === undefined || choice.accepted) return;
+  if (previous.provider === next.provider && previous.base_url === next.base_url) return;
+  throw new EndpointChangedError(
+    `Run ${choice.runId} was started against ${describe(previous)}, but this continue would send it to ${describe(next)}` +
+      `${choice.source === undefined ? "" : ` (set by ${choice.source})`}. Nothing was sent. ` +
+      "If a file the run's tools can write (a workspace .env) changed the endpoint, remove that change; " +
+      "to move the run on purpose, continue with --accept-endpoint, or name the endpoint with --base-url <url>.",
+  );
+}
+
+function describe(endpoint: RunEndpoint): string {
+  return `${endpoint.base_url} (${endpoint.provider})`;
+}

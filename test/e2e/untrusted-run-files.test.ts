@@ -1,0 +1,92 @@
+// End to end: FIFOs and /dev/zero symlinks planted as run files make every command end quickly with the file named; a removed io/ is made again.
+import { execFileSync } from "node:child_process";
+import { readdirSync, rmSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
+import { delta, modelEnv, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
+
+let root: string;
+let server: MockLlm;
+let agent: string;
+
+beforeAll(async () => {
+  root = tempDir("delta-run-files-");
+  server = await startMockLlm(() => reply.text("answer"));
+  agent = writeAgent(root, {}, "agent");
+});
+afterAll(async () => {
+  await server.close();
+  removeDir(root);
+});
+
+type Plant = "fifo" | "dev-zero";
+const TARGETS: { name: string; file: (ws: string, runId: string) => string }[] = [
+  { name: "metadata.json", file: (ws, id) => join(runDir(ws, id), "metadata.json") },
+  { name: "journal.jsonl", file: (ws, id) => join(runDir(ws, id), "journal.jsonl") },
+  { name: "owner record", file: (ws, id) => join(runDir(ws, id), ".lock", readdirSync(join(runDir(ws, id), ".lock")).sort().at(-1)!) },
+  { name: "VERSION", file: (ws) => join(ws, ".delta", "VERSION") },
+];
+
+function plant(file: string, kind: Plant): void {
+  rmSync(file, { force: true });
+  if (kind === "fifo") execFileSync("mkfifo", [file]);
+  else symlinkSync("/dev/zero", file);
+}
+
+/** Every command ends on its own (no timeout kill) well within the test's bound. */
+async function ends(args: string[], ws: string): Promise<{ exitCode: number; stderr: string; stdout: string; ms: number }> {
+  const began = Date.now();
+  const result = await delta(args, { env: modelEnv(server.baseUrl), timeoutMs: 20_000 });
+  const ms = Date.now() - began;
+  expect(result.exitCode, `${args.join(" ")} in ${ws}: ${result.stderr}`).not.toBe(-1);
+  expect(ms, args.join(" ")).toBeLessThan(15_000);
+  return { ...result, ms };
+}
+
+describe("planted run files", () => {
+  for (const target of TARGETS) {
+    for (const kind of ["fifo", "dev-zero"] as const) {
+      it(`a ${kind} as ${target.name}: list-runs, show, report and continue each end within seconds, the file named`, async () => {
+        const ws = join(root, `ws-${target.name.replace(/\W/g, "-")}-${kind}`);
+        for (const id of ["good", "bad"]) {
+          const made = await delta(["run", "--agent", agent, "-w", ws, "--run-id", id, "-m", "go"], { env: modelEnv(server.baseUrl) });
+          expect(made.exitCode, made.stderr).toBe(0);
+        }
+        const file = target.file(ws, "bad");
+        plant(file, kind);
+
+        const listed = await ends(["list-runs", "-w", ws, "--format", "json"], ws);
+        if (target.name !== "VERSION") {
+          expect(listed.exitCode, listed.stderr).toBe(0);
+          const ids = (JSON.parse(listed.stdout) as { run_id: string }[]).map((run) => run.run_id);
+          expect(ids).toContain("good");
+          if (target.name === "journal.jsonl") {
+            expect(ids).not.toContain("bad");
+            expect(listed.stderr).toContain(file);
+          }
+        }
+        const show = await ends(["show", "bad", "-w", ws], ws);
+        const report = await ends(["report", "bad", "-w", ws], ws);
+        const resumed = await ends(["continue", "--run-id", "bad", "-w", ws, "-m", "more"], ws);
+        if (target.name !== "VERSION" && target.name !== "owner record") {
+          for (const result of [show, report]) expect(result.stderr).toContain(file);
+        }
+        if (target.name !== "VERSION") {
+          expect(resumed.exitCode).not.toBe(0);
+          expect(resumed.stderr).toContain(file);
+        }
+      }, 120_000);
+    }
+  }
+
+  it("a run whose io/ was removed continues, and its io/ is made again", async () => {
+    const ws = join(root, "ws-no-io");
+    const first = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "r", "-m", "go"], { env: modelEnv(server.baseUrl) });
+    expect(first.exitCode, first.stderr).toBe(0);
+    rmSync(join(runDir(ws, "r"), "io"), { recursive: true });
+    const again = await delta(["continue", "--run-id", "r", "-w", ws, "-m", "more"], { env: modelEnv(server.baseUrl) });
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(readdirSync(join(runDir(ws, "r"), "io", "invocations"))).toHaveLength(1);
+  });
+});
