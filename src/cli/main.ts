@@ -67,6 +67,7 @@ function buildCli(dispatch: (handler: Handler) => (...raw: unknown[]) => void) {
     .option("--agent <path>", "Look in the agent's workspaces (W001, W002…) instead")
     .option("--last", "The most recently updated run")
     .option("-f, --follow", "Keep printing events as the run appends them, until it ends")
+    .option("--request <n>", "Print the model request of iteration n as JSON, rebuilt from io/invocations/")
     .action(dispatch(async (args, flags, io) => (await import("./commands/show.js")).showCommand(args[0], flags, io)));
   cli
     .command("report [run-id]", "Write a self-contained HTML report of a run, or of every run of a workspace (no run id)")
