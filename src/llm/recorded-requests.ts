@@ -35,7 +35,9 @@ export function readInvocationRecords(paths: Pick<RunPaths, "invocationsDir">): 
       const issue = parsed.error.issues[0];
       throw new JournalError(`${file}: not a valid invocation record (${issue ? `field ${issue.path.join(".") || "(root)"}: ${issue.message}` : "unreadable"}).`);
     }
-    return { file, name, record: parsed.data };
+    // Validated, but kept as written: the schema's output would put each message's fields in the schema's order.
+    const request = (raw as { request?: LlmRequest }).request;
+    return { file, name, record: request === undefined ? parsed.data : { ...parsed.data, request } };
   });
   // Iteration orders the calls; timestamp and file name only break ties.
   records.sort((a, b) => a.record.iteration - b.record.iteration || a.record.timestamp.localeCompare(b.record.timestamp) || a.name.localeCompare(b.name));
