@@ -34,6 +34,7 @@ export async function init(options: InitOptions, io: CliIo): Promise<number> {
   await cp(path.join(templatesDir, templateName), target, { recursive: true, errorOnExist: true, force: false });
   await renameAgent(path.join(target, "agent.yaml"), path.basename(target));
   await pointAtSchemas(target);
+  await ignoreWorkspaces(target);
 
   const shown = path.relative(options.cwd, target) || ".";
   io.err(
@@ -69,6 +70,13 @@ async function pointAtSchemas(target: string): Promise<void> {
     if (first === undefined || !SCHEMA_MODELINE.test(first)) continue;
     await writeFile(file, [schemaModeline(path.join(schemas, schemaFileName(kind)).split(path.sep).join("/")), ...rest].join("\n"));
   }
+}
+
+/** Runs land in the agent's workspaces/ (W001, W002…): whole conversations that do not belong in the agent's repository. */
+async function ignoreWorkspaces(target: string): Promise<void> {
+  const file = path.join(target, ".gitignore");
+  if (existsSync(file)) return;
+  await writeFile(file, "# Workspaces and their runs (.delta/): conversations, tool outputs, model requests\nworkspaces/\n");
 }
 
 /** Sets `name:` to the directory's name, keeping the template's comments. */
