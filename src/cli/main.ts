@@ -59,6 +59,7 @@ function buildCli(dispatch: (handler: Handler) => (...raw: unknown[]) => void) {
     .option("--resumable", "Only runs that `delta continue` can take (runs held on other hosts are checked as with --check-liveness)")
     .option("--status <status>", "Only runs with this status")
     .option("--first", "Only the most recent run")
+    .option("--size", "Show the bytes each run folder holds: in all, its journal, its io/")
     .option("--check-liveness", "Watch the heartbeat of runs held on other hosts (one stale period, 10 s by default, for all of them)")
     .option("--format <format>", "Output: text | json | raw (raw: one run id per line)")
     .action(dispatch(async (_args, flags, io) => (await import("./commands/list-runs.js")).listRunsCommand(flags, io)));

@@ -3,6 +3,7 @@ import { basename } from "node:path";
 import { listScopedRuns } from "../../store/locate-run.js";
 import { applyFilter, type RunSummary } from "../../store/list-runs.js";
 import { checkLiveness } from "../../store/lease/liveness-check.js";
+import { humanBytes, runSize, type RunSize } from "../../store/run-size.js";
 import type { CliIo } from "../io.js";
 import { parseFormat, parseStatus } from "../options.js";
 import { runScope } from "../run-scope.js";
@@ -15,7 +16,9 @@ export async function listRunsCommand(flags: Record<string, unknown>, io: CliIo)
   // --resumable must tell a run stranded on a dead host from one a live host is writing, so it watches them too (only
   // when there are any). Liveness is judged before the filter, so it keeps only the runs whose holder was seen dead.
   const check = Boolean(flags.checkLiveness) || filter.resumable;
-  const runs = check ? applyFilter(await checkLiveness(listScopedRuns(scope, {}, warn)), filter) : listScopedRuns(scope, filter, warn);
+  const listed = check ? applyFilter(await checkLiveness(listScopedRuns(scope, {}, warn)), filter) : listScopedRuns(scope, filter, warn);
+  // --size: what each run folder holds, so a fleet's disk can be looked after (delta prune removes).
+  const runs: (RunSummary & { size?: RunSize })[] = flags.size ? listed.map((run) => ({ ...run, size: runSize(run.work_dir, run.run_id) })) : listed;
   const showWorkspace = "agentHome" in scope;
   switch (format) {
     case "json":
@@ -32,10 +35,11 @@ export async function listRunsCommand(flags: Record<string, unknown>, io: CliIo)
   return 0;
 }
 
-function textLine(run: RunSummary, showWorkspace: boolean): string {
+function textLine(run: RunSummary & { size?: RunSize }, showWorkspace: boolean): string {
   const status = run.orphaned ? "RUNNING (orphaned)" : run.holder?.state === "unchecked" ? `RUNNING (on ${run.holder.hostname ?? "another host"}, not checked)` : run.status;
   const workspace = showWorkspace ? `${basename(run.work_dir).padEnd(6)} ` : "";
-  return `${workspace}${run.run_id}  ${status.padEnd(18)} ${JSON.stringify(run.task_summary).padEnd(40)} ${ago(run.last_updated)}`;
+  const size = run.size ? ` ${humanBytes(run.size.total_bytes).padStart(8)} (journal ${humanBytes(run.size.journal_bytes)}, io ${humanBytes(run.size.io_bytes)})` : "";
+  return `${workspace}${run.run_id}  ${status.padEnd(18)} ${JSON.stringify(run.task_summary).padEnd(40)} ${ago(run.last_updated)}${size}`;
 }
 
 function ago(iso: string): string {
