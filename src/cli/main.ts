@@ -64,6 +64,17 @@ function buildCli(dispatch: (handler: Handler) => (...raw: unknown[]) => void) {
     .option("--format <format>", "Output: text | json | raw (raw: one run id per line)")
     .action(dispatch(async (_args, flags, io) => (await import("./commands/list-runs.js")).listRunsCommand(flags, io)));
   cli
+    .command("prune", "Remove finished runs (or only their io/) older than an age or beyond a count; lists them unless --yes")
+    .option("-w, --work-dir <path>", "Workspace (default: current directory)")
+    .option("--agent <path>", "Every workspace of this agent (directory or agent.yaml)")
+    .option("--older-than <age>", "Only runs last updated longer ago than this: 30m, 12h, 7d, 2w")
+    .option("--keep <n>", "Keep the n newest runs of that status; only older ones may go")
+    .option("--status <status>", "COMPLETED (default), or FAILED or INTERRUPTED (resumable runs: only when named)")
+    .option("--io-only", "Remove only each run's io/; its journal still shows and continues it")
+    .option("--yes", "Remove them; without it prune only lists what it would remove")
+    .option("--format <format>", "Output: text | json")
+    .action(dispatch(async (_args, flags, io) => (await import("./commands/prune.js")).pruneCommand(flags, io)));
+  cli
     .command("show [run-id]", "Show a run as readable text: task, iterations, tool calls, tokens, status, how to go on")
     .option("-w, --work-dir <path>", "Workspace holding the run (default: current directory)")
     .option("--agent <path>", "Look in the agent's workspaces (W001, W002…) instead")

@@ -1,8 +1,8 @@
 // The run's audit trail beside the journal: io/ records of LLM calls, tools and hooks, and engine.log.
-import { closeSync, openSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { fsError } from "../fs-errors.js";
-import { PRIVATE_FILE_MODE } from "../private-modes.js";
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "../private-modes.js";
 import type { LlmReply, LlmRequest } from "../conversation.js";
 import { redactText, redactedJson } from "../secrets.js";
 import { openRequestParts } from "./request-parts.js";
@@ -29,7 +29,15 @@ export interface InvocationLog {
   close(): void;
 }
 
+/** The log of one process's model calls; io/'s folders are made again first when they are gone (`delta prune --io-only`). */
 export function createInvocationLog(paths: RunPaths, mode: RequestRecords, secrets: readonly string[] = []): InvocationLog {
+  for (const dir of [paths.invocationsDir, paths.toolExecutionsDir, paths.hooksDir]) {
+    try {
+      mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+    } catch (err) {
+      throw fsError(`Cannot create ${dir}`, err);
+    }
+  }
   const parts = mode === "parts" ? openRequestParts(paths, secrets) : null;
   return {
     write({ iteration, timestamp, request, reply, duration_ms }: Invocation): string {
