@@ -1,6 +1,5 @@
 // `delta run --run-id X --if-exists resume`: a retried task meets its own run and gets its outcome, or goes on with it, instead of a refusal.
 import { existsSync, realpathSync } from "node:fs";
-import { PricingSchema } from "../agent/schema.js";
 import { RunRefusedError } from "../errors.js";
 import type { JournalEvent } from "../journal/events.js";
 import { readJournal } from "../journal/reader.js";
@@ -75,10 +74,9 @@ function refuseAnotherTask(request: ExistingRunRequest, agentHome: string, first
   }
 }
 
-/** The RunResult the run gave when it completed, rebuilt from the journal: its last process's times, its usage at the pricing it journaled. */
+/** The RunResult the run gave when it completed, rebuilt from the journal: its last process's times, each call priced as its process journaled. */
 function finishedOutcome(request: ExistingRunRequest, paths: RunPaths, events: JournalEvent[], state: RunState): RunOutcome {
   const { start, end } = lastProcess(events);
-  const pricing = PricingSchema.safeParse(start.config.pricing);
   request.progress(`Run ${request.runId} already COMPLETED; its result is given again from the journal (no model request).`);
   return {
     ...common(request, paths, events, state),
@@ -86,14 +84,14 @@ function finishedOutcome(request: ExistingRunRequest, paths: RunPaths, events: J
     result: parseResult(state.lastThought?.content ?? null),
     startTime: new Date(start.timestamp),
     endTime: new Date(end?.timestamp ?? start.timestamp),
-    usage: priceRunUsage(state.usage, pricing.success ? pricing.data : undefined),
+    // Each call is priced in the fold with the llm.pricing its own process journaled.
+    usage: priceRunUsage(state.usage, undefined),
   };
 }
 
 /** The open question again, exit 101, and where to answer it. */
 function waitingOutcome(request: ExistingRunRequest, paths: RunPaths, events: JournalEvent[], state: RunState): RunOutcome {
   const { start, end } = lastProcess(events);
-  const pricing = PricingSchema.safeParse(start.config.pricing);
   const question = state.waiting!;
   request.progress(`Run ${request.runId} is WAITING_FOR_INPUT: ${question.prompt}\nAnswer with: ${continueCommand(request.runId, request.workDir, "<answer>")}`);
   return {
@@ -102,7 +100,8 @@ function waitingOutcome(request: ExistingRunRequest, paths: RunPaths, events: Jo
     interaction: { prompt: question.prompt, input_type: question.input_type, sensitive: question.sensitive, request_id: question.request_id },
     startTime: new Date(start.timestamp),
     endTime: new Date(end?.timestamp ?? start.timestamp),
-    usage: priceRunUsage(state.usage, pricing.success ? pricing.data : undefined),
+    // Each call is priced in the fold with the llm.pricing its own process journaled.
+    usage: priceRunUsage(state.usage, undefined),
   };
 }
 

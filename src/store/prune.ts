@@ -9,7 +9,7 @@ import { pausePoint } from "../pause-point.js";
 import { randomHex } from "../random-hex.js";
 import type { RunSummary } from "./list-runs.js";
 import { runPaths } from "./run-dir.js";
-import { takeRun } from "./run-lock.js";
+import { takeRun } from "./lease/take-run.js";
 import { runSize } from "./run-size.js";
 
 /** Statuses prune may remove: COMPLETED by default; FAILED and INTERRUPTED runs are resumable and go only when named. */
