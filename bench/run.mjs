@@ -12,6 +12,7 @@ import { startModelServer } from "./lib/model-server.mjs";
 import { formatSummary, gaps, median, prefixReuse, summarize } from "./lib/stats.mjs";
 import { checkRun } from "./lib/check-run.mjs";
 import { cacheKept } from "./lib/cache-kept.mjs";
+import { folderRatio } from "./lib/folder-ratio.mjs";
 import { spawnTimed } from "./lib/spawn-timed.mjs";
 import { spawnSync } from "node:child_process";
 
@@ -23,10 +24,14 @@ const args = process.argv.slice(2);
  */
 const DELTA_BIN = args.includes("--bin") ? resolve(args[args.indexOf("--bin") + 1]) : join(REPO, "bin/delta.js");
 const QUICK = args.includes("--quick");
-/** `--cache-only`: just the cache rows (a minute; deterministic, so any machine load will do). */
-const CACHE_ONLY = args.includes("--cache-only");
 /** `--sandbox-only`: just the rows of one tool call's cost in a sandbox. */
 const SANDBOX_ONLY = args.includes("--sandbox-only");
+/** `--cache-only`: just the cache rows (a minute; deterministic, so any machine load will do). */
+const CACHE_ONLY = args.includes("--cache-only") || args.includes("--folder-only");
+/** `--folder-only`: just the run-folder rows (deterministic: bytes, not time). */
+const FOLDER_ONLY = args.includes("--folder-only");
+/** The folder rows: run folder ÷ (journal + tool outputs) after this many turns, for contexts (a), (b) and (d). */
+const FOLDER_TURNS = [60, 240];
 const jsonOut = args.includes("--json") ? args[args.indexOf("--json") + 1] : null;
 /** `--skip-providers` leaves out the rows per provider, e.g. for a build from before the native providers. */
 const PROVIDERS = args.includes("--skip-providers") ? [] : ["openai", "anthropic", "openai-responses"];
@@ -195,8 +200,36 @@ try {
     }
   }
 
+  // Run folders: io/invocations/ stores each distinct message once, so a folder grows with the run, not with its square.
+  for (const { label, contextYaml } of SANDBOX_ONLY ? [] : cacheCases().filter((each) => !each.label.startsWith("(c)"))) {
+    const home = writeCacheAgent(join(root, `folder-${label.slice(1, 2)}`), contextYaml);
+    for (const turns of FOLDER_TURNS) {
+      keySeq += 1;
+      const key = `folder-${process.pid}-${keySeq}`;
+      const run = await spawnTimed(
+        [DELTA_BIN, "run", "--agent", home, "-w", ws, "--run-id", key, "-m", `turns=${turns} key=${key} tool=read`, "--format", "json", "--max-iterations", String(turns + 5)],
+        modelEnv(ambient),
+      );
+      const name = `run folder ÷ (journal + tool outputs), ${label} (${turns} turns, 2 KB observations)`;
+      if (run.exitCode !== 0) {
+        rows.push({ name, unit: "×", value: "—", spread: `the run exited ${run.exitCode}: ${oneLineOf(run.stderr)}`, target: "≤ 1.5", met: "NO" });
+        continue;
+      }
+      const measured = folderRatio(join(ws, ".delta", key));
+      const kb = (bytes) => `${(bytes / 1024).toFixed(0)} KB`;
+      rows.push({
+        name,
+        unit: "×",
+        value: measured.ratio.toFixed(2),
+        spread: `folder ${kb(measured.folder)}: journal ${kb(measured.journal)}, tool outputs ${kb(measured.toolOutputs)}, io/invocations ${kb(measured.invocations)} (deterministic, n=1)`,
+        target: "≤ 1.5",
+        met: measured.ratio <= 1.5 ? "yes" : "NO",
+      });
+    }
+  }
+
   // Cache kept: how much of each request repeats the previous one from its start, under four contexts.
-  for (const { label, contextYaml, target } of SANDBOX_ONLY ? [] : cacheCases()) {
+  for (const { label, contextYaml, target } of SANDBOX_ONLY || FOLDER_ONLY ? [] : cacheCases()) {
     const home = writeCacheAgent(join(root, `cache-${label.slice(1, 2)}`), contextYaml);
     keySeq += 1;
     const key = `cache-${process.pid}-${keySeq}`;

@@ -12,8 +12,9 @@ import { join } from "node:path";
  * lock-judged: after judging the previous holder, before claiming the run.
  * lock-held: right after the run's lock was taken.
  * journal-append: in the journal writer, after its ownership checks and before the write.
+ * prune-judged: `delta prune`, after choosing a run (detail: its id) and before taking it to remove it.
  */
-export type PausePoint = "continue-before-lock" | "lock-judged" | "lock-held" | "journal-append";
+export type PausePoint = "continue-before-lock" | "lock-judged" | "lock-held" | "journal-append" | "prune-judged";
 
 const wanted = process.env.DELTA_TEST_PAUSE_AT?.split(",");
 const POLL_MS = 10;

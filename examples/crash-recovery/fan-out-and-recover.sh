@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fans out N runs with client-made run ids in one workspace, kills some of them with kill -9 while
-# their tool runs, then recovers every unfinished run with `delta list-runs --resumable --format raw`
-# and `delta continue`, and prints a summary: started, killed, recovered, lost.
+# their tool runs, then recovers every unfinished run by starting it again as it was started, with
+# `delta run --run-id <id> --if-exists resume`, and prints a summary: started, killed, recovered, lost.
 #
 # Usage: fan-out-and-recover.sh [-a AGENT_DIR] [-w WORKSPACE] [-n RUNS] [-k KILLS] [-p ID_PREFIX] [-l LOG_DIR]
 #                               [-r RECORDING]   (every run and continue replays it: no model, no key)
@@ -92,24 +92,20 @@ for id in "${IDS[@]}"; do
   echo "$rc" >"$LOG_DIR/$id.run.exit"
 done
 
-# 3. Recover: resumable runs that are not COMPLETED are continued. list-runs reads each journal, so
-#    a killed run (journal says RUNNING, process gone) is listed; `continue` lets the janitor mark it
-#    INTERRUPTED and gives the cut tool call a synthesized result before the model goes on.
-declare -A OURS=() COMPLETED=()
-for id in "${IDS[@]}"; do OURS[$id]=1; done
+# 3. Recover: every run we started is retried exactly as it was started, with --if-exists resume.
+#    A COMPLETED run gives its RunResult again (no model request), a killed run (journal says RUNNING,
+#    process gone) is taken over: the janitor marks it INTERRUPTED and gives the cut tool call a
+#    synthesized result before the model goes on; FAILED and INTERRUPTED runs are continued; a run
+#    waiting for a human exits 101 with its question. Nobody reads a journal by hand.
+declare -A COMPLETED=() RECOVERING=() TASK=()
 while read -r id; do COMPLETED[$id]=1; done < <("$DELTA" list-runs -w "$WORKSPACE" --status COMPLETED --format raw)
-# A run waiting for a human is resumable only with that human's answer: it is counted below, not continued.
-declare -A ASKING=()
-while read -r id; do ASKING[$id]=1; done < <("$DELTA" list-runs -w "$WORKSPACE" --status WAITING_FOR_INPUT --format raw)
-
-declare -A RECOVERING=()
-while read -r id; do
-  [[ -n ${OURS[$id]:-} && -z ${COMPLETED[$id]:-} && -z ${ASKING[$id]:-} ]] || continue
-  # FAILED, INTERRUPTED and orphaned RUNNING runs all resume without a message.
-  "$DELTA" continue --run-id "$id" -w "$WORKSPACE" --format json ${REPLAY[@]+"${REPLAY[@]}"} \
+for ((i = 1; i <= RUNS; i++)); do TASK[$PREFIX-$i]="Process item $i"; done
+for id in "${IDS[@]}"; do
+  [[ -z ${COMPLETED[$id]:-} ]] || continue
+  "$DELTA" run --agent "$AGENT" -w "$WORKSPACE" --run-id "$id" --if-exists resume -m "${TASK[$id]}" --format json ${REPLAY[@]+"${REPLAY[@]}"} \
     >"$LOG_DIR/$id.continue.json" 2>"$LOG_DIR/$id.continue.log" &
   RECOVERING[$id]=$!
-done < <("$DELTA" list-runs -w "$WORKSPACE" --resumable --format raw)
+done
 
 recovered=0
 for id in "${!RECOVERING[@]}"; do
@@ -118,6 +114,8 @@ for id in "${!RECOVERING[@]}"; do
   if ((rc == 0)); then
     recovered=$((recovered + 1))
     say "recovered $id"
+  elif ((rc == 101)); then
+    say "$id waits for an answer"
   else
     say "continue of $id exited $rc (see $LOG_DIR/$id.continue.log)"
   fi

@@ -29,18 +29,6 @@ DELTA=${DELTA:-delta}
 # delta has exited, and not empty (Debian 12's jq 1.6 exits 0 for `jq -e` on an empty file).
 completed() { [[ -s $1 ]] && jq -e '.status == "COMPLETED"' "$1" >/dev/null 2>&1; }
 
-# The RunResult of a run whose journal ends COMPLETED, rebuilt from the journal: a worker killed after
-# delta exited and before it renamed the result leaves no RunResult, and a COMPLETED run cannot be
-# continued without a new message. The result is the final THOUGHT's text, parsed when it is JSON.
-result_from_journal() {
-  jq -sce --arg id "$1" '
-    (map(select(.type == "ENGINE_END")) | last) as $final
-    | select($final != null and $final.status == "COMPLETED" and (last | .type) == "ENGINE_END")
-    | (map(select(.type == "THOUGHT")) | last | .content) as $text
-    | {schema_version: "2.0", run_id: $id, status: "COMPLETED", result: ($text | try fromjson catch $text), recovered_from_journal: true}
-  ' "$2" 2>/dev/null
-}
-
 # One map item: run it, or pick up the run this id already has (a rerun, a retried job, a requeued task).
 # Returns 0 once the item has a RunResult (completed or not: the collector reports failures); non-zero
 # only when it could not do that, so GNU parallel --retries tries it again (on another host).
@@ -52,19 +40,15 @@ map_one() {
   completed "$out/$id.json" && return 0 # done in an earlier attempt
   item=$(sed -n "$((index + 1))p" "$out/items.txt") || return 1
   tmp="$out/.$id.json.$(hostname).$$.tmp"
-  if [[ -d "$ws/.delta/$id" ]]; then
-    if result_from_journal "$id" "$ws/.delta/$id/journal.jsonl" >"$tmp"; then
-      mv -f "$tmp" "$out/$id.json" && echo 0 >"$out/$id.exit"
-      return
-    fi
-    # A FAILED or INTERRUPTED run is retried as it stands, and a RUNNING one whose engine died (here, or
-    # on a host whose heartbeat has stopped) is taken over: continue needs no message for either.
-    local -a again=(continue --run-id "$id" -w "$ws" --format json ${replay[@]+"${replay[@]}"})
-    [[ $force == 1 ]] && again+=(--force)
-    "$DELTA" "${again[@]}" >"$tmp" 2>>"$out/$id.log" || rc=$?
+  if [[ $force == 1 && -d "$ws/.delta/$id" ]]; then
+    # -f: take over a run whose holder here is stuck, as `continue --force` does.
+    "$DELTA" continue --run-id "$id" -w "$ws" --force --format json ${replay[@]+"${replay[@]}"} >"$tmp" 2>>"$out/$id.log" || rc=$?
   else
-    "$DELTA" run --agent "$agent" -w "$ws" --run-id "$id" -m "Count the words. Text: $item" --format json ${replay[@]+"${replay[@]}"} \
-      >"$tmp" 2>"$out/$id.log" || rc=$?
+    # A rerun, a retried job or a requeued task meets the run this id already has: --if-exists resume gives
+    # a COMPLETED run's RunResult again (from its journal, no model request), continues a FAILED or
+    # INTERRUPTED one or one whose engine died, and refuses (126) while another engine holds it.
+    "$DELTA" run --agent "$agent" -w "$ws" --run-id "$id" --if-exists resume -m "Count the words. Text: $item" --format json \
+      ${replay[@]+"${replay[@]}"} >"$tmp" 2>>"$out/$id.log" || rc=$?
   fi
   [[ -s $tmp ]] || { rm -f "$tmp"; echo "map $id: delta exited $rc without a RunResult; see $out/$id.log" >&2; return 1; }
   echo "$rc" >"$out/$id.exit.tmp" && mv -f "$out/$id.exit.tmp" "$out/$id.exit"

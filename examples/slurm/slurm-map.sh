@@ -98,12 +98,13 @@ submit() {
   echo "$job"
 }
 
-# The RunResult of a COMPLETED run whose task died before renaming its own: the final answer from the journal.
+# The RunResult of a COMPLETED run whose task died before renaming its own: `delta run --if-exists resume`
+# gives it again from the journal, with no model request.
 rebuild_result() {
-  local ws=$1 id=$2 file=$3
-  jq -cs --arg id "$id" '{run_id: $id, status: "COMPLETED",
-      result: ([.[] | select(.type == "THOUGHT")] | last | .content | (try fromjson catch .)), rebuilt_from_journal: true}' \
-    "$ws/.delta/$id/journal.jsonl" >"$file.tmp.resume" 2>/dev/null && [[ -s $file.tmp.resume ]] && mv -f "$file.tmp.resume" "$file"
+  local ws=$1 id=$2 file=$3 item=$4 agent
+  agent=$(jq -r '.map_agent' "$(dirname "$file")/settings.json")
+  "$DELTA" run --agent "$agent" -w "$ws" --run-id "$id" --if-exists resume -m "Count the words. Text: $item" --format json \
+    >"$file.tmp.resume" 2>/dev/null && [[ -s $file.tmp.resume ]] && mv -f "$file.tmp.resume" "$file" || rm -f "$file.tmp.resume"
 }
 
 resume() {
@@ -143,7 +144,7 @@ resume() {
     item=$(sed -n "$((index + 1))p" "$out/items.txt")
     file="$out/$id.json"
     state=${status[$id]:-NO_RUN}
-    [[ $state == COMPLETED ]] && ! { [[ -s $file ]] && jq -e '.status == "COMPLETED"' "$file" >/dev/null 2>&1; } && rebuild_result "$ws" "$id" "$file"
+    [[ $state == COMPLETED ]] && ! { [[ -s $file ]] && jq -e '.status == "COMPLETED"' "$file" >/dev/null 2>&1; } && rebuild_result "$ws" "$id" "$file" "$item"
     if [[ $state == COMPLETED && -s $file ]] && jq -e '.status == "COMPLETED"' "$file" >/dev/null 2>&1; then
       jq -c --arg item "$item" --arg id "$id" '{item: $item, run_id: $id, result}' "$file" >>"$out/results.jsonl.tmp"
       continue

@@ -43,6 +43,8 @@ export interface AgentPackage {
   skillListings: Map<number, string>;
   /** The schema the final answer must meet (output_schema, or --output-schema for one run), compiled. */
   output?: StructuredOutput;
+  /** agent.yaml `io.requests`: how io/invocations/ keeps each request. */
+  requestRecords: "parts" | "full";
 }
 
 export interface LoadOptions {
@@ -93,7 +95,7 @@ export async function loadAgent(agentHome: string, options: LoadOptions = {}): P
     throw new ConfigError(`${shadowing.source}: tool '${LOAD_SKILL}' has the name of the built-in tool that reads this agent's skills; rename it`);
   }
 
-  const agent: AgentPackage = { home, configPath, name: config.name, llm: config.llm, tools, mcpServers, envPassthrough, sandbox: config.sandbox ?? null, hooks, hooksFile, context, skills, skillListings };
+  const agent: AgentPackage = { home, configPath, name: config.name, llm: config.llm, tools, mcpServers, envPassthrough, sandbox: config.sandbox ?? null, hooks, hooksFile, context, skills, skillListings, requestRecords: config.io?.requests ?? "parts" };
   if (config.version !== undefined) agent.version = config.version;
   if (config.description !== undefined) agent.description = config.description;
   if (config.output_schema !== undefined) agent.output = await loadAgentOutputSchema(home, configFile.display, config.output_schema);

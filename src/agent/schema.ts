@@ -77,6 +77,8 @@ export const AgentConfigSchema = z.strictObject({
       message: "output_schema is a JSON Schema written as a mapping, or the path of a schema file inside the agent directory",
     })
     .optional(),
+  /** What io/ keeps: `requests: parts` (default) stores each distinct message and tool list once; `full` writes every request whole. */
+  io: z.strictObject({ requests: z.enum(["parts", "full"]).default("parts") }).optional(),
 });
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
 

@@ -44,6 +44,7 @@ function buildCli(dispatch: (handler: Handler) => (...raw: unknown[]) => void) {
     .example('delta run --agent ./my-agent -y -m "Summarise sales.csv"')
     .example('cat report.txt | delta run --agent ./my-agent -y -m "Summarise this" --stdin --format json')
     .option("--base-url <url>", "Model endpoint for this invocation (over DELTA_BASE_URL, .env files and llm.base_url)")
+    .option("--if-exists <action>", "When --run-id is taken in -w: refuse (default) | resume (the same task's run: its result again, or continued)")
     .action(dispatch(async (_args, flags, io) => (await import("./commands/run.js")).runCommand(flags, io)));
   cli
     .command("continue", "Continue an existing run (resume, answer, extend or retry)")
@@ -74,9 +75,21 @@ function buildCli(dispatch: (handler: Handler) => (...raw: unknown[]) => void) {
     .option("--resumable", "Only unfinished runs: FAILED, INTERRUPTED, WAITING_FOR_INPUT, and RUNNING ones whose holder is dead (runs held on other hosts are checked as with --check-liveness)")
     .option("--status <status>", "Only runs with this status")
     .option("--first", "Only the most recent run")
+    .option("--size", "Show the bytes each run folder holds: in all, its journal, its io/")
     .option("--check-liveness", "Watch the heartbeat of runs held on other hosts (one stale period, 10 s by default, for all of them)")
     .option("--format <format>", "Output: text | json | raw (raw: one run id per line)")
     .action(dispatch(async (_args, flags, io) => (await import("./commands/list-runs.js")).listRunsCommand(flags, io)));
+  cli
+    .command("prune", "Remove finished runs (or only their io/) older than an age or beyond a count; lists them unless --yes")
+    .option("-w, --work-dir <path>", "Workspace (default: current directory)")
+    .option("--agent <path>", "Every workspace of this agent (directory or agent.yaml)")
+    .option("--older-than <age>", "Only runs last updated longer ago than this: 30m, 12h, 7d, 2w")
+    .option("--keep <n>", "Keep the n newest runs of that status; only older ones may go")
+    .option("--status <status>", "COMPLETED (default), or FAILED or INTERRUPTED (resumable runs: only when named)")
+    .option("--io-only", "Remove only each run's io/; its journal still shows and continues it")
+    .option("--yes", "Remove them; without it prune only lists what it would remove")
+    .option("--format <format>", "Output: text | json")
+    .action(dispatch(async (_args, flags, io) => (await import("./commands/prune.js")).pruneCommand(flags, io)));
   cli
     .command("show [run-id]", "Show a run as readable text: task, iterations, tool calls, tokens, status, how to go on")
     .option("-w, --work-dir <path>", `Workspace holding the run (default: ${WHERE_RUNS_ARE})`)
@@ -84,6 +97,7 @@ function buildCli(dispatch: (handler: Handler) => (...raw: unknown[]) => void) {
     .option("--last", "The most recently updated run")
     .option("-f, --follow", "Keep printing events as the run appends them, until it ends")
     .option("--full", "Print thoughts and tool output whole, not their first lines")
+    .option("--request <n>", "Print the model request of iteration n as JSON, rebuilt from io/invocations/")
     .action(dispatch(async (args, flags, io) => (await import("./commands/show.js")).showCommand(args[0], flags, io)));
   cli
     .command("report [run-id]", "Write a self-contained HTML report of a run, or of every run of a workspace (no run id)")

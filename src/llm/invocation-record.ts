@@ -1,6 +1,7 @@
 // The schema of one recorded model exchange, io/invocations/<timestamp>_<iteration>.json, written by the engine and read by replay.
 import { z } from "zod";
 import { ProviderDataSchema, ToolCallSchema, UsageSchema } from "../journal/events.js";
+import { RequestRefSchema } from "../store/request-parts.js";
 import type { ChatMessage, FunctionTool, LlmReply, LlmRequest } from "../conversation.js";
 
 export const ChatMessageSchema: z.ZodType<ChatMessage> = z.discriminatedUnion("role", [
@@ -42,12 +43,16 @@ export const LlmReplySchema: z.ZodType<LlmReply> = z.object({
   provider_data: ProviderDataSchema.optional(),
 });
 
-export const InvocationRecordSchema = z.object({
-  iteration: z.number().int().positive(),
-  /** When the request was sent, ISO-8601 UTC. */
-  timestamp: z.string(),
-  request: LlmRequestSchema,
-  reply: LlmReplySchema,
-  duration_ms: z.number().nonnegative(),
-});
+/** A record holds the whole `request` (`io.requests: full`, and every record of engines before 0.2) or `request_parts`, references into request-parts.jsonl. */
+export const InvocationRecordSchema = z
+  .object({
+    iteration: z.number().int().positive(),
+    /** When the request was sent, ISO-8601 UTC. */
+    timestamp: z.string(),
+    request: LlmRequestSchema.optional(),
+    request_parts: RequestRefSchema.optional(),
+    reply: LlmReplySchema,
+    duration_ms: z.number().nonnegative(),
+  })
+  .refine((record) => (record.request === undefined) !== (record.request_parts === undefined), "a record holds either request or request_parts");
 export type InvocationRecord = z.infer<typeof InvocationRecordSchema>;

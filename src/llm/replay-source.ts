@@ -4,7 +4,7 @@ import { extname, join } from "node:path";
 import { z } from "zod";
 import { ReplayError, errorMessage } from "../errors.js";
 import { ProviderDataSchema, UsageSchema } from "../journal/events.js";
-import { InvocationRecordSchema } from "./invocation-record.js";
+import { readInvocationRecords } from "./recorded-requests.js";
 import { readJournal } from "../journal/reader.js";
 import type { ContextOverflow } from "./context-overflow.js";
 import type { LlmReply } from "../conversation.js";
@@ -96,29 +96,19 @@ function toReply(value: unknown, where: string, position: number): LlmReply {
 }
 
 function loadRunDir(runDir: string): Recording {
-  const dir = join(runDir, "io", "invocations");
-  let names: string[];
+  const invocationsDir = join(runDir, "io", "invocations");
   try {
-    names = readdirSync(dir).filter((name) => name.endsWith(".json"));
+    readdirSync(invocationsDir);
   } catch (err) {
     throw new ReplayError(`The replay source ${runDir} is a directory without a readable io/invocations/ (${errorMessage(err)}); pass a run directory (.delta/<run_id>) or a replies file.`);
   }
-  const records = names.map((name) => {
-    const file = join(dir, name);
-    const parsed = InvocationRecordSchema.safeParse(parseJson(readText(file), file));
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new ReplayError(`${file}: not a valid invocation record (${issue ? `field ${issue.path.join(".") || "(root)"}: ${issue.message}` : "unreadable"}).`);
-    }
-    return { name, record: parsed.data };
-  });
-  // Iteration orders the calls; timestamp and file name only break ties.
-  records.sort(
-    (a, b) =>
-      a.record.iteration - b.record.iteration ||
-      a.record.timestamp.localeCompare(b.record.timestamp) ||
-      a.name.localeCompare(b.name),
-  );
+  let records: ReturnType<typeof readInvocationRecords>;
+  try {
+    records = readInvocationRecords({ invocationsDir });
+  } catch (err) {
+    throw new ReplayError(errorMessage(err));
+  }
+  // A reply is all a replay needs: content-addressed requests are not rebuilt.
   return { origin: `run directory ${runDir}`, replies: records.map(({ record }) => record.reply), overflows: recordedOverflows(runDir) };
 }
 

@@ -24,7 +24,7 @@ import { openBox } from "./tool-box.js";
 import { NO_ACTIVITY, type ActivitySink } from "./activity.js";
 import { deriveRunState } from "../journal/run-state.js";
 import { reportHookOutcome } from "./hook-report.js";
-import { createEngineLogger, writeHookRecord } from "../store/io-log.js";
+import { createEngineLogger, createInvocationLog, writeHookRecord } from "../store/io-log.js";
 import { holderFacts, writeMetadata, type RunMetadata } from "../store/run-metadata.js";
 import { type RunPaths } from "../store/run-dir.js";
 import type { RunHold } from "../store/lease/take-run.js";
@@ -65,6 +65,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   const { paths, agent, runId } = options;
   const secrets = sessionSecrets(options);
   const fileLogger = createEngineLogger(paths, secrets);
+  const invocations = createInvocationLog(paths, agent.requestRecords, secrets);
   // The one redaction point of stderr progress: lines quote the model, tools and hooks, any of which can repeat the key.
   const progress = (line: string): void => options.progress(redactText(line, secrets));
   const sink = options.activity ?? NO_ACTIVITY;
@@ -74,7 +75,10 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
       fileLogger.log(line);
       if (options.verbose) progress(`[log] ${line}`);
     },
-    close: (): void => fileLogger.close(),
+    close: (): void => {
+      fileLogger.close();
+      invocations.close();
+    },
   };
   options.mcp?.attachLog((line) => fileLogger.log(line), (line) => logger.log(line));
   const written = createWrittenLines();
@@ -103,6 +107,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
     workDir: options.workDir,
     paths,
     agent,
+    invocations,
     mcp: options.mcp?.servers ?? null,
     budget: contextBudget(agent.llm, agent.context, options.provider.protocol),
     provider: options.provider.provider,

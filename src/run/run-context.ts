@@ -6,6 +6,7 @@ import type { HookOutcome } from "../hooks/run-hook.js";
 import type { JournalEvent, NewEvent } from "../journal/events.js";
 import type { Provider } from "../llm/types.js";
 import type { ToolGroup } from "../store/lease/owner-record.js";
+import type { InvocationLog } from "../store/io-log.js";
 import type { RunPaths } from "../store/run-dir.js";
 import type { ActivitySink } from "./activity.js";
 import type { McpServers } from "../tools/mcp/servers.js";
@@ -44,6 +45,8 @@ export interface RunContext {
   workDir: string;
   paths: RunPaths;
   agent: AgentPackage;
+  /** Where each model exchange is recorded (io/invocations/). */
+  invocations: InvocationLog;
   /** This process's MCP servers, when the agent names any. */
   mcp: McpServers | null;
   /** The token budget from agent.yaml and context.yaml, for the context and for observations. */

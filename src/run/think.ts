@@ -9,7 +9,6 @@ import { toMcpFunctionTool } from "../tools/mcp/advertise.js";
 import { ASK_HUMAN_TOOL } from "./ask-human.js";
 import { loadSkillTool } from "./load-skill.js";
 import type { RunContext } from "./run-context.js";
-import { writeInvocation } from "../store/io-log.js";
 import { failedAttemptEvent } from "./failed-attempt.js";
 
 /**
@@ -37,13 +36,13 @@ export async function think(ctx: RunContext, iteration: number, events: JournalE
   ctx.log(`model call ${iteration}: ${request.messages.length} messages, ${request.tools.length} tools → ${reply.tool_calls.length} tool calls in ${durationMs} ms${describeUsage(reply)}`);
   // Reasoning is for people reading the log or -v; stdout never carries it.
   if (reply.reasoning) ctx.log(`[${iteration}] REASONING: ${oneLine(reply.reasoning, 2000)}`);
-  writeInvocation(ctx.paths, {
+  ctx.invocations.write({
     iteration,
     timestamp: new Date(started).toISOString(),
     request,
     reply,
     duration_ms: durationMs,
-  }, ctx.secrets);
+  });
 
   await runPostResponseHook(ctx, iteration, reply);
 

@@ -1,18 +1,56 @@
 // The run's audit trail beside the journal: io/ records of LLM calls, tools and hooks, and engine.log.
-import { closeSync, openSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { fsError } from "../fs-errors.js";
-import { PRIVATE_FILE_MODE } from "../private-modes.js";
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "../private-modes.js";
+import type { LlmReply, LlmRequest } from "../conversation.js";
 import { redactText, redactedJson } from "../secrets.js";
 import { makeDirs } from "./make-dirs.js";
+import { openRequestParts } from "./request-parts.js";
 import type { RunPaths } from "./run-dir.js";
 
 /** A record the caller builds; stored as pretty-printed JSON. */
 export type IoRecord = Record<string, unknown>;
 
-export function writeInvocation(paths: RunPaths, record: IoRecord & { iteration: number }, secrets: readonly string[] = []): string {
-  const name = `${fileTimestamp()}_${String(record.iteration).padStart(4, "0")}`;
-  return writeRecord(paths.invocationsDir, name, record, secrets);
+/** One model exchange as think() hands it over. */
+export interface Invocation {
+  iteration: number;
+  timestamp: string;
+  request: LlmRequest;
+  reply: LlmReply;
+  duration_ms: number;
+}
+
+/** How io/invocations/ keeps requests: `parts` stores each distinct message and tool list once; `full` writes each request whole. */
+export type RequestRecords = "parts" | "full";
+
+export interface InvocationLog {
+  /** Writes the exchange's record and returns its path. */
+  write(invocation: Invocation): string;
+  close(): void;
+}
+
+/** The log of one process's model calls; io/'s folders are made again first when they are gone (`delta prune --io-only`). */
+export function createInvocationLog(paths: RunPaths, mode: RequestRecords, secrets: readonly string[] = []): InvocationLog {
+  for (const dir of [paths.invocationsDir, paths.toolExecutionsDir, paths.hooksDir]) {
+    try {
+      mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+    } catch (err) {
+      throw fsError(`Cannot create ${dir}`, err);
+    }
+  }
+  const parts = mode === "parts" ? openRequestParts(paths, secrets) : null;
+  return {
+    write({ iteration, timestamp, request, reply, duration_ms }: Invocation): string {
+      const name = `${fileTimestamp()}_${String(iteration).padStart(4, "0")}`;
+      // The parts are on disk before the record that refers to them.
+      const stored = parts ? { request_parts: parts.store(request) } : { request };
+      return writeRecord(paths.invocationsDir, name, { iteration, timestamp, ...stored, reply, duration_ms }, secrets);
+    },
+    close(): void {
+      parts?.close();
+    },
+  };
 }
 
 export function writeToolExecution(paths: RunPaths, record: IoRecord & { tool_name: string }, secrets: readonly string[] = []): string {

@@ -1,4 +1,4 @@
-import { mkdir, readdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
@@ -51,6 +51,13 @@ describe("delta init", async () => {
     const agent = await loadAgent(path.join(cwd, "my-agent"));
     expect(agent.name).toBe("my-agent");
     expect(agent.tools.map((t) => t.name)).toEqual(["list_files", "read_file", "write_file", "count_lines"]);
+  });
+
+  it("writes a .gitignore that keeps the agent's workspaces (its runs) out of its repository", async () => {
+    const cwd = await tempDir();
+    await init({ name: "ignored", cwd }, captureIo());
+    const ignore = await readFile(path.join(cwd, "ignored", ".gitignore"), "utf8");
+    expect(ignore.split("\n")).toContain("workspaces/");
   });
 
   it("refuses to guess a name, and creates nothing", async () => {

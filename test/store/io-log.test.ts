@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createEngineLogger, writeHookRecord, writeInvocation, writeToolExecution } from "../../src/store/io-log.js";
+import { createEngineLogger, createInvocationLog, writeHookRecord, writeToolExecution } from "../../src/store/io-log.js";
 import { stageRunDir, type RunPaths } from "../../src/store/run-dir.js";
 
 let workDir: string;
@@ -13,11 +13,14 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(workDir, { recursive: true, force: true }));
 
+const reply = { content: "done", tool_calls: [], usage: null, model: "m", finish_reason: "stop" };
+
 describe("io logs", () => {
   it("names invocation records by time and zero-padded iteration and pretty-prints them", () => {
-    const file = writeInvocation(paths, { iteration: 7, request: { model: "m" } });
+    const invocation = { iteration: 7, timestamp: "2025-01-01T00:00:00.000Z", request: { model: "m", messages: [], tools: [], params: {} }, reply, duration_ms: 3 };
+    const file = createInvocationLog(paths, "full").write(invocation);
     expect(basename(file)).toMatch(/^\d{8}T\d{9}Z_0007\.json$/);
-    expect(readFileSync(file, "utf8")).toBe(`${JSON.stringify({ iteration: 7, request: { model: "m" } }, null, 2)}\n`);
+    expect(readFileSync(file, "utf8")).toBe(`${JSON.stringify(invocation, null, 2)}\n`);
   });
 
   it("keeps every record written in the same millisecond", () => {
@@ -42,10 +45,8 @@ describe("io logs", () => {
 
   it("redacts secret values, escaped or not, and authorization headers", () => {
     const secret = 'sk-"live"-123';
-    const file = writeInvocation(paths, {
-      iteration: 1,
-      request: { headers: { Authorization: "Bearer other" }, body: `key=${secret}` },
-    }, [secret]);
+    const request = { model: "m", messages: [{ role: "user" as const, content: `key=${secret}` }], tools: [], params: { headers: { Authorization: "Bearer other" } } };
+    const file = createInvocationLog(paths, "full", [secret]).write({ iteration: 1, timestamp: "t", request, reply, duration_ms: 1 });
     const text = readFileSync(file, "utf8");
     expect(text).not.toContain("live");
     expect(text).not.toContain("Bearer other");

@@ -37,6 +37,7 @@ export async function init(options: InitOptions, io: CliIo): Promise<number> {
   const unavailable = await probeSandbox();
   await addSandbox(path.join(target, "agent.yaml"), unavailable === null ? null : unavailable.detail);
   await pointAtSchemas(target);
+  await ignoreWorkspaces(target);
 
   const shown = path.relative(options.cwd, target) || ".";
   io.err(
@@ -89,6 +90,13 @@ async function addSandbox(agentYamlPath: string, cannot: string | null): Promise
       "# Once it can, uncomment this to run every tool in a sandbox (docs/security.md):\n" +
       "# sandbox: {mode: workspace-write}\n\n";
   await writeFile(agentYamlPath, text.replace(/^tools:/m, `${block}tools:`));
+}
+
+/** Runs land in the agent's workspaces/ (W001, W002…): whole conversations that do not belong in the agent's repository. */
+async function ignoreWorkspaces(target: string): Promise<void> {
+  const file = path.join(target, ".gitignore");
+  if (existsSync(file)) return;
+  await writeFile(file, "# Workspaces and their runs (.delta/): conversations, tool outputs, model requests\nworkspaces/\n");
 }
 
 /** Sets `name:` to the directory's name, keeping the template's comments. */

@@ -4,6 +4,7 @@ import { basename } from "node:path";
 import { listScopedRuns } from "../../store/locate-run.js";
 import { applyFilter, type RunSummary } from "../../store/list-runs.js";
 import { checkLiveness } from "../../store/lease/liveness-check.js";
+import { humanBytes, runSize, type RunSize } from "../../store/run-size.js";
 import type { CliIo } from "../io.js";
 import { parseFormat, parseStatus } from "../options.js";
 import { runScope } from "../run-scope.js";
@@ -16,7 +17,9 @@ export async function listRunsCommand(flags: Record<string, unknown>, io: CliIo)
   // --resumable must tell a run stranded on a dead host from one a live host is writing, so it watches them too (only
   // when there are any). Liveness is judged before the filter, so it keeps only the runs whose holder was seen dead.
   const check = Boolean(flags.checkLiveness) || filter.resumable;
-  const runs = check ? applyFilter(await checkLiveness(listScopedRuns(scope, {}, warn)), filter) : listScopedRuns(scope, filter, warn);
+  const listed = check ? applyFilter(await checkLiveness(listScopedRuns(scope, {}, warn)), filter) : listScopedRuns(scope, filter, warn);
+  // --size: what each run folder holds, so a fleet's disk can be looked after (delta prune removes).
+  const runs: (RunSummary & { size?: RunSize })[] = flags.size ? listed.map((run) => ({ ...run, size: runSize(run.work_dir, run.run_id) })) : listed;
   const showWorkspace = "agentHome" in scope;
   switch (format) {
     case "json":
@@ -33,10 +36,13 @@ export async function listRunsCommand(flags: Record<string, unknown>, io: CliIo)
   return 0;
 }
 
-/** A header, then one row per run; every column as wide as its widest cell, the task last and clipped. */
-function textTable(runs: RunSummary[], showWorkspace: boolean): string {
-  const rows = runs.map((run) => [...(showWorkspace ? [basename(run.work_dir)] : []), run.run_id, statusOf(run), String(run.iterations), ago(run.last_updated), clipTask(run.task_summary)]);
-  const header = [...(showWorkspace ? ["WORKSPACE"] : []), "RUN ID", "STATUS", "ITER", "UPDATED", "TASK"];
+/** A header, then one row per run; every column as wide as its widest cell, the task last and clipped. With --size, what each run holds. */
+function textTable(runs: Array<RunSummary & { size?: RunSize }>, showWorkspace: boolean): string {
+  const sized = runs.some((run) => run.size !== undefined);
+  const sizeCells = (run: RunSummary & { size?: RunSize }): string[] =>
+    sized ? (run.size ? [humanBytes(run.size.total_bytes), humanBytes(run.size.journal_bytes), humanBytes(run.size.io_bytes)] : ["?", "?", "?"]) : [];
+  const rows = runs.map((run) => [...(showWorkspace ? [basename(run.work_dir)] : []), run.run_id, statusOf(run), String(run.iterations), ago(run.last_updated), ...sizeCells(run), clipTask(run.task_summary)]);
+  const header = [...(showWorkspace ? ["WORKSPACE"] : []), "RUN ID", "STATUS", "ITER", "UPDATED", ...(sized ? ["SIZE", "JOURNAL", "IO"] : []), "TASK"];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   const line = (cells: string[]): string => cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!))).join("  ").trimEnd();
   return `${[header, ...rows].map(line).join("\n")}\n`;

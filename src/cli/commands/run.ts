@@ -2,7 +2,8 @@
 import { terminalSafe } from "../../terminal-text.js";
 import { resolve } from "node:path";
 import { agentHomeOf } from "../../agent/agent-home.js";
-import { EXIT, UsageError, errorMessage } from "../../errors.js";
+import { EXIT, RunRefusedError, UsageError, errorMessage } from "../../errors.js";
+import { resumeExistingRun, runExists, type IfExists } from "../../run/idempotent-run.js";
 import { onAppendedLine } from "../../journal/writer.js";
 import { continueCommand } from "../../run/continue-command.js";
 import type { RunOutcome } from "../../run/outcome.js";
@@ -35,20 +36,41 @@ export async function runCommand(flags: Record<string, unknown>, io: CliIo): Pro
   if (message === undefined) {
     throw new UsageError('-m/--message is required (or --message-file <path>, or the task piped on stdin). Example: delta run --agent ./my-agent -m "Analyze sales data"');
   }
-  return drive({ format, output, streamDeltas: streamDeltasFlag(flags, format) }, io, (signal, watch) =>
-    startRun({
-      agentHome,
-      message,
-      runId: optionalString("--run-id", flags.runId),
-      workDir: workDir === undefined ? undefined : resolve(workDir),
-      yes: Boolean(flags.yes),
-      // A question needs someone at the terminal; with stdout piped the caller is a program.
-      isTTY: Boolean(process.stdin.isTTY && process.stderr.isTTY && process.stdout.isTTY),
-      promptWorkspace: promptLine,
-      ...outputSchemaFlag(flags),
-      ...driveOptions(flags, watch, signal),
-    }),
-  );
+  const runId = optionalString("--run-id", flags.runId);
+  const ifExists = ifExistsFlag(flags, runId, workDir);
+  return drive({ format, output, streamDeltas: streamDeltasFlag(flags, format) }, io, async (signal, watch) => {
+    const existing = (): Promise<RunOutcome> =>
+      resumeExistingRun({ runId: runId!, workDir: resolve(workDir!), agentHome, message, ...driveOptions(flags, watch, signal) });
+    if (ifExists === "resume" && runExists(resolve(workDir!), runId!)) return existing();
+    try {
+      return await startRun({
+        agentHome,
+        message,
+        runId,
+        workDir: workDir === undefined ? undefined : resolve(workDir),
+        yes: Boolean(flags.yes),
+        // A question needs someone at the terminal; with stdout piped the caller is a program.
+        isTTY: Boolean(process.stdin.isTTY && process.stderr.isTTY && process.stdout.isTTY),
+        promptWorkspace: promptLine,
+        ...outputSchemaFlag(flags),
+        ...driveOptions(flags, watch, signal),
+      });
+    } catch (err) {
+      // Another retry of the same task claimed the id first: meet its run as if it had been there before.
+      if (ifExists === "resume" && err instanceof RunRefusedError && runExists(resolve(workDir!), runId!)) return existing();
+      throw err;
+    }
+  });
+}
+
+/** `--if-exists refuse|resume`; resume needs the run's id and workspace, since it must find the run. */
+function ifExistsFlag(flags: Record<string, unknown>, runId: string | undefined, workDir: string | undefined): IfExists {
+  const value = optionalString("--if-exists", flags.ifExists) ?? "refuse";
+  if (value !== "refuse" && value !== "resume") throw new UsageError(`--if-exists takes refuse (the default) or resume, got ${JSON.stringify(value)}.`);
+  if (value === "resume" && (runId === undefined || workDir === undefined)) {
+    throw new UsageError("--if-exists resume needs --run-id <id> and -w <workspace>: it looks for that run there. Example: delta run --agent ./agent -w ./ws --run-id item-7 --if-exists resume -m \"…\"");
+  }
+  return value;
 }
 
 export async function continueCommandLine(flags: Record<string, unknown>, io: CliIo): Promise<number> {

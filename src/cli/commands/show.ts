@@ -2,6 +2,7 @@
 import { existsSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { EXIT, RunRefusedError, UsageError } from "../../errors.js";
+import { readInvocationRecords, rebuildRequests } from "../../llm/recorded-requests.js";
 import { followJournal } from "../../report/follow.js";
 import { accountOf, loadRunAccount } from "../../report/run-account.js";
 import { createEventFormatter, runFooter, runHeader } from "../../report/show-text.js";
@@ -16,6 +17,7 @@ import { runScope } from "../run-scope.js";
 export async function showCommand(runId: string | undefined, flags: Record<string, unknown>, io: CliIo): Promise<number> {
   const style = textStyle(wantsColour());
   const warn = (line: string): void => io.err(`[warning] ${line}\n`);
+  if (flags.request !== undefined) return showRequest(runId, flags, io, warn);
   if (!flags.follow) {
     const run = await findRun(runId, flags, warn);
     const account = loadRunAccount(run.workDir, run.runId, run.paths, warn);
@@ -80,6 +82,24 @@ async function locateOrWait(runId: string | undefined, flags: Record<string, unk
       return null;
     }
   }
+}
+
+/** `--request N`: the request of model call N (its iteration) as JSON, rebuilt from io/invocations/; the last one when a call was repeated. */
+async function showRequest(runId: string | undefined, flags: Record<string, unknown>, io: CliIo, warn: (line: string) => void): Promise<number> {
+  const wanted = Number(flags.request);
+  if (!Number.isInteger(wanted) || wanted < 1) throw new UsageError(`--request takes an iteration number (1, 2, …), got ${JSON.stringify(String(flags.request))}.`);
+  if (flags.follow) throw new UsageError("--request prints one recorded request; it cannot be combined with --follow.");
+  const run = await findRun(runId, flags, warn);
+  const records = readInvocationRecords(run.paths);
+  const matching = records.filter(({ record }) => record.iteration === wanted);
+  const last = matching[matching.length - 1];
+  if (!last) {
+    const known = records.length > 0 ? `it has requests for iterations ${records[0]!.record.iteration} to ${records[records.length - 1]!.record.iteration}` : "its io/invocations/ holds no record (pruned, or no model call yet)";
+    throw new RunRefusedError(`Run ${run.runId} has no recorded request for iteration ${wanted}: ${known}.`);
+  }
+  const [rebuilt] = rebuildRequests(run.paths, [last]);
+  io.out(`${JSON.stringify(rebuilt!.request, null, 2)}\n`);
+  return EXIT.COMPLETED;
 }
 
 /** Colour only on a terminal, and never when NO_COLOR is set to anything (no-color.org). */

@@ -193,7 +193,7 @@ describe.concurrent("examples/map-reduce/map-reduce.sh", { timeout: 120_000 }, (
     const again = await rerun();
     expect(again.exitCode, again.stderr).toBe(0);
     expectAllCollected(out, items);
-    expect(JSON.parse(readFileSync(join(out, "map-1.json"), "utf8"))).toMatchObject({ run_id: "map-1", status: "COMPLETED", result: { words: 2 }, recovered_from_journal: true });
+    expect(JSON.parse(readFileSync(join(out, "map-1.json"), "utf8"))).toMatchObject({ schema_version: "2.0", run_id: "map-1", status: "COMPLETED", result: { words: 2 }, metrics: { iterations: expect.any(Number) } });
     expect(server.requests.filter((request) => taskOf(request).endsWith(items[1]!)).length).toBe(calls);
   });
 

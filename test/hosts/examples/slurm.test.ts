@@ -39,7 +39,7 @@ const SHIPPED_RESULTS = [
   { item: "with five dozen liquor jugs", run_id: "map-3", result: { words: 5 } },
 ];
 
-describe.concurrent("examples/slurm/slurm-map.sh", { timeout: 60_000 }, () => {
+describe.concurrent("examples/slurm/slurm-map.sh", { timeout: 180_000 }, () => {
   it("runs keyless on the shipped items and recordings (-x): a task never run is resubmitted by resume, then every item is collected", async () => {
     const ws = join(root, "ws-keyless");
     const out = join(root, "out-keyless");
@@ -75,12 +75,13 @@ describe.concurrent("examples/slurm/slurm-map.sh", { timeout: 60_000 }, () => {
     // The task itself sees the run completed and exits 0 without a model (there is no recording or key here).
     const again = await runScript(TASK_SCRIPT, ["-w", ws, "-o", out, "-m", join(EXAMPLES, "map-reduce/map-agent")], { cwd: root, env: { PATH: path, SLURM_ARRAY_TASK_ID: "1" } });
     expect(again.exitCode, again.stderr).toBe(0);
-    expect(again.stderr).toContain("already completed (its RunResult is rebuilt from the journal");
+    expect(again.stderr).toContain("already COMPLETED; its result is given again from the journal (no model request)");
 
     const resumed = await slurmMap("torn", ["resume", "-o", out]);
     expect(resumed.exitCode, resumed.stderr).toBe(0);
     expect(jsonLines(join(out, "results.jsonl"))).toEqual(SHIPPED_RESULTS);
-    expect(JSON.parse(readFileSync(join(out, "map-1.json"), "utf8"))).toMatchObject({ status: "COMPLETED", result: { words: 5 }, rebuilt_from_journal: true });
+    expect(JSON.parse(readFileSync(join(out, "map-1.json"), "utf8"))).toMatchObject({ schema_version: "2.0", status: "COMPLETED", result: { words: 5 } });
+    expect(JSON.parse(readFileSync(join(out, "map-3.json"), "utf8"))).toMatchObject({ schema_version: "2.0", status: "COMPLETED", metrics: { iterations: expect.any(Number) } });
     for (const id of ["map-1", "map-3"]) expect(readFileSync(join(ws, `.delta/${id}/journal.jsonl`), "utf8").match(/"type":"ENGINE_START"/g)).toHaveLength(1);
     expect(readdirSync(out).filter((file) => file.includes(".tmp"))).toEqual([]);
   });

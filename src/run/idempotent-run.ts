@@ -1,0 +1,125 @@
+// `delta run --run-id X --if-exists resume`: a retried task meets its own run and gets its outcome, or goes on with it, instead of a refusal.
+import { existsSync, realpathSync } from "node:fs";
+import { RunRefusedError } from "../errors.js";
+import type { JournalEvent } from "../journal/events.js";
+import { readJournal } from "../journal/reader.js";
+import { deriveRunState, type RunState } from "../journal/run-state.js";
+import { priceRunUsage } from "../llm/usage.js";
+import { runPaths, type RunPaths } from "../store/run-dir.js";
+import { continueCommand } from "./continue-command.js";
+import { parseResult, type RunOutcome } from "./outcome.js";
+import type { DriveOptions } from "./run-context.js";
+import { continueRun } from "./resume.js";
+
+/** What `--if-exists` does when the run id is taken: refuse (126, as always) or resume the same task. */
+export type IfExists = "refuse" | "resume";
+
+export interface ExistingRunRequest extends DriveOptions {
+  runId: string;
+  workDir: string;
+  agentHome: string;
+  message: string;
+}
+
+/** True when `workDir` already holds a run directory named `runId`. */
+export function runExists(workDir: string, runId: string): boolean {
+  return existsSync(runPaths(workDir, runId).runDir);
+}
+
+/**
+ * The run's state decides: COMPLETED gives back its RunResult from the journal (no model call), FAILED,
+ * INTERRUPTED and a RUNNING run whose holder is gone are continued (a live holder refuses, as `continue`
+ * does), WAITING_FOR_INPUT asks its question again. A run of another task is refused.
+ */
+export async function resumeExistingRun(request: ExistingRunRequest): Promise<RunOutcome> {
+  const paths = runPaths(request.workDir, request.runId);
+  const events = readJournalOf(paths, request);
+  const start = events[0];
+  if (start?.type !== "ENGINE_START") {
+    throw new RunRefusedError(`Run ${request.runId} in ${request.workDir} has no ENGINE_START yet: another process is starting it. Retry once it has started, or choose another --run-id.`);
+  }
+  const state = deriveRunState(events);
+  refuseAnotherTask(request, start.agent_home, state.initialMessage);
+  switch (state.status) {
+    case "COMPLETED":
+      return finishedOutcome(request, paths, events, state);
+    case "WAITING_FOR_INPUT":
+      return waitingOutcome(request, paths, events, state);
+    case "FAILED":
+    case "INTERRUPTED":
+    case "RUNNING":
+      return continueRun({ ...request, force: false });
+  }
+}
+
+function readJournalOf(paths: RunPaths, request: ExistingRunRequest): JournalEvent[] {
+  if (!existsSync(paths.journal)) {
+    throw new RunRefusedError(`Run ${request.runId} in ${request.workDir} has no journal yet: another process is starting it. Retry once it has started, or choose another --run-id.`);
+  }
+  return readJournal(paths.journal, { warn: request.warn });
+}
+
+function refuseAnotherTask(request: ExistingRunRequest, agentHome: string, firstMessage: string | null): void {
+  let home = request.agentHome;
+  try {
+    home = realpathSync(home);
+  } catch {
+    // The agent was loaded from this path a moment ago; compare it as given.
+  }
+  if (home !== agentHome) {
+    throw new RunRefusedError(`Run ${request.runId} in ${request.workDir} belongs to the agent ${agentHome}, not ${home}: --if-exists resume only resumes the same task. Choose another --run-id.`);
+  }
+  if (firstMessage !== request.message) {
+    throw new RunRefusedError(`Run ${request.runId} in ${request.workDir} was started with another task (its first message differs from -m): --if-exists resume only resumes the same task. Choose another --run-id.`);
+  }
+}
+
+/** The RunResult the run gave when it completed, rebuilt from the journal: its last process's times, each call priced as its process journaled. */
+function finishedOutcome(request: ExistingRunRequest, paths: RunPaths, events: JournalEvent[], state: RunState): RunOutcome {
+  const { start, end } = lastProcess(events);
+  request.progress(`Run ${request.runId} already COMPLETED; its result is given again from the journal (no model request).`);
+  return {
+    ...common(request, paths, events, state),
+    status: "COMPLETED",
+    result: parseResult(state.lastThought?.content ?? null),
+    startTime: new Date(start.timestamp),
+    endTime: new Date(end?.timestamp ?? start.timestamp),
+    // Each call is priced in the fold with the llm.pricing its own process journaled.
+    usage: priceRunUsage(state.usage, undefined),
+  };
+}
+
+/** The open question again, exit 101, and where to answer it. */
+function waitingOutcome(request: ExistingRunRequest, paths: RunPaths, events: JournalEvent[], state: RunState): RunOutcome {
+  const { start, end } = lastProcess(events);
+  const question = state.waiting!;
+  request.progress(`Run ${request.runId} is WAITING_FOR_INPUT: ${question.prompt}\nAnswer with: ${continueCommand(request.runId, request.workDir, "<answer>")}`);
+  return {
+    ...common(request, paths, events, state),
+    status: "WAITING_FOR_INPUT",
+    interaction: { prompt: question.prompt, input_type: question.input_type, sensitive: question.sensitive, request_id: question.request_id },
+    startTime: new Date(start.timestamp),
+    endTime: new Date(end?.timestamp ?? start.timestamp),
+    // Each call is priced in the fold with the llm.pricing its own process journaled.
+    usage: priceRunUsage(state.usage, undefined),
+  };
+}
+
+function common(request: ExistingRunRequest, paths: RunPaths, events: JournalEvent[], state: RunState): Pick<RunOutcome, "runId" | "iterations" | "agentName" | "workspacePath" | "runDir"> {
+  const first = events[0];
+  const agentName = first?.type === "ENGINE_START" && typeof first.config.agent_name === "string" ? first.config.agent_name : null;
+  return { runId: request.runId, iterations: state.iterations, agentName, workspacePath: request.workDir, runDir: paths.runDir };
+}
+
+/** The last ENGINE_START and the ENGINE_END after it, if any. */
+function lastProcess(events: JournalEvent[]): { start: Extract<JournalEvent, { type: "ENGINE_START" }>; end: Extract<JournalEvent, { type: "ENGINE_END" }> | null } {
+  let start: Extract<JournalEvent, { type: "ENGINE_START" }> | null = null;
+  let end: Extract<JournalEvent, { type: "ENGINE_END" }> | null = null;
+  for (const event of events) {
+    if (event.type === "ENGINE_START") {
+      start = event;
+      end = null;
+    } else if (event.type === "ENGINE_END") end = event;
+  }
+  return { start: start!, end };
+}
