@@ -25,6 +25,7 @@ const FLOORS = [
   "run",
   "report",
   "sessions",
+  "serve",
   "cli",
 ];
 
