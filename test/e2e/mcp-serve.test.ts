@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { DELTA_BIN, NO_MODEL_KEYS, delta, modelEnv, readMetadataFile, removeDir, tempDir, waitFor, writeAgent } from "./harness.js";
+import { DELTA_BIN, NO_MODEL_KEYS, actionResults, delta, modelEnv, readMetadataFile, removeDir, tempDir, waitFor, writeAgent } from "./harness.js";
 import { fault, messagesOf, reply, startMockLlm, taskOf, toolResultsOf, type MockLlm, type RecordedRequest, type Step } from "../support/mock-llm.js";
 
 let llm: MockLlm;
@@ -23,6 +23,7 @@ function script(request: RecordedRequest): Step {
   if (task.startsWith("hang") && hanging) return fault.hang();
   if (task.startsWith("slow")) return fault.delay(1500, reply.text(`done: ${task}`));
   if (task.startsWith("ask")) return results.length === 0 ? reply.toolCalls([{ name: "ask_human", arguments: { prompt: "Which color?" } }]) : reply.text(`you chose ${results.at(-1)}`);
+  if (task.startsWith("env") && results.length === 0) return reply.toolCalls([{ name: "show_env", arguments: {} }]);
   if (task.startsWith("tool") && results.length === 0) return reply.toolCalls([{ name: "echo", arguments: { text: "echoed" } }]);
   return reply.text(`done: ${lastUser}`);
 }
@@ -30,7 +31,7 @@ function script(request: RecordedRequest): Step {
 beforeAll(async () => {
   llm = await startMockLlm(script);
   root = tempDir("delta-mcp-serve-");
-  agent = writeAgent(root);
+  agent = writeAgent(root, { tools: 'tools:\n  - name: echo\n    exec: "echo ${text}"\n  - name: show_env\n    exec: "env"\n' });
 });
 afterAll(async () => {
   await llm.close();
@@ -242,7 +243,7 @@ describe("the HTTP boundary", () => {
     expect(existsSync(join(home, "workspaces"))).toBe(false);
   }, 60_000);
 
-  it("asks for the bearer token when one is set, and serves a client that sends it", async () => {
+  it("asks for the bearer token when one is set, serves a client that sends it, and keeps it from the runs", async () => {
     const workDir = tempDir("delta-mcp-ws-");
     const server = await startHttpServer(workDir, { DELTA_MCP_TOKEN: "s3cret-token" }, ["--host", "0.0.0.0"]);
     const url = server.url.replace("0.0.0.0", "127.0.0.1");
@@ -251,8 +252,12 @@ describe("the HTTP boundary", () => {
       expect((await post(url, { authorization: "Bearer wrong-token" })).status).toBe(401);
       const client = new Client({ name: "t", version: "1" });
       await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: "Bearer s3cret-token" } } }));
-      const answer = (await client.callTool({ name: "run", arguments: { task: "tool env", run_id: "token-run" } })) as ToolAnswer;
+      const answer = (await client.callTool({ name: "run", arguments: { task: "env dump", run_id: "token-run" } })) as ToolAnswer;
       expect(answer.structuredContent).toMatchObject({ status: "COMPLETED" });
+      // The run's tool saw the environment, but not the token.
+      const seen = actionResults(workDir, "token-run").map((event) => JSON.stringify(event)).join("\n");
+      expect(seen).toContain("PATH=");
+      expect(seen).not.toContain("s3cret-token");
       await client.close();
     } finally {
       server.proc.kill("SIGTERM");
