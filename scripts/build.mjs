@@ -1,6 +1,6 @@
-// Bundles the two CLIs, their launcher helper, the MCP SDK and ajv into dist/, one CommonJS file each, and writes the JSON Schemas editors read.
+// Bundles the two CLIs, their launcher helper, the MCP SDK (client and server) and ajv into dist/, one CommonJS file each, and writes the JSON Schemas editors read.
 import { rmSync } from "node:fs";
-import { AJV_BUNDLE, AJV_ENTRY, MCP_SDK_BUNDLE, MCP_SDK_ENTRY, bundleCli } from "./bundle.mjs";
+import { AJV_BUNDLE, AJV_ENTRY, MCP_SDK_BUNDLE, MCP_SDK_ENTRY, MCP_SERVER_SDK_BUNDLE, MCP_SERVER_SDK_ENTRY, bundleCli } from "./bundle.mjs";
 import { writeJsonSchemas } from "./json-schemas.mjs";
 
 // Start empty: no stale bundle or code cache is left to ship.
@@ -10,6 +10,8 @@ await Promise.all([
   bundleCli("src/cli/main.ts", "delta", { sdkApart: true }),
   // Loaded by the delta bundle only for agents with MCP servers.
   bundleCli(MCP_SDK_ENTRY, MCP_SDK_BUNDLE),
+  // Loaded by the delta bundle only for `delta mcp serve`.
+  bundleCli(MCP_SERVER_SDK_ENTRY, MCP_SERVER_SDK_BUNDLE),
   // Loaded by the delta bundle only for runs with an output schema.
   bundleCli(AJV_ENTRY, AJV_BUNDLE),
   bundleCli("src/sessions/main.ts", "delta-sessions"),

@@ -56,7 +56,11 @@ export const MCP_SDK_BUNDLE = "delta-mcp-sdk";
 /** ajv (src/agent/ajv.ts): only for runs with an output schema. */
 export const AJV_ENTRY = "src/agent/ajv.ts";
 export const AJV_BUNDLE = "delta-ajv";
+/** The MCP SDK's server half (src/serve/sdk.ts): only for `delta mcp serve`. */
+export const MCP_SERVER_SDK_ENTRY = "src/serve/sdk.ts";
+export const MCP_SERVER_SDK_BUNDLE = "delta-mcp-server-sdk";
 const mcpSdkApart = apart({ dir: join("src", "tools", "mcp"), specifier: "./sdk.js", bundle: MCP_SDK_BUNDLE });
+const mcpServerSdkApart = apart({ dir: join("src", "serve"), specifier: "./sdk.js", bundle: MCP_SERVER_SDK_BUNDLE });
 const ajvApart = apart({ dir: join("src", "agent"), specifier: "./ajv.js", bundle: AJV_BUNDLE });
 
 /**
@@ -80,7 +84,7 @@ export async function bundleCli(entry, name, { stamp = true, root = process.cwd(
     sourcemap: "linked",
     logLevel: "warning",
     write: false,
-    plugins: [zodEnglishOnly, ...(sdkApart ? [mcpSdkApart, ajvApart] : [])],
+    plugins: [zodEnglishOnly, ...(sdkApart ? [mcpSdkApart, mcpServerSdkApart, ajvApart] : [])],
     // The tokenizer's encodings are megabytes of tables that only runs near a token limit need:
     // left in node_modules and required on first use, they cost other runs nothing at start-up.
     external: ["gpt-tokenizer", "gpt-tokenizer/*"],

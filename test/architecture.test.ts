@@ -27,6 +27,7 @@ const FLOORS = [
   "run",
   "report",
   "sessions",
+  "serve",
   "cli",
 ];
 

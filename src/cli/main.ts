@@ -146,6 +146,19 @@ function buildCli(dispatch: (handler: Handler) => (...raw: unknown[]) => void) {
       return (await import("./commands/skills-list.js")).skillsList(target, flags, io);
     }));
   cli
+    .command("mcp <action>", "Offer an agent's runs as MCP tools (run, continue, answer, status, result) to Claude Code, Codex or any MCP client")
+    .usage("mcp serve --agent <agent> [-w <workspace>] [--http <port> [--host <address>]]")
+    .option("--agent <path>", "Agent directory, or its agent.yaml", { default: "." })
+    .option("-w, --work-dir <path>", "Workspace of every run (default: a new W00N under the agent per server start)")
+    .option("--http <port>", "Serve Streamable HTTP at http://<host>:<port>/mcp instead of stdio (0: any free port)")
+    .option("--host <address>", "Address to bind with --http (default: 127.0.0.1; any other needs $DELTA_MCP_TOKEN)")
+    .example("delta mcp serve --agent ./auditor")
+    .example("delta mcp serve --agent ./auditor --http 8765")
+    .action(dispatch(async (args, flags, io) => {
+      if (args[0] !== "serve") throw new UsageError(`Unknown mcp action '${args[0]}'. Use: delta mcp serve --agent <agent dir | agent.yaml>`);
+      return (await import("./commands/mcp-serve.js")).mcpServe(flags, io);
+    }));
+  cli
     .command("tool:expand <path>", "Same as `delta tool expand <path>`")
     .action(dispatch(async (args, _flags, io) => (await import("./commands/tool-expand.js")).toolExpand(String(args[0]), io)));
   // `delta init --help` names the templates it can copy.

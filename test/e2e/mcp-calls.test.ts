@@ -147,6 +147,7 @@ process.on("exit", () => fs.writeFileSync(${JSON.stringify(report)}, JSON.string
     const withoutServers = await bundlesRead("plain", ["run", "--agent", plain, "-y", "-m", "hi"], env);
     expect(withoutServers).toContain("delta.cjs");
     expect(withoutServers).not.toContain("delta-mcp-sdk.cjs");
+    expect(withoutServers).not.toContain("delta-mcp-server-sdk.cjs");
     expect(await bundlesRead("served", ["run", "--agent", served, "-y", "-m", "hi"], env)).toEqual(expect.arrayContaining(["delta.cjs", "delta-mcp-sdk.cjs"]));
   });
 });

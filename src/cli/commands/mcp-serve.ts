@@ -1,0 +1,58 @@
+// `delta mcp serve`: offers an agent's runs as MCP tools over stdio or Streamable HTTP; a client that goes leaves its runs INTERRUPTED and resumable.
+import { basename, resolve } from "node:path";
+import { agentHomeOf } from "../../agent/agent-home.js";
+import { EXIT, UsageError } from "../../errors.js";
+import { ChildRuns, TOKEN_VARIABLE } from "../../serve/child-runs.js";
+import { resolveWorkspace } from "../../store/workspace.js";
+import type { CliIo } from "../io.js";
+import { optionalString } from "../options.js";
+
+const DEFAULT_HOST = "127.0.0.1";
+
+export async function mcpServe(flags: Record<string, unknown>, io: CliIo): Promise<number> {
+  const agentHome = await agentHomeOf(optionalString("--agent", flags.agent) ?? ".");
+  const port = portFlag(flags.http);
+  const host = optionalString("--host", flags.host) ?? DEFAULT_HOST;
+  if (port === undefined && flags.host !== undefined) throw new UsageError("--host applies to --http <port>; stdio has no address");
+  const token = process.env[TOKEN_VARIABLE] || undefined;
+  // Refused before a workspace is made: a bind beyond loopback needs the token.
+  if (port !== undefined) (await import("../../serve/http-listener.js")).checkBind(host, token);
+  const workDirFlag = optionalString("-w/--work-dir", flags.workDir);
+  // One workspace per server start, shared by its runs (as map-reduce shares one).
+  const workspace = await resolveWorkspace({ agentHome, workDir: workDirFlag === undefined ? undefined : resolve(workDirFlag), yes: true, isTTY: false });
+  const runs = new ChildRuns({ execPath: process.execPath, script: process.argv[1]!, agentHome, workDir: workspace.workDir, log: io.err });
+  const agentName = basename(agentHome);
+  let stop: (code: number) => void = () => {};
+  const stopped = new Promise<number>((done) => (stop = done));
+  const onSignal = (): void => stop(EXIT.INTERRUPTED);
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  let close: () => Promise<void>;
+  if (port === undefined) {
+    const { serveStdio } = await import("../../serve/stdio-session.js");
+    close = await serveStdio({ runs, workDir: workspace.workDir, agentName }, process.stdin, process.stdout);
+    // The client closed our stdin: it has gone.
+    process.stdin.once("end", () => stop(0));
+    process.stdin.once("close", () => stop(0));
+    io.err(`delta mcp serve: agent ${agentHome}, workspace ${workspace.workDir}, on stdio\n`);
+  } else {
+    const { listenHttp } = await import("../../serve/http-listener.js");
+    const listener = await listenHttp({ host, port, token, runs, workDir: workspace.workDir, agentName });
+    io.err(`delta mcp serve: agent ${agentHome}, workspace ${workspace.workDir}, listening on ${listener.url}\n`);
+    close = () => listener.close();
+  }
+  const code = await stopped;
+  process.off("SIGINT", onSignal);
+  process.off("SIGTERM", onSignal);
+  // Every run still going gets SIGTERM: INTERRUPTED (130), resumable with `delta continue`.
+  await runs.interrupt();
+  await close();
+  return code;
+}
+
+function portFlag(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--http ${String(value)}: not a port; give 0-65535 (0: any free port, printed on stderr)`);
+  return port;
+}

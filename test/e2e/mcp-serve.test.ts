@@ -1,0 +1,266 @@
+// End to end: `delta mcp serve` driven by the official MCP SDK client over stdio and Streamable HTTP, the model played by the mock server.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { DELTA_BIN, NO_MODEL_KEYS, actionResults, delta, modelEnv, readMetadataFile, removeDir, tempDir, waitFor, writeAgent } from "./harness.js";
+import { fault, messagesOf, reply, startMockLlm, taskOf, toolResultsOf, type MockLlm, type RecordedRequest, type Step } from "../support/mock-llm.js";
+
+let llm: MockLlm;
+let root: string;
+let agent: string;
+/** Tasks starting "hang" get no answer from the model while this holds. */
+let hanging = true;
+
+function script(request: RecordedRequest): Step {
+  const task = taskOf(request);
+  const results = toolResultsOf(request);
+  const lastUser = messagesOf(request).filter((message) => message.role === "user").at(-1)?.content ?? "";
+  if (task.startsWith("hang") && hanging) return fault.hang();
+  if (task.startsWith("slow")) return fault.delay(1500, reply.text(`done: ${task}`));
+  if (task.startsWith("ask")) return results.length === 0 ? reply.toolCalls([{ name: "ask_human", arguments: { prompt: "Which color?" } }]) : reply.text(`you chose ${results.at(-1)}`);
+  if (task.startsWith("env") && results.length === 0) return reply.toolCalls([{ name: "show_env", arguments: {} }]);
+  if (task.startsWith("tool") && results.length === 0) return reply.toolCalls([{ name: "echo", arguments: { text: "echoed" } }]);
+  return reply.text(`done: ${lastUser}`);
+}
+
+beforeAll(async () => {
+  llm = await startMockLlm(script);
+  root = tempDir("delta-mcp-serve-");
+  agent = writeAgent(root, { tools: 'tools:\n  - name: echo\n    exec: "echo ${text}"\n  - name: show_env\n    exec: "env"\n' });
+});
+afterAll(async () => {
+  await llm.close();
+  removeDir(root);
+});
+
+const env = (): Record<string, string> => ({ ...process.env, ...NO_MODEL_KEYS, ...modelEnv(llm.baseUrl) }) as Record<string, string>;
+
+/** Starts `delta mcp serve --http 0` and returns its URL from stderr. */
+async function startHttpServer(workDir: string, extraEnv: Record<string, string> = {}, extraArgs: string[] = []): Promise<{ url: string; proc: ChildProcess; stderr: () => string }> {
+  const proc = spawn(process.execPath, [DELTA_BIN, "mcp", "serve", "--agent", agent, "-w", workDir, "--http", "0", ...extraArgs], { env: { ...env(), ...extraEnv }, stdio: ["ignore", "pipe", "pipe"] });
+  let stderr = "";
+  proc.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  await waitFor(() => /listening on (\S+)/.test(stderr) || proc.exitCode !== null, 20_000, "the server to listen");
+  const url = /listening on (\S+)/.exec(stderr)?.[1];
+  if (url === undefined) throw new Error(`the server did not start: ${stderr}`);
+  return { url, proc, stderr: () => stderr };
+}
+
+interface Served {
+  client: Client;
+  transport: Transport;
+  workDir: string;
+  stop(): Promise<void>;
+}
+
+const started: Served[] = [];
+afterEach(async () => {
+  for (const served of started.splice(0)) await served.stop();
+});
+
+async function connect(kind: "stdio" | "http"): Promise<Served> {
+  const workDir = tempDir("delta-mcp-ws-");
+  const client = new Client({ name: "test-client", version: "1.0.0" });
+  let served: Served;
+  if (kind === "stdio") {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [DELTA_BIN, "mcp", "serve", "--agent", agent, "-w", workDir], env: env(), stderr: "pipe" });
+    await client.connect(transport);
+    served = { client, transport, workDir, stop: async () => void (await client.close()) };
+  } else {
+    const server = await startHttpServer(workDir);
+    const transport = new StreamableHTTPClientTransport(new URL(server.url));
+    await client.connect(transport);
+    served = {
+      client,
+      transport,
+      workDir,
+      stop: async () => {
+        await client.close();
+        server.proc.kill("SIGTERM");
+        await new Promise((resolve) => (server.proc.exitCode !== null ? resolve(null) : server.proc.once("exit", resolve)));
+      },
+    };
+  }
+  started.push(served);
+  return served;
+}
+
+type ToolAnswer = { isError?: boolean; structuredContent?: Record<string, unknown>; content: { type: string; text?: string }[] };
+
+async function call(served: Served, name: string, args: Record<string, unknown>, onprogress?: (progress: { progress: number }) => void): Promise<ToolAnswer> {
+  return (await served.client.callTool({ name, arguments: args }, undefined, { onprogress, timeout: 60_000 })) as ToolAnswer;
+}
+
+function textOf(answer: ToolAnswer): string {
+  return answer.content.map((part) => part.text ?? "").join("");
+}
+
+async function resultWhenEnded(served: Served, runId: string): Promise<Record<string, unknown>> {
+  for (;;) {
+    const answer = await call(served, "result", { run_id: runId });
+    if (answer.structuredContent?.status !== "RUNNING") return answer.structuredContent!;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe.each(["stdio", "http"] as const)("delta mcp serve over %s", (kind) => {
+  it("lists the five tools", async () => {
+    const served = await connect(kind);
+    const { tools } = await served.client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(["answer", "continue", "result", "run", "status"]);
+  }, 60_000);
+
+  it("returns the RunResult of a run that ends within wait_ms, an ordinary run the CLI lists, with progress per iteration", async () => {
+    const served = await connect(kind);
+    const progress: number[] = [];
+    const answer = await call(served, "run", { task: "tool task", run_id: `within-${kind}` }, (note) => progress.push(note.progress));
+    expect(answer.isError).toBeFalsy();
+    expect(answer.structuredContent).toMatchObject({ schema_version: "2.0", run_id: `within-${kind}`, status: "COMPLETED", result: "done: tool task" });
+    expect(JSON.parse(textOf(answer))).toMatchObject({ status: "COMPLETED" });
+    expect(progress).toEqual([1, 2]);
+    const listed = await delta(["list-runs", "-w", served.workDir, "--format", "json"]);
+    expect(JSON.parse(listed.stdout)).toEqual(expect.arrayContaining([expect.objectContaining({ run_id: `within-${kind}`, status: "COMPLETED" })]));
+  }, 60_000);
+
+  it("sends no progress when the client sent no progress token", async () => {
+    const served = await connect(kind);
+    const notes: unknown[] = [];
+    served.client.fallbackNotificationHandler = async (note) => void notes.push(note);
+    const answer = await call(served, "run", { task: "tool quiet", run_id: `quiet-${kind}` });
+    expect(answer.structuredContent).toMatchObject({ status: "COMPLETED" });
+    expect(notes).toEqual([]);
+  }, 60_000);
+
+  it("answers RUNNING past wait_ms, then status and result follow the run to its end", async () => {
+    const served = await connect(kind);
+    const answer = await call(served, "run", { task: "slow task", run_id: `beyond-${kind}`, wait_ms: 100 });
+    expect(answer.structuredContent).toEqual({ run_id: `beyond-${kind}`, status: "RUNNING", iterations: 0 });
+    expect((await call(served, "status", { run_id: `beyond-${kind}` })).structuredContent).toMatchObject({ run_id: `beyond-${kind}`, status: "RUNNING" });
+    expect(await resultWhenEnded(served, `beyond-${kind}`)).toMatchObject({ schema_version: "2.0", status: "COMPLETED", result: "done: slow task" });
+    expect((await call(served, "status", { run_id: `beyond-${kind}` })).structuredContent).toMatchObject({ status: "COMPLETED", iterations: 1 });
+  }, 60_000);
+
+  it("continues a finished run with a new instruction", async () => {
+    const served = await connect(kind);
+    await call(served, "run", { task: "first task", run_id: `cont-${kind}` });
+    const answer = await call(served, "continue", { run_id: `cont-${kind}`, message: "now the second" });
+    expect(answer.structuredContent).toMatchObject({ run_id: `cont-${kind}`, status: "COMPLETED", result: "done: now the second" });
+  }, 60_000);
+
+  it("answers the ask_human of a waiting run", async () => {
+    const served = await connect(kind);
+    const waiting = await call(served, "run", { task: "ask me", run_id: `ask-${kind}` });
+    expect(waiting.structuredContent).toMatchObject({ status: "WAITING_FOR_INPUT", interaction: { prompt: "Which color?" } });
+    const answered = await call(served, "answer", { run_id: `ask-${kind}`, answer: "green" });
+    expect(answered.structuredContent).toMatchObject({ status: "COMPLETED", result: "you chose green" });
+    // Nothing is waiting any more: a second answer is refused, naming the field.
+    const again = await call(served, "answer", { run_id: `ask-${kind}`, answer: "blue" });
+    expect(again.isError).toBe(true);
+    expect(textOf(again)).toMatch(/^run_id: run ask-\w+ is COMPLETED, not WAITING_FOR_INPUT/);
+  }, 60_000);
+
+  it("runs two runs at once", async () => {
+    const served = await connect(kind);
+    const [a, b] = await Promise.all([
+      call(served, "run", { task: "slow one", run_id: `two-a-${kind}` }),
+      call(served, "run", { task: "slow two", run_id: `two-b-${kind}` }),
+    ]);
+    expect(a.structuredContent).toMatchObject({ status: "COMPLETED", result: "done: slow one" });
+    expect(b.structuredContent).toMatchObject({ status: "COMPLETED", result: "done: slow two" });
+    // Both were at the model together: each started before the other ended.
+    const times = [`two-a-${kind}`, `two-b-${kind}`].map((id) => readMetadataFile(served.workDir, id));
+    expect(String(times[0]!.created_at) < String(times[1]!.end_time) && String(times[1]!.created_at) < String(times[0]!.end_time)).toBe(true);
+  }, 60_000);
+
+  it("refuses a bad run id with an error naming the field", async () => {
+    const served = await connect(kind);
+    const unsafe = await call(served, "run", { task: "x", run_id: "../escape" });
+    expect(unsafe.isError).toBe(true);
+    expect(textOf(unsafe)).toMatch(/^run_id: Invalid run id "\.\.\/escape"/);
+    const missing = await call(served, "status", { run_id: "no-such-run" });
+    expect(missing.isError).toBe(true);
+    expect(textOf(missing)).toMatch(/^run_id: no run no-such-run in the workspace/);
+    const wrongType = await call(served, "result", { run_id: 7 });
+    expect(wrongType.isError).toBe(true);
+    expect(textOf(wrongType)).toMatch(/argument run_id/);
+    expect(existsSync(join(served.workDir, ".delta", "..", "escape"))).toBe(false);
+  }, 60_000);
+});
+
+describe("a client that disconnects mid-run", () => {
+  it.each(["stdio", "http"] as const)("over %s leaves the run INTERRUPTED (130), and `delta continue` completes it", async (kind) => {
+    hanging = true;
+    const served = await connect(kind);
+    const runId = `gone-${kind}`;
+    const answer = await call(served, "run", { task: `hang ${kind}`, run_id: runId, wait_ms: 0 });
+    expect(answer.structuredContent).toMatchObject({ status: "RUNNING" });
+    await waitFor(() => llm.requests.some((request) => taskOf(request) === `hang ${kind}`), 20_000, "the run to reach the model");
+    if (kind === "http") await (served.transport as StreamableHTTPClientTransport).terminateSession();
+    await served.client.close();
+    await waitFor(() => {
+      try {
+        return readMetadataFile(served.workDir, runId).status === "INTERRUPTED";
+      } catch {
+        return false;
+      }
+    }, 20_000, "the run to be INTERRUPTED");
+    hanging = false;
+    const resumed = await delta(["continue", "-w", served.workDir, "--run-id", runId, "--format", "json"], { env: modelEnv(llm.baseUrl) });
+    expect(resumed.exitCode).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ run_id: runId, status: "COMPLETED", result: `done: hang ${kind}` });
+  }, 60_000);
+});
+
+describe("the HTTP boundary", () => {
+  const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } };
+  const post = (url: string, headers: Record<string, string>): Promise<Response> =>
+    fetch(url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body: JSON.stringify(initialize) });
+
+  it("refuses a foreign Origin with 403, and lets this machine's in", async () => {
+    const workDir = tempDir("delta-mcp-ws-");
+    const server = await startHttpServer(workDir);
+    try {
+      const foreign = await post(server.url, { origin: "http://attacker.example" });
+      expect(foreign.status).toBe(403);
+      expect(await foreign.text()).toContain("Origin http://attacker.example is not allowed");
+      const local = await post(server.url, { origin: "http://localhost:3000" });
+      expect(local.status).toBe(200);
+    } finally {
+      server.proc.kill("SIGTERM");
+    }
+  }, 60_000);
+
+  it("refuses to bind beyond loopback without a token (126, naming the variable), before making a workspace", async () => {
+    const home = writeAgent(tempDir("delta-mcp-bind-"));
+    const refused = await delta(["mcp", "serve", "--agent", home, "--http", "0", "--host", "0.0.0.0"], { env: { DELTA_MCP_TOKEN: "" } });
+    expect(refused.exitCode).toBe(126);
+    expect(refused.stderr).toContain("DELTA_MCP_TOKEN");
+    expect(existsSync(join(home, "workspaces"))).toBe(false);
+  }, 60_000);
+
+  it("asks for the bearer token when one is set, serves a client that sends it, and keeps it from the runs", async () => {
+    const workDir = tempDir("delta-mcp-ws-");
+    const server = await startHttpServer(workDir, { DELTA_MCP_TOKEN: "s3cret-token" }, ["--host", "0.0.0.0"]);
+    const url = server.url.replace("0.0.0.0", "127.0.0.1");
+    try {
+      expect((await post(url, {})).status).toBe(401);
+      expect((await post(url, { authorization: "Bearer wrong-token" })).status).toBe(401);
+      const client = new Client({ name: "t", version: "1" });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: "Bearer s3cret-token" } } }));
+      const answer = (await client.callTool({ name: "run", arguments: { task: "env dump", run_id: "token-run" } })) as ToolAnswer;
+      expect(answer.structuredContent).toMatchObject({ status: "COMPLETED" });
+      // The run's tool saw the environment, but not the token.
+      const seen = actionResults(workDir, "token-run").map((event) => JSON.stringify(event)).join("\n");
+      expect(seen).toContain("PATH=");
+      expect(seen).not.toContain("s3cret-token");
+      await client.close();
+    } finally {
+      server.proc.kill("SIGTERM");
+    }
+  }, 60_000);
+});
