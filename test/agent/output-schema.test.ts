@@ -12,7 +12,7 @@ describe("output_schema", () => {
   it("an inline schema is compiled: its validator names each problem", async () => {
     const home = await makeAgent({ "agent.yaml": withSchema("\n  type: object\n  required: [ok]\n  properties:\n    ok: { type: boolean }\n") });
     const agent = await loadAgent(home);
-    expect(agent.output?.schema).toMatchObject({ source: "agent.yaml: output_schema", draft: "2020-12" });
+    expect(agent.output?.schema).toMatchObject({ source: `${home}/agent.yaml: output_schema`, draft: "2020-12" });
     expect(agent.output?.validate({ ok: true })).toEqual([]);
     expect(agent.output?.validate({})).toEqual(["(the answer): must have required property 'ok'"]);
   });

@@ -112,8 +112,9 @@ export function readMetadataFile(workDir: string, runId: string): Record<string,
   return JSON.parse(readFileSync(join(runDir(workDir, runId), "metadata.json"), "utf8")) as Record<string, unknown>;
 }
 
+/** The io records of one kind (one .json file each); io/invocations/request-parts.jsonl, the parts the records point at, is not one. */
 export function listIo(workDir: string, runId: string, kind: "invocations" | "tool_executions" | "hooks"): string[] {
-  return readdirSync(join(runDir(workDir, runId), "io", kind)).sort();
+  return readdirSync(join(runDir(workDir, runId), "io", kind)).filter((name) => name.endsWith(".json")).sort();
 }
 
 export function eventTypes(events: JournalEvent[]): string[] {

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { JournalEventSchema, type EventOf } from "../../src/journal/events.js";
+import { readInvocationRecords, rebuildRequests } from "../../src/llm/recorded-requests.js";
 import { delta, modelEnv, readEvents, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
 import { messagesOf, reply, startMockLlm, type MockLlm, type RecordedRequest, type WireMessage } from "../support/mock-llm.js";
 import { filesystemServer, stdioServerYaml } from "../support/mcp-servers.js";
@@ -280,7 +281,10 @@ it("a replay of a run that recovered from an overflow is refused at the same cal
     const moves = (runId: string) => readEvents(ws, runId).flatMap((event) => (event.type === "CONTEXT_WINDOW" ? [{ ...event, seq: 0, timestamp: "" }] : []));
     expect(moves("original").some((move) => move.reason === "overflow")).toBe(true);
     expect(moves("again")).toEqual(moves("original"));
-    const requests = (runId: string) => readdirSync(join(runDir(ws, runId), "io", "invocations")).sort().map((name) => (JSON.parse(readFileSync(join(runDir(ws, runId), "io", "invocations", name), "utf8")) as { request: { messages: unknown } }).request.messages);
+    const requests = (runId: string) => {
+      const paths = { invocationsDir: join(runDir(ws, runId), "io", "invocations") };
+      return rebuildRequests(paths, readInvocationRecords(paths)).map(({ request }) => (request as { messages: unknown }).messages);
+    };
     expect(requests("again")).toEqual(requests("original"));
   } finally {
     await limited.close();
