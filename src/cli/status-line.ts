@@ -18,7 +18,7 @@ export interface StatusLine {
 
 /** On a terminal (and TERM not `dumb`) a live line; anywhere else nothing but the lines themselves. */
 export function createStatusLine(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv = process.env): StatusLine {
-  if (!stream.isTTY || env.TERM === "dumb") return { show: () => {}, above: (text) => stream.write(text), stop: () => {} };
+  if (!stream.isTTY || env.TERM === "dumb") return { show: () => {}, above: (text) => stream.write(terminalSafe(text)), stop: () => {} };
   let current: { text: string; since: number; streamed: string; chars: number } | null = null;
   let drawn = false;
   let lastModel = "";
@@ -77,7 +77,8 @@ export function createStatusLine(stream: NodeJS.WriteStream, env: NodeJS.Process
     above(text) {
       const wasDrawn = drawn;
       clear();
-      stream.write(text);
+      // The run's own lines quote the model and its tools: the one stripper, as every stderr line.
+      stream.write(terminalSafe(text));
       if (wasDrawn || current !== null) draw();
     },
     stop: idle,

@@ -4,7 +4,7 @@ import { readdirSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
-import { delta, modelEnv, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
+import { delta, listIo, modelEnv, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
 
 let root: string;
 let server: MockLlm;
@@ -87,6 +87,6 @@ describe("planted run files", () => {
     rmSync(join(runDir(ws, "r"), "io"), { recursive: true });
     const again = await delta(["continue", "--run-id", "r", "-w", ws, "-m", "more"], { env: modelEnv(server.baseUrl) });
     expect(again.exitCode, again.stderr).toBe(0);
-    expect(readdirSync(join(runDir(ws, "r"), "io", "invocations"))).toHaveLength(1);
+    expect(listIo(ws, "r", "invocations")).toHaveLength(1);
   });
 });

@@ -3,8 +3,7 @@ import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { delta } from "../e2e/harness.js";
-import { EXAMPLES } from "./helpers.js";
-
+import { EXAMPLES, binDir, pathWith } from "./helpers.js";
 
 /** Directories holding an agent.yaml, outside run workspaces. */
 function agentDirs(dir: string): string[] {
@@ -28,9 +27,11 @@ it.each(examples)("examples/%s has a README", (name) => {
 });
 
 describe.concurrent("every example agent loads", () => {
+  // As installed: delta and delta-sessions on PATH (the interactive-shell example's tools are delta-sessions).
+  const installed = { PATH: pathWith(binDir()) };
   for (const dir of agents) {
     it(relative(EXAMPLES, dir), async () => {
-      const expand = await delta(["tool", "expand", dir]);
+      const expand = await delta(["tool", "expand", dir], { env: installed });
       expect(expand.exitCode, expand.stderr).toBe(0);
       expect(expand.stderr).toBe("");
       // A summariser needs no tool: its list is empty.
