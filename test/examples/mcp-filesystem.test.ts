@@ -50,7 +50,7 @@ it("runs on the recording: the server's tools write and list the checklist, besi
     ["mcp", "files", "create_directory"],
     ["mcp", "files", "write_file"],
     ["mcp", "files", "list_directory"],
-    ["wc", "-l", "lists/picnic.md"],
+    ["wc", "-l", "--", "lists/picnic.md"],
   ]);
   const results = events.filter((event): event is EventOf<"ACTION_RESULT"> => event.type === "ACTION_RESULT");
   expect(results.map((event) => [event.status, event.observation_content])).toEqual([
