@@ -47,8 +47,11 @@ export async function resumeExistingRun(request: ExistingRunRequest): Promise<Ru
       return waitingOutcome(request, paths, events, state);
     case "FAILED":
     case "INTERRUPTED":
-    case "RUNNING":
-      return continueRun({ ...request, force: false });
+    case "RUNNING": {
+      // The same task goes on, as `continue` without -m: the task is in the journal already, and saying it twice would change the conversation.
+      const { message: _sameTask, ...goOn } = request;
+      return continueRun({ ...goOn, force: false });
+    }
   }
 }
 

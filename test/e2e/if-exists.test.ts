@@ -70,6 +70,10 @@ describe("--if-exists resume", () => {
     const resumed = await retry(agent, interruptedWs, "int");
     expect(resumed.exitCode, resumed.stderr).toBe(0);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ status: "COMPLETED", result: "resumed after the interrupt" });
+    // Continued as the same task: the task is said to the model once, not once per retry.
+    for (const [workDir, runId] of [[ws, "failed"], [interruptedWs, "int"]] as const) {
+      expect(readEvents(workDir, runId).filter((event) => event.type === "USER_MESSAGE"), runId).toHaveLength(1);
+    }
   });
 
   it("a run WAITING_FOR_INPUT exits 101 with its question again and asks the model nothing", async () => {
