@@ -192,6 +192,10 @@ async function bootSshd(sshd: string, dir: string, name: string, hostname: strin
     const port = (await freePorts(1))[0]!; // sshd may still lose it to another process; then this tries again
     const hostDir = join(dir, name);
     const config = join(hostDir, "sshd_config");
+    // The host's sessions get a home of their own: the user's shell start-up files (a pyenv or conda init, say) are not
+    // run, so they can neither slow a host nor hang it (a killed pyenv rehash leaves a lock every later shell waits on).
+    const home = join(hostDir, "home");
+    mkdirSync(home, { recursive: true });
     writeFileSync(
       config,
       `ListenAddress 127.0.0.1
@@ -210,7 +214,7 @@ PrintLastLog no
 MaxStartups 200
 MaxSessions 200
 Subsystem sftp internal-sftp
-SetEnv ${[`PATH=${process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin"}`, ...sessionEnv].join(" ")}
+SetEnv ${[`PATH=${process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin"}`, `HOME=${home}`, ...sessionEnv].join(" ")}
 LogLevel INFO
 `,
     );
