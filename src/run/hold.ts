@@ -88,6 +88,10 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   const signal = AbortSignal.any([options.signal, options.hold.lost]);
   let metadata: RunMetadata = { ...options.metadata, status: "RUNNING", end_time: null, error: null, ...holderFacts(startTime.getTime()), mcp_server_processes: options.mcp?.records, max_iterations: options.maxIterations, model: agent.llm.model, updated_at: startTime.toISOString() };
   if (!options.started) writeMetadata(paths, metadata, { secrets });
+  // The owner record names the servers too: a later holder ends what a dead one left, even after metadata.json is lost.
+  if (options.mcp && options.mcp.records.length > 0) {
+    options.hold.noteServerGroups(options.mcp.records.map((record) => ({ server: record.server, pgid: record.pid, started_at_unix: record.start_time_unix })));
+  }
   // Hooks of the loop stop when the run is interrupted; on_error and on_run_end at the end still run.
   let closing = false;
   let metadataWrittenAt = Date.now();

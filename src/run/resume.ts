@@ -93,8 +93,8 @@ async function continueLoaded(request: ContinueRequest, paths: RunPaths, start: 
     // Holding the run, any earlier holder is gone: servers it left running (it was killed) go too, before ours start.
     // Not after a holder that released the run (it stopped its servers; their pids may name other processes by now).
     const previous = hold.previous;
-    const leftoverServers = previous?.released ? [] : (metadata.mcp_server_processes ?? []);
-    for (const stopped of stopLeftoverServers(leftoverServers, metadata)) {
+    const leftoverServers = previous === null || previous.released ? [] : await stopLeftoverServers({ owner: previous.owner, metadata });
+    for (const stopped of leftoverServers) {
       request.progress(`[Janitor] Stopped ${stopped}, left running by the engine that stopped`);
     }
     mcp = await startAgentMcp(agent, { workDir: start.work_dir, provider, sandbox, signal: request.signal, warn: request.warn, echo: verboseLog(request), activity: request.activity });

@@ -7,7 +7,7 @@ import { EngineError, RunFileError, RunRefusedError, errorMessage } from "../err
 import { fsError } from "../fs-errors.js";
 import { RunStatusSchema, type JournalEvent } from "../journal/events.js";
 import { deriveRunState } from "../journal/run-state.js";
-import { thisHost } from "./lease/host-identity.js";
+import { thisHost } from "../process/host-probe.js";
 import type { OwnerRecord } from "./lease/owner-record.js";
 import { PRIVATE_FILE_MODE } from "../private-modes.js";
 import { redactedJson } from "../secrets.js";

@@ -1,6 +1,6 @@
 // End to end: MCP server processes across an engine's life: kill -9 mid-call and continue, SIGINT and SIGTERM, and servers that fail to start.
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { everythingServer, filesystemServer, fixtureServer, logged, loggedRequests, stdioServerYaml, toolCalls } from "../support/mcp-servers.js";
@@ -134,6 +134,33 @@ describe("kill -9 in the middle of an MCP call", () => {
     expect(resumed.stderr).toContain(`[Janitor] Stopped MCP server 'ev' (process group ${pgid}), left running by the engine that stopped`);
     expect(await groupEmptiesSoon(pgid)).toBe(true);
     expect(toolCalls(log)).toEqual(["trigger-long-running-operation"]);
+  });
+});
+
+describe("kill -9 and a lost metadata.json", () => {
+  it("the dead holder's owner record names its servers: continue stops one that outlived everything though metadata.json was rebuilt", async () => {
+    model = await startMockLlm([reply.toolCalls([LONG_CALL])]);
+    const log = join(root, "rebuilt.log");
+    const agent = everythingAgent("agent-rebuilt", log, true);
+    const ws = join(root, "ws-rebuilt");
+    const child = spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", "r1", "-m", "go"], { env: modelEnv(model.baseUrl) });
+    await waitFor(() => toolCalls(log).length === 1, 15_000, "the call reaching the server");
+    const pgid = serverGroup(ws, "r1");
+    const ownerRecord = JSON.parse(readFileSync(join(runDir(ws, "r1"), ".lock", "1.json"), "utf8")) as { server_groups?: Array<{ server: string; pgid: number }> };
+    expect(ownerRecord.server_groups).toEqual([expect.objectContaining({ server: "ev", pgid })]);
+    process.kill(deathWatchOf(pgid)!, "SIGKILL");
+    child.kill("SIGKILL");
+    await child;
+    await waitFor(() => loggedRequests(log).some((entry) => entry.event === "stdin closed"), 5_000, "the server seeing its stdin closed");
+    expect(groupMembers(pgid).length).toBe(2);
+    rmSync(join(runDir(ws, "r1"), "metadata.json"));
+
+    model.push(reply.text("recovered"));
+    const resumed = await delta(["continue", "--run-id", "r1", "-w", ws], { env: modelEnv(model.baseUrl) });
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain("Rebuilt it from the journal");
+    expect(resumed.stderr).toContain(`[Janitor] Stopped MCP server 'ev' (process group ${pgid}), left running by the engine that stopped`);
+    expect(await groupEmptiesSoon(pgid)).toBe(true);
   });
 });
 

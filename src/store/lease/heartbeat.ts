@@ -1,8 +1,8 @@
-// The holder's side of liveness: its own owner record, rewritten with a bumped heartbeat each beat, the running tool's group noted, marked released at the end.
+// The holder's side of liveness: its own owner record, rewritten with a bumped heartbeat each beat, the running tool's and MCP servers' groups noted, marked released at the end.
 import { open, rm } from "node:fs/promises";
 import { renameSync } from "node:fs";
 import { PRIVATE_FILE_MODE } from "../../private-modes.js";
-import { overwriteOwnRecord, paddedRecord, recordPath, recordTempPath, rewriteOwnRecord, type OwnerRecord, type ToolGroup } from "./owner-record.js";
+import { overwriteOwnRecord, paddedRecord, recordPath, recordTempPath, rewriteOwnRecord, type OwnerRecord, type ServerGroup, type ToolGroup } from "./owner-record.js";
 
 export interface OwnRecordKeeper {
   /**
@@ -12,6 +12,8 @@ export interface OwnRecordKeeper {
   beat(): void;
   /** Notes the tool just spawned (written now, before anything else happens) or, with null, that it ended (written at the next beat). */
   noteToolGroup(group: ToolGroup | null): void;
+  /** Notes the process groups of the MCP servers just started (written now). */
+  noteServerGroups(groups: ServerGroup[]): void;
   /** Marks the record released, durably; no beat is written after it. */
   markReleased(): void;
   /** No more writes (the run was lost, or released). */
@@ -87,10 +89,15 @@ export function keepOwnRecord(lockDir: string, initial: OwnerRecord, mayWrite: (
       const bytes = text();
       if (bytes.length !== onDisk || !overwriteInPlace(bytes)) writeNow(bytes, false);
     },
+    noteServerGroups(groups) {
+      if (stopped) return;
+      change({ server_groups: groups });
+      writeNow(text(), false);
+    },
     markReleased() {
       if (stopped) return;
       stopped = true;
-      change({ released_at_unix: Date.now(), tool_group: null });
+      change({ released_at_unix: Date.now(), tool_group: null, server_groups: [] });
       writeNow(text(), true);
     },
     stop() {

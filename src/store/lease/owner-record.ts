@@ -12,7 +12,7 @@ import { z } from "zod";
 import { ownStartTicks } from "../../process/proc-stat.js";
 import { randomHex } from "../../random-hex.js";
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "../../private-modes.js";
-import { thisHost } from "./host-identity.js";
+import { thisHost } from "../../process/host-probe.js";
 
 export const OWNER_RECORD_VERSION = 1;
 
@@ -25,6 +25,15 @@ export const ToolGroupSchema = z.object({
   started_at_unix: z.number().nonnegative(),
 });
 export type ToolGroup = z.infer<typeof ToolGroupSchema>;
+
+/** An MCP stdio server's process group, noted once the servers have started, so a later holder can end what a dead one left. */
+export const ServerGroupSchema = z.object({
+  server: z.string(),
+  pgid: z.number().int().positive(),
+  /** When its leader started (Unix ms, by /proc on the holder's host): a group whose leader started at another time is not it. */
+  started_at_unix: z.number().nonnegative(),
+});
+export type ServerGroup = z.infer<typeof ServerGroupSchema>;
 
 export const OwnerRecordSchema = z.looseObject({
   version: z.literal(OWNER_RECORD_VERSION),
@@ -48,6 +57,8 @@ export const OwnerRecordSchema = z.looseObject({
   /** How the previous holder was judged when this one took the run over; null after a release or for a new run. */
   took_over: z.string().nullable(),
   tool_group: ToolGroupSchema.nullable().optional(),
+  /** Absent from records written before servers were noted here; metadata.json's mcp_server_processes names them then. */
+  server_groups: z.array(ServerGroupSchema).optional(),
 });
 export type OwnerRecord = z.infer<typeof OwnerRecordSchema>;
 
@@ -56,7 +67,7 @@ export type RecordReading = { record: OwnerRecord; text: string } | { record: nu
 
 /** A record is padded to a multiple of this, and keeps its size while its holder rewrites it (see paddedRecord). */
 const RECORD_BLOCK = 512;
-/** Room left at the claim for what a holder adds later: a released time, a tool group, a longer counter. */
+/** Room left at the claim for what a holder adds later: a released time, a tool group, a server or two, a longer counter. */
 const RECORD_SLACK = 256;
 /** No record is this long; a bigger file is not read whole. */
 const MAX_RECORD_BYTES = 64 * 1024;
@@ -104,6 +115,7 @@ export function ownRecord(generation: number, tookOver: string | null): OwnerRec
     released_at_unix: null,
     took_over: tookOver,
     tool_group: null,
+    server_groups: [],
   };
 }
 

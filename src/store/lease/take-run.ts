@@ -15,7 +15,7 @@ import { pausePoint } from "../../pause-point.js";
 import { judgeOwner, judgeWatched, type TakeoverVerdict } from "./judge.js";
 import { fenceJournal } from "./fence.js";
 import { keepOwnRecord } from "./heartbeat.js";
-import { claimGeneration, heartbeatInterval, listGenerations, ownRecord, readRecord, recordPath, type OwnerRecord, type RecordReading, type ToolGroup } from "./owner-record.js";
+import { claimGeneration, heartbeatInterval, listGenerations, ownRecord, readRecord, recordPath, type OwnerRecord, type RecordReading, type ServerGroup, type ToolGroup } from "./owner-record.js";
 import type { RunPaths } from "../run-dir.js";
 
 /** A process's hold on a run. */
@@ -30,6 +30,8 @@ export interface RunHold {
   lost: AbortSignal;
   /** Notes the process group of the tool just spawned (written at once), or with null that it ended (written at the next beat). */
   noteToolGroup(group: ToolGroup | null): void;
+  /** Notes the process groups of the MCP servers this process started (written at once). */
+  noteServerGroups(groups: ServerGroup[]): void;
   /** Marks this process's own record released, unless the run was taken from it; idempotent. */
   release(): void;
 }
@@ -171,6 +173,7 @@ function startHold(paths: RunPaths, mine: OwnerRecord, previous: RunHold["previo
     lostReason: () => lostReason(),
     lost: lostController.signal,
     noteToolGroup: (group) => record.noteToolGroup(group),
+    noteServerGroups: (groups) => record.noteServerGroups(groups),
     release() {
       if (released) return;
       released = true;
