@@ -3,7 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { JournalEvent } from "../journal/events.js";
 import { createJournalReader } from "../journal/reader.js";
 import { performance } from "node:perf_hooks";
-import { assessOwner, stalePeriodMs } from "../store/lease/judge.js";
+import { assessOwner, heartbeatBetween, stalePeriodMs } from "../store/lease/judge.js";
 import type { RecordReading } from "../store/lease/owner-record.js";
 import type { RunPaths } from "../store/run-dir.js";
 import { readCurrentOwner } from "../store/lease/take-run.js";
@@ -63,11 +63,11 @@ interface HeartbeatWatch {
 
 /** A holder on another host is gone once its heartbeat stands still for its stale period, as `continue` judges it. */
 function watchHeartbeat(): HeartbeatWatch {
-  let seen: { text: string; since: number } | null = null;
+  let seen: { reading: RecordReading; since: number } | null = null;
   return {
     stoppedFor(reading) {
       const now = performance.now();
-      if (seen === null || seen.text !== reading.text) seen = { text: reading.text, since: now };
+      if (seen === null || heartbeatBetween(seen.reading, reading) !== "silent") seen = { reading, since: now };
       return now - seen.since > stalePeriodMs(reading.record);
     },
   };

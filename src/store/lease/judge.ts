@@ -99,15 +99,38 @@ export function judgeWatched(facts: OwnerFacts, second: RecordReading, periodMs:
   const first = facts.reading;
   const owner = first.record;
   const waited = `${seconds(periodMs)} s`;
-  if (second.text === first.text) {
+  const seen = heartbeatBetween(first, second);
+  if (seen === "silent") {
     if (owner === null) return { reason: `its owner record could not be read (${first.problem}) and did not change in ${waited}; --force given`, released: false, fence: true };
     return { reason: `process ${owner.pid} on ${describeHost(owner)} made no heartbeat in ${waited} (still at ${owner.heartbeat ?? "none"})`, released: false, fence: true };
   }
   const now = second.record;
-  if (now !== null && now.released_at_unix !== null) return { reason: `released by process ${now.pid} on ${describeHost(now)}`, released: true, fence: false };
+  if (seen === "released" && now !== null) return { reason: `released by process ${now.pid} on ${describeHost(now)}`, released: true, fence: false };
   const who = now === null ? "another process" : `process ${now.pid} on ${describeHost(now)}`;
   const beats = owner && now ? ` (its heartbeat went from ${owner.heartbeat ?? "none"} to ${now.heartbeat ?? "none"} in ${waited})` : ` (its owner record changed within ${waited})`;
   throw new RunRefusedError(`Run ${facts.runId} is being written by ${who}, which is alive${beats}; ${waitHint(facts.workDir)}.`);
+}
+
+/** What became of a holder between two readings of its record, some time apart by this process's clock. */
+export type HeartbeatSeen =
+  /** The same text: no beat in all that time (dead, or stopped). */
+  | "silent"
+  /** Let go cleanly, or its record is gone (a holder cleans up its own record only after a release). */
+  | "released"
+  /** Another generation holds the run now. */
+  | "taken"
+  /** Its heartbeat moved: alive. */
+  | "beating";
+
+/**
+ * The one reading of a heartbeat, for `continue` (judgeWatched), `list-runs --check-liveness` and `show --follow`: only
+ * the record's text is compared, never a time from another host's clock or a file's modification time.
+ */
+export function heartbeatBetween(first: RecordReading, second: RecordReading | null): HeartbeatSeen {
+  if (second !== null && second.text === first.text) return "silent";
+  if (second === null || second.record?.released_at_unix != null) return "released";
+  if (second.record !== null && first.record !== null && second.record.generation !== first.record.generation) return "taken";
+  return "beating";
 }
 
 /**

@@ -1,7 +1,7 @@
 // `list-runs --check-liveness`: watches the heartbeat of every run held on another host, all at once, for one stale period.
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import { stalePeriodMs } from "./judge.js";
+import { heartbeatBetween, stalePeriodMs } from "./judge.js";
 import type { HolderSummary, RunSummary } from "../list-runs.js";
 import type { RecordReading } from "./owner-record.js";
 import { runPaths } from "../run-dir.js";
@@ -33,8 +33,17 @@ function judge(first: RecordReading, second: RecordReading | null, periodMs: num
   const owner = first.record;
   const who = { pid: owner?.pid ?? null, hostname: owner?.hostname ?? null };
   const waited = `${Math.round(periodMs / 100) / 10} s`;
-  if (second !== null && second.text === first.text) return { state: "dead", ...who, detail: `no heartbeat in ${waited} (still at ${owner?.heartbeat ?? "none"})` };
-  if (second === null || second.record?.released_at_unix != null) return { state: "dead", ...who, detail: "released while this process watched it" };
-  if (second.record?.generation !== owner?.generation) return { state: "alive", pid: second.record?.pid ?? null, hostname: second.record?.hostname ?? null, detail: "taken by another process while this one watched it" };
-  return { state: "alive", ...who, detail: `its heartbeat went from ${owner?.heartbeat ?? "none"} to ${second.record?.heartbeat ?? "none"} in ${waited}` };
+  const seen = heartbeatBetween(first, second);
+  switch (seen) {
+    case "silent":
+      return { state: "dead", ...who, detail: `no heartbeat in ${waited} (still at ${owner?.heartbeat ?? "none"})` };
+    case "released":
+      return { state: "dead", ...who, detail: "released while this process watched it" };
+    case "taken":
+      return { state: "alive", pid: second?.record?.pid ?? null, hostname: second?.record?.hostname ?? null, detail: "taken by another process while this one watched it" };
+    case "beating":
+      return { state: "alive", ...who, detail: `its heartbeat went from ${owner?.heartbeat ?? "none"} to ${second?.record?.heartbeat ?? "none"} in ${waited}` };
+    default:
+      return seen satisfies never;
+  }
 }
