@@ -9,6 +9,7 @@ const FLOORS = [
   "engine-version",
   "zod-config",
   "random-hex",
+  "byte-size",
   "pause-point",
   "private-modes",
   "secrets",

@@ -38,14 +38,3 @@ function treeBytes(dir: string): number {
   return total;
 }
 
-/** 1536 → "1.5 KB": for people reading a listing. */
-export function humanBytes(bytes: number): string {
-  const units = ["B", "KB", "MB", "GB", "TB"];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return unit === 0 ? `${value} B` : `${value.toFixed(value >= 10 ? 0 : 1)} ${units[unit]}`;
-}

@@ -2,7 +2,7 @@
 import { EXIT, UsageError } from "../../errors.js";
 import { listScopedRuns } from "../../store/locate-run.js";
 import { PRUNABLE, choosePrunable, pruneRun, type PruneRule } from "../../store/prune.js";
-import { humanBytes } from "../../store/run-size.js";
+import { humanBytes } from "../../byte-size.js";
 import type { CliIo } from "../io.js";
 import { optionalString, parseFormat, parseStatus } from "../options.js";
 import { runScope } from "../run-scope.js";

@@ -1,4 +1,5 @@
 // `delta skills list --agent A`: each skill the agent lists for its model — name, size of its SKILL.md, folder and description — as text or JSON.
+import { humanBytes } from "../../byte-size.js";
 import { agentHomeOf } from "../../agent/agent-home.js";
 import { loadAgent } from "../../agent/load.js";
 import { listingBytes } from "../../context/skills-listing.js";
@@ -18,7 +19,7 @@ export async function skillsList(target: string, flags: Record<string, unknown>,
     return 0;
   }
   const width = Math.max(...skills.map((skill) => skill.name.length));
-  const sizes = skills.map((skill) => size(skill.bytes));
+  const sizes = skills.map((skill) => humanBytes(skill.bytes));
   const sizeWidth = Math.max(...sizes.map((text) => text.length));
   io.out(skills.map((skill, index) => `${skill.name.padEnd(width)}  ${sizes[index]!.padStart(sizeWidth)}  ${skill.path}\n${" ".repeat(width + 2)}${skill.description.replace(/\s+/g, " ").trim()}\n`).join(""));
   const listed = [...agent.skillListings.values()].reduce((sum, listing) => sum + listingBytes(listing), 0);
@@ -26,6 +27,3 @@ export async function skillsList(target: string, flags: Record<string, unknown>,
   return 0;
 }
 
-function size(bytes: number): string {
-  return bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KiB`;
-}

@@ -1,4 +1,5 @@
 // Turns an MCP tool result into the text the model sees: text content joined, every other kind of content described; pure.
+import { humanBytes } from "../../byte-size.js";
 import type { CallToolResult } from "./sdk.js";
 
 type Content = CallToolResult["content"][number];
@@ -19,16 +20,16 @@ function describeContent(item: Content): string {
     case "text":
       return item.text;
     case "image":
-      return `[image: ${item.mimeType}, ${formatBytes(base64Bytes(item.data))}]`;
+      return `[image: ${item.mimeType}, ${humanBytes(base64Bytes(item.data))}]`;
     case "audio":
-      return `[audio: ${item.mimeType}, ${formatBytes(base64Bytes(item.data))}]`;
+      return `[audio: ${item.mimeType}, ${humanBytes(base64Bytes(item.data))}]`;
     case "resource_link":
       return `[resource link: ${item.uri}${item.name ? ` (${item.name})` : ""}${item.mimeType ? `, ${item.mimeType}` : ""}]`;
     case "resource": {
       const { resource } = item;
       const mime = resource.mimeType ? `, ${resource.mimeType}` : "";
       if ("text" in resource && typeof resource.text === "string") return `[resource: ${resource.uri}${mime}]\n${resource.text}`;
-      const size = "blob" in resource && typeof resource.blob === "string" ? `, ${formatBytes(base64Bytes(resource.blob))}` : "";
+      const size = "blob" in resource && typeof resource.blob === "string" ? `, ${humanBytes(base64Bytes(resource.blob))}` : "";
       return `[resource: ${resource.uri}${mime}${size}]`;
     }
     default:
@@ -43,8 +44,3 @@ export function base64Bytes(data: string): number {
   return Math.max(0, Math.floor((clean.length * 3) / 4) - padding);
 }
 
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
-}

@@ -10,7 +10,7 @@ describe("resultText", () => {
   it("describes an image and an audio clip by MIME type and decoded size, never their bytes", () => {
     const png = Buffer.alloc(3000, 7).toString("base64");
     const text = resultText({ content: [{ type: "image", data: png, mimeType: "image/png" }, { type: "audio", data: "AAAA", mimeType: "audio/wav" }] });
-    expect(text).toBe("[image: image/png, 2.9 KiB]\n[audio: audio/wav, 3 bytes]");
+    expect(text).toBe("[image: image/png, 2.9 KiB]\n[audio: audio/wav, 3 B]");
   });
 
   it("gives an embedded resource's URI and its text, a binary one's size, and a link's URI and name", () => {
@@ -21,7 +21,7 @@ describe("resultText", () => {
         { type: "resource_link", uri: "file:///b.txt", name: "b.txt" },
       ],
     });
-    expect(text).toBe("[resource: file:///notes.txt, text/plain]\nhello\n[resource: file:///a.bin, 4 bytes]\n[resource link: file:///b.txt (b.txt)]");
+    expect(text).toBe("[resource: file:///notes.txt, text/plain]\nhello\n[resource: file:///a.bin, 4 B]\n[resource link: file:///b.txt (b.txt)]");
   });
 
   it("falls back to the structured content as JSON when there is no content, and to nothing when there is neither", () => {
