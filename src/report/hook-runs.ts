@@ -1,9 +1,8 @@
 // When each hook of a run ran and how it ended, from the run's io/hooks/ records, for the timeline.
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { z } from "zod";
 import { errorMessage } from "../errors.js";
 import { HookRecordSchema } from "../hooks/types.js";
+import { readIoRecords } from "../store/io-records.js";
 import type { RunPaths } from "../store/run-dir.js";
 
 /** The part of a hook record a timeline needs. */
@@ -23,24 +22,17 @@ export interface HookRun {
 
 /** Every readable record in time order; an unreadable one is reported through warn and left out. */
 export function readHookRuns(paths: RunPaths, warn: (line: string) => void): HookRun[] {
-  let names: string[];
-  try {
-    names = readdirSync(paths.hooksDir).filter((name) => name.endsWith(".json"));
-  } catch {
-    return [];
-  }
+  const leftOut = (file: string, problem: string): void => warn(`${file}: left out of the timeline (${problem})`);
   const runs: HookRun[] = [];
-  for (const name of names) {
-    const file = join(paths.hooksDir, name);
+  for (const { file, data: record } of readIoRecords(paths.hooksDir, HookTimingSchema, leftOut)) {
     try {
-      const record = HookTimingSchema.parse(JSON.parse(readFileSync(file, "utf8")));
       const start = Date.parse(record.started_at);
       if (Number.isNaN(start)) throw new Error(`started_at ${JSON.stringify(record.started_at)} is not a date`);
       const { iteration } = HookStdinSchema.parse(JSON.parse(record.stdin));
       const outcome = record.outcome.kind === "continue" && record.outcome.warning !== undefined ? "warning" : record.outcome.kind;
       runs.push({ hook: record.hook, iteration, start, durationMs: record.duration_ms, outcome });
     } catch (err) {
-      warn(`${file}: left out of the timeline (${errorMessage(err)})`);
+      leftOut(file, errorMessage(err));
     }
   }
   return runs.sort((a, b) => a.start - b.start);

@@ -1,6 +1,6 @@
 // End to end: FIFOs and /dev/zero symlinks planted as run files make every command end quickly with the file named; a removed io/ is made again.
 import { execFileSync } from "node:child_process";
-import { readdirSync, rmSync, symlinkSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
@@ -78,6 +78,29 @@ describe("planted run files", () => {
         }
       }, 120_000);
     }
+  }
+
+  for (const kind of ["fifo", "dev-zero"] as const) {
+    it(`a ${kind} as an io record: report leaves it out of the timeline, show --request names it; both end within seconds`, async () => {
+      const ws = join(root, `ws-io-record-${kind}`);
+      const made = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "r", "-m", "go"], { env: modelEnv(server.baseUrl) });
+      expect(made.exitCode, made.stderr).toBe(0);
+      const hooksDir = join(runDir(ws, "r"), "io", "hooks");
+      mkdirSync(hooksDir, { recursive: true });
+      const hookRecord = join(hooksDir, "20260101T000000000Z-pre_llm_req.json");
+      plant(hookRecord, kind);
+      const [invocation] = listIo(ws, "r", "invocations");
+      const invocationRecord = join(runDir(ws, "r"), "io", "invocations", invocation!);
+      plant(invocationRecord, kind);
+
+      const report = await ends(["report", "r", "-w", ws, "-o", join(root, `report-${kind}.html`)], ws);
+      expect(report.exitCode, report.stderr).toBe(0);
+      expect(report.stderr).toContain(`${hookRecord}: left out of the timeline`);
+      expect(report.stderr).toContain(`${invocationRecord}: left out of the timeline`);
+      const request = await ends(["show", "r", "-w", ws, "--request", "1"], ws);
+      expect(request.exitCode).not.toBe(0);
+      expect(request.stderr).toContain(invocationRecord);
+    }, 60_000);
   }
 
   it("a run whose io/ was removed continues, and its io/ is made again", async () => {
