@@ -6,7 +6,7 @@ import { html, type Html } from "./html-escape.js";
 import { page } from "./html-page.js";
 import type { RunAccount } from "./run-account.js";
 import { formatMs } from "./show-text.js";
-import { addUsage, costText, formatTokens, type UsageTotals } from "./usage-fields.js";
+import { addRunUsage, costText, formatTokens, type UsageTotals } from "./usage-fields.js";
 
 const ERROR_CHARS = 240;
 
@@ -18,7 +18,7 @@ export function workspaceReportHtml(workDirs: readonly string[], runs: readonly 
   const counts = new Map<string, number>();
   for (const run of ordered) counts.set(run.status, (counts.get(run.status) ?? 0) + 1);
   const total: UsageTotals = {};
-  for (const run of ordered) addUsage(total, run.usage);
+  for (const run of ordered) addRunUsage(total, run.usage);
   const body = html`<header class="outcome" id="outcome"><h1>Runs</h1>
 <ul class="paths">${workDirs.map((dir) => html`<li>${dir}</li>`)}</ul>
 <div class="facts"><span>runs <b>${ordered.length}</b></span>${[...counts].map(([status, count]) => html`<span class="status status-${status}">${status} ${count}</span>`)}

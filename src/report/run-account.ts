@@ -8,9 +8,9 @@ import { readCurrentOwner } from "../store/lease/take-run.js";
 import { runIdsIn } from "../store/list-runs.js";
 import { runPaths, type RunPaths } from "../store/run-dir.js";
 import { readMetadata, type RunMetadata } from "../store/run-metadata.js";
-import { costOf, pricingOf, type Pricing } from "../journal/usage-totals.js";
+import { pricingOf, type Pricing } from "../journal/usage-totals.js";
 import { shownUsage } from "./priced-usage.js";
-import { addUsage, type UsageTotals } from "./usage-fields.js";
+import { runUsageShown, type UsageTotals } from "./usage-fields.js";
 
 export interface ActionAccount {
   request: EventOf<"ACTION_REQUEST">;
@@ -63,12 +63,7 @@ export function loadRunAccount(workDir: string, runId: string, paths: RunPaths, 
 export function accountOf(workDir: string, runId: string, paths: RunPaths, events: JournalEvent[], metadata: RunMetadata | null): RunAccount {
   const state = deriveRunState(events);
   const iterations = groupIterations(events);
-  const usage: UsageTotals = {};
-  for (const iteration of iterations) addUsage(usage, iteration.usage);
-  // The run's cost as its RunResult gives it: null once any call has no price.
-  delete usage.cost_usd;
-  const cost = state.usage.total.calls === 0 ? null : costOf(state.usage.total, undefined);
-  if (cost !== null) usage.cost_usd = cost;
+  const usage = runUsageShown(state.usage.total, iterations.map((iteration) => iteration.usage));
   const start = events.find((event): event is EventOf<"ENGINE_START"> => event.type === "ENGINE_START");
   return {
     runId,

@@ -1,5 +1,6 @@
 // The usage fields a report shows, in one table: a field the journal gains (cached or reasoning tokens, cost) is one line here.
 import type { Usage } from "../journal/events.js";
+import { costOf, type UsageTotals as RunTotals } from "../journal/usage-totals.js";
 
 export interface UsageField {
   /** The key in a THOUGHT's `usage`. */
@@ -32,8 +33,25 @@ export function usageNumbers(usage: Usage | null): UsageTotals {
   return numbers;
 }
 
-export function addUsage(total: UsageTotals, usage: UsageTotals): void {
-  for (const [key, value] of Object.entries(usage)) total[key] = (total[key] ?? 0) + value;
+/** The token fields of the journal's one sum (journal/usage-totals.ts), which the RunResult gives too. */
+const TOKEN_KEYS = ["input_tokens", "cached_input_tokens", "cache_write_input_tokens", "output_tokens", "reasoning_tokens"] as const;
+
+/**
+ * A run's totals as a report shows them: the journal's own sum (so report, `show` and the RunResult agree, a server's
+ * impossible cached count clamped alike), with the token fields any of `calls` carried, and the cost when every call has one.
+ */
+export function runUsageShown(total: RunTotals, calls: readonly UsageTotals[]): UsageTotals {
+  const present = new Set(calls.flatMap((call) => Object.keys(call)));
+  const shown: UsageTotals = {};
+  for (const key of TOKEN_KEYS) if (present.has(key)) shown[key] = total[key];
+  const cost = total.calls === 0 ? null : costOf(total, undefined);
+  if (cost !== null) shown.cost_usd = cost;
+  return shown;
+}
+
+/** Adds one run's shown totals to a workspace's. */
+export function addRunUsage(workspace: UsageTotals, run: UsageTotals): void {
+  for (const [key, value] of Object.entries(run)) workspace[key] = (workspace[key] ?? 0) + value;
 }
 
 /** `212 in · 31 out`, the fields present in table order; null when none is. */

@@ -9,6 +9,8 @@ import { accountOf } from "../../src/report/run-account.js";
 import { timelineOf } from "../../src/report/timeline.js";
 import { formatUsage, usageNumbers } from "../../src/report/usage-fields.js";
 import { runPaths } from "../../src/store/run-dir.js";
+import { deriveRunState } from "../../src/journal/run-state.js";
+import { priceRunUsage } from "../../src/llm/usage.js";
 
 const at = (ms: number): string => new Date(Date.UTC(2026, 0, 1, 0, 0, 0, ms)).toISOString();
 
@@ -38,6 +40,18 @@ describe("usage fields", () => {
     const account = accountOf("/w", "r", runPaths("/w", "r"), journal(), null);
     expect(account.usage).toEqual({ input_tokens: 30, output_tokens: 5 });
     expect(account.iterations.map((iteration) => iteration.actions.length)).toEqual([1, 0]);
+  });
+
+  it("totals a run as its RunResult does: a server's impossible cached count is clamped in the total, not summed raw", () => {
+    const events = journal().map((event) =>
+      event.type === "THOUGHT" && event.iteration === 2 ? { ...event, usage: { input_tokens: 20, output_tokens: 3, cached_input_tokens: 500 } } : event,
+    );
+    const account = accountOf("/w", "r", runPaths("/w", "r"), events, null);
+    const result = priceRunUsage(deriveRunState(events).usage, undefined);
+    expect(account.usage).toEqual({ input_tokens: 30, cached_input_tokens: 20, output_tokens: 5 });
+    expect(account.usage.cached_input_tokens).toBe(result.cached_input_tokens);
+    // The call itself is shown as the server reported it.
+    expect(account.iterations[1]!.usage.cached_input_tokens).toBe(500);
   });
 });
 
