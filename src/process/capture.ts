@@ -101,13 +101,30 @@ export class HeadAndTailCapture implements Capture {
 
   text(): string {
     if (this.droppedBytes === 0) return Buffer.concat([...this.head, ...this.tail]).toString("utf8");
-    const head = Buffer.concat(this.head);
-    const headEnd = wholeCharsEnd(head);
-    const tail = Buffer.concat(this.tail);
-    const tailStart = charStartFrom(tail, 0);
-    const dropped = this.droppedBytes + (head.length - headEnd) + tailStart;
-    return `${head.subarray(0, headEnd).toString("utf8")}\n[... ${dropped} bytes truncated ...]\n${tail.subarray(tailStart).toString("utf8")}`;
+    return joinAroundCut(Buffer.concat(this.head), Buffer.concat(this.tail), this.droppedBytes, "truncated");
   }
+}
+
+/**
+ * `text` whole when its UTF-8 fits in `maxBytes`; else its first and last halves of the budget, with a marker saying how
+ * many bytes were `word` between them (the marker line is not counted), as a capture keeps a stream that was too long.
+ */
+export function keepHeadAndTail(text: string, maxBytes: number, word: string): string {
+  // A UTF-8 string never has more bytes than 3 per UTF-16 unit, so short texts skip the encoding.
+  if (text.length * 3 <= maxBytes) return text;
+  const bytes = Buffer.from(text, "utf8");
+  if (bytes.length <= maxBytes) return text;
+  const head = bytes.subarray(0, Math.ceil(maxBytes / 2));
+  const tail = bytes.subarray(bytes.length - Math.floor(maxBytes / 2));
+  return joinAroundCut(head, tail, bytes.length - head.length - tail.length, word);
+}
+
+/** Head and tail joined by the marker; a character either cut would split is left out of it and counted as dropped. */
+function joinAroundCut(head: Buffer, tail: Buffer, dropped: number, word: string): string {
+  const headEnd = wholeCharsEnd(head);
+  const tailStart = charStartFrom(tail, 0);
+  const total = dropped + (head.length - headEnd) + tailStart;
+  return `${head.subarray(0, headEnd).toString("utf8")}\n[... ${total} bytes ${word} ...]\n${tail.subarray(tailStart).toString("utf8")}`;
 }
 
 /** Keeps the last `maxBytes` a stream wrote (a server's stderr, to quote how it ended). */

@@ -1,6 +1,6 @@
 // Captures keep a stream's head (stopping past a limit) or its head and tail with a marker.
 import { describe, expect, it } from "vitest";
-import { HeadAndTailCapture, HeadCapture, TailCapture } from "../../src/process/capture.js";
+import { HeadAndTailCapture, HeadCapture, TailCapture, keepHeadAndTail } from "../../src/process/capture.js";
 
 const WIDE = { "2-byte": "é", "3-byte": "€", "4-byte": "😀" };
 
@@ -10,6 +10,23 @@ function pushed<T extends { push(chunk: Buffer): unknown }>(capture: T, text: st
   for (let at = 0; at < bytes.length; at += size) capture.push(bytes.subarray(at, at + size));
   return capture;
 }
+
+describe("keepHeadAndTail (a tool's observation bound)", () => {
+  it("cuts a whole text as a capture cuts a stream: the same head, tail and count, its own word in the marker", () => {
+    for (const [width, char] of Object.entries(WIDE)) {
+      const text = `a${char.repeat(40)}z`;
+      for (let limit = 4; limit <= 21; limit += 1) {
+        const captured = pushed(new HeadAndTailCapture(limit), text, 3).text();
+        expect(keepHeadAndTail(text, limit, "truncated"), `${width} at ${limit}`).toBe(captured);
+        expect(keepHeadAndTail(text, limit, "omitted")).toBe(captured.replace("truncated", "omitted"));
+      }
+    }
+  });
+
+  it("returns a text that fits unchanged", () => {
+    expect(keepHeadAndTail("héllo", 6, "omitted")).toBe("héllo");
+  });
+});
 
 describe("HeadAndTailCapture", () => {
   it("returns output under the limit unchanged, even a multi-byte character split across chunks", () => {
