@@ -39,7 +39,7 @@ export async function runLoop(ctx: RunContext, maxIterations: number): Promise<L
     }
     return {
       status: "FAILED",
-      error: { type: MAX_ITERATIONS_ERROR, message: `Reached --max-iterations (${maxIterations}) before the model finished; give it more with: ${continueCommand(ctx.runId, ctx.workDir)}` },
+      error: { type: MAX_ITERATIONS_ERROR, message: `Reached --max-iterations (${maxIterations}) before the model finished; each continue of the run allows it as many more (--max-iterations N on continue sets how many)` },
     };
   } catch (err) {
     if (ctx.signal.aborted) return interrupted(ctx);
@@ -120,7 +120,7 @@ function finalAnswer(ctx: RunContext, thought: EventOf<"THOUGHT">, events: reado
         type: OUTPUT_INVALID,
         message:
           `The model's final answer still does not match the output schema (${output.schema.source}) after the engine asked again: ${check.problems.join("; ")}. ` +
-          `Continue the run to ask once more: ${continueCommand(ctx.runId, ctx.workDir)} (or add -m to tell the model more).`,
+          "Continue the run to ask once more (or add -m to tell the model more).",
       },
     };
   }
@@ -146,7 +146,7 @@ function unfinishedReply(ctx: RunContext, thought: EventOf<"THOUGHT">): LoopEnd 
   const ending = replyEnding(thought.finish_reason);
   if (ending === "finished") return null;
   const limit = ctx.agent.llm.max_tokens;
-  const resume = `continue the run to ask the model again: ${continueCommand(ctx.runId, ctx.workDir)}`;
+  const resume = "continue the run to ask the model again";
   if (ending === "truncated") {
     const raise = limit === undefined ? "set llm.max_tokens in agent.yaml higher than the server's default" : `raise llm.max_tokens in agent.yaml (now ${limit})`;
     return {

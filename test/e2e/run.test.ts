@@ -187,6 +187,10 @@ describe("delta run", () => {
     expect(runResult.error.type).toBe("MAX_ITERATIONS");
     expect(runResult.metrics.iterations).toBe(3);
     expect(server.requests).toHaveLength(3);
+    // The command that gives it more is on stderr once, in the resume hint, not again inside the error.
+    const text = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "max-2", "-m", "loop", "--max-iterations", "1"], { env: modelEnv(server.baseUrl) });
+    expect(text.exitCode).toBe(1);
+    expect(text.stderr.split("delta continue --run-id max-2").length - 1, text.stderr).toBe(1);
   });
 
   it("parses a JSON final answer into result", async () => {
