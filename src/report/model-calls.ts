@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { readIoRecords } from "../store/io-records.js";
 import type { RunPaths } from "../store/run-dir.js";
+import type { RunAccount } from "./run-account.js";
 
 /** The part of an invocation record a timeline needs; the request and reply stay in the file. */
 const InvocationTimingSchema = z.object({
@@ -18,8 +19,17 @@ export interface ModelCall {
   file: string;
 }
 
+/**
+ * The records an account's timeline needs: none when every THOUGHT carries its call's own start and duration (every
+ * journal since they were added), so a long run's folder of records is read only for a journal from before that.
+ */
+export function modelCallsFor(account: RunAccount, warn: (line: string) => void): ModelCall[] {
+  const timed = account.iterations.every(({ thought }) => thought.started_at !== undefined && thought.duration_ms !== undefined);
+  return timed ? [] : readModelCalls(account.paths, warn);
+}
+
 /** Every readable record, in time order; an unreadable one is reported through warn and left out. */
-export function readModelCalls(paths: RunPaths, warn: (line: string) => void): ModelCall[] {
+function readModelCalls(paths: RunPaths, warn: (line: string) => void): ModelCall[] {
   const leftOut = (file: string, problem: string): void => warn(`${file}: left out of the timeline (${problem})`);
   const calls: ModelCall[] = [];
   for (const { file, data: timing } of readIoRecords(paths.invocationsDir, InvocationTimingSchema, leftOut)) {

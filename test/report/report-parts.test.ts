@@ -5,7 +5,9 @@ import { escapeHtml, html } from "../../src/report/html-escape.js";
 import { createEventFormatter } from "../../src/report/show-text.js";
 import { textStyle } from "../../src/report/text-style.js";
 import { describeWindowMove } from "../../src/report/window-move.js";
-import { accountOf } from "../../src/report/run-account.js";
+import { accountOf, loadRunAccount } from "../../src/report/run-account.js";
+import { modelCallsFor } from "../../src/report/model-calls.js";
+import { resolve } from "node:path";
 import { timelineOf } from "../../src/report/timeline.js";
 import { formatUsage, usageNumbers } from "../../src/report/usage-fields.js";
 import { runPaths } from "../../src/store/run-dir.js";
@@ -72,6 +74,23 @@ describe("timeline", () => {
     const events = journal().slice(0, 4);
     const spans = timelineOf(accountOf("/w", "r", runPaths("/w", "r"), events, null), []);
     expect(spans.find((span) => span.kind === "tool")).toMatchObject({ outcome: "unfinished", durationMs: 0, seq: 4 });
+  });
+});
+
+describe("model call records", () => {
+  const oldRun = resolve("test/fixtures/runs/old-format-run/work");
+  const paths = runPaths(oldRun, "old-format-run");
+
+  it("are read for a journal whose THOUGHTs carry no timing of their own (written before they did)", () => {
+    const account = loadRunAccount(oldRun, "old-format-run", paths, () => {});
+    expect(account.iterations.every(({ thought }) => thought.started_at === undefined)).toBe(true);
+    expect(modelCallsFor(account, () => {}).map((call) => call.iteration)).toEqual([1, 2]);
+  });
+
+  it("are not read when every THOUGHT carries its call's start and duration", () => {
+    const account = loadRunAccount(oldRun, "old-format-run", paths, () => {});
+    const timed = { ...account, iterations: account.iterations.map((iteration) => ({ ...iteration, thought: { ...iteration.thought, started_at: at(0), duration_ms: 5 } })) };
+    expect(modelCallsFor(timed, () => {})).toEqual([]);
   });
 });
 

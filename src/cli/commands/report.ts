@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { readHookRuns } from "../../report/hook-runs.js";
 import { runReportHtml } from "../../report/html-run.js";
 import { workspaceReportHtml } from "../../report/html-workspace.js";
-import { readModelCalls } from "../../report/model-calls.js";
+import { modelCallsFor } from "../../report/model-calls.js";
 import { loadRunAccount, loadWorkspaceAccounts } from "../../report/run-account.js";
 import { scopeWorkspaces } from "../../store/locate-run.js";
 import type { CliIo } from "../io.js";
@@ -27,7 +27,8 @@ export async function reportCommand(runId: string | undefined, flags: Record<str
     name = WORKSPACE_REPORT_FILE;
   } else {
     const run = await findRun(runId, flags, warn);
-    text = runReportHtml(loadRunAccount(run.workDir, run.runId, run.paths, warn), readModelCalls(run.paths, warn), readHookRuns(run.paths, warn));
+    const account = loadRunAccount(run.workDir, run.runId, run.paths, warn);
+    text = runReportHtml(account, modelCallsFor(account, warn), readHookRuns(run.paths, warn));
     name = `${run.runId}.html`;
   }
   // Pages of HTML are no use on a terminal: there the report becomes a file in the current directory; a pipe gets the HTML.
