@@ -9,7 +9,7 @@ import { ENGINE_VERSION } from "../engine-version.js";
 import { protectValues, unprotect, unprotectAll } from "./argv.js";
 import { processIo, type CliIo } from "./io.js";
 import { checkOutputFile, writeOutputFile } from "./output-file.js";
-import { toRunResult } from "./output.js";
+import { toRunResult } from "../run/run-result.js";
 import { STDIN_LIMIT_BYTES } from "./message-input.js";
 import { DEFAULT_TEMPLATE, listTemplates } from "./templates.js";
 

@@ -3,11 +3,12 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { DELTA_BIN, NO_MODEL_KEYS, actionResults, delta, modelEnv, readMetadataFile, removeDir, tempDir, waitFor, writeAgent } from "./harness.js";
+import { DELTA_BIN, NO_MODEL_KEYS, actionResults, delta, modelEnv, readEvents, readMetadataFile, removeDir, tempDir, waitFor, writeAgent } from "./harness.js";
 import { fault, messagesOf, reply, startMockLlm, taskOf, toolResultsOf, type MockLlm, type RecordedRequest, type Step } from "../support/mock-llm.js";
 
 let llm: MockLlm;
@@ -22,6 +23,7 @@ function script(request: RecordedRequest): Step {
   const lastUser = messagesOf(request).filter((message) => message.role === "user").at(-1)?.content ?? "";
   if (task.startsWith("hang") && hanging) return fault.hang();
   if (task.startsWith("slow")) return fault.delay(1500, reply.text(`done: ${task}`));
+  if (task.startsWith("secret")) return results.length === 0 ? reply.toolCalls([{ name: "ask_human", arguments: { prompt: "Your token?", input_type: "password" } }]) : reply.text("got it");
   if (task.startsWith("ask")) return results.length === 0 ? reply.toolCalls([{ name: "ask_human", arguments: { prompt: "Which color?" } }]) : reply.text(`you chose ${results.at(-1)}`);
   if (task.startsWith("env") && results.length === 0) return reply.toolCalls([{ name: "show_env", arguments: {} }]);
   if (task.startsWith("tool") && results.length === 0) return reply.toolCalls([{ name: "echo", arguments: { text: "echoed" } }]);
@@ -63,9 +65,12 @@ afterEach(async () => {
   for (const served of started.splice(0)) await served.stop();
 });
 
-async function connect(kind: "stdio" | "http"): Promise<Served> {
-  const workDir = tempDir("delta-mcp-ws-");
-  const client = new Client({ name: "test-client", version: "1.0.0" });
+/** A client that declares form elicitation and answers each elicitation/create with this. */
+type Elicit = (request: ElicitRequest["params"]) => ElicitResult;
+
+async function connect(kind: "stdio" | "http", elicit?: Elicit, workDir = tempDir("delta-mcp-ws-")): Promise<Served> {
+  const client = new Client({ name: "test-client", version: "1.0.0" }, elicit ? { capabilities: { elicitation: { form: {} } } } : undefined);
+  if (elicit) client.setRequestHandler(ElicitRequestSchema, (request) => elicit(request.params));
   let served: Served;
   if (kind === "stdio") {
     const transport = new StdioClientTransport({ command: process.execPath, args: [DELTA_BIN, "mcp", "serve", "--agent", agent, "-w", workDir], env: env(), stderr: "pipe" });
@@ -152,7 +157,7 @@ describe.each(["stdio", "http"] as const)("delta mcp serve over %s", (kind) => {
     expect(answer.structuredContent).toMatchObject({ run_id: `cont-${kind}`, status: "COMPLETED", result: "done: now the second" });
   }, 60_000);
 
-  it("answers the ask_human of a waiting run", async () => {
+  it("answers the ask_human of a waiting run (a client that cannot elicit)", async () => {
     const served = await connect(kind);
     const waiting = await call(served, "run", { task: "ask me", run_id: `ask-${kind}` });
     expect(waiting.structuredContent).toMatchObject({ status: "WAITING_FOR_INPUT", interaction: { prompt: "Which color?" } });
@@ -162,6 +167,40 @@ describe.each(["stdio", "http"] as const)("delta mcp serve over %s", (kind) => {
     const again = await call(served, "answer", { run_id: `ask-${kind}`, answer: "blue" });
     expect(again.isError).toBe(true);
     expect(textOf(again)).toMatch(/^run_id: run ask-\w+ is COMPLETED, not WAITING_FOR_INPUT/);
+  }, 60_000);
+
+  it("asks a client that can elicit the run's question, and continues the run with the answer", async () => {
+    const asked: ElicitRequest["params"][] = [];
+    const served = await connect(kind, (params) => (asked.push(params), { action: "accept", content: { answer: "green" } }));
+    const progress: number[] = [];
+    const answer = await call(served, "run", { task: "ask elicited", run_id: `elicit-${kind}` }, (note) => progress.push(note.progress));
+    expect(answer.structuredContent).toMatchObject({ run_id: `elicit-${kind}`, status: "COMPLETED", result: "you chose green" });
+    expect(asked).toEqual([expect.objectContaining({ mode: "form", message: "Which color?", requestedSchema: expect.objectContaining({ required: ["answer"] }) })]);
+    // The answer reached the run as any answer does: journaled, and the CLI shows the run completed.
+    expect(readEvents(served.workDir, `elicit-${kind}`).some((event) => event.type === "HUMAN_INPUT_RECEIVED")).toBe(true);
+    expect(readMetadataFile(served.workDir, `elicit-${kind}`).status).toBe("COMPLETED");
+    // Progress rises across the two processes of the run (the question, then the answer).
+    expect(progress).toEqual([1, 2]);
+  }, 60_000);
+
+  it.each(["decline", "cancel"] as const)("leaves the run WAITING_FOR_INPUT when the user chooses %s, says so, and answer still works", async (action) => {
+    const served = await connect(kind, () => ({ action }));
+    const runId = `elicit-${action}-${kind}`;
+    const waiting = await call(served, "run", { task: "ask and refuse", run_id: runId });
+    expect(waiting.structuredContent).toMatchObject({ status: "WAITING_FOR_INPUT", interaction: { prompt: "Which color?" }, elicitation: { action } });
+    expect(textOf(waiting)).toContain("answer it with the answer tool");
+    expect(readMetadataFile(served.workDir, runId).status).toBe("WAITING_FOR_INPUT");
+    expect((await call(served, "status", { run_id: runId })).structuredContent).toMatchObject({ status: "WAITING_FOR_INPUT" });
+    const answered = await call(served, "answer", { run_id: runId, answer: "red" });
+    expect(answered.structuredContent).toMatchObject({ status: "COMPLETED", result: "you chose red" });
+  }, 60_000);
+
+  it("does not elicit a sensitive question", async () => {
+    const asked: unknown[] = [];
+    const served = await connect(kind, (params) => (asked.push(params), { action: "accept", content: { answer: "leaked" } }));
+    const waiting = await call(served, "run", { task: "secret please", run_id: `secret-${kind}` });
+    expect(waiting.structuredContent).toMatchObject({ status: "WAITING_FOR_INPUT", interaction: { sensitive: true }, elicitation: { action: "not_asked" } });
+    expect(asked).toEqual([]);
   }, 60_000);
 
   it("runs two runs at once", async () => {
@@ -189,6 +228,25 @@ describe.each(["stdio", "http"] as const)("delta mcp serve over %s", (kind) => {
     expect(wrongType.isError).toBe(true);
     expect(textOf(wrongType)).toMatch(/argument run_id/);
     expect(existsSync(join(served.workDir, ".delta", "..", "escape"))).toBe(false);
+  }, 60_000);
+});
+
+describe("a server started again on the same workspace", () => {
+  it("gives the full RunResult of runs an earlier server started, rebuilt from their journals", async () => {
+    const first = await connect("stdio");
+    const completed = (await call(first, "run", { task: "tool before restart", run_id: "before-done" })).structuredContent!;
+    const waiting = (await call(first, "run", { task: "ask before restart", run_id: "before-ask" })).structuredContent!;
+    expect(completed).toMatchObject({ status: "COMPLETED" });
+    expect(waiting).toMatchObject({ status: "WAITING_FOR_INPUT" });
+    await first.stop();
+    const second = await connect("stdio", undefined, first.workDir);
+    for (const [runId, earlier] of [["before-done", completed], ["before-ask", waiting]] as const) {
+      const again = (await call(second, "result", { run_id: runId })).structuredContent!;
+      const { metrics: earlierMetrics, ...earlierRest } = earlier as { metrics: Record<string, unknown> };
+      const { metrics: againMetrics, ...againRest } = again as { metrics: Record<string, unknown> };
+      expect(againRest).toEqual(earlierRest);
+      expect(againMetrics).toMatchObject({ iterations: earlierMetrics.iterations, usage: earlierMetrics.usage });
+    }
   }, 60_000);
 });
 
