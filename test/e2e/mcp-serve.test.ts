@@ -7,8 +7,10 @@ import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from "@mod
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import type { Readable } from "node:stream";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { DELTA_BIN, NO_MODEL_KEYS, actionResults, delta, modelEnv, readEvents, readMetadataFile, removeDir, tempDir, waitFor, writeAgent } from "./harness.js";
+import { DELTA_BIN, NO_MODEL_KEYS, REPO, actionResults, delta, journalHas, modelEnv, readEvents, readMetadataFile, removeDir, tempDir, waitFor, writeAgent } from "./harness.js";
+import { pauseGate } from "../support/pause-points.js";
 import { fault, messagesOf, reply, startMockLlm, taskOf, toolResultsOf, type MockLlm, type RecordedRequest, type Step } from "../support/mock-llm.js";
 
 let llm: MockLlm;
@@ -26,6 +28,7 @@ function script(request: RecordedRequest): Step {
   if (task.startsWith("secret")) return results.length === 0 ? reply.toolCalls([{ name: "ask_human", arguments: { prompt: "Your token?", input_type: "password" } }]) : reply.text("got it");
   if (task.startsWith("ask")) return results.length === 0 ? reply.toolCalls([{ name: "ask_human", arguments: { prompt: "Which color?" } }]) : reply.text(`you chose ${results.at(-1)}`);
   if (task.startsWith("env") && results.length === 0) return reply.toolCalls([{ name: "show_env", arguments: {} }]);
+  if (task.startsWith("stubborn") && results.length === 0) return reply.toolCalls([{ name: "stubborn", arguments: {} }]);
   if (task.startsWith("tool") && results.length === 0) return reply.toolCalls([{ name: "echo", arguments: { text: "echoed" } }]);
   return reply.text(`done: ${lastUser}`);
 }
@@ -33,7 +36,7 @@ function script(request: RecordedRequest): Step {
 beforeAll(async () => {
   llm = await startMockLlm(script);
   root = tempDir("delta-mcp-serve-");
-  agent = writeAgent(root, { tools: 'tools:\n  - name: echo\n    exec: "echo ${text}"\n  - name: show_env\n    exec: "env"\n' });
+  agent = writeAgent(root, { tools: 'tools:\n  - name: echo\n    exec: "echo ${text}"\n  - name: show_env\n    exec: "env"\n  - name: stubborn\n    shell: "trap \\"\\" TERM; touch stubborn.started; sleep 60"\n' });
 });
 afterAll(async () => {
   await llm.close();
@@ -273,6 +276,111 @@ describe("a client that disconnects mid-run", () => {
     expect(JSON.parse(resumed.stdout)).toMatchObject({ run_id: runId, status: "COMPLETED", result: `done: hang ${kind}` });
   }, 60_000);
 });
+
+/** An MCP client in a process of its own: it starts a run (wait_ms 0), prints its session id, and stays connected until killed. */
+const CLIENT_PROCESS = `
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+const [url, task, runId] = process.argv.slice(1);
+const client = new Client({ name: "client-process", version: "1" });
+const transport = new StreamableHTTPClientTransport(new URL(url));
+await client.connect(transport);
+await client.callTool({ name: "run", arguments: { task, run_id: runId, wait_ms: 0 } });
+process.stdout.write("session " + transport.sessionId + "\\n");
+setInterval(() => {}, 60_000);
+`;
+
+function clientProcess(url: string, task: string, runId: string): { proc: ChildProcess; session: Promise<string> } {
+  const proc = spawn(process.execPath, ["--input-type=module", "-e", CLIENT_PROCESS, url, task, runId], { cwd: REPO, stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  proc.stdout!.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
+  const session = waitFor(() => /session \S+\n/.test(out), 30_000, `the client of ${runId} to start its run`).then(() => /session (\S+)\n/.exec(out)![1]!);
+  return { proc, session };
+}
+
+const statusIs = (workDir: string, runId: string, status: string) => (): boolean => {
+  try {
+    return readMetadataFile(workDir, runId).status === status;
+  } catch {
+    return false;
+  }
+};
+
+describe("an HTTP client that goes away without ending its session", () => {
+  it("is taken as gone once nothing of it is open for --idle-timeout: its run INTERRUPTED and continued from the CLI; a client that stays keeps its run", async () => {
+    hanging = true;
+    const workDir = tempDir("delta-mcp-ws-");
+    const server = await startHttpServer(workDir, {}, ["--idle-timeout", "1"]);
+    // Started first: were its open GET stream not counted, its idle time would run out before the other's.
+    const stays = clientProcess(server.url, "hang and stay", "idle-stays");
+    let drops: ReturnType<typeof clientProcess> | undefined;
+    try {
+      await stays.session;
+      drops = clientProcess(server.url, "hang and drop", "idle-drops");
+      const dropped = await drops.session;
+      await waitFor(() => llm.requests.some((request) => taskOf(request) === "hang and drop") && llm.requests.some((request) => taskOf(request) === "hang and stay"), 20_000, "both runs to reach the model");
+      // The client dies: the kernel closes its sockets, no DELETE is sent.
+      drops.proc.kill("SIGKILL");
+      await waitFor(statusIs(workDir, "idle-drops", "INTERRUPTED"), 20_000, "the dropped client's run to be INTERRUPTED");
+      const gone = server.stderr().match(/session \S+ had no request or stream open for 1 s/g) ?? [];
+      expect(gone).toEqual([`session ${dropped} had no request or stream open for 1 s`]);
+      expect(readMetadataFile(workDir, "idle-stays").status).toBe("RUNNING");
+      hanging = false;
+      const resumed = await delta(["continue", "-w", workDir, "--run-id", "idle-drops", "--format", "json"], { env: modelEnv(llm.baseUrl) });
+      expect(resumed.exitCode).toBe(0);
+      expect(JSON.parse(resumed.stdout)).toMatchObject({ status: "COMPLETED", result: "done: hang and drop" });
+    } finally {
+      stays.proc.kill("SIGKILL");
+      drops?.proc.kill("SIGKILL");
+      server.proc.kill("SIGTERM");
+      await new Promise((resolve) => (server.proc.exitCode !== null ? resolve(null) : server.proc.once("exit", resolve)));
+    }
+  }, 90_000);
+});
+
+describe("a run that does not end on SIGTERM", () => {
+  it("is killed once --term-grace is over, and stays resumable", async () => {
+    // The run's process stands still before recording its end, and its tool ignores SIGTERM: only SIGKILL ends it.
+    const gate = pauseGate("journal-append:ENGINE_END");
+    const workDir = tempDir("delta-mcp-ws-");
+    const client = new Client({ name: "test-client", version: "1.0.0" });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [DELTA_BIN, "mcp", "serve", "--agent", agent, "-w", workDir, "--term-grace", "0.5"],
+      env: { ...env(), ...gate.env },
+      stderr: "pipe",
+    });
+    let stderr = "";
+    (transport.stderr as Readable).setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    await client.connect(transport);
+    const server = transport.pid!;
+    try {
+      const answer = (await client.callTool({ name: "run", arguments: { task: "stubborn task", run_id: "stubborn", wait_ms: 0 } })) as ToolAnswer;
+      expect(answer.structuredContent).toMatchObject({ status: "RUNNING" });
+      await waitFor(() => existsSync(join(workDir, "stubborn.started")), 20_000, "the stubborn tool to start");
+      // The client goes: the server sends SIGTERM, waits 0.5 s, then kills; only then can it exit.
+      await client.close();
+      await waitFor(() => !processAlive(server), 20_000, "the server to exit");
+      expect(stderr).toContain("run stubborn did not end within 0.5 s of SIGTERM: killed (SIGKILL)");
+      // Killed before it could record an end: kill -9 recovery applies.
+      expect(journalHas(workDir, "stubborn", "ENGINE_END")).toBe(false);
+    } finally {
+      gate.open();
+    }
+    const resumed = await delta(["continue", "-w", workDir, "--run-id", "stubborn", "--format", "json"], { env: modelEnv(llm.baseUrl) });
+    expect(resumed.exitCode).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ run_id: "stubborn", status: "COMPLETED" });
+  }, 60_000);
+});
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 describe("the HTTP boundary", () => {
   const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } };
