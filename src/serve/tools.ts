@@ -37,11 +37,11 @@ export const TOOL_SCHEMAS = {
 export type ToolName = keyof typeof TOOL_SCHEMAS;
 
 const DESCRIPTIONS: Record<ToolName, string> = {
-  run: "Start a run of the agent on a task. Returns its RunResult if it ends within wait_ms, else {run_id, status: \"RUNNING\"}: ask status or result later.",
+  run: "Start a run of the agent on a task. Returns its RunResult if it ends within wait_ms, else {run_id, status: \"RUNNING\"}: ask status or result later. A question the run asks is put to your user by elicitation when you support it.",
   continue: "Continue a run: resume it after an interruption or failure, or give a finished run a new instruction.",
   answer: "Answer the question of a run that is WAITING_FOR_INPUT (its agent called ask_human); the run then goes on.",
   status: "The status of a run (RUNNING, COMPLETED, FAILED, WAITING_FOR_INPUT, INTERRUPTED…) and its iterations so far.",
-  result: "The RunResult of a run that has ended, or {run_id, status: \"RUNNING\"} while it runs.",
+  result: "The RunResult of a run that has ended (rebuilt from its journal for a run this server did not start), or {run_id, status: \"RUNNING\"} while it runs.",
 };
 
 /** The tools as tools/list shows them, input schemas as JSON Schema. */

@@ -409,6 +409,20 @@ describe("the HTTP boundary", () => {
     expect(existsSync(join(home, "workspaces"))).toBe(false);
   }, 60_000);
 
+  it("refuses a bad --idle-timeout or --term-grace (126, naming the flag), and --idle-timeout without --http", async () => {
+    const home = writeAgent(tempDir("delta-mcp-flags-"));
+    for (const [args, words] of [
+      [["--http", "0", "--idle-timeout", "0"], "--idle-timeout 0: not a number of seconds"],
+      [["--http", "0", "--term-grace", "soon"], "--term-grace soon: not a number of seconds"],
+      [["--idle-timeout", "5"], "--idle-timeout applies to --http <port>"],
+    ] as const) {
+      const refused = await delta(["mcp", "serve", "--agent", home, ...args]);
+      expect(refused.exitCode).toBe(126);
+      expect(refused.stderr).toContain(words);
+    }
+    expect(existsSync(join(home, "workspaces"))).toBe(false);
+  }, 60_000);
+
   it("asks for the bearer token when one is set, serves a client that sends it, and keeps it from the runs", async () => {
     const workDir = tempDir("delta-mcp-ws-");
     const server = await startHttpServer(workDir, { DELTA_MCP_TOKEN: "s3cret-token" }, ["--host", "0.0.0.0"]);
