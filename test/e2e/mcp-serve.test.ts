@@ -241,6 +241,10 @@ describe("a server started again on the same workspace", () => {
     const waiting = (await call(first, "run", { task: "ask before restart", run_id: "before-ask" })).structuredContent!;
     expect(completed).toMatchObject({ status: "COMPLETED" });
     expect(waiting).toMatchObject({ status: "WAITING_FOR_INPUT" });
+    // A third run is still at the model when the first server goes: it ends INTERRUPTED.
+    hanging = true;
+    await call(first, "run", { task: "hang before restart", run_id: "before-hang", wait_ms: 0 });
+    await waitFor(() => llm.requests.some((request) => taskOf(request) === "hang before restart"), 20_000, "the run to reach the model");
     await first.stop();
     const second = await connect("stdio", undefined, first.workDir);
     for (const [runId, earlier] of [["before-done", completed], ["before-ask", waiting]] as const) {
@@ -250,6 +254,14 @@ describe("a server started again on the same workspace", () => {
       expect(againRest).toEqual(earlierRest);
       expect(againMetrics).toMatchObject({ iterations: earlierMetrics.iterations, usage: earlierMetrics.usage });
     }
+    expect((await call(second, "result", { run_id: "before-hang" })).structuredContent).toMatchObject({
+      schema_version: "2.0",
+      run_id: "before-hang",
+      status: "INTERRUPTED",
+      error: { type: "INTERRUPTED", message: "The run was interrupted by a signal." },
+      metrics: { iterations: 0 },
+      metadata: { workspace_path: first.workDir },
+    });
   }, 60_000);
 });
 
@@ -364,6 +376,8 @@ describe("a run that does not end on SIGTERM", () => {
       expect(stderr).toContain("run stubborn did not end within 0.5 s of SIGTERM: killed (SIGKILL)");
       // Killed before it could record an end: kill -9 recovery applies.
       expect(journalHas(workDir, "stubborn", "ENGINE_END")).toBe(false);
+      const start = readEvents(workDir, "stubborn")[0]!;
+      expect(start.type === "ENGINE_START" && processAlive(Number(start.config.pid))).toBe(false);
     } finally {
       gate.open();
     }
