@@ -13,7 +13,7 @@ export type Elicited =
   | { action: "not_asked" | "failed"; message: string };
 
 /** Sends one elicitation/create request to the client and gives back its reply (rejects when the client errs, goes or times out). */
-export type SendElicitation = (params: ElicitRequestFormParams) => Promise<ElicitResult>;
+type SendElicitation = (params: ElicitRequestFormParams) => Promise<ElicitResult>;
 
 const ANSWER_TOOL = "answer it with the answer tool";
 

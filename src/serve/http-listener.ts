@@ -89,6 +89,8 @@ export async function listenHttp(options: HttpOptions): Promise<HttpListener> {
       known.liveness.track(res);
       return known.transport.handleRequest(req, res);
     }
+    // A session that ended (DELETE, or its client taken as gone): 404 tells the client to initialize anew (MCP specification).
+    if (typeof sessionId === "string") return refuse(res, 404, `session ${sessionId} has ended; start a new one with an initialize request`);
     if (req.method !== "POST") return refuse(res, 400, "no such session; start one with an initialize request");
     let body: unknown;
     try {

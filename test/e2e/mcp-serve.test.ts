@@ -337,6 +337,14 @@ describe("an HTTP client that goes away without ending its session", () => {
       const gone = server.stderr().match(/session \S+ had no request or stream open for 1 s/g) ?? [];
       expect(gone).toEqual([`session ${dropped} had no request or stream open for 1 s`]);
       expect(readMetadataFile(workDir, "idle-stays").status).toBe("RUNNING");
+      // The session has ended: a late request with its id is told so (404), as the MCP specification asks.
+      const late = await fetch(server.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": dropped },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" }),
+      });
+      expect(late.status).toBe(404);
+      expect(await late.text()).toContain(`session ${dropped} has ended`);
       hanging = false;
       const resumed = await delta(["continue", "-w", workDir, "--run-id", "idle-drops", "--format", "json"], { env: modelEnv(llm.baseUrl) });
       expect(resumed.exitCode).toBe(0);
