@@ -9,7 +9,7 @@ import { ENGINE_VERSION } from "../engine-version.js";
 import { protectValues, unprotect, unprotectAll } from "./argv.js";
 import { processIo, type CliIo } from "./io.js";
 import { checkOutputFile, writeOutputFile } from "./output-file.js";
-import { toRunResult } from "./output.js";
+import { toRunResult } from "../run/run-result.js";
 import { STDIN_LIMIT_BYTES } from "./message-input.js";
 import { DEFAULT_TEMPLATE, listTemplates } from "./templates.js";
 
@@ -147,11 +147,13 @@ function buildCli(dispatch: (handler: Handler) => (...raw: unknown[]) => void) {
     }));
   cli
     .command("mcp <action>", "Offer an agent's runs as MCP tools (run, continue, answer, status, result) to Claude Code, Codex or any MCP client")
-    .usage("mcp serve --agent <agent> [-w <workspace>] [--http <port> [--host <address>]]")
+    .usage("mcp serve --agent <agent> [-w <workspace>] [--http <port> [--host <address>] [--idle-timeout <seconds>]] [--term-grace <seconds>]")
     .option("--agent <path>", "Agent directory, or its agent.yaml", { default: "." })
     .option("-w, --work-dir <path>", "Workspace of every run (default: a new W00N under the agent per server start)")
     .option("--http <port>", "Serve Streamable HTTP at http://<host>:<port>/mcp instead of stdio (0: any free port)")
     .option("--host <address>", "Address to bind with --http (default: 127.0.0.1; any other needs $DELTA_MCP_TOKEN)")
+    .option("--idle-timeout <seconds>", "With --http: a session with no request and no open stream this long is taken as gone, its runs interrupted (default: 300)")
+    .option("--term-grace <seconds>", "How long an interrupted run has to end after SIGTERM before it is killed (default: 10)")
     .example("delta mcp serve --agent ./auditor")
     .example("delta mcp serve --agent ./auditor --http 8765")
     .action(dispatch(async (args, flags, io) => {

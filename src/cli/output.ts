@@ -1,6 +1,7 @@
 // Turns a RunOutcome into what stdout carries for --format text, json (RunResult v2.0), raw, or the last line of stream-json.
 import { EXIT, type ExitCode } from "../errors.js";
 import type { RunOutcome } from "../run/outcome.js";
+import { toRunResult } from "../run/run-result.js";
 
 export const FORMATS = ["text", "json", "raw", "stream-json"] as const;
 export type OutputFormat = (typeof FORMATS)[number];
@@ -16,33 +17,6 @@ export function exitCodeFor(outcome: RunOutcome): ExitCode {
     default:
       return EXIT.FAILED;
   }
-}
-
-/** What a RunResult reports: a run's outcome, or a refusal (exit 126) before anything ran, which no run records. */
-export type ResultOutcome = Omit<RunOutcome, "status"> & { status: RunOutcome["status"] | "REFUSED" };
-
-export function toRunResult(outcome: ResultOutcome): Record<string, unknown> {
-  return {
-    schema_version: "2.0",
-    run_id: outcome.runId,
-    status: outcome.status,
-    ...(outcome.status === "COMPLETED" ? { result: outcome.result ?? null, result_text: outcome.resultText ?? null } : {}),
-    ...(outcome.error ? { error: outcome.error } : {}),
-    ...(outcome.interaction
-      ? { interaction: { prompt: outcome.interaction.prompt, input_type: outcome.interaction.input_type, sensitive: outcome.interaction.sensitive } }
-      : {}),
-    metrics: {
-      iterations: outcome.iterations,
-      duration_ms: outcome.endTime.getTime() - outcome.startTime.getTime(),
-      start_time: outcome.startTime.toISOString(),
-      end_time: outcome.endTime.toISOString(),
-      usage: outcome.usage,
-    },
-    metadata: {
-      agent_name: outcome.agentName,
-      workspace_path: outcome.workspacePath,
-    },
-  };
 }
 
 export function formatOutcome(outcome: RunOutcome, format: OutputFormat): string {

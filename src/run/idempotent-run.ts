@@ -1,4 +1,4 @@
-// `delta run --run-id X --if-exists resume`: a retried task meets its own run and gets its outcome, or goes on with it, instead of a refusal.
+// `delta run --run-id X --if-exists resume`: a retried task meets its own run and gets its outcome, or goes on with it, instead of a refusal; and any ended run's RunResult rebuilt from its journal.
 import { existsSync, realpathSync } from "node:fs";
 import { RunRefusedError } from "../errors.js";
 import type { JournalEvent } from "../journal/events.js";
@@ -42,8 +42,10 @@ export async function resumeExistingRun(request: ExistingRunRequest): Promise<Ru
   refuseAnotherTask(request, start.agent_home, state.initialMessage);
   switch (state.status) {
     case "COMPLETED":
+      request.progress(`Run ${request.runId} already COMPLETED; its result is given again from the journal (no model request).`);
       return finishedOutcome(request, paths, events, state);
     case "WAITING_FOR_INPUT":
+      request.progress(`Run ${request.runId} is WAITING_FOR_INPUT: ${state.waiting!.prompt}\nAnswer with: ${continueCommand(request.runId, request.workDir, "<answer>")}`);
       return waitingOutcome(request, paths, events, state);
     case "FAILED":
     case "INTERRUPTED":
@@ -52,6 +54,33 @@ export async function resumeExistingRun(request: ExistingRunRequest): Promise<Ru
       const { message: _sameTask, ...goOn } = request;
       return continueRun({ ...goOn, force: false });
     }
+  }
+}
+
+/** Which run, in which workspace. */
+type RunRef = Pick<ExistingRunRequest, "runId" | "workDir">;
+
+/**
+ * The RunResult a run gave when its last process ended, rebuilt from the journal with no model call: COMPLETED,
+ * WAITING_FOR_INPUT, and FAILED or INTERRUPTED with their journaled error. Null while the journal has no end
+ * (a process still runs it, or one died holding it) or no journal at all.
+ */
+export function journaledOutcome(run: RunRef, warn: (message: string) => void): RunOutcome | null {
+  const paths = runPaths(run.workDir, run.runId);
+  if (!existsSync(paths.journal)) return null;
+  const events = readJournal(paths.journal, { warn });
+  if (events[0]?.type !== "ENGINE_START") return null;
+  const state = deriveRunState(events);
+  switch (state.status) {
+    case "COMPLETED":
+      return finishedOutcome(run, paths, events, state);
+    case "WAITING_FOR_INPUT":
+      return waitingOutcome(run, paths, events, state);
+    case "FAILED":
+    case "INTERRUPTED":
+      return endedOutcome(run, paths, events, state);
+    case "RUNNING":
+      return null;
   }
 }
 
@@ -78,13 +107,13 @@ function refuseAnotherTask(request: ExistingRunRequest, agentHome: string, first
 }
 
 /** The RunResult the run gave when it completed, rebuilt from the journal: its last process's times, each call priced as its process journaled. */
-function finishedOutcome(request: ExistingRunRequest, paths: RunPaths, events: JournalEvent[], state: RunState): RunOutcome {
+function finishedOutcome(request: RunRef, paths: RunPaths, events: JournalEvent[], state: RunState): RunOutcome {
   const { start, end } = lastProcess(events);
-  request.progress(`Run ${request.runId} already COMPLETED; its result is given again from the journal (no model request).`);
   return {
     ...common(request, paths, events, state),
     status: "COMPLETED",
     result: parseResult(state.lastThought?.content ?? null),
+    resultText: state.lastThought?.content ?? null,
     startTime: new Date(start.timestamp),
     endTime: new Date(end?.timestamp ?? start.timestamp),
     // Each call is priced in the fold with the llm.pricing its own process journaled.
@@ -92,11 +121,10 @@ function finishedOutcome(request: ExistingRunRequest, paths: RunPaths, events: J
   };
 }
 
-/** The open question again, exit 101, and where to answer it. */
-function waitingOutcome(request: ExistingRunRequest, paths: RunPaths, events: JournalEvent[], state: RunState): RunOutcome {
+/** The open question again (exit 101). */
+function waitingOutcome(request: RunRef, paths: RunPaths, events: JournalEvent[], state: RunState): RunOutcome {
   const { start, end } = lastProcess(events);
   const question = state.waiting!;
-  request.progress(`Run ${request.runId} is WAITING_FOR_INPUT: ${question.prompt}\nAnswer with: ${continueCommand(request.runId, request.workDir, "<answer>")}`);
   return {
     ...common(request, paths, events, state),
     status: "WAITING_FOR_INPUT",
@@ -108,7 +136,21 @@ function waitingOutcome(request: ExistingRunRequest, paths: RunPaths, events: Jo
   };
 }
 
-function common(request: ExistingRunRequest, paths: RunPaths, events: JournalEvent[], state: RunState): Pick<RunOutcome, "runId" | "iterations" | "agentName" | "workspacePath" | "runDir"> {
+/** A FAILED or INTERRUPTED end with the error its process journaled just before ENGINE_END. */
+function endedOutcome(request: RunRef, paths: RunPaths, events: JournalEvent[], state: RunState): RunOutcome {
+  const { start, end } = lastProcess(events);
+  const error = state.lastError;
+  return {
+    ...common(request, paths, events, state),
+    status: state.status,
+    ...(error ? { error: { type: error.error_type, message: error.error_message } } : {}),
+    startTime: new Date(start.timestamp),
+    endTime: new Date(end?.timestamp ?? start.timestamp),
+    usage: priceRunUsage(state.usage, undefined),
+  };
+}
+
+function common(request: RunRef, paths: RunPaths, events: JournalEvent[], state: RunState): Pick<RunOutcome, "runId" | "iterations" | "agentName" | "workspacePath" | "runDir"> {
   const first = events[0];
   const agentName = first?.type === "ENGINE_START" && typeof first.config.agent_name === "string" ? first.config.agent_name : null;
   return { runId: request.runId, iterations: state.iterations, agentName, workspacePath: request.workDir, runDir: paths.runDir };

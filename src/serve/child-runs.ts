@@ -14,6 +14,8 @@ export interface ChildLaunch {
   script: string;
   agentHome: string;
   workDir: string;
+  /** How long a child has to end after SIGTERM before it is killed (kill -9 leaves a run resumable too). */
+  termGraceMs: number;
   /** Where the children's stderr goes (the server's own stderr). */
   log: (text: string) => void;
 }
@@ -39,8 +41,7 @@ export interface ChildRun {
   onIteration(listener: (iteration: number) => void): () => void;
 }
 
-/** How long a child has to end after SIGTERM before it is killed (kill -9 leaves a run resumable too). */
-const TERM_GRACE_MS = 10_000;
+export const DEFAULT_TERM_GRACE_SECONDS = 10;
 const STDERR_TAIL = 4096;
 
 export class ChildRuns {
@@ -77,7 +78,10 @@ export class ChildRuns {
     await Promise.all(
       running.map(async (run) => {
         run.child.kill("SIGTERM");
-        const killer = setTimeout(() => run.child.kill("SIGKILL"), TERM_GRACE_MS);
+        const killer = setTimeout(() => {
+          this.launch.log(`delta mcp serve: run ${run.runId} did not end within ${this.launch.termGraceMs / 1000} s of SIGTERM: killed (SIGKILL); it stays resumable with delta continue\n`);
+          run.child.kill("SIGKILL");
+        }, this.launch.termGraceMs);
         await run.done;
         clearTimeout(killer);
       }),

@@ -1,4 +1,4 @@
-// The Streamable HTTP side of `delta mcp serve`: one listener at /mcp, Origin checked against DNS rebinding, a bearer token when one is set, one MCP session per client.
+// The Streamable HTTP side of `delta mcp serve`: one listener at /mcp, Origin checked against DNS rebinding, a bearer token when one is set, one MCP session per client, a client gone silent taken as gone.
 import { randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -6,6 +6,7 @@ import { UsageError } from "../errors.js";
 import { TOKEN_VARIABLE, type ChildRuns } from "./child-runs.js";
 import { createSession } from "./mcp-server.js";
 import { StreamableHTTPServerTransport, isInitializeRequest } from "./sdk.js";
+import { SessionLiveness } from "./session-liveness.js";
 
 export const MCP_PATH = "/mcp";
 const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
@@ -18,6 +19,9 @@ export interface HttpOptions {
   runs: ChildRuns;
   workDir: string;
   agentName: string;
+  /** A session with no request and no stream open this long is taken as a client that went away. */
+  idleMs: number;
+  log: (text: string) => void;
 }
 
 export interface HttpListener {
@@ -72,7 +76,7 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 
 export async function listenHttp(options: HttpOptions): Promise<HttpListener> {
   checkBind(options.host, options.token);
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; liveness: SessionLiveness }>();
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (!originAllowed(req.headers.origin, options.host)) return refuse(res, 403, `Origin ${req.headers.origin} is not allowed`);
     if (options.token && !tokenMatches(req.headers.authorization, options.token)) {
@@ -81,7 +85,12 @@ export async function listenHttp(options: HttpOptions): Promise<HttpListener> {
     if (new URL(req.url ?? "/", "http://x").pathname !== MCP_PATH) return refuse(res, 404, `not found; the MCP endpoint is ${MCP_PATH}`);
     const sessionId = req.headers["mcp-session-id"];
     const known = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;
-    if (known !== undefined) return known.handleRequest(req, res);
+    if (known !== undefined) {
+      known.liveness.track(res);
+      return known.transport.handleRequest(req, res);
+    }
+    // A session that ended (DELETE, or its client taken as gone): 404 tells the client to initialize anew (MCP specification).
+    if (typeof sessionId === "string") return refuse(res, 404, `session ${sessionId} has ended; start a new one with an initialize request`);
     if (req.method !== "POST") return refuse(res, 400, "no such session; start one with an initialize request");
     let body: unknown;
     try {
@@ -90,11 +99,17 @@ export async function listenHttp(options: HttpOptions): Promise<HttpListener> {
       return refuse(res, 400, "the request body is not JSON");
     }
     if (!isInitializeRequest(body)) return refuse(res, 400, "no such session; start one with an initialize request");
+    const liveness = new SessionLiveness(options.idleMs, () => {
+      options.log(`delta mcp serve: session ${transport.sessionId} had no request or stream open for ${options.idleMs / 1000} s: its client is taken as gone, its running runs are interrupted\n`);
+      void transport.close();
+    });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void sessions.set(id, transport),
+      onsessioninitialized: (id) => void sessions.set(id, { transport, liveness }),
     });
+    liveness.track(res);
     transport.onclose = () => {
+      liveness.stop();
       const id = transport.sessionId;
       if (id === undefined) return;
       sessions.delete(id);
@@ -119,7 +134,7 @@ export async function listenHttp(options: HttpOptions): Promise<HttpListener> {
   return {
     url: `http://${hostInUrl}:${port}${MCP_PATH}`,
     close: async () => {
-      await Promise.all([...sessions.values()].map((transport) => transport.close()));
+      await Promise.all([...sessions.values()].map((session) => session.transport.close()));
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },

@@ -1,9 +1,13 @@
-// One MCP server session of `delta mcp serve`: the SDK's Server answering tools/list and tools/call with the five run tools.
+// One MCP server session of `delta mcp serve`: the SDK's Server answering tools/list and tools/call with the five run tools, asking ask_human questions by elicitation when the client can.
 import { DeltaError } from "../errors.js";
 import { ENGINE_VERSION } from "../engine-version.js";
 import type { ChildRuns } from "./child-runs.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, Server, type CallToolResult } from "./sdk.js";
+import { elicitAnswer } from "./elicit-answer.js";
+import { CallToolRequestSchema, ElicitResultSchema, ListToolsRequestSchema, Server, type CallToolResult } from "./sdk.js";
 import { ToolArgumentError, callTool, toolList } from "./tools.js";
+
+/** How long a question put to the client's user may stay unanswered before the run is left WAITING_FOR_INPUT. */
+const ELICIT_TIMEOUT_MS = 600_000;
 
 export interface SessionOptions {
   runs: ChildRuns;
@@ -37,6 +41,14 @@ export function createSession(options: SessionOptions): Server {
         owner: options.owner(),
         signal: extra.signal,
         progress,
+        // Only a client that declared form elicitation is asked; any other sees WAITING_FOR_INPUT and uses the answer tool.
+        ask:
+          server.getClientCapabilities()?.elicitation?.form === undefined
+            ? undefined
+            : (question) =>
+                elicitAnswer(question, (params) =>
+                  extra.sendRequest({ method: "elicitation/create", params }, ElicitResultSchema, { signal: extra.signal, timeout: ELICIT_TIMEOUT_MS }),
+                ),
       });
       return { content: [{ type: "text", text: JSON.stringify(result, null, 2) }], structuredContent: result };
     } catch (err) {

@@ -2,5 +2,5 @@
 export { Server } from "@modelcontextprotocol/sdk/server/index.js";
 export { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 export { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-export { CallToolRequestSchema, ListToolsRequestSchema, isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-export type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+export { CallToolRequestSchema, ElicitResultSchema, ListToolsRequestSchema, isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+export type { CallToolResult, ElicitRequestFormParams, ElicitResult } from "@modelcontextprotocol/sdk/types.js";

@@ -4,7 +4,10 @@ import { DeltaError } from "../errors.js";
 import { listRuns } from "../store/list-runs.js";
 import { generateRunId, validateRunId } from "../store/run-id.js";
 import { findRunDir } from "../store/run-dir.js";
+import { journaledOutcome } from "../run/idempotent-run.js";
+import { toRunResult } from "../run/run-result.js";
 import type { ChildRun, ChildRuns, RunResult } from "./child-runs.js";
+import { QuestionSchema, type Elicited, type Question } from "./elicit-answer.js";
 
 const DEFAULT_WAIT_MS = 30_000;
 const MAX_WAIT_MS = 600_000;
@@ -34,11 +37,11 @@ export const TOOL_SCHEMAS = {
 export type ToolName = keyof typeof TOOL_SCHEMAS;
 
 const DESCRIPTIONS: Record<ToolName, string> = {
-  run: "Start a run of the agent on a task. Returns its RunResult if it ends within wait_ms, else {run_id, status: \"RUNNING\"}: ask status or result later.",
+  run: "Start a run of the agent on a task. Returns its RunResult if it ends within wait_ms, else {run_id, status: \"RUNNING\"}: ask status or result later. A question the run asks is put to your user by elicitation when you support it.",
   continue: "Continue a run: resume it after an interruption or failure, or give a finished run a new instruction.",
   answer: "Answer the question of a run that is WAITING_FOR_INPUT (its agent called ask_human); the run then goes on.",
   status: "The status of a run (RUNNING, COMPLETED, FAILED, WAITING_FOR_INPUT, INTERRUPTED…) and its iterations so far.",
-  result: "The RunResult of a run that has ended, or {run_id, status: \"RUNNING\"} while it runs.",
+  result: "The RunResult of a run that has ended (rebuilt from its journal for a run this server did not start), or {run_id, status: \"RUNNING\"} while it runs.",
 };
 
 /** The tools as tools/list shows them, input schemas as JSON Schema. */
@@ -59,6 +62,8 @@ export interface CallContext {
   signal: AbortSignal;
   /** Reports the iteration; present only when the client sent a progress token. */
   progress?: (iteration: number) => void;
+  /** Puts a question to the client's user; present only when the client declared form elicitation. */
+  ask?: (question: Question) => Promise<Elicited>;
 }
 
 /** A refusal the caller can fix: reported as a tool error naming the field. */
@@ -79,20 +84,26 @@ export async function callTool(name: string, rawArgs: unknown, context: CallCont
   const wait = (args.wait_ms as number | undefined) ?? DEFAULT_WAIT_MS;
   switch (tool) {
     case "run":
-      return waitForRun(context.runs.start({ kind: "run", runId: id, message: args.task as string, owner: context.owner }), wait, context);
+      return followRun(context.runs.start({ kind: "run", runId: id, message: args.task as string, owner: context.owner }), wait, context);
     case "continue":
       requireRun(id, context);
-      return waitForRun(context.runs.start({ kind: "continue", runId: id, message: args.message as string | undefined, owner: context.owner }), wait, context);
+      return followRun(context.runs.start({ kind: "continue", runId: id, message: args.message as string | undefined, owner: context.owner }), wait, context);
     case "answer": {
       const status = currentStatus(id, context).status;
       if (status !== "WAITING_FOR_INPUT") throw new ToolArgumentError(`run_id: run ${id} is ${status}, not WAITING_FOR_INPUT: there is no question to answer`);
-      return waitForRun(context.runs.start({ kind: "continue", runId: id, message: args.answer as string, owner: context.owner }), wait, context);
+      return followRun(context.runs.start({ kind: "continue", runId: id, message: args.answer as string, owner: context.owner }), wait, context);
     }
     case "status":
       return currentStatus(id, context);
     case "result": {
       const child = context.runs.get(id);
       if (child?.result) return child.result;
+      if (child === undefined) {
+        // A run this server did not start (or started before a restart): its RunResult as its journal records it.
+        requireRun(id, context);
+        const outcome = journaledOutcome({ runId: id, workDir: context.workDir }, () => {});
+        if (outcome !== null) return toRunResult(outcome);
+      }
       return currentStatus(id, context);
     }
     default: {
@@ -128,9 +139,30 @@ function currentStatus(id: string, context: CallContext): Record<string, unknown
   return { run_id: id, status: summary.status, iterations: summary.iterations, task_summary: summary.task_summary, last_updated: summary.last_updated };
 }
 
+/**
+ * Waits for the run; when it stops at a question and the client can elicit, the question goes to the client's user
+ * and the run is continued with the answer (each leg waiting up to `waitMs` again). A question not answered leaves
+ * the run WAITING_FOR_INPUT, and the answer says why in `elicitation`.
+ */
+async function followRun(first: ChildRun, waitMs: number, context: CallContext): Promise<Record<string, unknown>> {
+  let run = first;
+  // Model calls of the earlier legs: progress keeps rising across them.
+  let before = 0;
+  for (;;) {
+    const ended = await waitForRun(run, waitMs, context, before);
+    const question = QuestionSchema.safeParse(ended.interaction);
+    if (ended.status !== "WAITING_FOR_INPUT" || context.ask === undefined || !question.success) return ended;
+    const reply = await context.ask(question.data);
+    if (reply.action !== "accept") return { ...ended, elicitation: reply };
+    before += run.iterations;
+    run = context.runs.start({ kind: "continue", runId: run.runId, message: reply.answer, owner: context.owner });
+  }
+}
+
 /** The RunResult if the run ends within `waitMs` (or the call is cancelled first: then RUNNING); progress while waiting. */
-async function waitForRun(run: ChildRun, waitMs: number, context: CallContext): Promise<RunResult | Record<string, unknown>> {
-  const stopProgress = context.progress ? run.onIteration(context.progress) : () => {};
+async function waitForRun(run: ChildRun, waitMs: number, context: CallContext, before: number): Promise<RunResult | Record<string, unknown>> {
+  const report = context.progress;
+  const stopProgress = report ? run.onIteration((iteration) => report(before + iteration)) : () => {};
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   try {

@@ -3,11 +3,14 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import type { Readable } from "node:stream";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { DELTA_BIN, NO_MODEL_KEYS, actionResults, delta, modelEnv, readMetadataFile, removeDir, tempDir, waitFor, writeAgent } from "./harness.js";
+import { DELTA_BIN, NO_MODEL_KEYS, REPO, actionResults, delta, journalHas, modelEnv, readEvents, readMetadataFile, removeDir, tempDir, waitFor, writeAgent } from "./harness.js";
+import { pauseGate } from "../support/pause-points.js";
 import { fault, messagesOf, reply, startMockLlm, taskOf, toolResultsOf, type MockLlm, type RecordedRequest, type Step } from "../support/mock-llm.js";
 
 let llm: MockLlm;
@@ -22,8 +25,10 @@ function script(request: RecordedRequest): Step {
   const lastUser = messagesOf(request).filter((message) => message.role === "user").at(-1)?.content ?? "";
   if (task.startsWith("hang") && hanging) return fault.hang();
   if (task.startsWith("slow")) return fault.delay(1500, reply.text(`done: ${task}`));
+  if (task.startsWith("secret")) return results.length === 0 ? reply.toolCalls([{ name: "ask_human", arguments: { prompt: "Your token?", input_type: "password" } }]) : reply.text("got it");
   if (task.startsWith("ask")) return results.length === 0 ? reply.toolCalls([{ name: "ask_human", arguments: { prompt: "Which color?" } }]) : reply.text(`you chose ${results.at(-1)}`);
   if (task.startsWith("env") && results.length === 0) return reply.toolCalls([{ name: "show_env", arguments: {} }]);
+  if (task.startsWith("stubborn") && results.length === 0) return reply.toolCalls([{ name: "stubborn", arguments: {} }]);
   if (task.startsWith("tool") && results.length === 0) return reply.toolCalls([{ name: "echo", arguments: { text: "echoed" } }]);
   return reply.text(`done: ${lastUser}`);
 }
@@ -31,7 +36,7 @@ function script(request: RecordedRequest): Step {
 beforeAll(async () => {
   llm = await startMockLlm(script);
   root = tempDir("delta-mcp-serve-");
-  agent = writeAgent(root, { tools: 'tools:\n  - name: echo\n    exec: "echo ${text}"\n  - name: show_env\n    exec: "env"\n' });
+  agent = writeAgent(root, { tools: 'tools:\n  - name: echo\n    exec: "echo ${text}"\n  - name: show_env\n    exec: "env"\n  - name: stubborn\n    shell: "trap \\"\\" TERM; touch stubborn.started; sleep 60"\n' });
 });
 afterAll(async () => {
   await llm.close();
@@ -63,9 +68,12 @@ afterEach(async () => {
   for (const served of started.splice(0)) await served.stop();
 });
 
-async function connect(kind: "stdio" | "http"): Promise<Served> {
-  const workDir = tempDir("delta-mcp-ws-");
-  const client = new Client({ name: "test-client", version: "1.0.0" });
+/** A client that declares form elicitation and answers each elicitation/create with this. */
+type Elicit = (request: ElicitRequest["params"]) => ElicitResult;
+
+async function connect(kind: "stdio" | "http", elicit?: Elicit, workDir = tempDir("delta-mcp-ws-")): Promise<Served> {
+  const client = new Client({ name: "test-client", version: "1.0.0" }, elicit ? { capabilities: { elicitation: { form: {} } } } : undefined);
+  if (elicit) client.setRequestHandler(ElicitRequestSchema, (request) => elicit(request.params));
   let served: Served;
   if (kind === "stdio") {
     const transport = new StdioClientTransport({ command: process.execPath, args: [DELTA_BIN, "mcp", "serve", "--agent", agent, "-w", workDir], env: env(), stderr: "pipe" });
@@ -152,7 +160,7 @@ describe.each(["stdio", "http"] as const)("delta mcp serve over %s", (kind) => {
     expect(answer.structuredContent).toMatchObject({ run_id: `cont-${kind}`, status: "COMPLETED", result: "done: now the second" });
   }, 60_000);
 
-  it("answers the ask_human of a waiting run", async () => {
+  it("answers the ask_human of a waiting run (a client that cannot elicit)", async () => {
     const served = await connect(kind);
     const waiting = await call(served, "run", { task: "ask me", run_id: `ask-${kind}` });
     expect(waiting.structuredContent).toMatchObject({ status: "WAITING_FOR_INPUT", interaction: { prompt: "Which color?" } });
@@ -162,6 +170,40 @@ describe.each(["stdio", "http"] as const)("delta mcp serve over %s", (kind) => {
     const again = await call(served, "answer", { run_id: `ask-${kind}`, answer: "blue" });
     expect(again.isError).toBe(true);
     expect(textOf(again)).toMatch(/^run_id: run ask-\w+ is COMPLETED, not WAITING_FOR_INPUT/);
+  }, 60_000);
+
+  it("asks a client that can elicit the run's question, and continues the run with the answer", async () => {
+    const asked: ElicitRequest["params"][] = [];
+    const served = await connect(kind, (params) => (asked.push(params), { action: "accept", content: { answer: "green" } }));
+    const progress: number[] = [];
+    const answer = await call(served, "run", { task: "ask elicited", run_id: `elicit-${kind}` }, (note) => progress.push(note.progress));
+    expect(answer.structuredContent).toMatchObject({ run_id: `elicit-${kind}`, status: "COMPLETED", result: "you chose green" });
+    expect(asked).toEqual([expect.objectContaining({ mode: "form", message: "Which color?", requestedSchema: expect.objectContaining({ required: ["answer"] }) })]);
+    // The answer reached the run as any answer does: journaled, and the CLI shows the run completed.
+    expect(readEvents(served.workDir, `elicit-${kind}`).some((event) => event.type === "HUMAN_INPUT_RECEIVED")).toBe(true);
+    expect(readMetadataFile(served.workDir, `elicit-${kind}`).status).toBe("COMPLETED");
+    // Progress rises across the two processes of the run (the question, then the answer).
+    expect(progress).toEqual([1, 2]);
+  }, 60_000);
+
+  it.each(["decline", "cancel"] as const)("leaves the run WAITING_FOR_INPUT when the user chooses %s, says so, and answer still works", async (action) => {
+    const served = await connect(kind, () => ({ action }));
+    const runId = `elicit-${action}-${kind}`;
+    const waiting = await call(served, "run", { task: "ask and refuse", run_id: runId });
+    expect(waiting.structuredContent).toMatchObject({ status: "WAITING_FOR_INPUT", interaction: { prompt: "Which color?" }, elicitation: { action } });
+    expect(textOf(waiting)).toContain("answer it with the answer tool");
+    expect(readMetadataFile(served.workDir, runId).status).toBe("WAITING_FOR_INPUT");
+    expect((await call(served, "status", { run_id: runId })).structuredContent).toMatchObject({ status: "WAITING_FOR_INPUT" });
+    const answered = await call(served, "answer", { run_id: runId, answer: "red" });
+    expect(answered.structuredContent).toMatchObject({ status: "COMPLETED", result: "you chose red" });
+  }, 60_000);
+
+  it("does not elicit a sensitive question", async () => {
+    const asked: unknown[] = [];
+    const served = await connect(kind, (params) => (asked.push(params), { action: "accept", content: { answer: "leaked" } }));
+    const waiting = await call(served, "run", { task: "secret please", run_id: `secret-${kind}` });
+    expect(waiting.structuredContent).toMatchObject({ status: "WAITING_FOR_INPUT", interaction: { sensitive: true }, elicitation: { action: "not_asked" } });
+    expect(asked).toEqual([]);
   }, 60_000);
 
   it("runs two runs at once", async () => {
@@ -192,6 +234,37 @@ describe.each(["stdio", "http"] as const)("delta mcp serve over %s", (kind) => {
   }, 60_000);
 });
 
+describe("a server started again on the same workspace", () => {
+  it("gives the full RunResult of runs an earlier server started, rebuilt from their journals", async () => {
+    const first = await connect("stdio");
+    const completed = (await call(first, "run", { task: "tool before restart", run_id: "before-done" })).structuredContent!;
+    const waiting = (await call(first, "run", { task: "ask before restart", run_id: "before-ask" })).structuredContent!;
+    expect(completed).toMatchObject({ status: "COMPLETED" });
+    expect(waiting).toMatchObject({ status: "WAITING_FOR_INPUT" });
+    // A third run is still at the model when the first server goes: it ends INTERRUPTED.
+    hanging = true;
+    await call(first, "run", { task: "hang before restart", run_id: "before-hang", wait_ms: 0 });
+    await waitFor(() => llm.requests.some((request) => taskOf(request) === "hang before restart"), 20_000, "the run to reach the model");
+    await first.stop();
+    const second = await connect("stdio", undefined, first.workDir);
+    for (const [runId, earlier] of [["before-done", completed], ["before-ask", waiting]] as const) {
+      const again = (await call(second, "result", { run_id: runId })).structuredContent!;
+      const { metrics: earlierMetrics, ...earlierRest } = earlier as { metrics: Record<string, unknown> };
+      const { metrics: againMetrics, ...againRest } = again as { metrics: Record<string, unknown> };
+      expect(againRest).toEqual(earlierRest);
+      expect(againMetrics).toMatchObject({ iterations: earlierMetrics.iterations, usage: earlierMetrics.usage });
+    }
+    expect((await call(second, "result", { run_id: "before-hang" })).structuredContent).toMatchObject({
+      schema_version: "2.0",
+      run_id: "before-hang",
+      status: "INTERRUPTED",
+      error: { type: "INTERRUPTED", message: "The run was interrupted by a signal." },
+      metrics: { iterations: 0 },
+      metadata: { workspace_path: first.workDir },
+    });
+  }, 60_000);
+});
+
 describe("a client that disconnects mid-run", () => {
   it.each(["stdio", "http"] as const)("over %s leaves the run INTERRUPTED (130), and `delta continue` completes it", async (kind) => {
     hanging = true;
@@ -215,6 +288,121 @@ describe("a client that disconnects mid-run", () => {
     expect(JSON.parse(resumed.stdout)).toMatchObject({ run_id: runId, status: "COMPLETED", result: `done: hang ${kind}` });
   }, 60_000);
 });
+
+/** An MCP client in a process of its own: it starts a run (wait_ms 0), prints its session id, and stays connected until killed. */
+const CLIENT_PROCESS = `
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+const [url, task, runId] = process.argv.slice(1);
+const client = new Client({ name: "client-process", version: "1" });
+const transport = new StreamableHTTPClientTransport(new URL(url));
+await client.connect(transport);
+await client.callTool({ name: "run", arguments: { task, run_id: runId, wait_ms: 0 } });
+process.stdout.write("session " + transport.sessionId + "\\n");
+setInterval(() => {}, 60_000);
+`;
+
+function clientProcess(url: string, task: string, runId: string): { proc: ChildProcess; session: Promise<string> } {
+  const proc = spawn(process.execPath, ["--input-type=module", "-e", CLIENT_PROCESS, url, task, runId], { cwd: REPO, stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  proc.stdout!.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
+  const session = waitFor(() => /session \S+\n/.test(out), 30_000, `the client of ${runId} to start its run`).then(() => /session (\S+)\n/.exec(out)![1]!);
+  return { proc, session };
+}
+
+const statusIs = (workDir: string, runId: string, status: string) => (): boolean => {
+  try {
+    return readMetadataFile(workDir, runId).status === status;
+  } catch {
+    return false;
+  }
+};
+
+describe("an HTTP client that goes away without ending its session", () => {
+  it("is taken as gone once nothing of it is open for --idle-timeout: its run INTERRUPTED and continued from the CLI; a client that stays keeps its run", async () => {
+    hanging = true;
+    const workDir = tempDir("delta-mcp-ws-");
+    const server = await startHttpServer(workDir, {}, ["--idle-timeout", "1"]);
+    // Started first: were its open GET stream not counted, its idle time would run out before the other's.
+    const stays = clientProcess(server.url, "hang and stay", "idle-stays");
+    let drops: ReturnType<typeof clientProcess> | undefined;
+    try {
+      await stays.session;
+      drops = clientProcess(server.url, "hang and drop", "idle-drops");
+      const dropped = await drops.session;
+      await waitFor(() => llm.requests.some((request) => taskOf(request) === "hang and drop") && llm.requests.some((request) => taskOf(request) === "hang and stay"), 20_000, "both runs to reach the model");
+      // The client dies: the kernel closes its sockets, no DELETE is sent.
+      drops.proc.kill("SIGKILL");
+      await waitFor(statusIs(workDir, "idle-drops", "INTERRUPTED"), 20_000, "the dropped client's run to be INTERRUPTED");
+      const gone = server.stderr().match(/session \S+ had no request or stream open for 1 s/g) ?? [];
+      expect(gone).toEqual([`session ${dropped} had no request or stream open for 1 s`]);
+      expect(readMetadataFile(workDir, "idle-stays").status).toBe("RUNNING");
+      // The session has ended: a late request with its id is told so (404), as the MCP specification asks.
+      const late = await fetch(server.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": dropped },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" }),
+      });
+      expect(late.status).toBe(404);
+      expect(await late.text()).toContain(`session ${dropped} has ended`);
+      hanging = false;
+      const resumed = await delta(["continue", "-w", workDir, "--run-id", "idle-drops", "--format", "json"], { env: modelEnv(llm.baseUrl) });
+      expect(resumed.exitCode).toBe(0);
+      expect(JSON.parse(resumed.stdout)).toMatchObject({ status: "COMPLETED", result: "done: hang and drop" });
+    } finally {
+      stays.proc.kill("SIGKILL");
+      drops?.proc.kill("SIGKILL");
+      server.proc.kill("SIGTERM");
+      await new Promise((resolve) => (server.proc.exitCode !== null ? resolve(null) : server.proc.once("exit", resolve)));
+    }
+  }, 90_000);
+});
+
+describe("a run that does not end on SIGTERM", () => {
+  it("is killed once --term-grace is over, and stays resumable", async () => {
+    // The run's process stands still before recording its end, and its tool ignores SIGTERM: only SIGKILL ends it.
+    const gate = pauseGate("journal-append:ENGINE_END");
+    const workDir = tempDir("delta-mcp-ws-");
+    const client = new Client({ name: "test-client", version: "1.0.0" });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [DELTA_BIN, "mcp", "serve", "--agent", agent, "-w", workDir, "--term-grace", "0.5"],
+      env: { ...env(), ...gate.env },
+      stderr: "pipe",
+    });
+    let stderr = "";
+    (transport.stderr as Readable).setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    await client.connect(transport);
+    const server = transport.pid!;
+    try {
+      const answer = (await client.callTool({ name: "run", arguments: { task: "stubborn task", run_id: "stubborn", wait_ms: 0 } })) as ToolAnswer;
+      expect(answer.structuredContent).toMatchObject({ status: "RUNNING" });
+      await waitFor(() => existsSync(join(workDir, "stubborn.started")), 20_000, "the stubborn tool to start");
+      // The client goes: the server sends SIGTERM, waits 0.5 s, then kills; only then can it exit.
+      await client.close();
+      await waitFor(() => !processAlive(server), 20_000, "the server to exit");
+      expect(stderr).toContain("run stubborn did not end within 0.5 s of SIGTERM: killed (SIGKILL)");
+      // Killed before it could record an end: kill -9 recovery applies.
+      expect(journalHas(workDir, "stubborn", "ENGINE_END")).toBe(false);
+      const start = readEvents(workDir, "stubborn")[0]!;
+      expect(start.type === "ENGINE_START" && processAlive(Number(start.config.pid))).toBe(false);
+    } finally {
+      gate.open();
+    }
+    const resumed = await delta(["continue", "-w", workDir, "--run-id", "stubborn", "--format", "json"], { env: modelEnv(llm.baseUrl) });
+    expect(resumed.exitCode).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ run_id: "stubborn", status: "COMPLETED" });
+  }, 60_000);
+});
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 describe("the HTTP boundary", () => {
   const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } };
@@ -240,6 +428,20 @@ describe("the HTTP boundary", () => {
     const refused = await delta(["mcp", "serve", "--agent", home, "--http", "0", "--host", "0.0.0.0"], { env: { DELTA_MCP_TOKEN: "" } });
     expect(refused.exitCode).toBe(126);
     expect(refused.stderr).toContain("DELTA_MCP_TOKEN");
+    expect(existsSync(join(home, "workspaces"))).toBe(false);
+  }, 60_000);
+
+  it("refuses a bad --idle-timeout or --term-grace (126, naming the flag), and --idle-timeout without --http", async () => {
+    const home = writeAgent(tempDir("delta-mcp-flags-"));
+    for (const [args, words] of [
+      [["--http", "0", "--idle-timeout", "0"], "--idle-timeout 0: not a number of seconds"],
+      [["--http", "0", "--term-grace", "soon"], "--term-grace soon: not a number of seconds"],
+      [["--idle-timeout", "5"], "--idle-timeout applies to --http <port>"],
+    ] as const) {
+      const refused = await delta(["mcp", "serve", "--agent", home, ...args]);
+      expect(refused.exitCode).toBe(126);
+      expect(refused.stderr).toContain(words);
+    }
     expect(existsSync(join(home, "workspaces"))).toBe(false);
   }, 60_000);
 

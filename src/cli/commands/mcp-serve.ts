@@ -2,7 +2,8 @@
 import { basename, resolve } from "node:path";
 import { agentHomeOf } from "../../agent/agent-home.js";
 import { EXIT, UsageError } from "../../errors.js";
-import { ChildRuns, TOKEN_VARIABLE } from "../../serve/child-runs.js";
+import { ChildRuns, DEFAULT_TERM_GRACE_SECONDS, TOKEN_VARIABLE } from "../../serve/child-runs.js";
+import { DEFAULT_IDLE_SECONDS } from "../../serve/session-liveness.js";
 import { resolveWorkspace } from "../../store/workspace.js";
 import type { CliIo } from "../io.js";
 import { optionalString } from "../options.js";
@@ -14,13 +15,16 @@ export async function mcpServe(flags: Record<string, unknown>, io: CliIo): Promi
   const port = portFlag(flags.http);
   const host = optionalString("--host", flags.host) ?? DEFAULT_HOST;
   if (port === undefined && flags.host !== undefined) throw new UsageError("--host applies to --http <port>; stdio has no address");
+  if (port === undefined && flags.idleTimeout !== undefined) throw new UsageError("--idle-timeout applies to --http <port>; a stdio client is gone when it closes stdin");
+  const idleSeconds = secondsFlag("--idle-timeout", flags.idleTimeout, DEFAULT_IDLE_SECONDS);
+  const termGraceSeconds = secondsFlag("--term-grace", flags.termGrace, DEFAULT_TERM_GRACE_SECONDS);
   const token = process.env[TOKEN_VARIABLE] || undefined;
   // Refused before a workspace is made: a bind beyond loopback needs the token.
   if (port !== undefined) (await import("../../serve/http-listener.js")).checkBind(host, token);
   const workDirFlag = optionalString("-w/--work-dir", flags.workDir);
   // One workspace per server start, shared by its runs (as map-reduce shares one).
   const workspace = await resolveWorkspace({ agentHome, workDir: workDirFlag === undefined ? undefined : resolve(workDirFlag), yes: true, isTTY: false });
-  const runs = new ChildRuns({ execPath: process.execPath, script: process.argv[1]!, agentHome, workDir: workspace.workDir, log: io.err });
+  const runs = new ChildRuns({ execPath: process.execPath, script: process.argv[1]!, agentHome, workDir: workspace.workDir, termGraceMs: termGraceSeconds * 1000, log: io.err });
   const agentName = basename(agentHome);
   let stop: (code: number) => void = () => {};
   const stopped = new Promise<number>((done) => (stop = done));
@@ -37,7 +41,7 @@ export async function mcpServe(flags: Record<string, unknown>, io: CliIo): Promi
     io.err(`delta mcp serve: agent ${agentHome}, workspace ${workspace.workDir}, on stdio\n`);
   } else {
     const { listenHttp } = await import("../../serve/http-listener.js");
-    const listener = await listenHttp({ host, port, token, runs, workDir: workspace.workDir, agentName });
+    const listener = await listenHttp({ host, port, token, runs, workDir: workspace.workDir, agentName, idleMs: idleSeconds * 1000, log: io.err });
     io.err(`delta mcp serve: agent ${agentHome}, workspace ${workspace.workDir}, listening on ${listener.url}\n`);
     close = () => listener.close();
   }
@@ -55,4 +59,11 @@ function portFlag(value: unknown): number | undefined {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--http ${String(value)}: not a port; give 0-65535 (0: any free port, printed on stderr)`);
   return port;
+}
+
+function secondsFlag(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`${name} ${String(value)}: not a number of seconds; give one above 0 (default ${fallback})`);
+  return seconds;
 }
