@@ -8,9 +8,10 @@ export const PROVIDER_URL_VARIABLES = ["DELTA_BASE_URL", "OPENAI_BASE_URL", "ANT
 
 /**
  * A child never gets these unless the agent passes them on (env_passthrough): a tool that could
- * read the endpoint could report it, and one whose own `delta` inherited it would call it unasked.
+ * read the endpoint could report it, and one whose own `delta` inherited it (or the engine's model
+ * and protocol) would call it unasked.
  */
-const PROVIDER_VARIABLES: readonly string[] = [...PROVIDER_KEY_VARIABLES, ...PROVIDER_URL_VARIABLES, "DELTA_PROVIDER"];
+const PROVIDER_VARIABLES: readonly string[] = [...PROVIDER_KEY_VARIABLES, ...PROVIDER_URL_VARIABLES, "DELTA_PROVIDER", "DELTA_MODEL"];
 
 /** Shorter keys ("x", "ollama" for a local server) are removed only by name: matching them by value would take unrelated variables. */
 const MIN_SECRET_VALUE_LENGTH = 8;
@@ -25,7 +26,7 @@ export interface SecretPolicy {
 }
 
 /**
- * `parent` without the provider's variables (keys, base URLs, DELTA_PROVIDER) and without any variable whose value is one of
+ * `parent` without the provider's variables (keys, base URLs, DELTA_PROVIDER, DELTA_MODEL) and without any variable whose value is one of
  * `secretValues` (8 characters or more); a variable named in `passthrough` is kept, with its
  * resolved value when there is one.
  */

@@ -10,7 +10,7 @@ export interface ProviderChoice {
   provider: Provider;
   /** Values that must never reach a file: every API key found, the one used and the others. */
   secrets: string[];
-  /** The key and base URL found (environment or .env) under the variables they were read from, for agents that pass them on to tools. */
+  /** The key, base URL, DELTA_PROVIDER and DELTA_MODEL found (environment or .env) under the variables they were read from, for agents that pass them on to tools. */
   keyVariables: Record<string, string>;
   /** A description safe to record in ENGINE_START: the endpoint with no credentials in it. */
   describe: { provider: string; base_url?: string; replay?: string; api_key_source?: string; base_url_source?: string; endpoint?: RunEndpoint };
@@ -45,6 +45,8 @@ export async function chooseProvider(agent: AgentPackage, workDir: string, optio
   const keyVariables = {
     ...(env.apiKey !== undefined && env.apiKeyName !== undefined ? { [env.apiKeyName]: env.apiKey } : {}),
     ...(env.baseUrl !== undefined && env.baseUrlName !== undefined ? { [env.baseUrlName]: env.baseUrl } : {}),
+    ...(env.provider !== undefined ? { DELTA_PROVIDER: env.provider } : {}),
+    ...(env.model !== undefined ? { DELTA_MODEL: env.model } : {}),
   };
   if (options.replay) {
     const { createReplayProvider } = await import("../llm/replay.js");

@@ -108,6 +108,16 @@ describe.concurrent("the environment of tools, hooks and generators", () => {
     }
   });
 
+  it("lacks DELTA_MODEL, which would choose the model of a tool's own delta", async () => {
+    const seen = await runEnvCase("no-model", { env: { DELTA_API_KEY: KEY, DELTA_MODEL: "engine-model" } });
+    for (const env of Object.values(seen)) expect(env.has("DELTA_MODEL")).toBe(false);
+  });
+
+  it("has the model the run uses when env_passthrough names DELTA_MODEL, from a .env file over the environment", async () => {
+    const seen = await runEnvCase("passthrough-model", { extraYaml: "env_passthrough: [DELTA_MODEL]\n", env: { DELTA_API_KEY: KEY, DELTA_MODEL: "env-model" }, dotEnv: "DELTA_MODEL=dotenv-model\n" });
+    for (const env of Object.values(seen)) expect(env.get("DELTA_MODEL")).toBe("dotenv-model");
+  });
+
   it("has the base URL the run uses when env_passthrough names DELTA_BASE_URL", async () => {
     const seen = await runEnvCase("passthrough-url", { extraYaml: "env_passthrough: [DELTA_BASE_URL]\n", env: { DELTA_API_KEY: KEY } });
     for (const env of Object.values(seen)) expect(env.get("DELTA_BASE_URL")).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
