@@ -1,6 +1,8 @@
-// The one safe way to open a file under .delta/ for reading: no final symlink, a regular file only, read whole within a bound.
+// The one safe way to open a file under .delta/: no final symlink, no waiting on a FIFO, a regular file only; read whole within a bound.
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { RunFileError } from "./errors.js";
+import { fsError } from "./fs-errors.js";
+import { PRIVATE_FILE_MODE } from "./private-modes.js";
 
 /** The bound of a small run file read whole (metadata.json, owner records, VERSION, interaction/, io records). */
 export const SMALL_RUN_FILE_BYTES = 16 << 20;
@@ -23,6 +25,26 @@ export function openRunFile(path: string): number {
   if (!stats.isFile()) {
     closeSync(fd);
     throw new RunFileError(`${path} is ${kindOf(stats)}, not a regular file; the engine reads only files it wrote, so it is refused`);
+  }
+  return fd;
+}
+
+/**
+ * Opens `path` (`what` names it in messages, e.g. "the journal") to read and append, creating it
+ * private, with the same refusals as openRunFile: a file the engine appends to is one it made.
+ */
+export function openRunFileForAppend(path: string, what: string): number {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, PRIVATE_FILE_MODE);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ELOOP") throw new RunFileError(`${path} is a symbolic link; the engine writes ${what} only to a file it made, so it is refused`, { cause: err });
+    throw fsError(`Cannot open ${what} ${path} for writing`, err);
+  }
+  const stats = fstatSync(fd);
+  if (!stats.isFile()) {
+    closeSync(fd);
+    throw new RunFileError(`${path} is ${kindOf(stats)}, not a regular file; the engine writes ${what} only to a file it made, so it is refused`);
   }
   return fd;
 }

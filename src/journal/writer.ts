@@ -1,10 +1,10 @@
 // Appends events to journal.jsonl: one write per event to an append-mode file, seq and timestamp assigned here.
-import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, openSync, statSync, writeSync, type Stats } from "node:fs";
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, statSync, writeSync, type Stats } from "node:fs";
 import { basename, dirname } from "node:path";
-import { EngineError, OwnershipLostError, RunFileError, errorMessage } from "../errors.js";
+import { EngineError, OwnershipLostError, errorMessage } from "../errors.js";
 import { fsError } from "../fs-errors.js";
 import { pausePoint } from "../pause-point.js";
-import { PRIVATE_FILE_MODE } from "../private-modes.js";
+import { openRunFileForAppend } from "../safe-open.js";
 import { redactSecrets, usableSecrets } from "../secrets.js";
 import { JournalEventSchema, type JournalEvent, type NewEvent } from "./events.js";
 import { MAX_LINE_BYTES, readRange } from "./line-scanner.js";
@@ -48,29 +48,13 @@ export function onAppendedLine(listener: AppendedLineListener): () => void {
 }
 
 export async function openJournal(path: string, options: OpenOptions = {}): Promise<JournalWriter> {
-  const fd = openForAppend(path);
+  const fd = openRunFileForAppend(path, "the journal");
   try {
     const nextSeq = repairTail(fd, path, options.warn) + 1;
     return createWriter(fd, path, nextSeq, jsonForms(options.secrets ?? []), options);
   } catch (err) {
     closeSync(fd);
     throw err;
-  }
-}
-
-function openForAppend(path: string): number {
-  try {
-    // No final symlink and no blocking on a planted FIFO: the journal is a regular file the engine made.
-    const fd = openSync(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, PRIVATE_FILE_MODE);
-    if (!fstatSync(fd).isFile()) {
-      closeSync(fd);
-      throw new RunFileError(`${path} is not a regular file; the engine writes its journal only to a file it made, so it is refused`);
-    }
-    return fd;
-  } catch (err) {
-    if (err instanceof RunFileError) throw err;
-    if ((err as NodeJS.ErrnoException).code === "ELOOP") throw new RunFileError(`${path} is a symbolic link; the engine writes its journal only to a file it made, so it is refused`, { cause: err });
-    throw fsError(`Cannot open the journal ${path} for writing`, err);
   }
 }
 

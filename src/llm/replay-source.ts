@@ -1,11 +1,12 @@
 // Loads a recorded sequence of model replies from a replies file (.jsonl/.json) or an earlier run's io/invocations/.
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
 import { z } from "zod";
 import { ReplayError, errorMessage } from "../errors.js";
 import { ProviderDataSchema, UsageSchema } from "../journal/events.js";
 import { readInvocationRecords } from "./recorded-requests.js";
 import { readJournal } from "../journal/reader.js";
+import { readRunFile } from "../safe-open.js";
 import type { ContextOverflow } from "./context-overflow.js";
 import type { LlmReply } from "../conversation.js";
 
@@ -127,9 +128,16 @@ function recordedOverflows(runDir: string): Map<number, ContextOverflow> {
   return overflows;
 }
 
+/** A replies file this size or larger is refused rather than read. */
+const MAX_REPLIES_FILE_BYTES = 256 << 20;
+
+/**
+ * The replies file the command line names: a symlink there is the user's and is followed, but what it
+ * names must be a regular file, opened without blocking and read within a bound (a FIFO or /dev/zero would never end).
+ */
 function readText(file: string): string {
   try {
-    return readFileSync(file, "utf8");
+    return readRunFile(realpathSync(file), MAX_REPLIES_FILE_BYTES);
   } catch (err) {
     throw new ReplayError(`Cannot read ${file}: ${errorMessage(err)}.`);
   }

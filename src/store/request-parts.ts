@@ -1,13 +1,13 @@
 // Content-addressed storage of model requests: each distinct message and tool list of a run is kept once in io/invocations/request-parts.jsonl.
 import { createHash } from "node:crypto";
-import { closeSync, fstatSync, ftruncateSync, openSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, ftruncateSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import type { ChatMessage, FunctionTool, LlmRequest } from "../conversation.js";
-import { errorMessage, JournalError } from "../errors.js";
+import { errorMessage, JournalError, RunFileError } from "../errors.js";
 import { fsError } from "../fs-errors.js";
 import { scanLines } from "../journal/line-scanner.js";
-import { PRIVATE_FILE_MODE } from "../private-modes.js";
+import { openRunFile, openRunFileForAppend } from "../safe-open.js";
 import { redactedJson } from "../secrets.js";
 import type { RunPaths } from "./run-dir.js";
 
@@ -46,11 +46,7 @@ export function openRequestParts(paths: RunPaths, secrets: readonly string[]): R
 
   const ensureOpen = (): number => {
     if (fd !== null) return fd;
-    try {
-      fd = openSync(path, "a+", PRIVATE_FILE_MODE);
-    } catch (err) {
-      throw fsError(`Cannot open ${path}`, err);
-    }
+    fd = openRunFileForAppend(path, "the request parts");
     // This process holds the run: a line torn by an earlier crash is cut off before anything is appended.
     const size = fstatSync(fd).size;
     const scan = scanLines(fd, 0, size, (line) => {
@@ -107,8 +103,9 @@ export function readRequestParts(path: string, wanted?: ReadonlySet<number>): Ma
   const parts = new Map<number, ChatMessage | FunctionTool[]>();
   let fd: number;
   try {
-    fd = openSync(path, "r");
+    fd = openRunFile(path);
   } catch (err) {
+    if (err instanceof RunFileError) throw err;
     throw new JournalError(`Cannot read ${path}: ${errorMessage(err)}`, { cause: err });
   }
   try {

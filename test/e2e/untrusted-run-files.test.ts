@@ -104,6 +104,47 @@ describe("planted run files", () => {
     }, 60_000);
   }
 
+  for (const kind of ["fifo", "dev-zero"] as const) {
+    it(`--replay meets a ${kind} as an invocation record, the journal or the replies file: it ends within seconds, the file named`, async () => {
+      const ws = join(root, `ws-replay-${kind}`);
+      const replies = join(root, `replies-${kind}.jsonl`);
+      const targets = [
+        { id: "record", file: (dir: string, id: string) => join(dir, "io", "invocations", listIo(ws, id, "invocations")[0]!) },
+        { id: "journal", file: (dir: string) => join(dir, "journal.jsonl") },
+        { id: "replies", file: () => replies },
+      ];
+      for (const target of targets) {
+        const made = await delta(["run", "--agent", agent, "-w", ws, "--run-id", target.id, "-m", "go"], { env: modelEnv(server.baseUrl) });
+        expect(made.exitCode, made.stderr).toBe(0);
+        const source = target.id === "replies" ? replies : runDir(ws, target.id);
+        const file = target.file(runDir(ws, target.id), target.id);
+        plant(file, kind);
+        const replayed = await ends(["run", "--agent", agent, "-w", join(root, `ws-replayed-${kind}`), "-y", "-m", "go", "--replay", source], ws);
+        expect(replayed.exitCode, replayed.stderr).not.toBe(0);
+        expect(replayed.stderr).toContain(file);
+        // The named replies file is the user's: its symlink is followed, and what it names refused.
+        expect(replayed.stderr).toContain(kind === "fifo" ? "FIFO" : target.id === "replies" ? "/dev/zero is a device" : "symbolic link");
+      }
+    }, 120_000);
+  }
+
+  it("a FIFO or a /dev/zero symlink as io/invocations/request-parts.jsonl: show --request and continue end within seconds, the file named", async () => {
+    const ws = join(root, "ws-request-parts");
+    for (const kind of ["fifo", "dev-zero"] as const) {
+      const made = await delta(["run", "--agent", agent, "-w", ws, "--run-id", kind, "-m", "go"], { env: modelEnv(server.baseUrl) });
+      expect(made.exitCode, made.stderr).toBe(0);
+      const file = join(runDir(ws, kind), "io", "invocations", "request-parts.jsonl");
+      plant(file, kind);
+      const shown = await ends(["show", kind, "-w", ws, "--request", "1"], ws);
+      const resumed = await ends(["continue", "--run-id", kind, "-w", ws, "-m", "more", "--accept-endpoint"], ws);
+      for (const result of [shown, resumed]) {
+        expect(result.exitCode, result.stderr).not.toBe(0);
+        // continue fails in the run (its summary on stdout names the error), show before it prints anything.
+        expect(result.stderr + result.stdout).toContain(`${file} is`);
+      }
+    }
+  }, 120_000);
+
   it("a run whose io/ was removed continues, and its io/ is made again", async () => {
     const ws = join(root, "ws-no-io");
     const first = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "r", "-m", "go"], { env: modelEnv(server.baseUrl) });
