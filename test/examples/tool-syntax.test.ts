@@ -39,7 +39,7 @@ describe.concurrent("examples/tool-syntax", () => {
     expect(out).toContain(`  - name: say\n    description: Echo a text back, prefixed with "you said:".\n    command:\n      - echo\n      - "you said:"\n      - \${text}\n`);
     expect(out).toMatch(/- name: save_note[\s\S]*?command:\n\s+- tee\n\s+- --\n\s+- \$\{file\}[\s\S]*?- name: content\n[\s\S]*?inject_as: stdin/);
     expect(out).toContain(`      - sh\n      - -c\n      - grep -i -- "$1" "$2" | wc -l | tr -d ' '\n      - --\n`);
-    expect(out).toContain(`      - sh\n      - -c\n      - ls -1 $1\n      - --\n`);
+    expect(out).toContain(`      - sh\n      - -c\n      - ls -1 -- $1\n      - --\n`);
     expect(out).toMatch(/- name: glob\n(\s+\w+: .*\n)*?\s+raw: true/);
     expect(out).toMatch(/- name: search_text[\s\S]*?command:\n\s+- grep\n\s+- -n\n[\s\S]*?inject_as: option\n\s+option_name: --max-count[\s\S]*?inject_as: argument[\s\S]*?inject_as: stdin/);
   });
