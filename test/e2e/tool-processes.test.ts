@@ -1,10 +1,12 @@
-// End to end: tools that leave processes behind (a daemon holding stdout) and interrupting a run whose tool or hook hangs.
-import { existsSync, readFileSync } from "node:fs";
+// End to end: tools that leave processes behind (a daemon holding stdout) and interrupting a run whose tool, hook or MCP server hangs.
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
 import { diesSoon, pidFrom } from "../support/processes.js";
-import { actionResults, modelEnv, readEvents, removeDir, spawnDelta, tempDir, writeAgent } from "./harness.js";
+import { readJournal } from "../../src/journal/reader.js";
+import { stdioServerYaml } from "../support/mcp-servers.js";
+import { actionResults, delta, modelEnv, readEvents, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
 
 let root: string;
 let server: MockLlm | undefined;
@@ -112,4 +114,55 @@ describe("a second SIGINT", () => {
     expect(readEvents(ws, "hang-hook").at(-1)).toMatchObject({ type: "ENGINE_END", status: "INTERRUPTED" });
     expect(await diesSoon(hookPid)).toBe(true);
   });
+});
+
+describe("a second SIGTERM", () => {
+  /**
+   * An MCP server that never answers a call, keeps running when its stdin closes, and notes the
+   * SIGTERM of the engine's orderly shutdown (then ignores it), so that shutdown waits out its grace.
+   */
+  const STUBBORN_SERVER = `const { writeFileSync } = require("node:fs");
+writeFileSync("server.pid", String(process.pid));
+process.on("SIGTERM", () => writeFileSync("server.term", ""));
+setInterval(() => {}, 1000);
+require("node:readline").createInterface({ input: process.stdin }).on("line", (line) => {
+  const message = JSON.parse(line);
+  if (message.method === "tools/call") return writeFileSync("server.called", "");
+  if (message.id === undefined) return;
+  const result = message.method === "initialize"
+    ? { protocolVersion: message.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "stubborn", version: "1.0.0" } }
+    : message.method === "tools/list" ? { tools: [{ name: "wait", description: "Never answers", inputSchema: { type: "object", properties: {} } }] } : {};
+  process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: message.id, result }) + "\\n");
+});
+`;
+
+  it("ends the engine at once (130) while an MCP server ignores the first one's shutdown, the journal whole and the run resumable", async () => {
+    server = await startMockLlm([reply.toolCalls([{ name: "stubborn__wait", arguments: {} }]), reply.text("resumed")]);
+    const script = join(root, "stubborn-server.cjs");
+    writeFileSync(script, STUBBORN_SERVER);
+    const agent = writeAgent(root, { tools: `mcp_servers:\n${stdioServerYaml("stubborn", [process.execPath, script], "    sandbox: {mode: off}\n")}` }, "agent-stubborn-mcp");
+    const ws = join(root, "ws-stubborn-mcp");
+    const child = spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", "stubborn", "-m", "go"], { env: modelEnv(server.baseUrl) });
+    const serverPid = await pidFrom(join(ws, "server.pid"), 15_000);
+    await waitFor(() => existsSync(join(ws, "server.called")), 15_000, "the model's call reaching the server");
+    child.kill("SIGTERM");
+    // The engine's orderly shutdown has reached the server: it is waiting out the server's grace now.
+    await waitFor(() => existsSync(join(ws, "server.term")), 15_000, "the shutdown signalling the server");
+    const second = Date.now();
+    child.kill("SIGTERM");
+    const result = await child;
+    expect(result.exitCode, String(result.stderr)).toBe(130);
+    expect(Date.now() - second).toBeLessThan(1_000);
+    // Ended by the second signal, not by the orderly path finishing: no summary was printed.
+    expect(String(result.stderr)).toContain("send it again to exit at once");
+    expect(String(result.stdout)).not.toContain("Run Summary");
+    expect(await diesSoon(serverPid)).toBe(true);
+    // Every line of the journal is whole and in order, and the run goes on from it.
+    const events = readJournal(join(runDir(ws, "stubborn"), "journal.jsonl"));
+    expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
+    expect(events.map((event) => event.type)).toContain("ACTION_REQUEST");
+    const resumed = await delta(["continue", "--run-id", "stubborn", "-w", ws, "--format", "raw", "--accept-endpoint"], { env: modelEnv(server.baseUrl), timeoutMs: 30_000 });
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toBe("resumed\n");
+  }, 60_000);
 });
