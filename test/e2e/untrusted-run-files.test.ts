@@ -1,10 +1,11 @@
-// End to end: FIFOs and /dev/zero symlinks planted as run files make every command end quickly with the file named; a removed io/ is made again.
+// End to end: FIFOs and /dev/zero symlinks planted as run files make every command end quickly, in bounded memory, with the file named; a removed io/ is made again.
 import { execFileSync } from "node:child_process";
+import { execa } from "execa";
 import { mkdirSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
-import { delta, listIo, modelEnv, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
+import { DELTA_BIN, NO_MODEL_KEYS, delta, listIo, modelEnv, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
 
 let root: string;
 let server: MockLlm;
@@ -34,14 +35,25 @@ function plant(file: string, kind: Plant): void {
   else symlinkSync("/dev/zero", file);
 }
 
-/** Every command ends on its own (no timeout kill) well within the test's bound. */
+/** A command's data segment is capped at this (prlimit): reading a /dev/zero whole would crash it, where every command here needs a fraction. */
+const MEMORY_CAP_BYTES = 512 << 20;
+
+/** Every command ends on its own (no timeout kill) well within the test's bound, and within MEMORY_CAP_BYTES. */
 async function ends(args: string[], ws: string): Promise<{ exitCode: number; stderr: string; stdout: string; ms: number }> {
   const began = Date.now();
-  const result = await delta(args, { env: modelEnv(server.baseUrl), timeoutMs: 20_000 });
+  const accept = args[0] === "continue" && !args.includes("--accept-endpoint") ? ["--accept-endpoint"] : [];
+  const result = await execa("prlimit", [`--data=${MEMORY_CAP_BYTES}`, "--", process.execPath, DELTA_BIN, ...args, ...accept], {
+    env: { ...NO_MODEL_KEYS, ...modelEnv(server.baseUrl) },
+    stdin: "ignore",
+    reject: false,
+    timeout: 20_000,
+  });
   const ms = Date.now() - began;
-  expect(result.exitCode, `${args.join(" ")} in ${ws}: ${result.stderr}`).not.toBe(-1);
+  const ended = { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr), ms };
+  expect(result.timedOut, `${args.join(" ")} in ${ws}: ${ended.stderr}`).toBe(false);
+  expect(result.signal, `${args.join(" ")} in ${ws}: ${ended.stderr}`).toBeUndefined();
   expect(ms, args.join(" ")).toBeLessThan(15_000);
-  return { ...result, ms };
+  return ended;
 }
 
 describe("planted run files", () => {
