@@ -1,10 +1,11 @@
 // Chooses the workspace a run works in: `-w <dir>`, or W001, W002… under the agent, allocated without races.
-import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmdirSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, realpathSync, rmdirSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { EngineError, UsageError } from "../errors.js";
 import { fsError } from "../fs-errors.js";
 import { writeFileAtomic } from "./atomic-file.js";
 import { makeDirs } from "./make-dirs.js";
+import { readRunFile } from "../safe-open.js";
 
 export interface WorkspaceRequest {
   agentHome: string;
@@ -137,11 +138,15 @@ function highestNumber(root: string): number {
   return highest;
 }
 
-/** The last used workspace id, if LAST_USED names one that still exists. */
+/** LAST_USED holds one workspace id. */
+const MAX_LAST_USED_BYTES = 4096;
+
+/** The last used workspace id, if LAST_USED names one that still exists (an unreadable or refused file names none). */
 function readLastUsed(root: string): string | null {
   let id: string;
   try {
-    id = readFileSync(join(root, "LAST_USED"), "utf8").trim();
+    // A tool working in a workspace can reach this file: a FIFO or a /dev/zero there must not hold every later run.
+    id = readRunFile(join(root, "LAST_USED"), MAX_LAST_USED_BYTES).trim();
   } catch {
     return null;
   }

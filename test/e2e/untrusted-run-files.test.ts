@@ -157,6 +157,18 @@ describe("planted run files", () => {
     }
   }, 120_000);
 
+  it("a FIFO or a /dev/zero symlink as the agent's workspaces/LAST_USED: a new run still starts at once, in a new workspace", async () => {
+    const own = writeAgent(root, {}, "agent-last-used");
+    const first = await delta(["run", "--agent", own, "-y", "-m", "go"], { env: modelEnv(server.baseUrl) });
+    expect(first.exitCode, first.stderr).toBe(0);
+    for (const [kind, next] of [["fifo", "W002"], ["dev-zero", "W003"]] as const) {
+      plant(join(own, "workspaces", "LAST_USED"), kind);
+      const again = await ends(["run", "--agent", own, "-y", "-m", "go"], own);
+      expect(again.exitCode, again.stderr).toBe(0);
+      expect(readdirSync(join(own, "workspaces"))).toContain(next);
+    }
+  }, 60_000);
+
   it("a run whose io/ was removed continues, and its io/ is made again", async () => {
     const ws = join(root, "ws-no-io");
     const first = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "r", "-m", "go"], { env: modelEnv(server.baseUrl) });
