@@ -59,6 +59,10 @@ export const AJV_BUNDLE = "delta-ajv";
 /** The MCP SDK's server half (src/serve/sdk.ts): only for `delta mcp serve`. */
 export const MCP_SERVER_SDK_ENTRY = "src/serve/sdk.ts";
 export const MCP_SERVER_SDK_BUNDLE = "delta-mcp-server-sdk";
+/** The OpenTelemetry SDK and OTLP exporters (src/trace/otel-sdk.ts): only when spans are exported. */
+export const OTEL_SDK_ENTRY = "src/trace/otel-sdk.ts";
+export const OTEL_SDK_BUNDLE = "delta-otel-sdk";
+const otelSdkApart = apart({ dir: join("src", "trace"), specifier: "./otel-sdk.js", bundle: OTEL_SDK_BUNDLE });
 const mcpSdkApart = apart({ dir: join("src", "tools", "mcp"), specifier: "./sdk.js", bundle: MCP_SDK_BUNDLE });
 const mcpServerSdkApart = apart({ dir: join("src", "serve"), specifier: "./sdk.js", bundle: MCP_SERVER_SDK_BUNDLE });
 const ajvApart = apart({ dir: join("src", "agent"), specifier: "./ajv.js", bundle: AJV_BUNDLE });
@@ -84,7 +88,7 @@ export async function bundleCli(entry, name, { stamp = true, root = process.cwd(
     sourcemap: "linked",
     logLevel: "warning",
     write: false,
-    plugins: [zodEnglishOnly, ...(sdkApart ? [mcpSdkApart, mcpServerSdkApart, ajvApart] : [])],
+    plugins: [zodEnglishOnly, ...(sdkApart ? [mcpSdkApart, mcpServerSdkApart, ajvApart, otelSdkApart] : [])],
     // The tokenizer's encodings are megabytes of tables that only runs near a token limit need:
     // left in node_modules and required on first use, they cost other runs nothing at start-up.
     external: ["gpt-tokenizer", "gpt-tokenizer/*"],
