@@ -18,6 +18,7 @@ const FLOORS = [
   "terminal-text",
   "journal",
   "process",
+  "trace",
   "conversation",
   "store",
   "tools",

@@ -107,6 +107,18 @@ function buildCli(dispatch: (handler: Handler) => (...raw: unknown[]) => void) {
     .option("-o, --output <file>", "Where to write the HTML (default: stdout; on a terminal, <run-id>.html in the current directory)")
     .action(dispatch(async (args, flags, io) => (await import("./commands/report.js")).reportCommand(args[0], flags, io)));
   cli
+    .command("export [run-id]", "Export a run's spans (or every run's of a workspace or agent) from the journal: to an OTLP collector, or as OTLP/JSON")
+    .option("-w, --work-dir <path>", `Workspace holding the runs (default: ${WHERE_RUNS_ARE})`)
+    .option("--agent <path>", "Look in the agent's workspaces (W001, W002…) instead")
+    .option("--last", "The most recently updated run")
+    .option("--otlp", "Send the spans to an OTLP/HTTP collector (OTEL_EXPORTER_OTLP_* as for live export)")
+    .option("--endpoint <url>", "The collector, e.g. http://localhost:4318 (default: OTEL_EXPORTER_OTLP_ENDPOINT, else that)")
+    .option("--format <format>", "otlp-json: write the spans as one OTLP/JSON ExportTraceServiceRequest")
+    .option("-o, --output <file>", "Where --format otlp-json writes (default: stdout)")
+    .example("delta export run-42 -w ./W001 --otlp --endpoint http://localhost:4318")
+    .example("delta export --last -w ./W001 --format otlp-json -o trace.json")
+    .action(dispatch(async (args, flags, io) => (await import("./commands/export.js")).exportCommand(args[0], flags, io)));
+  cli
     .command("schema [file]", "Print the JSON Schema of agent.yaml, context.yaml or hooks.yaml (for editors)")
     .usage("schema <agent|context|hooks>")
     .action(dispatch(async (args, _flags, io) => (await import("./commands/schema.js")).schemaCommand(args[0], io)));

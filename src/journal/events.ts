@@ -51,6 +51,17 @@ export const EngineStartEventSchema = z.object({
   work_dir: z.string(),
   config: z.record(z.string(), z.unknown()),
   engine_version: z.string(),
+  /**
+   * The run's OpenTelemetry trace, journaled by its first ENGINE_START: the caller's trace id from
+   * TRACEPARENT, else a random one (32 hex digits). Journals written before it lack it: their trace
+   * id is derived from the run (trace/trace-ids.ts).
+   */
+  trace_id: z.string().regex(/^[0-9a-f]{32}$/).optional(),
+  /** With trace_id: the caller's span (TRACEPARENT) the run's spans hang under. */
+  parent_span_id: z.string().regex(/^[0-9a-f]{16}$/).optional(),
+  /** On a later ENGINE_START: the span a TRACEPARENT given to `continue` named, which that invocation's span links to. */
+  link_trace_id: z.string().regex(/^[0-9a-f]{32}$/).optional(),
+  link_span_id: z.string().regex(/^[0-9a-f]{16}$/).optional(),
 });
 
 export const UserMessageEventSchema = z.object({

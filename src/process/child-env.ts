@@ -6,12 +6,15 @@ export const PROVIDER_KEY_VARIABLES = ["DELTA_API_KEY", "OPENAI_API_KEY", "ANTHR
 /** Variables that name a model provider's endpoint (and may carry credentials in it). */
 export const PROVIDER_URL_VARIABLES = ["DELTA_BASE_URL", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"] as const;
 
+/** Variables holding an OTLP exporter's headers (often a collector's API key): secrets like a provider's key. */
+export const OTLP_HEADER_VARIABLES = ["OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"] as const;
+
 /**
  * A child never gets these unless the agent passes them on (env_passthrough): a tool that could
  * read the endpoint could report it, and one whose own `delta` inherited it (or the engine's model
  * and protocol) would call it unasked.
  */
-const PROVIDER_VARIABLES: readonly string[] = [...PROVIDER_KEY_VARIABLES, ...PROVIDER_URL_VARIABLES, "DELTA_PROVIDER", "DELTA_MODEL"];
+const PROVIDER_VARIABLES: readonly string[] = [...PROVIDER_KEY_VARIABLES, ...PROVIDER_URL_VARIABLES, "DELTA_PROVIDER", "DELTA_MODEL", ...OTLP_HEADER_VARIABLES];
 
 /** Shorter keys ("x", "ollama" for a local server) are removed only by name: matching them by value would take unrelated variables. */
 const MIN_SECRET_VALUE_LENGTH = 8;

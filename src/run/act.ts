@@ -58,6 +58,7 @@ export async function act(ctx: RunContext, call: ToolCall, iteration: number): P
     return { kind: "done" };
   }
   const request = requestAction(ctx, call, iteration, args.value, bound.argv);
+  const traceParent = ctx.traceParentFor(request.seq);
 
   let result: InvokeResult;
   let refused: string[];
@@ -67,7 +68,7 @@ export async function act(ctx: RunContext, call: ToolCall, iteration: number): P
       argv: bound.argv,
       stdin: bound.stdin,
       cwd: ctx.workDir,
-      env: { DELTA_RUN_ID: ctx.runId, DELTA_AGENT_HOME: ctx.agent.home, DELTA_CWD: ctx.workDir },
+      env: { DELTA_RUN_ID: ctx.runId, DELTA_AGENT_HOME: ctx.agent.home, DELTA_CWD: ctx.workDir, ...(traceParent === null ? {} : { TRACEPARENT: traceParent }) },
       baseEnv: box === null ? ctx.childEnv : box.env,
       timeoutMs: tool.timeout_ms ?? DEFAULT_TOOL_TIMEOUT_MS,
       signal: ctx.signal,

@@ -7,7 +7,7 @@ import { DeltaError, OwnershipLostError, errorMessage } from "../errors.js";
 import { redactText } from "../secrets.js";
 import { runHook } from "../hooks/run-hook.js";
 import { agentChildEnv } from "./child-env.js";
-import type { JournalEvent, NewEvent, RunStatus } from "../journal/events.js";
+import type { EventOf, JournalEvent, NewEvent, RunStatus } from "../journal/events.js";
 import { openJournal, type JournalWriter } from "../journal/writer.js";
 import { createJournalReader } from "../journal/reader.js";
 import { createWrittenLines } from "../journal/written-lines.js";
@@ -28,6 +28,9 @@ import { createEngineLogger, createInvocationLog, writeHookRecord } from "../sto
 import { holderFacts, writeMetadata, type RunMetadata } from "../store/run-metadata.js";
 import { type RunPaths } from "../store/run-dir.js";
 import type { RunHold } from "../store/lease/take-run.js";
+import { otlpHeaderSecrets } from "../trace/otel-env.js";
+import { formatTraceParent, journalTraceOf, newRunTrace, parseTraceParent, spanIdOf } from "../trace/trace-ids.js";
+import { openLiveTrace } from "./live-trace.js";
 
 /** How often metadata.json's iteration count is refreshed during a run; the journal is the truth in between. */
 export const METADATA_REFRESH_MS = 1_000;
@@ -57,6 +60,8 @@ export interface SessionOptions {
   started?: boolean;
   /** This process's hold on the run: the journal is written only while it lasts. */
   hold: RunHold;
+  /** The first journal event this process wrote before the session (a janitor's note), for live export; default: the session's first. */
+  traceFromSeq?: number;
 }
 
 /** Drives a run from this process's ENGINE_START to its ENGINE_END and returns the outcome. */
@@ -84,6 +89,14 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   const written = createWrittenLines();
   const journal = await openJournal(paths.journal, { warn: (line: string) => progress(`[warning] ${line}`), secrets, written, owner: options.hold.lostReason });
   const reader = createJournalReader(paths.journal, { written });
+  const earlier = reader.read();
+  const live = await openLiveTrace(earlier, options.started ? 1 : (options.traceFromSeq ?? earlier.length + 1), secrets, progress);
+  let runTrace: ReturnType<typeof journalTraceOf> = null;
+  // The tool's span, as TRACEPARENT: a `delta` the tool starts joins the run's trace under it.
+  const traceParentFor = (seq: number): string | null => {
+    runTrace ??= journalTraceOf(reader.read());
+    return runTrace === null ? null : formatTraceParent(runTrace.traceId, spanIdOf(runTrace.traceId, seq), parseTraceParent(process.env.TRACEPARENT)?.sampled ?? true);
+  };
   // A run taken over meanwhile stops what it is doing (a tool, a model call) as an interrupt would.
   const signal = AbortSignal.any([options.signal, options.hold.lost]);
   let metadata: RunMetadata = { ...options.metadata, status: "RUNNING", end_time: null, error: null, ...holderFacts(startTime.getTime()), mcp_server_processes: options.mcp?.records, max_iterations: options.maxIterations, model: agent.llm.model, updated_at: startTime.toISOString() };
@@ -126,6 +139,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
     signal,
     append: (event: NewEvent): JournalEvent => {
       const written = journal.append(event);
+      live?.push(written);
       if (written.type === "THOUGHT") {
         metadata = { ...metadata, iterations: written.iteration, updated_at: written.timestamp };
         // A cache of the journal: refreshed at most once a second while RUNNING; every status change is written at once.
@@ -138,6 +152,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
       return written;
     },
     sync: () => journal.sync(),
+    traceParentFor,
     noteToolGroup: (group) => options.hold.noteToolGroup(group),
     // Each iteration starts here: a process that lost the run stops before it calls the model again.
     readEvents: () => {
@@ -168,7 +183,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
 
   let end: LoopEnd;
   try {
-    if (!options.started) ctx.append(engineStartEvent(options));
+    if (!options.started) ctx.append(engineStartEvent(options, false));
     await options.opening?.(ctx);
     journal.sync();
     end = await runLoop(ctx, options.maxIterations);
@@ -183,8 +198,11 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   const open = { journal, logger, metadata, startTime };
   const lost = journal.lostReason() ?? options.hold.lostReason();
   try {
-    if (lost !== null) return stopLost(ctx, open, lost);
-    return await finish(ctx, options, open, end);
+    const outcome = lost !== null ? stopLost(ctx, open, lost) : await finish(ctx, options, open, end);
+    // Bounded by OTEL_EXPORTER_OTLP_TIMEOUT: a dead collector costs that and one warning line, never the outcome.
+    const warning = await live?.flush();
+    if (warning) progress(warning);
+    return { ...outcome, traceId: journalTraceOf(reader.read())?.traceId ?? null };
   } finally {
     await hookBox?.close();
   }
@@ -227,13 +245,23 @@ function stopLost(ctx: RunContext, open: OpenSession, lost: string): RunOutcome 
   }, ctx.secrets);
 }
 
-/** What must never reach a file or the terminal: the provider's key and the values MCP servers read from the environment. */
+/** What must never reach a file or the terminal: the provider's key, the values MCP servers read from the environment and the OTLP exporter's headers. */
 export function sessionSecrets(options: Pick<SessionOptions, "provider" | "mcp">): string[] {
-  return [...options.provider.secrets, ...(options.mcp?.servers.secrets ?? [])];
+  return [...options.provider.secrets, ...(options.mcp?.servers.secrets ?? []), ...otlpHeaderSecrets(process.env)];
 }
 
-/** The ENGINE_START this process records: who runs what, with which settings (never secrets). */
-export function engineStartEvent(options: Pick<SessionOptions, "runId" | "workDir" | "agent" | "provider" | "mcp" | "maxIterations" | "askInteractively" | "sandbox">): NewEvent {
+/**
+ * The trace fields of an ENGINE_START: the run's first journals its trace (the caller's TRACEPARENT, else a new one);
+ * a later one journals the TRACEPARENT its caller gave, as a link.
+ */
+function traceFields(first: boolean): Partial<EventOf<"ENGINE_START">> {
+  const parent = parseTraceParent(process.env.TRACEPARENT);
+  if (first) return newRunTrace(parent);
+  return parent ? { link_trace_id: parent.traceId, link_span_id: parent.spanId } : {};
+}
+
+/** The ENGINE_START this process records: who runs what, with which settings (never secrets); `first` for the run's first. */
+export function engineStartEvent(options: Pick<SessionOptions, "runId" | "workDir" | "agent" | "provider" | "mcp" | "maxIterations" | "askInteractively" | "sandbox">, first: boolean): NewEvent {
   const { agent } = options;
   const mcpTools = options.mcp?.servers.tools ?? [];
   return {
@@ -258,6 +286,7 @@ export function engineStartEvent(options: Pick<SessionOptions, "runId" | "workDi
       ...options.provider.describe,
     },
     engine_version: ENGINE_VERSION,
+    ...traceFields(first),
   };
 }
 

@@ -20,6 +20,8 @@ export interface RunOutcome {
   agentName: string | null;
   workspacePath: string | null;
   runDir: string | null;
+  /** The run's OpenTelemetry trace id, from its first ENGINE_START; null when no run was made. */
+  traceId?: string | null;
 }
 
 /** A completed run's text result: parsed when it is valid JSON, else the string itself. */

@@ -56,6 +56,8 @@ export interface RunContext {
   append(event: NewEvent): JournalEvent;
   /** Flushes the journal to disk before anything that depends on it. */
   sync(): void;
+  /** TRACEPARENT naming the span of the tool call whose ACTION_REQUEST has this seq (null for a journal with no trace). */
+  traceParentFor(requestSeq: number): string | null;
   /** Notes in this process's owner record the process group of the tool it just spawned, or (null) that the tool ended. */
   noteToolGroup(group: ToolGroup | null): void;
   /** The journal as it is on disk now (verified incremental read). */

@@ -8,6 +8,8 @@ export function toRunResult(outcome: ResultOutcome): Record<string, unknown> {
   return {
     schema_version: "2.0",
     run_id: outcome.runId,
+    // The run's OpenTelemetry trace: find it in Jaeger, Tempo… by this id (null for a refusal, which made no run).
+    trace_id: outcome.traceId ?? null,
     status: outcome.status,
     ...(outcome.status === "COMPLETED" ? { result: outcome.result ?? null, result_text: outcome.resultText ?? null } : {}),
     ...(outcome.error ? { error: outcome.error } : {}),

@@ -140,7 +140,7 @@ async function publishFirstEvents(staged: StagedRun, session: Omit<SessionOption
     writeMetadata(staged.paths, session.metadata, { secrets });
     const journal = await openJournal(staged.paths.journal, { secrets });
     try {
-      journal.append(engineStartEvent(session));
+      journal.append(engineStartEvent(session, true));
       journal.append({ type: "USER_MESSAGE", content: message });
       journal.sync();
     } finally {

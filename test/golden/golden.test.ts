@@ -128,7 +128,7 @@ beforeAll(() => {
 });
 afterAll(() => removeDir(root));
 
-/** Makes a run's text comparable across machines and moments: the root, times, durations, pids, hosts and versions replaced by markers. */
+/** Makes a run's text comparable across machines and moments: the root, times, durations, pids, hosts, versions and random trace ids replaced by markers. */
 function normalise(text: string, rootDir: string): string {
   return text
     .split(rootDir)
@@ -136,7 +136,8 @@ function normalise(text: string, rootDir: string): string {
     .split(REPO)
     .join("<REPO>")
     .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, "<TIME>")
-    .replace(/"(duration_ms|latency_ms|pid|pgid|started_at_ms|ended_at_ms|elapsed_ms|time_to_first_token_ms|boot_id|start_ticks|process_start|hostname|host|node_version|engine_version|platform|arch)":(\s*)("[^"]*"|[\d.]+)/g, '"$1":$2"<$1>"')
+    .replace(/"(duration_ms|latency_ms|pid|pgid|started_at_ms|ended_at_ms|elapsed_ms|time_to_first_token_ms|boot_id|start_ticks|process_start|hostname|host|node_version|engine_version|platform|arch|trace_id)":(\s*)("[^"]*"|[\d.]+)/g, '"$1":$2"<$1>"')
+    .replace(/^(trace +)[0-9a-f]{32}$/gm, "$1<trace_id>")
     .replace(/127\.0\.0\.1:\d+/g, "127.0.0.1:<PORT>")
     .replace(/\bpid \d+/g, "pid <pid>")
     .replace(/\b(\d+h)?\d+m\d+s\b/g, "<DUR>")

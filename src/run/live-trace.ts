@@ -1,0 +1,24 @@
+// Live export of a run's spans, when the OTEL_* environment asks for it: decided from the environment alone, the SDK loaded only then.
+import type { JournalEvent } from "../journal/events.js";
+import { liveExportChoice } from "../trace/otel-env.js";
+import type { LiveTrace } from "../trace/otlp-export.js";
+import { parseTraceParent } from "../trace/trace-ids.js";
+
+/**
+ * The live trace of this process's part of a run, or null when nothing is exported. `earlier`: the journal so far;
+ * events from `fromSeq` on were written by this process (a janitor's end of a dead invocation included), so the
+ * spans they end are sent; those before were sent by the processes that wrote them.
+ */
+export async function openLiveTrace(earlier: readonly JournalEvent[], fromSeq: number, secrets: readonly string[], warn: (line: string) => void): Promise<LiveTrace | null> {
+  const parent = parseTraceParent(process.env.TRACEPARENT);
+  const choice = liveExportChoice(process.env, parent ? parent.sampled : null);
+  if (choice.kind === "off") return null;
+  if (choice.kind === "refused") {
+    warn(choice.warning);
+    return null;
+  }
+  const { startLiveTrace } = await import("../trace/otlp-export.js");
+  const trace = await startLiveTrace({ settings: choice.settings, env: process.env, earlier: earlier.filter((event) => event.seq < fromSeq), secrets });
+  for (const event of earlier) if (event.seq >= fromSeq) trace.push(event);
+  return trace;
+}

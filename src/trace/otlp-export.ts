@@ -1,0 +1,157 @@
+// Sends the fold's spans over OTLP/HTTP (live as a run goes, or afterwards) and writes them as OTLP JSON, through the official SDK loaded on first use.
+import { hostname } from "node:os";
+import { ENGINE_VERSION } from "../engine-version.js";
+import { errorMessage } from "../errors.js";
+import type { JournalEvent } from "../journal/events.js";
+import type { ReadableSpan, SpanExporter } from "./otel-sdk.js";
+import { batchBoundsOf, type LiveExportSettings, type OtlpProtocol } from "./otel-env.js";
+import { createSpanFold, type Attributes, type TraceSpan } from "./span-fold.js";
+
+type Sdk = typeof import("./otel-sdk.js");
+
+const SPAN_KIND = { INTERNAL: 0, CLIENT: 2 } as const;
+const STATUS_CODE = { UNSET: 0, OK: 1, ERROR: 2 } as const;
+
+/** The resource every span carries: service.name (OTEL_SERVICE_NAME, else `delta`), service.version, host.name, then OTEL_RESOURCE_ATTRIBUTES. */
+export function resourceAttributes(env: NodeJS.ProcessEnv): Attributes {
+  const given: Attributes = {};
+  for (const pair of (env.OTEL_RESOURCE_ATTRIBUTES ?? "").split(",")) {
+    const at = pair.indexOf("=");
+    if (at <= 0) continue;
+    try {
+      given[decodeURIComponent(pair.slice(0, at).trim())] = decodeURIComponent(pair.slice(at + 1).trim());
+    } catch {
+      continue;
+    }
+  }
+  const serviceName = env.OTEL_SERVICE_NAME?.trim() || (typeof given["service.name"] === "string" ? given["service.name"] : "delta");
+  return { "service.version": ENGINE_VERSION, "host.name": hostname(), ...given, "service.name": serviceName };
+}
+
+function toReadable(sdk: Sdk, span: TraceSpan, resource: ReturnType<Sdk["resourceFromAttributes"]>): ReadableSpan {
+  const context = { traceId: span.traceId, spanId: span.spanId, traceFlags: 1 };
+  return {
+    name: span.name,
+    kind: SPAN_KIND[span.kind],
+    spanContext: () => context,
+    ...(span.parentSpanId ? { parentSpanContext: { traceId: span.traceId, spanId: span.parentSpanId, traceFlags: 1, isRemote: true } } : {}),
+    startTime: hrTime(span.startMs),
+    endTime: hrTime(span.endMs),
+    duration: hrTime(span.endMs - span.startMs),
+    status: { code: STATUS_CODE[span.status.code], ...(span.status.message !== undefined ? { message: span.status.message } : {}) },
+    attributes: span.attributes,
+    links: span.links.map((link) => ({ context: { traceId: link.traceId, spanId: link.spanId, traceFlags: 1 } })),
+    events: span.events.map((event) => ({ name: event.name, time: hrTime(event.timeMs), attributes: event.attributes })),
+    ended: true,
+    resource,
+    instrumentationScope: { name: "delta", version: ENGINE_VERSION, schemaUrl: undefined },
+    droppedAttributesCount: 0,
+    droppedEventsCount: 0,
+    droppedLinksCount: 0,
+  } as ReadableSpan;
+}
+
+/** Epoch milliseconds (fractions kept to the microsecond) as [seconds, nanoseconds]. */
+function hrTime(ms: number): [number, number] {
+  const micros = Math.round(ms * 1000);
+  const seconds = Math.floor(micros / 1_000_000);
+  return [seconds, (micros - seconds * 1_000_000) * 1000];
+}
+
+/** The spans as one OTLP/JSON ExportTraceServiceRequest, exactly as the SDK's JSON exporter would send them. */
+export async function otlpJson(spans: readonly TraceSpan[], env: NodeJS.ProcessEnv): Promise<string> {
+  const sdk = await import("./otel-sdk.js");
+  const resource = sdk.resourceFromAttributes(resourceAttributes(env));
+  const bytes = sdk.JsonTraceSerializer.serializeRequest(spans.map((span) => toReadable(sdk, span, resource)));
+  return new TextDecoder().decode(bytes);
+}
+
+export interface Destination {
+  url: string;
+  protocol: OtlpProtocol;
+  timeoutMs: number;
+}
+
+/** The SDK exporter for a destination; OTEL_EXPORTER_OTLP_HEADERS are read by the SDK from the environment and go nowhere else. */
+function exporterFor(sdk: Sdk, destination: Destination): SpanExporter {
+  const config = { url: destination.url, timeoutMillis: destination.timeoutMs };
+  return destination.protocol === "http/json" ? new sdk.OtlpJsonExporter(config) : new sdk.OtlpProtoExporter(config);
+}
+
+/** Sends spans once (`delta export --otlp`); the reason they could not be sent, or null. */
+export async function sendSpans(spans: readonly TraceSpan[], destination: Destination, env: NodeJS.ProcessEnv): Promise<string | null> {
+  const sdk = await import("./otel-sdk.js");
+  const resource = sdk.resourceFromAttributes(resourceAttributes(env));
+  const exporter = exporterFor(sdk, destination);
+  const sent = new Promise<string | null>((done) => {
+    exporter.export(spans.map((span) => toReadable(sdk, span, resource)), (result) =>
+      done(result.code === sdk.ExportResultCode.SUCCESS ? null : errorMessage(result.error ?? "the collector refused the spans")));
+  });
+  const failure = await withinBound(sent, destination.timeoutMs + 1000);
+  void exporter.shutdown().catch(() => {});
+  return failure === TIMED_OUT ? `no answer from ${destination.url} within ${destination.timeoutMs} ms` : failure;
+}
+
+/** A run's spans exported as they end: the journal's events go in, spans go out in batches. */
+export interface LiveTrace {
+  /** Folds one event this process appended. */
+  push(event: JournalEvent): void;
+  /** Sends what is left, waiting at most the flush bound; returns one warning line when spans could not be sent, else null. */
+  flush(): Promise<string | null>;
+}
+
+export interface LiveTraceOptions {
+  settings: LiveExportSettings;
+  env: NodeJS.ProcessEnv;
+  /** The run's journal before this process's first event: folded so ids and open spans match, not sent again. */
+  earlier: readonly JournalEvent[];
+  secrets: readonly string[];
+}
+
+export async function startLiveTrace(options: LiveTraceOptions): Promise<LiveTrace> {
+  const sdk = await import("./otel-sdk.js");
+  const { settings } = options;
+  const resource = sdk.resourceFromAttributes(resourceAttributes(options.env));
+  const inner = exporterFor(sdk, { url: settings.url, protocol: settings.protocol, timeoutMs: settings.flushMs });
+  let failure: string | null = null;
+  // The exporter's verdicts are kept here: a dead collector becomes one warning at exit, never a line per batch.
+  const exporter: SpanExporter = {
+    export: (spans, done) =>
+      inner.export(spans, (result) => {
+        if (result.code !== sdk.ExportResultCode.SUCCESS) failure ??= errorMessage(result.error ?? "the collector refused the spans");
+        done(result);
+      }),
+    shutdown: () => inner.shutdown(),
+    forceFlush: () => inner.forceFlush?.() ?? Promise.resolve(),
+  };
+  const processor = new sdk.BatchSpanProcessor(exporter, batchBoundsOf(options.env));
+  const fold = createSpanFold({ captureContent: settings.captureContent, secrets: options.secrets });
+  for (const event of options.earlier) fold.push(event);
+  return {
+    push: (event) => {
+      for (const span of fold.push(event)) processor.onEnd(toReadable(sdk, span, resource));
+    },
+    flush: async () => {
+      const flushed = await withinBound(processor.forceFlush().then(() => null, (err: unknown) => errorMessage(err)), settings.flushMs);
+      void processor.shutdown().catch(() => {});
+      const reason = flushed === TIMED_OUT ? `no answer within ${settings.flushMs} ms (OTEL_EXPORTER_OTLP_TIMEOUT)` : (failure ?? flushed);
+      return reason === null ? null : `[warning] could not export the run's spans to ${settings.url}: ${reason}; they are in the journal: delta export --otlp sends them again`;
+    },
+  };
+}
+
+const TIMED_OUT = Symbol("timed out");
+
+async function withinBound<T>(work: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<typeof TIMED_OUT>((done) => {
+    timer = setTimeout(() => done(TIMED_OUT), ms);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([work, bound]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+

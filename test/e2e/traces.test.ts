@@ -1,0 +1,241 @@
+// OpenTelemetry traces end to end: live export to a loopback OTLP/HTTP collector, the same spans from `delta export`, ids, content, secrets and dead collectors.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fault, reply, startMockLlm, type Step } from "../support/mock-llm.js";
+import { sortedSpans, startOtlpCollector, type ReceivedSpan } from "../support/otlp-collector.js";
+import { collectFiles, delta, journalHas, modelEnv, readEvents, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
+
+const TOOLS = `tools:
+  - name: echo
+    exec: "echo \${text}"
+  - name: show_env
+    shell: 'echo "traceparent=[$TRACEPARENT] headers=[$OTEL_EXPORTER_OTLP_HEADERS]"'
+  - name: slow
+    shell: "sleep 30"
+`;
+const HEADER_SECRET = "otlp-header-secret-7f3a9c";
+
+let root: string;
+let agent: string;
+beforeAll(() => {
+  root = tempDir("delta-traces-");
+  agent = writeAgent(root, { tools: TOOLS });
+});
+afterAll(() => removeDir(root));
+
+interface RunResultJson {
+  status: string;
+  trace_id: string | null;
+  result?: unknown;
+  metrics: { iterations: number; usage: unknown };
+}
+
+async function runAgainst(steps: Step[], args: string[], env: Record<string, string>): Promise<{ exitCode: number; result: RunResultJson; stderr: string }> {
+  const server = await startMockLlm(steps);
+  try {
+    const result = await delta([...args, "--format", "json"], { env: modelEnv(server.baseUrl, env), timeoutMs: 60_000 });
+    return { exitCode: result.exitCode, result: JSON.parse(result.stdout) as RunResultJson, stderr: result.stderr };
+  } finally {
+    await server.close();
+  }
+}
+
+const byName = (spans: ReceivedSpan[], name: string): ReceivedSpan[] => spans.filter((span) => span.attributes["gen_ai.operation.name"] === name);
+
+describe("a run's trace", () => {
+  it("a run with tool calls, a retried model call, an ask_human and a continue: live spans, exported spans and the OTLP/JSON file are the same, and tell the run", async () => {
+    const live = await startOtlpCollector();
+    const ws = join(root, "ws-whole");
+    const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: live.endpoint, OTEL_EXPORTER_OTLP_TIMEOUT: "5000" };
+    try {
+      const first = await runAgainst(
+        [
+          reply.toolCalls([{ name: "echo", arguments: { text: "secret-ish content" } }, { name: "show_env", arguments: {} }]),
+          fault.status(503, { message: "busy" }),
+          reply.toolCalls([{ name: "ask_human", arguments: { prompt: "Which colour?" } }]),
+        ],
+        ["run", "--agent", agent, "-w", ws, "--run-id", "whole", "-m", "go"],
+        otel,
+      );
+      expect(first.exitCode, first.stderr).toBe(101);
+      const second = await runAgainst([reply.text("green it is")], ["continue", "--run-id", "whole", "-w", ws, "-m", "green"], otel);
+      expect(second.exitCode, second.stderr).toBe(0);
+      expect(first.result.trace_id).toMatch(/^[0-9a-f]{32}$/);
+      expect(second.result.trace_id).toBe(first.result.trace_id);
+
+      const spans = live.spans();
+      const traceId = first.result.trace_id!;
+      expect(new Set(spans.map((span) => span.traceId))).toEqual(new Set([traceId]));
+      const invocations = byName(spans, "invoke_agent");
+      expect(invocations).toHaveLength(2);
+      for (const span of invocations) {
+        expect(span.attributes).toMatchObject({ "gen_ai.agent.name": "test-agent", "gen_ai.conversation.id": "whole" });
+        expect(span.parentSpanId).toBe("");
+      }
+      const [run, resumed] = [...invocations].sort((a, b) => Number(a.attributes["delta.invocation"]) - Number(b.attributes["delta.invocation"]));
+      const chats = byName(spans, "chat");
+      expect(chats).toHaveLength(3);
+      for (const chat of chats) expect(chat.attributes).toMatchObject({ "gen_ai.request.model": "mock-model", "gen_ai.provider.name": "openai" });
+      const retried = chats.filter((chat) => chat.events.some((event) => event.name === "delta.llm.attempt_failed"));
+      expect(retried).toHaveLength(1);
+      expect(retried[0]!.events[0]!.attributes).toMatchObject({ "delta.attempt": 1, "http.response.status_code": 503 });
+      expect(retried[0]!.parentSpanId).toBe(run!.spanId);
+      expect(chats.filter((chat) => chat.parentSpanId === resumed!.spanId)).toHaveLength(1);
+      const tools = byName(spans, "execute_tool");
+      expect(tools.map((span) => span.attributes["gen_ai.tool.name"]).sort()).toEqual(["ask_human", "echo", "show_env"]);
+      for (const tool of tools) expect(tool.parentSpanId).toBe(run!.spanId);
+      const waits = spans.filter((span) => span.name === "ask_human");
+      expect(waits).toHaveLength(1);
+      expect(resumed!.events.map((event) => event.name)).toEqual(expect.arrayContaining(["delta.human_input.received", "delta.tool.result"]));
+      // No content unless asked for.
+      for (const span of spans) expect(Object.keys(span.attributes).filter((key) => key.endsWith(".messages") || key.startsWith("gen_ai.tool.call.a") || key.startsWith("gen_ai.tool.call.r"))).toEqual([]);
+      expect(JSON.stringify(spans)).not.toContain("secret-ish content");
+
+      // The tool ran with TRACEPARENT naming its own span.
+      const showEnv = tools.find((span) => span.attributes["gen_ai.tool.name"] === "show_env")!;
+      const observation = readEvents(ws, "whole").find((event) => event.type === "ACTION_RESULT" && event.tool_name === "show_env");
+      expect(observation).toMatchObject({ observation_content: expect.stringContaining(`traceparent=[00-${traceId}-${showEnv.spanId}-01]`) });
+
+      // `delta export --otlp` sends the same spans again, whole; so does the OTLP/JSON file.
+      const again = await startOtlpCollector();
+      const fromFile = await startOtlpCollector();
+      try {
+        const exported = await delta(["export", "whole", "-w", ws, "--otlp", "--endpoint", again.endpoint]);
+        expect(exported.exitCode, exported.stderr).toBe(0);
+        expect(sortedSpans(again.spans())).toEqual(sortedSpans(spans));
+        expect(again.exports[0]!.contentType).toContain("protobuf");
+        const file = join(root, "whole.json");
+        const written = await delta(["export", "whole", "-w", ws, "--format", "otlp-json", "-o", file]);
+        expect(written.exitCode, written.stderr).toBe(0);
+        await fetch(`${fromFile.endpoint}/v1/traces`, { method: "POST", headers: { "content-type": "application/json" }, body: readFileSync(file) });
+        expect(sortedSpans(fromFile.spans())).toEqual(sortedSpans(spans));
+        expect(fromFile.exports[0]!.resource).toMatchObject({ "service.name": "delta" });
+        expect(live.exports[0]!.resource).toMatchObject({ "service.name": "delta" });
+      } finally {
+        await again.close();
+        await fromFile.close();
+      }
+
+      // Content when asked for: messages, arguments and results.
+      const withContent = await delta(["export", "whole", "-w", ws, "--format", "otlp-json"], { env: { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: "true" } });
+      expect(withContent.stdout).toContain("gen_ai.tool.call.arguments");
+      expect(withContent.stdout).toContain("secret-ish content");
+      expect(withContent.stdout).toContain("gen_ai.output.messages");
+    } finally {
+      await live.close();
+    }
+  }, 120_000);
+
+  it("two runs with the same run id in two workspaces get different trace ids; a caller's TRACEPARENT becomes the trace and the parent", async () => {
+    const a = await runAgainst([reply.text("a")], ["run", "--agent", agent, "-w", join(root, "ws-a"), "--run-id", "same", "-m", "go"], {});
+    const b = await runAgainst([reply.text("b")], ["run", "--agent", agent, "-w", join(root, "ws-b"), "--run-id", "same", "-m", "go"], {});
+    expect(a.result.trace_id).toMatch(/^[0-9a-f]{32}$/);
+    expect(b.result.trace_id).toMatch(/^[0-9a-f]{32}$/);
+    expect(a.result.trace_id).not.toBe(b.result.trace_id);
+
+    const parent = { trace: "4bf92f3577b34da6a3ce929d0e0e4736", span: "00f067aa0ba902b7" };
+    const ws = join(root, "ws-parent");
+    const child = await runAgainst([reply.text("c")], ["run", "--agent", agent, "-w", ws, "--run-id", "child", "-m", "go"], { TRACEPARENT: `00-${parent.trace}-${parent.span}-01` });
+    expect(child.result.trace_id).toBe(parent.trace);
+    const exported = await delta(["export", "child", "-w", ws, "--format", "otlp-json"]);
+    expect(exported.stdout).toContain(`"parentSpanId":"${parent.span}"`);
+    const shown = await delta(["show", "child", "-w", ws]);
+    expect(shown.stdout).toContain(parent.trace);
+  }, 60_000);
+
+  it("the exporter's header value reaches the collector and nowhere else: not the journal, not the run's files, not a tool", async () => {
+    const collector = await startOtlpCollector();
+    const ws = join(root, "ws-header");
+    try {
+      const run = await runAgainst(
+        [reply.toolCalls([{ name: "show_env", arguments: {} }]), reply.text(`done`)],
+        ["run", "--agent", agent, "-w", ws, "--run-id", "header", "-m", `go`],
+        { OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_EXPORTER_OTLP_HEADERS: `x-api-key=${HEADER_SECRET}` },
+      );
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(collector.exports[0]!.headers["x-api-key"]).toBe(HEADER_SECRET);
+      expect(run.stderr).not.toContain(HEADER_SECRET);
+      const observation = readEvents(ws, "header").find((event) => event.type === "ACTION_RESULT");
+      expect(observation).toMatchObject({ observation_content: expect.stringContaining("headers=[]") });
+      for (const file of collectFiles(runDir(ws, "header"))) expect(readFileSync(file, "utf8"), file).not.toContain(HEADER_SECRET);
+    } finally {
+      await collector.close();
+    }
+  }, 60_000);
+});
+
+describe("a dead collector costs at most the flush bound and one warning line", () => {
+  const steps = (): Step[] => [reply.toolCalls([{ name: "echo", arguments: { text: "hi" } }]), reply.text("done")];
+  let baseline: RunResultJson;
+  beforeAll(async () => {
+    baseline = (await runAgainst(steps(), ["run", "--agent", agent, "-w", join(root, "ws-dead-baseline"), "--run-id", "base", "-m", "go"], {})).result;
+  }, 60_000);
+
+  const comparable = (result: RunResultJson): unknown => ({ status: result.status, result: result.result, iterations: result.metrics.iterations, usage: result.metrics.usage });
+
+  for (const behaviour of ["refused", "silent", "unavailable"] as const) {
+    it(`a collector that is ${behaviour === "refused" ? "a refused port" : behaviour === "silent" ? "a listener that never answers" : "answering 503"}: same exit code and RunResult, one warning`, async () => {
+      const collector = await startOtlpCollector(behaviour === "refused" ? "accept" : behaviour);
+      const endpoint = collector.endpoint;
+      if (behaviour === "refused") await collector.close();
+      try {
+        const started = Date.now();
+        const run = await runAgainst(steps(), ["run", "--agent", agent, "-w", join(root, `ws-dead-${behaviour}`), "--run-id", "dead", "-m", "go"], { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_TIMEOUT: "1500" });
+        expect(run.exitCode, run.stderr).toBe(0);
+        expect(comparable(run.result)).toEqual(comparable(baseline));
+        const warnings = run.stderr.split("\n").filter((line) => line.includes("could not export"));
+        expect(warnings, run.stderr).toHaveLength(1);
+        // The bound is 1.5 s; the whole run, start-up included, stays well inside a few seconds more.
+        expect(Date.now() - started).toBeLessThan(15_000);
+      } finally {
+        if (behaviour !== "refused") await collector.close();
+      }
+    }, 60_000);
+  }
+
+  it("grpc is refused with one warning and nothing is sent", async () => {
+    const collector = await startOtlpCollector();
+    try {
+      const run = await runAgainst(steps(), ["run", "--agent", agent, "-w", join(root, "ws-grpc"), "--run-id", "grpc", "-m", "go"], { OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" });
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(run.stderr.split("\n").filter((line) => line.includes("OTEL_EXPORTER_OTLP_PROTOCOL=grpc"))).toHaveLength(1);
+      expect(collector.requests()).toBe(0);
+    } finally {
+      await collector.close();
+    }
+  }, 60_000);
+});
+
+describe("a run killed mid-tool", () => {
+  it("exports its open spans ending at the last journaled time, ERROR, marked incomplete", async () => {
+    const server = await startMockLlm([reply.toolCalls([{ name: "slow", arguments: {} }])]);
+    const ws = join(root, "ws-killed");
+    try {
+      const child = spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", "killed", "-m", "go"], { env: modelEnv(server.baseUrl) });
+      await waitFor(() => journalHas(ws, "killed", "ACTION_REQUEST"), 30_000, "the slow tool to start");
+      child.kill("SIGKILL");
+      await child;
+    } finally {
+      await server.close();
+    }
+    const events = readEvents(ws, "killed");
+    const exported = await delta(["export", "killed", "-w", ws, "--format", "otlp-json"]);
+    expect(exported.exitCode, exported.stderr).toBe(0);
+    const collector = await startOtlpCollector();
+    try {
+      await fetch(`${collector.endpoint}/v1/traces`, { method: "POST", headers: { "content-type": "application/json" }, body: exported.stdout });
+      const spans = collector.spans();
+      const lastNano = String(BigInt(Date.parse(events[events.length - 1]!.timestamp)) * 1_000_000n);
+      for (const name of ["invoke_agent", "execute_tool"]) {
+        const [span] = byName(spans, name);
+        expect(span, name).toBeDefined();
+        expect(span!.status.code).toBe(2);
+        expect(span!.attributes["delta.run.incomplete"]).toBe(true);
+        expect(span!.endTimeUnixNano).toBe(lastNano);
+      }
+    } finally {
+      await collector.close();
+    }
+  }, 60_000);
+});

@@ -1,0 +1,81 @@
+// The span fold and trace ids on their own: old journals, determinism, id derivation and TRACEPARENT parsing.
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { JournalEvent } from "../../src/journal/events.js";
+import { readJournal } from "../../src/journal/reader.js";
+import { spansOfJournal } from "../../src/trace/span-fold.js";
+import { journalTraceOf, parseTraceParent, spanIdOf } from "../../src/trace/trace-ids.js";
+
+const OLD_JOURNAL = join("test", "fixtures", "runs", "old-format-run", "work", ".delta", "old-format-run", "journal.jsonl");
+
+const start = (over: Partial<JournalEvent> = {}): JournalEvent =>
+  ({ seq: 1, timestamp: "2026-01-01T00:00:00.000Z", type: "ENGINE_START", run_id: "r", agent_home: "/a", work_dir: "/w", config: { agent_name: "x", model: "m" }, engine_version: "0", ...over }) as JournalEvent;
+
+describe("trace ids", () => {
+  it("a journal written before trace ids existed gets one derived trace id, the same on every export, and differing by workspace", () => {
+    const events = readJournal(OLD_JOURNAL);
+    expect(events[0]).not.toHaveProperty("trace_id");
+    const trace = journalTraceOf(events)!;
+    expect(trace.traceId).toMatch(/^[0-9a-f]{32}$/);
+    const once = spansOfJournal(events, { captureContent: false });
+    expect(once.length).toBeGreaterThan(0);
+    expect(new Set(once.map((span) => span.traceId))).toEqual(new Set([trace.traceId]));
+    expect(spansOfJournal(readJournal(OLD_JOURNAL), { captureContent: false })).toEqual(once);
+    expect(journalTraceOf([start({ work_dir: "/w1" })])!.traceId).not.toBe(journalTraceOf([start({ work_dir: "/w2" })])!.traceId);
+  });
+
+  it("a journaled trace id and parent win over any derivation", () => {
+    expect(journalTraceOf([start({ trace_id: "4bf92f3577b34da6a3ce929d0e0e4736", parent_span_id: "00f067aa0ba902b7" })])).toEqual({ traceId: "4bf92f3577b34da6a3ce929d0e0e4736", parentSpanId: "00f067aa0ba902b7" });
+  });
+
+  it("span ids derive from (trace id, seq): stable, 16 hex digits, distinct across a long run's seqs and across traces", () => {
+    const trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+    const ids = Array.from({ length: 20_000 }, (_, index) => spanIdOf(trace, index + 1));
+    for (const id of ids.slice(0, 100)) expect(id).toMatch(/^[0-9a-f]{16}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(spanIdOf(trace, 7)).toBe(spanIdOf(trace, 7));
+    expect(spanIdOf("0af7651916cd43dd8448eb211c80319c", 7)).not.toBe(spanIdOf(trace, 7));
+  });
+
+  it("TRACEPARENT: a valid W3C value is read with its sampled flag; invalid ones are ignored", () => {
+    expect(parseTraceParent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")).toEqual({ traceId: "4bf92f3577b34da6a3ce929d0e0e4736", spanId: "00f067aa0ba902b7", sampled: true });
+    expect(parseTraceParent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00")?.sampled).toBe(false);
+    for (const bad of [undefined, "", "garbage", "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "00-00000000000000000000000000000000-00f067aa0ba902b7-01", "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01"]) {
+      expect(parseTraceParent(bad), String(bad)).toBeNull();
+    }
+  });
+});
+
+describe("the span fold", () => {
+  it("a journal that ends mid-call leaves its open spans ERROR, incomplete, ended at the last journaled time", () => {
+    const events: JournalEvent[] = [
+      start(),
+      { seq: 2, timestamp: "2026-01-01T00:00:01.000Z", type: "USER_MESSAGE", content: "go" },
+      { seq: 3, timestamp: "2026-01-01T00:00:02.000Z", type: "THOUGHT", iteration: 1, content: null, tool_calls: [{ id: "c1", name: "t", arguments: "{}" }], usage: null, model: "m" },
+      { seq: 4, timestamp: "2026-01-01T00:00:03.000Z", type: "ACTION_REQUEST", iteration: 1, action_id: "c1", tool_name: "t", tool_args: {}, resolved_command: ["t"] },
+    ];
+    const spans = spansOfJournal(events, { captureContent: false });
+    const open = spans.filter((span) => span.attributes["delta.run.incomplete"] === true);
+    expect(open.map((span) => span.name).sort()).toEqual(["execute_tool t", "invoke_agent x"]);
+    for (const span of open) {
+      expect(span.status.code).toBe("ERROR");
+      expect(span.endMs).toBe(Date.parse("2026-01-01T00:00:03.000Z"));
+    }
+  });
+
+  it("a model call whose every attempt failed is one ERROR chat span carrying each attempt as an event", () => {
+    const events: JournalEvent[] = [
+      start(),
+      { seq: 2, timestamp: "2026-01-01T00:00:01.000Z", type: "LLM_ATTEMPT_FAILED", iteration: 1, attempt: 1, started_at: "2026-01-01T00:00:00.500Z", duration_ms: 100, reason: "HTTP 500", http_status: 500, retry_in_ms: 10 },
+      { seq: 3, timestamp: "2026-01-01T00:00:02.000Z", type: "LLM_ATTEMPT_FAILED", iteration: 1, attempt: 2, started_at: "2026-01-01T00:00:01.500Z", duration_ms: 100, reason: "HTTP 500", http_status: 500, retry_in_ms: null },
+      { seq: 4, timestamp: "2026-01-01T00:00:03.000Z", type: "ERROR", error_type: "LLM_ERROR", error_message: "failed" },
+      { seq: 5, timestamp: "2026-01-01T00:00:04.000Z", type: "ENGINE_END", run_id: "r", status: "FAILED", final_iteration: 0 },
+    ];
+    const spans = spansOfJournal(events, { captureContent: false });
+    const chat = spans.find((span) => span.attributes["gen_ai.operation.name"] === "chat")!;
+    expect(chat.status.code).toBe("ERROR");
+    expect(chat.events.map((event) => event.attributes["delta.attempt"])).toEqual([1, 2]);
+    expect(chat.spanId).toBe(spanIdOf(journalTraceOf(events)!.traceId, 2));
+    expect(spans.find((span) => span.name === "invoke_agent x")!.status.code).toBe("ERROR");
+  });
+});
