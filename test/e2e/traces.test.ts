@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fault, reply, startMockLlm, type Step } from "../support/mock-llm.js";
 import { sortedSpans, startOtlpCollector, type ReceivedSpan } from "../support/otlp-collector.js";
-import { collectFiles, delta, journalHas, modelEnv, readEvents, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
+import { collectFiles, delta, DELTA_BIN, journalHas, modelEnv, readEvents, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
 
 const TOOLS = `tools:
   - name: echo
@@ -59,7 +59,8 @@ describe("a run's trace", () => {
         otel,
       );
       expect(first.exitCode, first.stderr).toBe(101);
-      const second = await runAgainst([reply.text("green it is")], ["continue", "--run-id", "whole", "-w", ws, "-m", "green"], otel);
+      const caller = { trace: "0af7651916cd43dd8448eb211c80319c", span: "b7ad6b7169203331" };
+      const second = await runAgainst([reply.text("green it is")], ["continue", "--run-id", "whole", "-w", ws, "-m", "green"], { ...otel, TRACEPARENT: `00-${caller.trace}-${caller.span}-01` });
       expect(second.exitCode, second.stderr).toBe(0);
       expect(first.result.trace_id).toMatch(/^[0-9a-f]{32}$/);
       expect(second.result.trace_id).toBe(first.result.trace_id);
@@ -82,6 +83,9 @@ describe("a run's trace", () => {
       expect(retried[0]!.events[0]!.attributes).toMatchObject({ "delta.attempt": 1, "http.response.status_code": 503 });
       expect(retried[0]!.parentSpanId).toBe(run!.spanId);
       expect(chats.filter((chat) => chat.parentSpanId === resumed!.spanId)).toHaveLength(1);
+      // A TRACEPARENT given to continue is a link, not a new trace.
+      expect(resumed!.links).toEqual([{ traceId: caller.trace, spanId: caller.span }]);
+      expect(run!.links).toEqual([]);
       const tools = byName(spans, "execute_tool");
       expect(tools.map((span) => span.attributes["gen_ai.tool.name"]).sort()).toEqual(["ask_human", "echo", "show_env"]);
       for (const tool of tools) expect(tool.parentSpanId).toBe(run!.spanId);
@@ -149,17 +153,48 @@ describe("a run's trace", () => {
     const ws = join(root, "ws-header");
     try {
       const run = await runAgainst(
-        [reply.toolCalls([{ name: "show_env", arguments: {} }]), reply.text(`done`)],
+        // The model repeats the value (as a model that saw it somewhere might): every file must still be without it.
+        [reply.toolCalls([{ name: "show_env", arguments: {} }]), reply.text(`done, and the key is ${HEADER_SECRET}`)],
         ["run", "--agent", agent, "-w", ws, "--run-id", "header", "-m", `go`],
         { OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_EXPORTER_OTLP_HEADERS: `x-api-key=${HEADER_SECRET}` },
       );
       expect(run.exitCode, run.stderr).toBe(0);
       expect(collector.exports[0]!.headers["x-api-key"]).toBe(HEADER_SECRET);
       expect(run.stderr).not.toContain(HEADER_SECRET);
+      expect(JSON.stringify(run.result)).not.toContain(HEADER_SECRET);
+      expect(JSON.stringify(collector.spans())).not.toContain(HEADER_SECRET);
       const observation = readEvents(ws, "header").find((event) => event.type === "ACTION_RESULT");
       expect(observation).toMatchObject({ observation_content: expect.stringContaining("headers=[]") });
       for (const file of collectFiles(runDir(ws, "header"))) expect(readFileSync(file, "utf8"), file).not.toContain(HEADER_SECRET);
     } finally {
+      await collector.close();
+    }
+  }, 60_000);
+});
+
+describe("a sub-agent", () => {
+  it("a delta run started by a tool joins its parent's trace, under the tool's span, live", async () => {
+    const collector = await startOtlpCollector();
+    const server = await startMockLlm([reply.toolCalls([{ name: "delegate", arguments: {} }]), reply.text("child done"), reply.text("parent done")]);
+    const childAgent = writeAgent(root, {}, "child-agent");
+    const childWs = join(root, "ws-sub-child");
+    const parentAgent = writeAgent(root, {
+      agentYaml: `name: parent-agent\nllm:\n  model: mock-model\nenv_passthrough: [DELTA_API_KEY, DELTA_BASE_URL]\ntools:\n  - name: delegate\n    exec: "${process.execPath} ${DELTA_BIN} run --agent ${childAgent} -w ${childWs} --run-id sub -m sub-task"\n`,
+    }, "parent-agent");
+    const ws = join(root, "ws-sub-parent");
+    try {
+      const run = await delta(["run", "--agent", parentAgent, "-w", ws, "--run-id", "parent", "-m", "go", "--format", "json"], { env: modelEnv(server.baseUrl, { OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint }), timeoutMs: 60_000 });
+      expect(run.exitCode, run.stderr).toBe(0);
+      const parentTrace = (JSON.parse(run.stdout) as RunResultJson).trace_id;
+      const spans = collector.spans();
+      const tool = byName(spans, "execute_tool").find((span) => span.attributes["gen_ai.tool.name"] === "delegate")!;
+      const child = byName(spans, "invoke_agent").find((span) => span.attributes["gen_ai.conversation.id"] === "sub")!;
+      expect(child.traceId).toBe(parentTrace);
+      expect(tool.traceId).toBe(parentTrace);
+      expect(child.parentSpanId).toBe(tool.spanId);
+      expect(readEvents(childWs, "sub")[0]).toMatchObject({ trace_id: parentTrace, parent_span_id: tool.spanId });
+    } finally {
+      await server.close();
       await collector.close();
     }
   }, 60_000);
