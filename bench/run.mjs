@@ -14,6 +14,7 @@ import { checkRun } from "./lib/check-run.mjs";
 import { cacheKept } from "./lib/cache-kept.mjs";
 import { folderRatio } from "./lib/folder-ratio.mjs";
 import { spawnTimed } from "./lib/spawn-timed.mjs";
+import { startOtlpSink } from "./lib/otlp-sink.mjs";
 import { spawnSync } from "node:child_process";
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -104,6 +105,25 @@ try {
       bare.push((many.wall - one.wall) / (plan.turns - 1));
     }
     rows.push(row("bare Node loop, same formula (floor of this machine)", bare, "ms"));
+
+    // Live trace export on, to a loopback collector that answers at once: the rows above are export off.
+    const sink = await startOtlpSink();
+    try {
+      const traced = { ...ambient, OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint };
+      const tracedFirst = [];
+      const tracedOverheads = [];
+      for (let i = 0; i < plan.iterationReps; i += 1) {
+        const one = await runDelta(agent, ws, 1, traced);
+        const many = await runDelta(agent, ws, plan.turns, traced);
+        tracedFirst.push(one.arrivals[0] - one.startedAt);
+        tracedOverheads.push((many.wall - one.wall) / (plan.turns - 1));
+      }
+      if (sink.requests() === 0) throw new Error("live trace export rows: the collector received nothing");
+      rows.push(row("start → first model request, traces exported live", tracedFirst, "ms"));
+      rows.push(row(`per-iteration overhead, traces exported live, (wall(${plan.turns})−wall(1))/${plan.turns - 1}`, tracedOverheads, "ms"));
+    } finally {
+      await sink.close();
+    }
 
     await sandboxRows(ws, ambient);
 

@@ -10,8 +10,9 @@
 //   stdout stream-json   the journal's lines as the writer wrote them (already redacted there)
 //   MCP server refusals and -v lines before a run   run/mcp-start.ts
 // Sources (providers, hooks, tools) pass text on as it came; they never redact.
-// A run's secret strings: the API key (run/provider.ts) and the values its MCP servers' headers and
-// env read from the environment (run/hold.ts, sessionSecrets).
+// A run's secret strings: the API key (run/provider.ts), the values its MCP servers' headers and
+// env read from the environment, and the OTLP exporter's headers (run/hold.ts, sessionSecrets).
+// Spans sent live remove them again (trace/span-fold.ts); spans exported later come from the redacted journal.
 export const REDACTED = "[REDACTED]";
 
 const SENSITIVE_KEYS = new Set(["authorization", "proxy-authorization", "cookie", "set-cookie", "api-key", "x-api-key"]);

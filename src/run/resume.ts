@@ -65,10 +65,14 @@ async function continueLoaded(request: ContinueRequest, paths: RunPaths, start: 
   let agent: AgentPackage;
   let metadata: RunMetadata;
   let mcp: AgentMcp | null = null;
+  // Where live export starts sending: this process's first event; or, when the run's last engine died (its spans may
+  // never have left it), that engine's ENGINE_START, so its whole invocation is sent again with the same ids.
+  let traceFromSeq: number;
   try {
     // Every decision about the run is made here, from the journal as it is now that this process holds the run.
     const events = readJournal(paths.journal, { warn: request.warn });
     state = deriveRunState(events);
+    traceFromSeq = state.status === "RUNNING" ? (lastEngineStart(events)?.seq ?? 1) : events.length + 1;
     answer = planAnswer(request, paths, state);
     // The replay position is the number of THOUGHTs recorded: read, like everything else, now that the run is ours.
     provider = await chooseProvider(loaded, start.work_dir, {
@@ -122,6 +126,7 @@ async function continueLoaded(request: ContinueRequest, paths: RunPaths, start: 
       verbose: request.verbose,
       askInteractively: request.askInteractively,
       hold,
+      traceFromSeq,
       opening: (ctx) => open(ctx, paths, state, answer),
     });
   } finally {

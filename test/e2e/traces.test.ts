@@ -272,5 +272,25 @@ describe("a run killed mid-tool", () => {
     } finally {
       await collector.close();
     }
-  }, 60_000);
+
+    // The continue that takes the dead run over sends, live, the spans its janitor ends too: the same as an export of the whole journal.
+    const live = await startOtlpCollector();
+    const again = await startOtlpCollector();
+    const model = await startMockLlm([reply.text("recovered")]);
+    try {
+      const resumed = await delta(["continue", "--run-id", "killed", "-w", ws, "--format", "json"], { env: modelEnv(model.baseUrl, { OTEL_EXPORTER_OTLP_ENDPOINT: live.endpoint }), timeoutMs: 60_000 });
+      expect(resumed.exitCode, resumed.stderr).toBe(0);
+      const spans = live.spans();
+      const takeover = byName(spans, "invoke_agent").find((span) => span.attributes["delta.invocation"] === 2)!;
+      expect(takeover.events.map((event) => event.name)).toContain("delta.run.takeover");
+      expect(byName(spans, "invoke_agent").find((span) => span.attributes["delta.invocation"] === 1)!.attributes["delta.run.incomplete"]).toBe(true);
+      const exported = await delta(["export", "killed", "-w", ws, "--otlp", "--endpoint", again.endpoint]);
+      expect(exported.exitCode, exported.stderr).toBe(0);
+      expect(sortedSpans(spans)).toEqual(sortedSpans(again.spans()));
+    } finally {
+      await model.close();
+      await live.close();
+      await again.close();
+    }
+  }, 90_000);
 });
