@@ -1,4 +1,5 @@
 // `delta run --run-id X --if-exists resume`: a retried task meets its own run and gets its outcome, or goes on with it, instead of a refusal; and any ended run's RunResult rebuilt from its journal.
+import { journalTraceOf } from "../trace/trace-ids.js";
 import { existsSync, realpathSync } from "node:fs";
 import { RunRefusedError } from "../errors.js";
 import type { JournalEvent } from "../journal/events.js";
@@ -150,10 +151,10 @@ function endedOutcome(request: RunRef, paths: RunPaths, events: JournalEvent[], 
   };
 }
 
-function common(request: RunRef, paths: RunPaths, events: JournalEvent[], state: RunState): Pick<RunOutcome, "runId" | "iterations" | "agentName" | "workspacePath" | "runDir"> {
+function common(request: RunRef, paths: RunPaths, events: JournalEvent[], state: RunState): Pick<RunOutcome, "runId" | "iterations" | "agentName" | "workspacePath" | "runDir" | "traceId"> {
   const first = events[0];
   const agentName = first?.type === "ENGINE_START" && typeof first.config.agent_name === "string" ? first.config.agent_name : null;
-  return { runId: request.runId, iterations: state.iterations, agentName, workspacePath: request.workDir, runDir: paths.runDir };
+  return { runId: request.runId, iterations: state.iterations, agentName, workspacePath: request.workDir, runDir: paths.runDir, traceId: journalTraceOf(events)?.traceId ?? null };
 }
 
 /** The last ENGINE_START and the ENGINE_END after it, if any. */
