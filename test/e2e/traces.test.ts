@@ -138,6 +138,14 @@ describe("a run's trace", () => {
     expect(b.result.trace_id).toMatch(/^[0-9a-f]{32}$/);
     expect(a.result.trace_id).not.toBe(b.result.trace_id);
 
+    // A workspace's export holds every run of it, each its own trace.
+    const other = await runAgainst([reply.text("o")], ["run", "--agent", agent, "-w", join(root, "ws-a"), "--run-id", "other", "-m", "go"], {});
+    const workspace = await delta(["export", "-w", join(root, "ws-a"), "--format", "otlp-json"]);
+    expect(workspace.exitCode, workspace.stderr).toBe(0);
+    expect(workspace.stdout).toContain(`"traceId":"${a.result.trace_id}"`);
+    expect(workspace.stdout).toContain(`"traceId":"${other.result.trace_id}"`);
+    expect(workspace.stdout).not.toContain(`"traceId":"${b.result.trace_id}"`);
+
     const parent = { trace: "4bf92f3577b34da6a3ce929d0e0e4736", span: "00f067aa0ba902b7" };
     const ws = join(root, "ws-parent");
     const child = await runAgainst([reply.text("c")], ["run", "--agent", agent, "-w", ws, "--run-id", "child", "-m", "go"], { TRACEPARENT: `00-${parent.trace}-${parent.span}-01` });
