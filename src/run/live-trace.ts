@@ -18,7 +18,7 @@ export async function openLiveTrace(earlier: readonly JournalEvent[], fromSeq: n
     return null;
   }
   const { startLiveTrace } = await import("../trace/otlp-export.js");
-  const trace = await startLiveTrace({ settings: choice.settings, env: process.env, earlier: earlier.filter((event) => event.seq < fromSeq), secrets });
+  const trace = startLiveTrace({ settings: choice.settings, env: process.env, earlier: earlier.filter((event) => event.seq < fromSeq), secrets });
   for (const event of earlier) if (event.seq >= fromSeq) trace.push(event);
   return trace;
 }

@@ -108,32 +108,59 @@ export interface LiveTraceOptions {
   secrets: readonly string[];
 }
 
-export async function startLiveTrace(options: LiveTraceOptions): Promise<LiveTrace> {
-  const sdk = await import("./otel-sdk.js");
+/**
+ * Folds from the start; the SDK is loaded when the first span ends (after the first model call), so a run with
+ * export on reaches its model as soon as one with export off. Spans ended before it is loaded wait for it.
+ */
+export function startLiveTrace(options: LiveTraceOptions): LiveTrace {
   const { settings } = options;
-  const resource = sdk.resourceFromAttributes(resourceAttributes(options.env));
-  const inner = exporterFor(sdk, { url: settings.url, protocol: settings.protocol, timeoutMs: settings.flushMs });
-  let failure: string | null = null;
-  // The exporter's verdicts are kept here: a dead collector becomes one warning at exit, never a line per batch.
-  const exporter: SpanExporter = {
-    export: (spans, done) =>
-      inner.export(spans, (result) => {
-        if (result.code !== sdk.ExportResultCode.SUCCESS) failure ??= errorMessage(result.error ?? "the collector refused the spans");
-        done(result);
-      }),
-    shutdown: () => inner.shutdown(),
-    forceFlush: () => inner.forceFlush?.() ?? Promise.resolve(),
-  };
-  const processor = new sdk.BatchSpanProcessor(exporter, batchBoundsOf(options.env));
   const fold = createSpanFold({ captureContent: settings.captureContent, secrets: options.secrets });
   for (const event of options.earlier) fold.push(event);
+  let failure: string | null = null;
+  let waiting: TraceSpan[] = [];
+  let loading: Promise<(span: TraceSpan) => void> | null = null;
+  let processor: InstanceType<Sdk["BatchSpanProcessor"]> | null = null;
+  let send: ((span: TraceSpan) => void) | null = null;
+  const load = (): Promise<(span: TraceSpan) => void> =>
+    (loading ??= import("./otel-sdk.js").then((sdk) => {
+      const resource = sdk.resourceFromAttributes(resourceAttributes(options.env));
+      const inner = exporterFor(sdk, { url: settings.url, protocol: settings.protocol, timeoutMs: settings.flushMs });
+      // The exporter's verdicts are kept here: a dead collector becomes one warning at exit, never a line per batch.
+      const exporter: SpanExporter = {
+        export: (spans, done) =>
+          inner.export(spans, (result) => {
+            if (result.code !== sdk.ExportResultCode.SUCCESS) failure ??= errorMessage(result.error ?? "the collector refused the spans");
+            done(result);
+          }),
+        shutdown: () => inner.shutdown(),
+        forceFlush: () => inner.forceFlush?.() ?? Promise.resolve(),
+      };
+      const batches = new sdk.BatchSpanProcessor(exporter, batchBoundsOf(options.env));
+      processor = batches;
+      send = (span) => batches.onEnd(toReadable(sdk, span, resource));
+      for (const span of waiting) send(span);
+      waiting = [];
+      return send;
+    }));
   return {
     push: (event) => {
-      for (const span of fold.push(event)) processor.onEnd(toReadable(sdk, span, resource));
+      for (const span of fold.push(event)) {
+        if (send) send(span);
+        else {
+          waiting.push(span);
+          void load().catch((err: unknown) => (failure ??= errorMessage(err)));
+        }
+      }
     },
     flush: async () => {
-      const flushed = await withinBound(processor.forceFlush().then(() => null, (err: unknown) => errorMessage(err)), settings.flushMs);
-      void processor.shutdown().catch(() => {});
+      if (loading === null) return null;
+      const deadline = Date.now() + settings.flushMs;
+      const loaded = await withinBound(loading.then(() => null, (err: unknown) => errorMessage(err)), settings.flushMs);
+      const running = processor as InstanceType<Sdk["BatchSpanProcessor"]> | null;
+      const flushed = loaded === TIMED_OUT || running === null
+        ? loaded
+        : await withinBound(running.forceFlush().then(() => null, (err: unknown) => errorMessage(err)), Math.max(0, deadline - Date.now()));
+      void running?.shutdown().catch(() => {});
       const reason = flushed === TIMED_OUT ? `no answer within ${settings.flushMs} ms (OTEL_EXPORTER_OTLP_TIMEOUT)` : (failure ?? flushed);
       return reason === null ? null : `[warning] could not export the run's spans to ${settings.url}: ${reason}; they are in the journal: delta export --otlp sends them again`;
     },
