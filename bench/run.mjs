@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Benchmarks the real `bin/delta.js` against an instant local model: start-up, per-iteration cost, long runs, memory, fan-out.
 //
-// Usage: npm run bench [-- --quick] [-- --cache-only] [-- --sandbox-only] [-- --json <file>] [-- --bin <path/to/bin/delta.js>] [-- --skip-providers]
+// Usage: npm run bench [-- --quick] [-- --cache-only] [-- --folder-only] [-- --long-read-only] [-- --sandbox-only] [-- --json <file>] [-- --bin <path/to/bin/delta.js>] [-- --skip-providers]
 // Every number is a median over repetitions with its spread; see bench/README.md for what each means.
 import { closeSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,6 +15,7 @@ import { cacheKept } from "./lib/cache-kept.mjs";
 import { folderRatio } from "./lib/folder-ratio.mjs";
 import { spawnTimed } from "./lib/spawn-timed.mjs";
 import { startOtlpSink } from "./lib/otlp-sink.mjs";
+import { costAround, engineCosts } from "./lib/engine-cost.mjs";
 import { spawnSync } from "node:child_process";
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -29,6 +30,8 @@ const QUICK = args.includes("--quick");
 const SANDBOX_ONLY = args.includes("--sandbox-only");
 /** `--cache-only`: just the cache rows (a minute; deterministic, so any machine load will do). */
 const CACHE_ONLY = args.includes("--cache-only") || args.includes("--folder-only");
+/** `--long-read-only`: just the rows of long runs with 2 KB observations (peak RSS, engine cost at the run's end ÷ at its start). */
+const LONG_READ_ONLY = args.includes("--long-read-only");
 /** `--folder-only`: just the run-folder rows (deterministic: bytes, not time). */
 const FOLDER_ONLY = args.includes("--folder-only");
 /** The folder rows: run folder ÷ (journal + tool outputs) after this many turns, for contexts (a), (b) and (d). */
@@ -38,8 +41,8 @@ const jsonOut = args.includes("--json") ? args[args.indexOf("--json") + 1] : nul
 const PROVIDERS = args.includes("--skip-providers") ? [] : ["openai", "anthropic", "openai-responses"];
 
 const plan = QUICK
-  ? { startupReps: 3, iterationReps: 3, turns: 30, longTurns: 120, longLate: 100, longReps: 1, rssReps: 2, fanOut: 20, fanOutReps: 1 }
-  : { startupReps: 10, iterationReps: 7, turns: 30, longTurns: 1010, longLate: 1000, longReps: 2, rssReps: 5, fanOut: 100, fanOutReps: 3 };
+  ? { startupReps: 3, iterationReps: 3, turns: 30, longTurns: 120, longLate: 100, longReps: 1, rssReps: 2, fanOut: 20, fanOutReps: 1, readTurns: 120, readReps: 1 }
+  : { startupReps: 10, iterationReps: 7, turns: 30, longTurns: 1010, longLate: 1000, longReps: 2, rssReps: 5, fanOut: 100, fanOutReps: 3, readTurns: 500, readReps: 3 };
 const LONG_EARLY = 10;
 /** The cache rows: 60-turn runs whose tool prints 2 KB, under four contexts (bench/README.md, "Cache kept"). */
 const CACHE_TURNS = 60;
@@ -61,6 +64,8 @@ try {
   let lost = 0;
   if (SANDBOX_ONLY) {
     await sandboxRows(ws, ambient);
+  } else if (LONG_READ_ONLY) {
+    await longReadRows(ws, ambient);
   } else if (!CACHE_ONLY) {
     // Node itself, for scale.
     for (const [label, env] of environments(ambient, noExtraCa)) {
@@ -162,6 +167,8 @@ try {
       console.error("[bench] /usr/bin/time not found: peak RSS and CPU time skipped");
     }
 
+    await longReadRows(ws, ambient);
+
     // Fan-out: many runs at once in one workspace, each with its own run id.
     const rates = [];
     for (let i = 0; i < plan.fanOutReps; i += 1) {
@@ -221,7 +228,7 @@ try {
   }
 
   // Run folders: io/invocations/ stores each distinct message once, so a folder grows with the run, not with its square.
-  for (const { label, contextYaml } of SANDBOX_ONLY ? [] : cacheCases().filter((each) => !each.label.startsWith("(c)"))) {
+  for (const { label, contextYaml } of SANDBOX_ONLY || LONG_READ_ONLY ? [] : cacheCases().filter((each) => !each.label.startsWith("(c)"))) {
     const home = writeCacheAgent(join(root, `folder-${label.slice(1, 2)}`), contextYaml);
     for (const turns of FOLDER_TURNS) {
       keySeq += 1;
@@ -249,7 +256,7 @@ try {
   }
 
   // Cache kept: how much of each request repeats the previous one from its start, under four contexts.
-  for (const { label, contextYaml, target } of SANDBOX_ONLY || FOLDER_ONLY ? [] : cacheCases()) {
+  for (const { label, contextYaml, target } of SANDBOX_ONLY || FOLDER_ONLY || LONG_READ_ONLY ? [] : cacheCases()) {
     const home = writeCacheAgent(join(root, `cache-${label.slice(1, 2)}`), contextYaml);
     keySeq += 1;
     const key = `cache-${process.pid}-${keySeq}`;
@@ -332,12 +339,12 @@ function cacheCases() {
 }
 
 /** An agent whose `read` tool prints its call's `k/N` and then 2 KB of a fixed text, from a different offset each call. */
-function writeCacheAgent(home, contextYaml) {
+function writeCacheAgent(home, contextYaml, llmExtra = "") {
   mkdirSync(join(home, "tools"), { recursive: true });
   const agentYaml = [
     "name: bench-cache",
     "llm:",
-    "  model: gpt-4o-mini",
+    `  model: gpt-4o-mini\n${llmExtra}`.trimEnd(),
     "tools:",
     "  - name: read",
     '    shell: "echo ${text}; tail -c +${offset} ${AGENT_HOME}/corpus.txt | head -c 2048; echo"',
@@ -378,6 +385,46 @@ async function sandboxRows(ws, ambient) {
   } else {
     console.error("[bench] bwrap cannot run here: the sandbox rows are skipped");
   }
+}
+
+/**
+ * Long runs whose `read` tool prints 2 KB, default context: peak RSS with gpt-4o-mini's 128k window
+ * (the window moves several times), and the engine's own cost at the run's end against iteration
+ * 10 with `llm.context_window: 1000000` (nothing is dropped: every request is the whole conversation).
+ */
+async function longReadRows(ws, ambient) {
+  const turns = plan.readTurns;
+  const defaultContext = cacheCases()[0].contextYaml;
+  const windowed = writeCacheAgent(join(root, "long-read-128k"), defaultContext);
+  const wide = writeCacheAgent(join(root, "long-read-1m"), defaultContext, "  context_window: 1000000\n");
+  const peaks = [];
+  const early = [];
+  const late = [];
+  const ratios = [];
+  for (let i = 0; i < plan.readReps; i += 1) {
+    if (existsSync("/usr/bin/time")) peaks.push((await readRun(windowed, ws, turns, ambient, true)).rssMb);
+    const run = await readRun(wide, ws, turns, ambient, false);
+    const costs = engineCosts(join(ws, ".delta", run.runId), run.arrivals);
+    early.push(costAround(costs, LONG_EARLY));
+    late.push(costAround(costs, turns - 5));
+    ratios.push(costAround(costs, turns - 5) / costAround(costs, LONG_EARLY));
+  }
+  if (peaks.length > 0) rows.push(row(`peak RSS, ${turns}-turn run of 2 KB observations (gpt-4o-mini, 128k window)`, peaks, "MB", { target: 90, le: true }));
+  rows.push(row(`engine cost, iteration ~${LONG_EARLY} (2 KB observations, context_window 1000000; median of 10, tool time excluded)`, early, "ms"));
+  rows.push(row(`engine cost, iteration ~${turns}`, late, "ms"));
+  rows.push(row(`engine cost, iteration ${turns} / iteration ${LONG_EARLY} (whole conversation)`, ratios, "×", { target: 2, le: true }, 2));
+}
+
+/** One run of the `read` agent; with `timed`, under /usr/bin/time for its peak RSS. */
+async function readRun(home, ws, turns, env, timed) {
+  keySeq += 1;
+  const runId = `read-${process.pid}-${keySeq}`;
+  const out = join(root, `${runId}.time`);
+  const argv = [DELTA_BIN, "run", "--agent", home, "-w", ws, "--run-id", runId, "-m", `turns=${turns} key=${runId} tool=read`, "--format", "json", "--max-iterations", String(turns + 5)];
+  const run = await spawnTimed(timed ? ["/usr/bin/time", "-f", "%M", "-o", out, ...argv] : argv, modelEnv(env));
+  if (run.exitCode !== 0) throw new Error(`run ${runId} exited ${run.exitCode}: ${run.stderr.slice(0, 2000)}`);
+  const rssMb = timed ? Number(readFileSync(out, "utf8").trim().split("\n").at(-1)) / 1024 : null;
+  return { runId, rssMb, arrivals: server.arrivals(runId) };
 }
 
 function spawnSyncOk(argv) {

@@ -39,6 +39,8 @@ export async function startModelServer() {
       arrivals.get(step.key).push(at);
       if (!bodies.has(step.key)) bodies.set(step.key, []);
       bodies.get(step.key).push(text);
+      // Prompt tokens as a provider reports them, about four bytes of the body a token: the engine sizes later requests by them.
+      step.promptTokens = Math.ceil(Buffer.byteLength(text) / 4);
       send(res, 200, protocol.reply(body.model ?? "bench-model", step, toolOf(protocol.messages(body))));
     });
   });
@@ -121,7 +123,7 @@ function chatCompletion(model, step, tool) {
     created: 1_700_000_000,
     model,
     choices: [{ index: 0, message, finish_reason: step.final ? "stop" : "tool_calls" }],
-    usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+    usage: { prompt_tokens: step.promptTokens, completion_tokens: 5, total_tokens: step.promptTokens + 5 },
   };
 }
 
@@ -134,7 +136,7 @@ function anthropicMessage(model, step) {
     content: step.final ? [{ type: "text", text: "done" }] : [{ type: "tool_use", id: `toolu_${step.call}`, name: "echo", input: { text: `${step.call}/${step.turns}` } }],
     stop_reason: step.final ? "end_turn" : "tool_use",
     stop_sequence: null,
-    usage: { input_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 5 },
+    usage: { input_tokens: step.promptTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 5 },
   };
 }
 
@@ -149,7 +151,7 @@ function responsesResponse(model, step) {
     status: "completed",
     model,
     output: [reasoning, answer],
-    usage: { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 2 }, total_tokens: 15 },
+    usage: { input_tokens: step.promptTokens, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 2 }, total_tokens: step.promptTokens + 5 },
   };
 }
 

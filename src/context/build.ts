@@ -5,7 +5,9 @@ import type { ChatMessage, FunctionTool } from "../conversation.js";
 import { ContextOverflowError } from "../errors.js";
 import type { ContextOverflow } from "../llm/context-overflow.js";
 import { contextBudget, replyReserve, type ContextBudget } from "./budget.js";
-import { ContextMeter, MESSAGE_OVERHEAD_TOKENS, messageSize } from "./context-meter.js";
+import { ContextMeter, MESSAGE_OVERHEAD_TOKENS, messageEstimate, messageSize } from "./context-meter.js";
+import { estimateRoom, estimateScale } from "./request-estimate.js";
+import { estimateTokens } from "./token-counter.js";
 import { foldJournal, type Folded } from "./journal-fold.js";
 import { journalSegments, journalToMessages, type JournalEntry } from "./journal-messages.js";
 import { expandArgvPathVariables, type PathVariables } from "../tools/path-variables.js";
@@ -14,7 +16,7 @@ import { readSourceFile, type SourceFile } from "./read-source-file.js";
 import { runGenerator } from "./run-generator.js";
 import type { SandboxBox } from "../process/sandbox-argv.js";
 import type { ComputedFileSource, ContextConfig, ContextSource, FileSource, SkillsSource } from "./schema.js";
-import { trustedRatio, windowEvent, windowJournal, windowState, type JournalBudget, type JournalWindow, type WindowState } from "./window-rule.js";
+import { BYTES_ESTIMATE, trustedRatio, windowEvent, windowJournal, windowState, type JournalBudget, type JournalWindow, type WindowState } from "./window-rule.js";
 
 export interface ContextEnv {
   agentHome: string;
@@ -49,6 +51,8 @@ export interface BuiltContext {
   windowEvent: NewEvent | null;
   /** The engine's count of the request (messages and tools) before calibration, when it counted one. */
   estimatedTokens: number | null;
+  /** How it counted: BYTES_ESTIMATE (no tokenizer) or the counter's name; null when it did not. */
+  estimatedBy: string | null;
 }
 
 /** Variable generators get: the first iteration the journal shows in full (iterations before it were dropped). */
@@ -85,7 +89,7 @@ export async function buildContext(config: ContextConfig, env: ContextEnv): Prom
     const window: JournalWindow = { messages: conversation, first: state.first, rawTokens: conversationChars(env.events, state.first), rawMinimum: 0, move: null };
     const blocks = await readBlocks(config, env, variables, window.first);
     logAccount(env, config, blocks, window, { meter, counted: false, state, modelWindow, budget, estimatedTokens: null, event: null });
-    return { messages: assemble(config, blocks, window), windowEvent: null, estimatedTokens: null };
+    return { messages: assemble(config, blocks, window), windowEvent: null, estimatedTokens: null, estimatedBy: null };
   }
   const counting = { on: env.overflow !== undefined };
   const tokensOf = (entry: JournalEntry): number => (counting.on ? meter.entryTokens(entry) : meter.entryBytes(entry));
@@ -100,13 +104,20 @@ export async function buildContext(config: ContextConfig, env: ContextEnv): Prom
     window = windowJournal(env.events, own, tokensOf, state, segments);
   }
   let blocks = await readBlocks(config, env, variables, window.first);
+  let estimated: number | null = null;
 
   if (hasJournal && modelWindow !== null) {
     const room = modelWindow - replyReserve(budget.maxReplyTokens, modelWindow);
     const fits = (): boolean => (blocksSize(blocks, null) + toolsSize(env.tools, null) + window.rawTokens + REPLY_PRIMING) * state.calibration <= room;
     if (!counting.on && !fits()) {
-      counting.on = true;
-      await meter.load();
+      // The bytes could pass the window: an estimate will do while it is far from the limit; nearer, the tokenizer counts.
+      const guess = await estimateWindow({ config, env, variables, own, state, segments, meter, room, window, blocks });
+      if (guess === null) {
+        counting.on = true;
+        await meter.load();
+      } else {
+        ({ window, blocks, tokens: estimated } = guess);
+      }
     }
     if (counting.on) {
       const others = (): number => (blocksSize(blocks, meter) + toolsSize(env.tools, meter) + REPLY_PRIMING) * state.calibration;
@@ -122,9 +133,52 @@ export async function buildContext(config: ContextConfig, env: ContextEnv): Prom
 
   const event = window.move === null ? null : windowEvent(iteration, window.move, counting.on ? state.calibration : null, overflow ?? undefined);
   const messages = assemble(config, blocks, window);
-  const estimatedTokens = counting.on ? blocksSize(blocks, meter) + toolsSize(env.tools, meter) + window.rawTokens + REPLY_PRIMING : null;
+  const estimatedTokens = counting.on ? blocksSize(blocks, meter) + toolsSize(env.tools, meter) + window.rawTokens + REPLY_PRIMING : estimated;
   logAccount(env, config, blocks, window, { meter, counted: counting.on, state, modelWindow, budget, estimatedTokens, event });
-  return { messages, windowEvent: event, estimatedTokens };
+  return { messages, windowEvent: event, estimatedTokens, estimatedBy: counting.on ? meter.counterName : estimated === null ? null : BYTES_ESTIMATE };
+}
+
+interface EstimateInput {
+  config: ContextConfig;
+  env: ContextEnv;
+  variables: PathVariables;
+  own: JournalBudget;
+  state: WindowState;
+  segments: ReturnType<typeof journalSegments>;
+  meter: ContextMeter;
+  /** Tokens the window leaves the request once the reply's are kept. */
+  room: number;
+  window: JournalWindow;
+  blocks: Block[];
+}
+
+/**
+ * The window sized by the three-bytes-a-token estimate, scaled by the provider's count of the
+ * previous request, when that keeps the request far enough below `room` (request-estimate.ts);
+ * the window moves on the estimate when it must. Null when only a tokenizer's count can tell:
+ * then even the smallest window the estimate allows is too near the limit.
+ */
+async function estimateWindow(input: EstimateInput): Promise<{ window: JournalWindow; blocks: Block[]; tokens: number } | null> {
+  const { config, env, variables, own, state, segments, meter } = input;
+  const estimateOf = (entry: JournalEntry): number => meter.entryEstimate(entry);
+  const others = (blocks: readonly Block[]): number => blocksEstimate(blocks) + estimateTokens(toolsSize(env.tools, null)) + REPLY_PRIMING;
+  const limit = estimateRoom(input.room, state.lastEstimate);
+  let { blocks } = input;
+  let window = windowJournal(env.events, own, estimateOf, state, segments);
+  if (others(blocks) + window.rawTokens <= limit) return { window, blocks, tokens: others(blocks) + window.rawTokens };
+  // Limits in the provider's tokens, counts in estimated ones: the scale is the calibration between them.
+  const scale = estimateScale(state.lastEstimate);
+  const first = window.first;
+  window = windowJournal(env.events, { ...own, windowTokens: (limit - others(blocks)) * scale }, estimateOf, { ...state, calibration: scale }, segments);
+  if (window.first !== first && config.sources.some((source) => source.type === "computed_file")) blocks = await readBlocks(config, env, variables, window.first);
+  const tokens = others(blocks) + window.rawTokens;
+  return tokens <= limit ? { window, blocks, tokens } : null;
+}
+
+function blocksEstimate(blocks: readonly Block[]): number {
+  let size = 0;
+  for (const block of blocks) if (block.message) size += messageEstimate(block.message);
+  return size;
 }
 
 /** Tokens every chat prompt costs beside its messages (the reply's opening), as OpenAI counts them. */

@@ -37,6 +37,11 @@ export class ContextMeter {
     return cached(byteCache, entry.source, () => messageBytes(entry.message)) + MESSAGE_OVERHEAD_TOKENS;
   }
 
+  /** The three-bytes-a-token estimate of a journal message plus its overhead: no tokenizer needed. */
+  entryEstimate(entry: JournalEntry): number {
+    return estimateTokens(cached(byteCache, entry.source, () => messageBytes(entry.message))) + MESSAGE_OVERHEAD_TOKENS;
+  }
+
   /** Tokens of a journal message plus its overhead; needs load(). */
   entryTokens(entry: JournalEntry): number {
     const counter = this.loaded();
@@ -82,6 +87,11 @@ export class ContextMeter {
 /** Bytes of any message's texts plus its overhead. */
 export function messageSize(message: ChatMessage): number {
   return messageBytes(message) + MESSAGE_OVERHEAD_TOKENS;
+}
+
+/** The three-bytes-a-token estimate of any message's texts plus its overhead. */
+export function messageEstimate(message: ChatMessage): number {
+  return estimateTokens(messageBytes(message)) + MESSAGE_OVERHEAD_TOKENS;
 }
 
 function cached(cache: WeakMap<object, number>, key: object | null, measure: () => number): number {

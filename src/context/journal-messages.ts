@@ -77,7 +77,7 @@ function walkJournal(events: readonly JournalEvent[], firstIteration: number, vi
     if (event.type === "USER_MESSAGE") {
       // The engine's re-ask is about the answer before it: it goes when that answer leaves the window.
       if (event.source === "engine" && lastIteration < firstIteration) continue;
-      visit.user({ message: { role: "user", content: event.content }, source: event });
+      visit.user({ message: renderedOnce(event, () => ({ role: "user", content: event.content })), source: event });
     } else if (event.type === "THOUGHT") {
       thoughtIndex += 1;
       lastIteration = event.iteration;
@@ -120,12 +120,26 @@ function resultsByThought(events: readonly JournalEvent[], firstIteration: numbe
 /** A THOUGHT's messages, each with the event it renders: its reply, then the result of each call. */
 function pushThought(thought: Thought, results: Map<string, ActionResult[]>, push: (message: ChatMessage, source: JournalEvent | null) => void): void {
   if (thought.tool_calls.length === 0 && replyEnding(thought.finish_reason) !== "finished") return;
-  push(assistantMessage(thought), thought);
+  push(renderedOnce(thought, () => assistantMessage(thought)), thought);
   for (const call of thought.tool_calls) {
     // shift(): a reply that repeats one id gets its results in the order they were journaled.
     const result = results.get(call.id)?.shift();
-    push({ role: "tool", tool_call_id: call.id, content: result === undefined ? NO_RESULT_CONTENT : observationForModel(result) }, result ?? null);
+    if (result === undefined) push({ role: "tool", tool_call_id: call.id, content: NO_RESULT_CONTENT }, null);
+    else push(renderedOnce(result, () => ({ role: "tool", tool_call_id: call.id, content: observationForModel(result) })), result);
   }
+}
+
+// The reader hands back the same event objects every iteration: each renders to the same message
+// object, so what is keyed by a message (its request part, its size) is worked out once per process.
+const rendered = new WeakMap<JournalEvent, ChatMessage>();
+
+function renderedOnce(event: JournalEvent, render: () => ChatMessage): ChatMessage {
+  let message = rendered.get(event);
+  if (message === undefined) {
+    message = render();
+    rendered.set(event, message);
+  }
+  return message;
 }
 
 function assistantMessage(thought: Thought): AssistantMessage {

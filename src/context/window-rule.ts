@@ -80,12 +80,17 @@ export interface WindowState {
   learnedWindow: number | null;
   /** Factor from the engine's count to the provider's, from the last request both counted (≥ 1). */
   calibration: number;
+  /** The last request the engine sized by its bytes alone: its estimate and the provider's count of it, or null. */
+  lastEstimate: { estimated: number; reported: number } | null;
 }
+
+/** `estimated_by` of a request sized by its bytes alone (context/request-estimate.ts), without a tokenizer. */
+export const BYTES_ESTIMATE = "bytes";
 
 /** Calibration never lowers a count (an overflow costs a request) and never trusts a ratio above this. */
 export const MAX_CALIBRATION = 4;
 
-const INITIAL_STATE: WindowState = { first: 1, learnedWindow: null, calibration: 1 };
+const INITIAL_STATE: WindowState = { first: 1, learnedWindow: null, calibration: 1, lastEstimate: null };
 const stateCache = new WeakMap<JournalEvent, Folded<WindowState>>();
 
 /** The window state: the last CONTEXT_WINDOW's first iteration and learned window, the last calibration (folded incrementally). */
@@ -94,9 +99,10 @@ export function windowState(events: readonly JournalEvent[]): WindowState {
     if (event.type === "CONTEXT_WINDOW") {
       const requested = event.overflow?.server_requested_tokens;
       const trusted = event.overflow && requested !== undefined ? trustedRatio(requested, event.overflow.sent_estimate) : null;
-      return { first: event.first_iteration, learnedWindow: event.overflow?.window_tokens ?? state.learnedWindow, calibration: trusted ?? state.calibration };
+      return { ...state, first: event.first_iteration, learnedWindow: event.overflow?.window_tokens ?? state.learnedWindow, calibration: trusted ?? state.calibration };
     }
     if (event.type === "THOUGHT" && event.estimated_input_tokens !== undefined && event.usage && event.usage.input_tokens > 0) {
+      if (event.estimated_by === BYTES_ESTIMATE) return { ...state, lastEstimate: { estimated: event.estimated_input_tokens, reported: event.usage.input_tokens } };
       return { ...state, calibration: clampCalibration(event.usage.input_tokens / Math.max(1, event.estimated_input_tokens)) };
     }
     return state;

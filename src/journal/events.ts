@@ -91,6 +91,11 @@ export const ThoughtEventSchema = z.object({
    */
   estimated_input_tokens: z.number().int().nonnegative().optional(),
   /**
+   * How estimated_input_tokens was counted: `bytes` (three bytes a token, no tokenizer loaded) or the
+   * counter's name (`o200k_base`, `cl100k_base`, `estimate`); journals before this field counted with the counter.
+   */
+  estimated_by: z.string().optional(),
+  /**
    * The model call that answered: when its first attempt was sent, how long it took until the reply
    * was read (failed attempts and the waits between them included), and how many attempts it made.
    * Journals written before these fields existed lack them.

@@ -2,6 +2,7 @@
 import type { LlmReply } from "../conversation.js";
 import { statusFailure, thrownFailure, type AttemptFailure } from "./failure.js";
 import { sendHttp, type HttpExchange } from "./transport/http-client.js";
+import { wireJson } from "./wire-json.js";
 import type { ProxyEnv } from "./transport/proxy-env.js";
 import { looksLikeSse, parseSse, sseEvents, type SseEvent } from "./transport/sse.js";
 
@@ -94,7 +95,7 @@ export async function attemptOnce(settings: AttemptSettings, exchange: WireExcha
         "user-agent": "delta-engine",
         ...exchange.headers,
       },
-      body: JSON.stringify(exchange.body),
+      body: wireJson(exchange.body),
       signal: controller.signal,
       env: settings.env,
     });

@@ -1,5 +1,6 @@
 // THINK: rebuild the context from the journal, ask the model, record its reply as a THOUGHT.
 import { buildContext, countRequest, type BuiltContext, type ContextEnv } from "../context/build.js";
+import { BYTES_ESTIMATE } from "../context/window-rule.js";
 import { ContextOverflowError, HookBlockedError } from "../errors.js";
 import { validateLlmRequestReplacement, validatePostResponseAnnotation } from "../hooks/run-hook.js";
 import type { EventOf, JournalEvent } from "../journal/events.js";
@@ -23,7 +24,8 @@ export async function think(ctx: RunContext, iteration: number, events: JournalE
     attempt = await ask(ctx, iteration, built);
   } catch (err) {
     if (!(err instanceof ContextOverflowError) || ctx.signal.aborted) throw err;
-    const sent = built.estimatedTokens ?? (await countRequest(ctx.budget.model, built.messages, toolsOf(ctx)));
+    // The server's count calibrates a tokenizer's: an estimate from bytes is counted again.
+    const sent = built.estimatedTokens !== null && built.estimatedBy !== BYTES_ESTIMATE ? built.estimatedTokens : await countRequest(ctx.budget.model, built.messages, toolsOf(ctx));
     ctx.progress(`[${iteration}] the model's server refused the request as too long; retrying once with fewer iterations in the context`);
     ctx.log(`context overflow at iteration ${iteration}: ${err.message}`);
     built = await prepare(ctx, iteration, ctx.readEvents(), { sizes: err.sizes, sentEstimate: sent }).catch((smaller: unknown) => {
@@ -57,6 +59,7 @@ export async function think(ctx: RunContext, iteration: number, events: JournalE
     ...(reply.reasoning !== undefined ? { reasoning: reply.reasoning } : {}),
     ...(reply.provider_data !== undefined ? { provider_data: reply.provider_data } : {}),
     ...(built.estimatedTokens !== null ? { estimated_input_tokens: built.estimatedTokens } : {}),
+    ...(built.estimatedBy !== null ? { estimated_by: built.estimatedBy } : {}),
     started_at: new Date(started).toISOString(),
     duration_ms: durationMs,
     attempts,

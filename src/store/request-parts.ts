@@ -42,6 +42,8 @@ export function openRequestParts(paths: RunPaths, secrets: readonly string[]): R
   const path = requestPartsPath(paths);
   let fd: number | null = null;
   const known = new Map<string, number>();
+  // Messages rendered from the same journal event are the same object every iteration: hashed once.
+  const numbered = new WeakMap<object, number>();
   let next = 1;
 
   const ensureOpen = (): number => {
@@ -60,6 +62,14 @@ export function openRequestParts(paths: RunPaths, secrets: readonly string[]): R
   };
 
   const partNumber = (kind: "message" | "tools", value: ChatMessage | FunctionTool[], lines: string[]): number => {
+    const seen = numbered.get(value);
+    if (seen !== undefined) return seen;
+    const n = hashedPartNumber(kind, value, lines);
+    numbered.set(value, n);
+    return n;
+  };
+
+  const hashedPartNumber = (kind: "message" | "tools", value: ChatMessage | FunctionTool[], lines: string[]): number => {
     const text = redactedJson(value, secrets);
     const sha256 = createHash("sha256").update(`${kind}\n${text}`).digest("hex");
     const found = known.get(sha256);

@@ -161,7 +161,7 @@ describe("windowJournal", () => {
     for (let n = 1; n <= 4; n += 1) journal.iteration(n, 100);
     // 4 + 4 × (2 + 100) = 412 raw: within 500 as counted, over it once the provider's count (×1.5) is known.
     expect(windowJournal(journal.events, { maxTokens: 500 }, chars).move).toBeNull();
-    const calibrated = windowJournal(journal.events, { maxTokens: 500 }, chars, { first: 1, learnedWindow: null, calibration: 1.5 });
+    const calibrated = windowJournal(journal.events, { maxTokens: 500 }, chars, { first: 1, learnedWindow: null, calibration: 1.5, lastEstimate: null });
     expect(calibrated.move).toMatchObject({ reason: "max_tokens", limit: 500 });
     expect(calibrated.rawTokens * 1.5).toBeLessThanOrEqual(500);
   });
@@ -171,7 +171,7 @@ describe("windowState", () => {
   it("calibrates from the last THOUGHT that has both counts, never below the engine's own count, at most ×4", () => {
     const journal = new Journal();
     journal.user("task");
-    expect(windowState(journal.events)).toEqual({ first: 1, learnedWindow: null, calibration: 1 });
+    expect(windowState(journal.events)).toEqual({ first: 1, learnedWindow: null, calibration: 1, lastEstimate: null });
     journal.iteration(1, 10, { input_tokens: 1_200, output_tokens: 5 }, 1_000);
     expect(windowState(journal.events).calibration).toBeCloseTo(1.2);
     journal.iteration(2, 10, { input_tokens: 800, output_tokens: 5 }, 1_000);
@@ -186,9 +186,9 @@ describe("windowState", () => {
     const journal = new Journal();
     for (let n = 1; n <= 3; n += 1) journal.iteration(n);
     journal.add({ type: "CONTEXT_WINDOW", iteration: 4, reason: "overflow", first_iteration: 3, dropped_from: 1, dropped_to: 2, limit: 100, overflow: { window_tokens: 5_000, sent_estimate: 4_000, server_requested_tokens: 6_000, server_limit_tokens: 5_000 } });
-    expect(windowState(journal.events)).toEqual({ first: 3, learnedWindow: 5_000, calibration: 1.5 });
+    expect(windowState(journal.events)).toEqual({ first: 3, learnedWindow: 5_000, calibration: 1.5, lastEstimate: null });
     journal.add({ type: "CONTEXT_WINDOW", iteration: 9, reason: "max_iterations", first_iteration: 5, dropped_from: 3, dropped_to: 4, limit: 4 });
-    expect(windowState(journal.events)).toEqual({ first: 5, learnedWindow: 5_000, calibration: 1.5 });
+    expect(windowState(journal.events)).toEqual({ first: 5, learnedWindow: 5_000, calibration: 1.5, lastEstimate: null });
   });
 
   it("ignores a server count no tokenizer could be that far from", () => {
@@ -208,7 +208,7 @@ describe("windowState, folded as the journal grows", () => {
       if (n % 4 === 0) journal.add({ type: "CONTEXT_WINDOW", iteration: n + 1, reason: "overflow", first_iteration: n, dropped_from: 1, dropped_to: n - 1, limit: 10, overflow: { window_tokens: 1_000 * n, sent_estimate: 100, server_requested_tokens: 150 } });
       expect(windowState(journal.events)).toEqual(fresh(journal.events));
     }
-    expect(windowState(journal.events)).toEqual({ first: 12, learnedWindow: 12_000, calibration: 1.5 });
+    expect(windowState(journal.events)).toEqual({ first: 12, learnedWindow: 12_000, calibration: 1.5, lastEstimate: null });
     // A journal that is not the one folded before (an event replaced) is folded anew.
     const changed = [...journal.events];
     changed[changed.length - 1] = { ...changed.at(-1)!, first_iteration: 11 } as JournalEvent;

@@ -42,8 +42,21 @@ export function toChatCompletionBody(request: LlmRequest, options: BodyOptions):
   };
 }
 
+// An assistant message's wire form, kept per message object: the same object every iteration then serializes once (wire-json.ts).
+const echoedWire = new WeakMap<ChatMessage, Record<string, unknown>>();
+
 function toWireMessage(message: ChatMessage, echo: boolean): Record<string, unknown> {
   if (message.role !== "assistant") return message;
+  if (!echo) return assistantWire(message, false);
+  let wire = echoedWire.get(message);
+  if (wire === undefined) {
+    wire = assistantWire(message, true);
+    echoedWire.set(message, wire);
+  }
+  return wire;
+}
+
+function assistantWire(message: AssistantMessage, echo: boolean): Record<string, unknown> {
   const data = echo ? chatProviderData(message) : undefined;
   const calls = message.tool_calls ?? [];
   return {

@@ -8,7 +8,8 @@ import { TransportError } from "./transport-error.js";
 export interface HttpRequest {
   method: "GET" | "POST";
   headers: Record<string, string>;
-  body?: string;
+  /** A string, or pieces sent one after another without being joined (their lengths give Content-Length). */
+  body?: string | readonly Buffer[];
   /** Aborting destroys the connection; the exchange then rejects with the signal's reason. */
   signal?: AbortSignal;
   /** Where the proxy variables are read; the process environment by default. */
@@ -28,7 +29,9 @@ export interface HttpExchange {
 export async function sendHttp(url: URL, request: HttpRequest): Promise<HttpExchange> {
   const signal = request.signal;
   if (signal?.aborted) throw abortReason(signal);
-  const headers = { "accept-encoding": ACCEPT_ENCODING, ...lowerCaseKeys(request.headers) };
+  const body = request.body;
+  const length = Array.isArray(body) ? { "content-length": String(body.reduce((sum: number, piece: Buffer) => sum + piece.length, 0)) } : {};
+  const headers = { "accept-encoding": ACCEPT_ENCODING, ...lowerCaseKeys(request.headers), ...length };
   const { req, proxy } = await openRequest(url, { method: request.method, headers }, request.env ?? process.env);
   return new Promise<HttpExchange>((resolve, reject) => {
     const onAbort = (): void => {
@@ -53,7 +56,14 @@ export async function sendHttp(url: URL, request: HttpRequest): Promise<HttpExch
         chunks: () => bodyChunks(res, signal, () => signal?.removeEventListener("abort", onAbort)),
       });
     });
-    req.end(request.body);
+    if (typeof body === "string" || body === undefined) {
+      req.end(body);
+      return;
+    }
+    req.cork();
+    for (const piece of body) req.write(piece);
+    req.uncork();
+    req.end();
   });
 }
 
