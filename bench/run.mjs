@@ -3,7 +3,7 @@
 //
 // Usage: npm run bench [-- --quick] [-- --cache-only] [-- --folder-only] [-- --long-read-only] [-- --sandbox-only] [-- --json <file>] [-- --bin <path/to/bin/delta.js>] [-- --skip-providers]
 // Every number is a median over repetitions with its spread; see bench/README.md for what each means.
-import { closeSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, cpSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -32,6 +32,8 @@ const SANDBOX_ONLY = args.includes("--sandbox-only");
 const CACHE_ONLY = args.includes("--cache-only") || args.includes("--folder-only");
 /** `--long-read-only`: just the rows of long runs with 2 KB observations (peak RSS, engine cost at the run's end ÷ at its start). */
 const LONG_READ_ONLY = args.includes("--long-read-only");
+/** `--list-runs-only`: just the row of a plain `list-runs` in a workspace of 10,000 runs. */
+const LIST_RUNS_ONLY = args.includes("--list-runs-only");
 /** `--folder-only`: just the run-folder rows (deterministic: bytes, not time). */
 const FOLDER_ONLY = args.includes("--folder-only");
 /** The folder rows: run folder ÷ (journal + tool outputs) after this many turns, for contexts (a), (b) and (d). */
@@ -41,8 +43,8 @@ const jsonOut = args.includes("--json") ? args[args.indexOf("--json") + 1] : nul
 const PROVIDERS = args.includes("--skip-providers") ? [] : ["openai", "anthropic", "openai-responses"];
 
 const plan = QUICK
-  ? { startupReps: 3, iterationReps: 3, turns: 30, longTurns: 120, longLate: 100, longReps: 1, rssReps: 2, fanOut: 20, fanOutReps: 1, readTurns: 120, readReps: 1 }
-  : { startupReps: 10, iterationReps: 7, turns: 30, longTurns: 1010, longLate: 1000, longReps: 2, rssReps: 5, fanOut: 100, fanOutReps: 3, readTurns: 500, readReps: 3 };
+  ? { startupReps: 3, iterationReps: 3, turns: 30, longTurns: 120, longLate: 100, longReps: 1, rssReps: 2, fanOut: 20, fanOutReps: 1, readTurns: 120, readReps: 1, listRuns: 1_000, listReps: 2 }
+  : { startupReps: 10, iterationReps: 7, turns: 30, longTurns: 1010, longLate: 1000, longReps: 2, rssReps: 5, fanOut: 100, fanOutReps: 3, readTurns: 500, readReps: 3, listRuns: 10_000, listReps: 5 };
 const LONG_EARLY = 10;
 /** The cache rows: 60-turn runs whose tool prints 2 KB, under four contexts (bench/README.md, "Cache kept"). */
 const CACHE_TURNS = 60;
@@ -66,6 +68,8 @@ try {
     await sandboxRows(ws, ambient);
   } else if (LONG_READ_ONLY) {
     await longReadRows(ws, ambient);
+  } else if (LIST_RUNS_ONLY) {
+    await listRunsRow(agent, ambient);
   } else if (!CACHE_ONLY) {
     // Node itself, for scale.
     for (const [label, env] of environments(ambient, noExtraCa)) {
@@ -168,6 +172,7 @@ try {
     }
 
     await longReadRows(ws, ambient);
+    await listRunsRow(agent, ambient);
 
     // Fan-out: many runs at once in one workspace, each with its own run id.
     const rates = [];
@@ -228,7 +233,7 @@ try {
   }
 
   // Run folders: io/invocations/ stores each distinct message once, so a folder grows with the run, not with its square.
-  for (const { label, contextYaml } of SANDBOX_ONLY || LONG_READ_ONLY ? [] : cacheCases().filter((each) => !each.label.startsWith("(c)"))) {
+  for (const { label, contextYaml } of SANDBOX_ONLY || LONG_READ_ONLY || LIST_RUNS_ONLY ? [] : cacheCases().filter((each) => !each.label.startsWith("(c)"))) {
     const home = writeCacheAgent(join(root, `folder-${label.slice(1, 2)}`), contextYaml);
     for (const turns of FOLDER_TURNS) {
       keySeq += 1;
@@ -256,7 +261,7 @@ try {
   }
 
   // Cache kept: how much of each request repeats the previous one from its start, under four contexts.
-  for (const { label, contextYaml, target } of SANDBOX_ONLY || FOLDER_ONLY || LONG_READ_ONLY ? [] : cacheCases()) {
+  for (const { label, contextYaml, target } of SANDBOX_ONLY || FOLDER_ONLY || LONG_READ_ONLY || LIST_RUNS_ONLY ? [] : cacheCases()) {
     const home = writeCacheAgent(join(root, `cache-${label.slice(1, 2)}`), contextYaml);
     keySeq += 1;
     const key = `cache-${process.pid}-${keySeq}`;
@@ -413,6 +418,31 @@ async function longReadRows(ws, ambient) {
   rows.push(row(`engine cost, iteration ~${LONG_EARLY} (2 KB observations, context_window 1000000; median of 10, tool time excluded)`, early, "ms"));
   rows.push(row(`engine cost, iteration ~${turns}`, late, "ms"));
   rows.push(row(`engine cost, iteration ${turns} / iteration ${LONG_EARLY} (whole conversation)`, ratios, "×", { target: 2, le: true }, 2));
+}
+
+/** A plain `delta list-runs` (text) in one workspace of plan.listRuns finished two-turn runs: copies of one real run, each under its own id. */
+async function listRunsRow(agent, ambient) {
+  const listWs = join(root, "list-runs");
+  mkdirSync(listWs);
+  // An id as long as the copies' ids, so each copy's journal keeps the size its metadata.json records.
+  const seed = (await runDelta(agent, listWs, 2, ambient)).runId;
+  const seedDir = join(listWs, ".delta", seed);
+  const width = String(plan.listRuns).length;
+  for (let i = 0; i < plan.listRuns; i += 1) {
+    const id = `${seed.slice(0, seed.length - width - 1)}-${String(i).padStart(width, "0")}`;
+    const dir = join(listWs, ".delta", id);
+    cpSync(seedDir, dir, { recursive: true });
+    for (const file of ["journal.jsonl", "metadata.json"]) writeFileSync(join(dir, file), readFileSync(join(seedDir, file), "utf8").replaceAll(JSON.stringify(seed), JSON.stringify(id)));
+  }
+  const walls = [];
+  for (let i = 0; i < plan.listReps; i += 1) {
+    const listed = await spawnTimed([DELTA_BIN, "list-runs", "-w", listWs], modelEnv(ambient));
+    if (listed.exitCode !== 0) throw new Error(`list-runs exited ${listed.exitCode}: ${listed.stderr.slice(0, 2000)}`);
+    const lines = listed.stdout.trim().split("\n").length;
+    if (lines !== plan.listRuns + 2) throw new Error(`list-runs listed ${lines - 1} runs, expected ${plan.listRuns + 1}`);
+    walls.push(listed.wall / 1000);
+  }
+  rows.push(row(`plain \`list-runs\` of ${plan.listRuns} finished runs in one workspace, wall`, walls, "s", plan.listRuns === 10_000 ? { target: 1.5, le: true } : undefined, 2));
 }
 
 /** One run of the `read` agent; with `timed`, under /usr/bin/time for its peak RSS. */

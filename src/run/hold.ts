@@ -1,4 +1,5 @@
 // One engine process's hold on a run: opens journal and lock, drives the loop, and closes cleanly.
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentPackage } from "../agent/load.js";
 import { contextBudget } from "../context/budget.js";
@@ -99,7 +100,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   };
   // A run taken over meanwhile stops what it is doing (a tool, a model call) as an interrupt would.
   const signal = AbortSignal.any([options.signal, options.hold.lost]);
-  let metadata: RunMetadata = { ...options.metadata, status: "RUNNING", end_time: null, error: null, ...holderFacts(startTime.getTime()), mcp_server_processes: options.mcp?.records, max_iterations: options.maxIterations, model: agent.llm.model, updated_at: startTime.toISOString() };
+  let metadata: RunMetadata = { ...options.metadata, journal_bytes: undefined, status: "RUNNING", end_time: null, error: null, ...holderFacts(startTime.getTime()), mcp_server_processes: options.mcp?.records, max_iterations: options.maxIterations, model: agent.llm.model, updated_at: startTime.toISOString() };
   if (!options.started) writeMetadata(paths, metadata, { secrets });
   // The owner record names the servers too: a later holder ends what a dead one left, even after metadata.json is lost.
   if (options.mcp && options.mcp.records.length > 0) {
@@ -294,6 +295,7 @@ async function finish(ctx: RunContext, options: SessionOptions, open: OpenSessio
   let status: RunStatus = end.status;
   const error = "error" in end ? end.error : undefined;
   let finalError = error;
+  let journalBytes: number | undefined;
   try {
     if (error) {
       ctx.append({ type: "ERROR", error_type: error.type, error_message: error.message });
@@ -302,6 +304,7 @@ async function finish(ctx: RunContext, options: SessionOptions, open: OpenSessio
     const state = deriveRunState(ctx.readEvents());
     ctx.append({ type: "ENGINE_END", run_id: ctx.runId, status, final_iteration: state.iterations });
     open.journal.sync();
+    journalBytes = statSync(ctx.paths.journal).size;
   } catch (err) {
     const lost = open.journal.lostReason() ?? options.hold.lostReason();
     if (lost !== null) return stopLost(ctx, open, lost);
@@ -322,6 +325,7 @@ async function finish(ctx: RunContext, options: SessionOptions, open: OpenSessio
       end_time: status === "WAITING_FOR_INPUT" ? null : endTime.toISOString(),
       error: finalError ? `${finalError.type}: ${finalError.message}` : null,
       usage: usageTotals,
+      journal_bytes: journalBytes,
     }, { durable: true, secrets: ctx.secrets });
   } catch (err) {
     // metadata.json is only a cache of the journal: still release the lock and report the outcome.

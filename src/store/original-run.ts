@@ -23,6 +23,11 @@ export function readOriginalRun(paths: { metadata: string }): OriginalRun | null
   } catch {
     return null;
   }
+  return originalRunOf(raw);
+}
+
+/** The same, from metadata.json already parsed as JSON. */
+export function originalRunOf(raw: unknown): OriginalRun | null {
   if (typeof raw === "object" && raw !== null && "agent_home" in raw) return null;
   const parsed = OriginalMetadataSchema.safeParse(raw);
   return parsed.success ? parsed.data : null;

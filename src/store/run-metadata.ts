@@ -52,6 +52,11 @@ export const RunMetadataSchema = z.object({
       total_cost_usd: z.number().nonnegative().nullable(),
     })
     .optional(),
+  /**
+   * The journal's size when the run's end was written here: while the journal still has that size,
+   * the status, iterations and first message above are the journal's own, and listing the run reads no journal.
+   */
+  journal_bytes: z.number().int().nonnegative().optional(),
   /** The holder's stdio MCP servers, each the leader of its own process group, so a later holder can stop what a crash left behind. */
   mcp_server_processes: z.array(z.object({ server: z.string(), pid: z.number().int().positive(), start_time_unix: z.number().nonnegative() })).optional(),
 });

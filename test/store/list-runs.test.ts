@@ -51,3 +51,23 @@ it("still warns about a run whose metadata exists but whose journal is gone", ()
   expect(warnings).toHaveLength(1);
   expect(warnings[0]).toMatch(/^run broken: skipped: .*journal/);
 });
+
+it("lists a run at rest from its metadata while the journal keeps the size its end was written with, and from the journal once it changed", () => {
+  const paths = runPaths(workDir, "done-1");
+  mkdirSync(paths.runDir, { recursive: true });
+  const text = journal().map((event) => `${JSON.stringify(event)}\n`).join("");
+  // Bytes of the right size that are no journal: listing from metadata reads none of them.
+  writeFileSync(paths.journal, "x".repeat(Buffer.byteLength(text)));
+  writeMetadata(paths, {
+    run_id: "done-1", workspace_id: "W001", agent_name: "a", status: "COMPLETED", created_at: at, updated_at: at, end_time: at,
+    initial_message: "say hi", iterations: 0, max_iterations: 30, error: null, agent_home: "/a", work_dir: workDir,
+    pid: 1, hostname: "h", start_time_unix: 0, process_name: "node", journal_bytes: Buffer.byteLength(text),
+  });
+  const warnings: string[] = [];
+  expect(listRuns(workDir, {}, (line) => warnings.push(line)).map((run) => [run.run_id, run.status, run.task_summary, run.iterations])).toEqual([["done-1", "COMPLETED", "say hi", 0]]);
+  expect(warnings).toEqual([]);
+
+  // Another size (written since by a process that died before metadata): the journal decides.
+  writeFileSync(paths.journal, text.replace('"status":"COMPLETED"', '"status":"FAILED"'));
+  expect(listRuns(workDir, {}, (line) => warnings.push(line)).map((run) => run.status)).toEqual(["FAILED"]);
+});
