@@ -409,7 +409,7 @@ async function longReadRows(ws, ambient) {
   for (let i = 0; i < plan.readReps; i += 1) {
     if (existsSync("/usr/bin/time")) peaks.push((await readRun(windowed, ws, turns, ambient, true)).rssMb);
     const run = await readRun(wide, ws, turns, ambient, false);
-    const costs = engineCosts(join(ws, ".delta", run.runId), run.arrivals);
+    const costs = engineCosts(join(ws, ".delta", run.runId), run.arrivals, server.replied(run.runId));
     early.push(costAround(costs, LONG_EARLY));
     late.push(costAround(costs, turns - 5));
     ratios.push(costAround(costs, turns - 5) / costAround(costs, LONG_EARLY));

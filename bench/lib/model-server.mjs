@@ -17,6 +17,7 @@ const ENCRYPTED_REASONING = `gAAAAAB${"x".repeat(600)}`;
 
 export async function startModelServer() {
   const arrivals = new Map();
+  const replied = new Map();
   const bodies = new Map();
   const sockets = new Set();
   const server = createServer((req, res) => {
@@ -42,6 +43,8 @@ export async function startModelServer() {
       // Prompt tokens as a provider reports them, about four bytes of the body a token: the engine sizes later requests by them.
       step.promptTokens = Math.ceil(Buffer.byteLength(text) / 4);
       send(res, 200, protocol.reply(body.model ?? "bench-model", step, toolOf(protocol.messages(body))));
+      if (!replied.has(step.key)) replied.set(step.key, []);
+      replied.get(step.key).push(performance.now());
     });
   });
   server.on("connection", (socket) => {
@@ -56,6 +59,8 @@ export async function startModelServer() {
     baseUrl: `http://127.0.0.1:${server.address().port}/v1`,
     /** performance.now() of every model request of the run with this key, in order. */
     arrivals: (key) => arrivals.get(key) ?? [],
+    /** performance.now() when each reply of the run with this key was sent, in order. */
+    replied: (key) => replied.get(key) ?? [],
     /** The body text of every model request of the run with this key, in order. */
     bodies: (key) => bodies.get(key) ?? [],
     close: () =>
