@@ -17,6 +17,11 @@ export interface SandboxBox {
   hidden: readonly string[];
   /** Under `.delta/` but writable all the same (context_artifacts/ for a boxed generator). */
   writableInProtected?: readonly string[];
+  /**
+   * The engine's own package (the proxy's forwarder, delta-sessions, the delta a sub-agent runs): bound back read-only
+   * where the box's private /tmp would hide it, for an engine installed under /tmp.
+   */
+  engineHome?: string;
   network: BoxNetwork;
 }
 
@@ -51,7 +56,10 @@ export function bwrapArgv(box: SandboxBox, command: readonly string[], cwd: stri
     { target: box.agentHome, writable: false },
     // A read-only workspace under /tmp is bound back too, or the process would not see it.
     ...(box.writeWorkspace ? [] : [{ target: box.workDir, writable: false }]),
-  ].sort((a, b) => depth(a.target) - depth(b.target));
+  ];
+  const engine = box.engineHome;
+  if (engine !== undefined && isWithin(engine, "/tmp") && !roots.some((root) => isWithin(engine, root.target))) roots.push({ target: engine, writable: false });
+  roots.sort((a, b) => depth(a.target) - depth(b.target));
   for (const root of roots) {
     if (kindOf(root.target) === "missing") continue;
     if (!root.writable && roots.some((other) => other.writable && other.target === root.target)) continue;
@@ -91,6 +99,10 @@ export function bwrapArgv(box: SandboxBox, command: readonly string[], cwd: stri
   args.push("--die-with-parent", "--cap-drop", "ALL", "--chdir", cwd, "--");
   const inner = network.kind === "proxy" ? [...network.forwarder, BOX_PROXY_SOCKET, String(network.port), "--", ...command] : [...command];
   return ["bwrap", ...args, ...inner];
+}
+
+function isWithin(target: string, dir: string): boolean {
+  return target === dir || target.startsWith(`${dir}/`);
 }
 
 function depth(target: string): number {

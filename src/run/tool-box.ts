@@ -51,7 +51,7 @@ export async function openBox(policy: SandboxPolicy, place: BoxPlace, env: Recor
     ...(policy.deny_read ?? []).map(expand),
   ];
   for (const target of place.writableInProtected ?? []) mkdirSync(target, { recursive: true });
-  const base = { workDir, writeWorkspace: policy.mode === "workspace-write", write, agentHome, hidden, writableInProtected: place.writableInProtected ?? [] };
+  const base = { workDir, writeWorkspace: policy.mode === "workspace-write", write, agentHome, hidden, writableInProtected: place.writableInProtected ?? [], engineHome: real(enginePackage()) };
   const network = policy.network ?? "off";
   if (network === "off" || network === "on") {
     return { policy, box: { ...base, network: { kind: network } }, env: sandboxEnvironment(env, place.passthrough), refused: () => [], close: async () => {} };
@@ -59,7 +59,7 @@ export async function openBox(policy: SandboxPolicy, place: BoxPlace, env: Recor
   const proxy = await startHostProxy(network, process.env);
   return {
     policy,
-    box: { ...base, network: { kind: "proxy", socket: proxy.socketPath, port: BOX_PROXY_PORT, forwarder: [process.execPath, forwarderScript()] } },
+    box: { ...base, network: { kind: "proxy", socket: proxy.socketPath, port: BOX_PROXY_PORT, forwarder: [process.execPath, path.join(enginePackage(), "dist", "sandbox-forwarder.cjs")] } },
     env: sandboxEnvironment(env, place.passthrough, `http://127.0.0.1:${BOX_PROXY_PORT}`),
     refused: () => proxy.refused(),
     close: () => proxy.close(),
@@ -83,11 +83,11 @@ function real(target: string): string {
   return parent === absolute ? absolute : path.join(real(parent), path.basename(absolute));
 }
 
-/** The forwarder the build writes beside the bundle (dist/sandbox-forwarder.cjs). */
-function forwarderScript(): string {
+/** The engine's package: the folder holding package.json and the forwarder the build writes beside the bundle (dist/sandbox-forwarder.cjs). */
+function enginePackage(): string {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (;;) {
-    if (existsSync(path.join(dir, "package.json")) && existsSync(path.join(dir, "dist", "sandbox-forwarder.cjs"))) return path.join(dir, "dist", "sandbox-forwarder.cjs");
+    if (existsSync(path.join(dir, "package.json")) && existsSync(path.join(dir, "dist", "sandbox-forwarder.cjs"))) return dir;
     const parent = path.dirname(dir);
     if (parent === dir) throw new Error("dist/sandbox-forwarder.cjs is missing from the delta-engine package; rebuild it (npm run build) or reinstall");
     dir = parent;

@@ -35,6 +35,18 @@ describe("bwrapArgv", () => {
     expect(argv.slice(argv.indexOf("--"))).toEqual(["--", "ls"]);
   });
 
+  it("binds the engine's own package back read-only when it is installed under /tmp, and nowhere else", () => {
+    const engine = "/tmp/clone/delta-engine";
+    const underTmp = mounts(bwrapArgv(box({ engineHome: engine }), ["ls"], WS, host([AGENT, WS, engine])));
+    expect(underTmp).toContain(`--ro-bind ${engine} ${engine}`);
+    expect(underTmp.indexOf(`--ro-bind ${engine} ${engine}`)).toBeGreaterThan(underTmp.indexOf("--tmpfs /tmp"));
+    // Installed elsewhere, the read-only root already shows it; inside a writable workspace under /tmp, that bind does.
+    expect(mounts(bwrapArgv(box({ engineHome: "/usr/lib/node_modules/delta-engine" }), ["ls"], WS, host([AGENT, WS])))).not.toContain("--ro-bind /usr/lib/node_modules/delta-engine /usr/lib/node_modules/delta-engine");
+    const tmpWs = "/tmp/ws";
+    const inWorkspace = mounts(bwrapArgv(box({ workDir: tmpWs, engineHome: `${tmpWs}/delta` }), ["ls"], tmpWs, host([AGENT, tmpWs, `${tmpWs}/delta`])));
+    expect(inWorkspace).not.toContain(`--ro-bind ${tmpWs}/delta ${tmpWs}/delta`);
+  });
+
   it("keeps .delta, .git and .env read-only inside the workspace, and blocks them where they do not exist yet", () => {
     const list = mounts(bwrapArgv(box(), ["ls"], WS, host([AGENT, WS, `${WS}/.delta`])));
     const afterWorkspace = list.slice(list.indexOf(`--bind ${WS} ${WS}`) + 1);

@@ -255,8 +255,10 @@ describe("examples/map-reduce/map-reduce.sh over GNU parallel --sshlogin to two 
       });
     const done = (): number => (existsSync(out) ? readdirSync(out).filter((name) => /^map-\d+\.json$/.test(name)).length : 0);
     await waitFor(() => done() >= 1 && holders(hostB!.hostname).length >= 1, 60_000, "an item done and a run in flight on hostB");
-    const stranded = holders(hostB!.hostname);
     await hostB!.kill();
+    // Read once hostB is gone, not before: a run can still end in the moment between a look and the kill. Nothing
+    // takes these runs over sooner than a stale period (five 300 ms beats) after the kill.
+    const stranded = holders(hostB!.hostname);
     const result = await fanOut;
     for (const item of items) slow.delete(item);
 
