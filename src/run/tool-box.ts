@@ -83,11 +83,14 @@ function real(target: string): string {
   return parent === absolute ? absolute : path.join(real(parent), path.basename(absolute));
 }
 
+let enginePackageDir: string | undefined;
+
 /** The engine's package: the folder holding package.json and the forwarder the build writes beside the bundle (dist/sandbox-forwarder.cjs). */
 function enginePackage(): string {
+  if (enginePackageDir !== undefined) return enginePackageDir;
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (;;) {
-    if (existsSync(path.join(dir, "package.json")) && existsSync(path.join(dir, "dist", "sandbox-forwarder.cjs"))) return dir;
+    if (existsSync(path.join(dir, "package.json")) && existsSync(path.join(dir, "dist", "sandbox-forwarder.cjs"))) return (enginePackageDir = dir);
     const parent = path.dirname(dir);
     if (parent === dir) throw new Error("dist/sandbox-forwarder.cjs is missing from the delta-engine package; rebuild it (npm run build) or reinstall");
     dir = parent;
