@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Benchmarks the real `bin/delta.js` against an instant local model: start-up, per-iteration cost, long runs, memory, fan-out.
 //
-// Usage: npm run bench [-- --quick] [-- --cache-only] [-- --folder-only] [-- --long-read-only] [-- --sandbox-only] [-- --json <file>] [-- --bin <path/to/bin/delta.js>] [-- --skip-providers]
+// Usage: npm run bench [-- --quick] [-- --cache-only] [-- --folder-only] [-- --long-read-only] [-- --sandbox-only] [-- --json <file>] [-- --bin <path/to/bin/delta.js>] [-- --skip-providers] [-- --skip-traces]
 // Every number is a median over repetitions with its spread; see bench/README.md for what each means.
 import { closeSync, cpSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -41,6 +41,8 @@ const FOLDER_TURNS = [60, 240];
 const jsonOut = args.includes("--json") ? args[args.indexOf("--json") + 1] : null;
 /** `--skip-providers` leaves out the rows per provider, e.g. for a build from before the native providers. */
 const PROVIDERS = args.includes("--skip-providers") ? [] : ["openai", "anthropic", "openai-responses"];
+/** `--skip-traces` leaves out the rows with traces exported live, e.g. for a build from before traces. */
+const TRACES = !args.includes("--skip-traces");
 
 const plan = QUICK
   ? { startupReps: 3, iterationReps: 3, turns: 30, longTurns: 120, longLate: 100, longReps: 1, rssReps: 2, fanOut: 20, fanOutReps: 1, readTurns: 120, readReps: 1, listRuns: 1_000, listReps: 2 }
@@ -116,22 +118,24 @@ try {
     rows.push(row("bare Node loop, same formula (floor of this machine)", bare, "ms"));
 
     // Live trace export on, to a loopback collector that answers at once: the rows above are export off.
-    const sink = await startOtlpSink();
-    try {
-      const traced = { ...ambient, OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint };
-      const tracedFirst = [];
-      const tracedOverheads = [];
-      for (let i = 0; i < plan.iterationReps; i += 1) {
-        const one = await runDelta(agent, ws, 1, traced);
-        const many = await runDelta(agent, ws, plan.turns, traced);
-        tracedFirst.push(one.arrivals[0] - one.startedAt);
-        tracedOverheads.push((many.wall - one.wall) / (plan.turns - 1));
+    const sink = TRACES ? await startOtlpSink() : null;
+    if (sink) {
+      try {
+        const traced = { ...ambient, OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint };
+        const tracedFirst = [];
+        const tracedOverheads = [];
+        for (let i = 0; i < plan.iterationReps; i += 1) {
+          const one = await runDelta(agent, ws, 1, traced);
+          const many = await runDelta(agent, ws, plan.turns, traced);
+          tracedFirst.push(one.arrivals[0] - one.startedAt);
+          tracedOverheads.push((many.wall - one.wall) / (plan.turns - 1));
+        }
+        if (sink.requests() === 0) throw new Error("live trace export rows: the collector received nothing");
+        rows.push(row("start → first model request, traces exported live", tracedFirst, "ms"));
+        rows.push(row(`per-iteration overhead, traces exported live, (wall(${plan.turns})−wall(1))/${plan.turns - 1}`, tracedOverheads, "ms"));
+      } finally {
+        await sink.close();
       }
-      if (sink.requests() === 0) throw new Error("live trace export rows: the collector received nothing");
-      rows.push(row("start → first model request, traces exported live", tracedFirst, "ms"));
-      rows.push(row(`per-iteration overhead, traces exported live, (wall(${plan.turns})−wall(1))/${plan.turns - 1}`, tracedOverheads, "ms"));
-    } finally {
-      await sink.close();
     }
 
     await sandboxRows(ws, ambient);

@@ -26,6 +26,15 @@ export function checkNotEmpty(content: string | null, toolCalls: number, finishR
   if (content === null && toolCalls === 0 && replyEnding(finishReason) === "finished") throw new UnusableReplyError(`the reply has neither content nor tool calls (${detail})`);
 }
 
+/** One stream event's data as JSON, or null when it is not JSON: for a live view, which ignores what it cannot read. */
+export function eventJsonOrNull(data: string): unknown {
+  try {
+    return JSON.parse(data);
+  } catch {
+    return null;
+  }
+}
+
 /** One stream event's data as JSON, or an unusable reply quoting its start. */
 export function eventJson(data: string): unknown {
   try {

@@ -1,7 +1,7 @@
 // Puts a streamed Anthropic Messages reply back together: message_start, content blocks and their deltas, message_delta, as the message a whole reply would be.
 import type { StreamAssembler } from "../attempt.js";
 import { isRecord } from "../is-record.js";
-import { eventJson, UnusableReplyError } from "../reply-errors.js";
+import { eventJson, eventJsonOrNull, UnusableReplyError } from "../reply-errors.js";
 import type { SseEvent } from "../transport/sse.js";
 import { errorBodyError } from "./message-reply.js";
 
@@ -107,12 +107,7 @@ function withoutNulls(record: Record<string, unknown>): Record<string, unknown> 
 
 /** The reply text one event adds (a `text_delta`), for a live view; the assembly above is what counts. */
 export function anthropicTextDelta({ data }: SseEvent): string | undefined {
-  let event: unknown;
-  try {
-    event = JSON.parse(data);
-  } catch {
-    return undefined;
-  }
+  const event = eventJsonOrNull(data);
   if (!isRecord(event) || event.type !== "content_block_delta" || !isRecord(event.delta) || event.delta.type !== "text_delta") return undefined;
   return typeof event.delta.text === "string" ? event.delta.text : undefined;
 }

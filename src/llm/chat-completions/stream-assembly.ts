@@ -1,6 +1,6 @@
 // Puts a streamed Chat Completions reply back together: the deltas of chunks become one completion, read like a whole reply.
 import { isRecord } from "../is-record.js";
-import { ErrorBodyError, eventJson, UnusableReplyError } from "../reply-errors.js";
+import { ErrorBodyError, eventJson, eventJsonOrNull, UnusableReplyError } from "../reply-errors.js";
 import { serverWords } from "../server-words.js";
 import type { SseEvent } from "../transport/sse.js";
 import type { StreamAssembler } from "../attempt.js";
@@ -156,16 +156,8 @@ function mergedList(previous: unknown[], next: unknown[]): unknown[] {
 /** The reply text one chunk adds (its first choice's `delta.content` as text), for a live view; the assembly above is what counts. */
 export function chatTextDelta({ data }: SseEvent): string | undefined {
   if (data.trim() === "[DONE]") return undefined;
-  const chunk = parsedOrNull(data);
+  const chunk = eventJsonOrNull(data);
   const choice = isRecord(chunk) && Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
   const content = isRecord(choice) && isRecord(choice.delta) ? choice.delta.content : undefined;
   return typeof content === "string" ? content : undefined;
-}
-
-function parsedOrNull(data: string): unknown {
-  try {
-    return JSON.parse(data);
-  } catch {
-    return null;
-  }
 }

@@ -1,7 +1,7 @@
 // Puts a streamed OpenAI Responses reply back together: the response its final event carries, or, when that lists no output, the items each output_item.done event gave.
 import type { StreamAssembler } from "../attempt.js";
 import { isRecord } from "../is-record.js";
-import { eventJson, UnusableReplyError } from "../reply-errors.js";
+import { eventJson, eventJsonOrNull, UnusableReplyError } from "../reply-errors.js";
 import type { SseEvent } from "../transport/sse.js";
 import { responseError } from "./response-reply.js";
 
@@ -38,12 +38,7 @@ export class StreamAssembly implements StreamAssembler {
 
 /** The reply text one event adds (`response.output_text.delta`), for a live view; the assembly above is what counts. */
 export function responsesTextDelta({ data }: SseEvent): string | undefined {
-  let event: unknown;
-  try {
-    event = JSON.parse(data);
-  } catch {
-    return undefined;
-  }
+  const event = eventJsonOrNull(data);
   if (!isRecord(event) || event.type !== "response.output_text.delta") return undefined;
   return typeof event.delta === "string" ? event.delta : undefined;
 }
