@@ -1,6 +1,6 @@
 // Rebuilds the model's conversation from journal events: a pure function, linear in the events.
 import type { EventOf, JournalEvent } from "../journal/events.js";
-import { replyEnding, type AssistantMessage, type ChatMessage } from "../conversation.js";
+import { noteJournalText, replyEnding, type AssistantMessage, type ChatMessage } from "../conversation.js";
 
 /** Content of the tool message for a call whose result never reached the journal. */
 export const NO_RESULT_CONTENT = "(no result recorded for this call)";
@@ -77,7 +77,8 @@ function walkJournal(events: readonly JournalEvent[], firstIteration: number, vi
     if (event.type === "USER_MESSAGE") {
       // The engine's re-ask is about the answer before it: it goes when that answer leaves the window.
       if (event.source === "engine" && lastIteration < firstIteration) continue;
-      visit.user({ message: renderedOnce(event, () => ({ role: "user", content: event.content })), source: event });
+      const message = renderedOnce(event, () => withJournalText({ role: "user", content: event.content }, event.seq, "content", "", event.content));
+      visit.user({ message, source: event });
     } else if (event.type === "THOUGHT") {
       thoughtIndex += 1;
       lastIteration = event.iteration;
@@ -120,12 +121,15 @@ function resultsByThought(events: readonly JournalEvent[], firstIteration: numbe
 /** A THOUGHT's messages, each with the event it renders: its reply, then the result of each call. */
 function pushThought(thought: Thought, results: Map<string, ActionResult[]>, push: (message: ChatMessage, source: JournalEvent | null) => void): void {
   if (thought.tool_calls.length === 0 && replyEnding(thought.finish_reason) !== "finished") return;
-  push(renderedOnce(thought, () => assistantMessage(thought)), thought);
+  push(renderedOnce(thought, () => {
+    const message = assistantMessage(thought);
+    return thought.content === null ? message : withJournalText(message, thought.seq, "content", "", thought.content);
+  }), thought);
   for (const call of thought.tool_calls) {
     // shift(): a reply that repeats one id gets its results in the order they were journaled.
     const result = results.get(call.id)?.shift();
     if (result === undefined) push({ role: "tool", tool_call_id: call.id, content: NO_RESULT_CONTENT }, null);
-    else push(renderedOnce(result, () => ({ role: "tool", tool_call_id: call.id, content: observationForModel(result) })), result);
+    else push(renderedOnce(result, () => toolMessage(call.id, result)), result);
   }
 }
 
@@ -150,13 +154,25 @@ function assistantMessage(thought: Thought): AssistantMessage {
   return message;
 }
 
-function observationForModel(result: ActionResult): string {
+/** The tool message of a result; its content is the observation after a status line (see observationPrefix). */
+function toolMessage(callId: string, result: ActionResult): ChatMessage {
+  const prefix = observationPrefix(result);
+  return withJournalText({ role: "tool", tool_call_id: callId, content: prefix + result.observation_content }, result.seq, "observation_content", prefix, result.observation_content);
+}
+
+function observationPrefix(result: ActionResult): string {
   switch (result.status) {
     case "SUCCESS":
-      return result.observation_content;
+      return "";
     case "FAILED":
-      return `${result.exit_code === null ? "[failed]" : `[exit code ${result.exit_code}]`}\n${result.observation_content}`;
+      return `${result.exit_code === null ? "[failed]" : `[exit code ${result.exit_code}]`}\n`;
     case "ERROR":
-      return `[error] ${result.observation_content}`;
+      return "[error] ";
   }
+}
+
+/** The message, noted as holding journal text, so a stored request can point at the journal rather than copy it. */
+function withJournalText<M extends ChatMessage>(message: M, seq: number, field: "content" | "observation_content", prefix: string, text: string): M {
+  noteJournalText(message, { seq, field, prefix, text });
+  return message;
 }

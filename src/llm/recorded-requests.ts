@@ -2,7 +2,7 @@
 import type { LlmRequest } from "../conversation.js";
 import { JournalError } from "../errors.js";
 import { readIoRecords } from "../store/io-records.js";
-import { partsOf, readRequestParts, rebuildRequest, requestPartsPath } from "../store/request-parts.js";
+import { partsOf, readRequestParts, rebuildRequest } from "../store/request-parts.js";
 import type { RunPaths } from "../store/run-dir.js";
 import { InvocationRecordSchema, type InvocationRecord } from "./invocation-record.js";
 
@@ -28,11 +28,11 @@ export function readInvocationRecords(paths: Pick<RunPaths, "invocationsDir">): 
   return records.map(({ file, record }) => ({ file, record }));
 }
 
-/** The requests of the given records, rebuilt: request-parts.jsonl is read once, keeping only the parts they use. */
-export function rebuildRequests(paths: Pick<RunPaths, "invocationsDir">, records: { file: string; record: InvocationRecord }[]): RecordedRequest[] {
+/** The requests of the given records, rebuilt: request-parts.jsonl is read once, keeping only the parts they use (and the journal once when a part points there). */
+export function rebuildRequests(paths: Pick<RunPaths, "invocationsDir" | "journal">, records: { file: string; record: InvocationRecord }[]): RecordedRequest[] {
   const wanted = new Set<number>();
   for (const { record } of records) if (record.request_parts) for (const n of partsOf(record.request_parts)) wanted.add(n);
-  const parts = wanted.size > 0 ? readRequestParts(requestPartsPath(paths), wanted) : new Map();
+  const parts = wanted.size > 0 ? readRequestParts(paths, wanted) : new Map();
   return records.map(({ file, record }) => ({
     file,
     iteration: record.iteration,

@@ -1,14 +1,16 @@
-// Content-addressed storage of model requests: each distinct message and tool list of a run is kept once in io/invocations/request-parts.jsonl.
+// Content-addressed storage of model requests: each distinct message and tool list of a run is kept once in io/invocations/request-parts.jsonl;
+// a message whose text the journal already holds points at that event, and one that extends the previous request's message there holds what it adds.
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync, ftruncateSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import type { ChatMessage, FunctionTool, LlmRequest } from "../conversation.js";
+import { journalTextOf, type ChatMessage, type FunctionTool, type LlmRequest } from "../conversation.js";
 import { errorMessage, JournalError, RunFileError } from "../errors.js";
 import { fsError } from "../fs-errors.js";
 import { scanLines } from "../journal/line-scanner.js";
+import { parseLine } from "../journal/parse-lines.js";
 import { openRunFile, openRunFileForAppend } from "../safe-open.js";
-import { redactedJson } from "../secrets.js";
+import { redactText, redactedJson } from "../secrets.js";
 import type { RunPaths } from "./run-dir.js";
 
 export const REQUEST_PARTS_FILE = "request-parts.jsonl";
@@ -25,11 +27,27 @@ export const RequestRefSchema = z.object({
 });
 export type RequestRef = z.infer<typeof RequestRefSchema>;
 
-/** One line of request-parts.jsonl: its number, the SHA-256 of its kind and JSON text, and the part itself. */
+/**
+ * Where a message's content is found instead of in its line: `prefix` then the string `field` of the journal event
+ * numbered `seq`, or the content of the earlier part `part` followed by `append`.
+ */
+const ContentFromSchema = z.union([
+  z.object({ seq: z.number().int().positive(), field: z.enum(["content", "observation_content"]), prefix: z.string() }),
+  z.object({ part: z.number().int().positive(), append: z.string() }),
+]);
+type ContentFrom = z.infer<typeof ContentFromSchema>;
+
+/**
+ * One line of request-parts.jsonl: its number, the SHA-256 of its kind and JSON text, and the part itself. A message
+ * with `content_from` holds "" as its content, which the place named there gives back.
+ */
 const PartLineSchema = z.union([
-  z.object({ n: z.number().int().positive(), sha256: z.string(), message: z.record(z.string(), z.unknown()) }),
+  z.object({ n: z.number().int().positive(), sha256: z.string(), message: z.record(z.string(), z.unknown()), content_from: ContentFromSchema.optional() }),
   z.object({ n: z.number().int().positive(), sha256: z.string(), tools: z.array(z.unknown()) }),
 ]);
+
+/** Shorter texts are copied: a pointer would save too little to be worth following. */
+const MIN_POINTED_CHARS = 256;
 
 export interface RequestParts {
   /** Appends the parts of `request` not yet stored and returns the references that give it back. */
@@ -44,6 +62,8 @@ export function openRequestParts(paths: RunPaths, secrets: readonly string[]): R
   const known = new Map<string, number>();
   // Messages rendered from the same journal event are the same object every iteration: hashed once.
   const numbered = new WeakMap<object, number>();
+  // The previous request's messages and their part numbers, by position: what a growing message may extend.
+  let previous: { message: ChatMessage; n: number }[] = [];
   let next = 1;
 
   const ensureOpen = (): number => {
@@ -61,15 +81,15 @@ export function openRequestParts(paths: RunPaths, secrets: readonly string[]): R
     return fd;
   };
 
-  const partNumber = (kind: "message" | "tools", value: ChatMessage | FunctionTool[], lines: string[]): number => {
+  const partNumber = (kind: "message" | "tools", value: ChatMessage | FunctionTool[], lines: string[], position = -1): number => {
     const seen = numbered.get(value);
     if (seen !== undefined) return seen;
-    const n = hashedPartNumber(kind, value, lines);
+    const n = hashedPartNumber(kind, value, lines, position);
     numbered.set(value, n);
     return n;
   };
 
-  const hashedPartNumber = (kind: "message" | "tools", value: ChatMessage | FunctionTool[], lines: string[]): number => {
+  const hashedPartNumber = (kind: "message" | "tools", value: ChatMessage | FunctionTool[], lines: string[], position: number): number => {
     const text = redactedJson(value, secrets);
     const sha256 = createHash("sha256").update(`${kind}\n${text}`).digest("hex");
     const found = known.get(sha256);
@@ -77,7 +97,8 @@ export function openRequestParts(paths: RunPaths, secrets: readonly string[]): R
     const n = next;
     next += 1;
     known.set(sha256, n);
-    lines.push(`{"n":${n},"sha256":"${sha256}","${kind}":${text}}\n`);
+    const pointer = kind === "message" ? contentPointer(value as ChatMessage, text, previous[position], secrets) : null;
+    lines.push(pointer ? `{"n":${n},"sha256":"${sha256}","message":${pointer.skeleton},"content_from":${JSON.stringify(pointer.from)}}\n` : `{"n":${n},"sha256":"${sha256}","${kind}":${text}}\n`);
     return n;
   };
 
@@ -87,7 +108,8 @@ export function openRequestParts(paths: RunPaths, secrets: readonly string[]): R
       const lines: string[] = [];
       // Tools first: in a conversation that only grows, the messages then stay one run of numbers.
       const tools = partNumber("tools", request.tools, lines);
-      const numbers = request.messages.map((message) => partNumber("message", message, lines));
+      const numbers = request.messages.map((message, position) => partNumber("message", message, lines, position));
+      previous = request.messages.map((message, position) => ({ message, n: numbers[position]! }));
       if (lines.length > 0) {
         try {
           writeSync(handle, lines.join(""));
@@ -104,13 +126,128 @@ export function openRequestParts(paths: RunPaths, secrets: readonly string[]): R
   };
 }
 
+/**
+ * The message whose stored JSON is `text`, with its content left out and where to find it: in the journal event it was
+ * rendered from, or as an extension of `base` (the message at its place in the previous request). Null when it must be
+ * stored whole: the content is short, secrets were taken out of it, or putting it back would not give `text` exactly.
+ */
+function contentPointer(message: ChatMessage, text: string, base: { message: ChatMessage; n: number } | undefined, secrets: readonly string[]): { skeleton: string; from: ContentFrom } | null {
+  const content = message.content;
+  if (typeof content !== "string" || content.length < MIN_POINTED_CHARS) return null;
+  // The journal writer removed the same secrets from the event; a text they changed is not on disk as it is here.
+  if (redactText(content, secrets) !== content) return null;
+  const from = journalSource(message, content) ?? extendedPart(message, content, base);
+  if (from === null) return null;
+  const skeleton = redactedJson({ ...message, content: "" }, secrets);
+  if (JSON.stringify(withContent(JSON.parse(skeleton) as Record<string, unknown>, content)) !== text) return null;
+  return { skeleton, from };
+}
+
+function journalSource(message: ChatMessage, content: string): ContentFrom | null {
+  const source = journalTextOf(message);
+  if (source === undefined || content !== source.prefix + source.text) return null;
+  return { seq: source.seq, field: source.field, prefix: source.prefix };
+}
+
+/** A context file or generator's output that grew by appending (a notes file, a folded memory) stores what it added. */
+function extendedPart(message: ChatMessage, content: string, base: { message: ChatMessage; n: number } | undefined): ContentFrom | null {
+  const before = base?.message.content;
+  if (base === undefined || base.message.role !== message.role || typeof before !== "string" || before.length < MIN_POINTED_CHARS) return null;
+  return content.startsWith(before) ? { part: base.n, append: content.slice(before.length) } : null;
+}
+
+function withContent(message: Record<string, unknown>, content: string): Record<string, unknown> {
+  message.content = content;
+  return message;
+}
+
 export function requestPartsPath(paths: Pick<RunPaths, "invocationsDir">): string {
   return join(paths.invocationsDir, REQUEST_PARTS_FILE);
 }
 
-/** The parts `wanted` names (all when omitted), read line by line: memory holds those parts and one line. */
-export function readRequestParts(path: string, wanted?: ReadonlySet<number>): Map<number, ChatMessage | FunctionTool[]> {
+/**
+ * The parts `wanted` names (all when omitted), read line by line: memory holds those parts, the earlier parts their
+ * content extends, and one line. A part whose content lies elsewhere gets it from there, checked against its SHA-256.
+ */
+export function readRequestParts(paths: Pick<RunPaths, "invocationsDir" | "journal">, wanted?: ReadonlySet<number>): Map<number, ChatMessage | FunctionTool[]> {
+  const path = requestPartsPath(paths);
+  const lines = new Map<number, { parsed: PartLine; where: string }>();
+  const extends_ = new Map<number, number>();
+  const load = (take: (n: number) => boolean): void =>
+    forEachLine(path, (text, lineNumber) => {
+      const n = Number(/^\{"n":(\d+),/.exec(text)?.[1]);
+      const base = extendedPartOf(text);
+      if (base !== null) extends_.set(n, base);
+      if (take(n) && !lines.has(n)) lines.set(n, { parsed: parsePartLine(text, `${path} line ${lineNumber}`), where: `${path} line ${lineNumber}` });
+    });
+  load((n) => !wanted || wanted.has(n));
+  // A wanted part that extends an earlier one needs that one too, and so on back: one more pass reads them all.
+  const needed = new Set<number>();
+  for (const n of lines.keys()) for (let base = extends_.get(n); base !== undefined && !lines.has(base) && !needed.has(base); base = extends_.get(base)) needed.add(base);
+  if (needed.size > 0) load((n) => needed.has(n));
+
+  const inJournal = [...lines.values()].flatMap(({ parsed }) => ("content_from" in parsed && parsed.content_from && "seq" in parsed.content_from ? [parsed.content_from.seq] : []));
+  const events = inJournal.length > 0 ? journalEvents(paths.journal, new Set(inJournal)) : new Map<number, Record<string, unknown>>();
   const parts = new Map<number, ChatMessage | FunctionTool[]>();
+  // In number order: a part that extends another comes after it.
+  for (const [n, { parsed, where }] of [...lines].sort(([a], [b]) => a - b)) {
+    if ("tools" in parsed) parts.set(n, parsed.tools as FunctionTool[]);
+    else if (!parsed.content_from) parts.set(n, parsed.message as ChatMessage);
+    else parts.set(n, withContentFrom(parsed, parsed.content_from, { parts, events }, where));
+  }
+  if (wanted) for (const n of needed) parts.delete(n);
+  return parts;
+}
+
+type PartLine = z.infer<typeof PartLineSchema>;
+
+/**
+ * The part a line's content extends, read without parsing the line: `content_from` is its last field, and its key cannot
+ * appear unescaped inside a string, so the last one found is the line's own (one inside the message costs a needless read).
+ */
+function extendedPartOf(text: string): number | null {
+  const at = text.lastIndexOf('"content_from":');
+  const found = /^"content_from":\{"part":(\d+),/.exec(text.slice(at, at + 40));
+  return at === -1 || found === null ? null : Number(found[1]);
+}
+
+/** The message of a part whose content lies elsewhere, with that content put back and its SHA-256 checked. */
+function withContentFrom(
+  line: PartLine & { message: Record<string, unknown> },
+  from: ContentFrom,
+  found: { parts: ReadonlyMap<number, ChatMessage | FunctionTool[]>; events: ReadonlyMap<number, Record<string, unknown>> },
+  where: string,
+): ChatMessage {
+  let content: unknown;
+  let source: string;
+  if ("seq" in from) {
+    const text = found.events.get(from.seq)?.[from.field];
+    content = typeof text === "string" ? from.prefix + text : undefined;
+    source = `the journal's event ${from.seq}`;
+  } else {
+    const base = found.parts.get(from.part);
+    content = base !== undefined && !Array.isArray(base) && typeof base.content === "string" ? base.content + from.append : undefined;
+    source = `request part ${from.part}`;
+  }
+  if (content === undefined) throw new JournalError(`${where}: request part ${line.n} takes its content from ${source}, which holds no such text; the record cannot be rebuilt`);
+  const whole = withContent(line.message, content as string);
+  if (createHash("sha256").update(`message\n${JSON.stringify(whole)}`).digest("hex") !== line.sha256) {
+    throw new JournalError(`${where}: request part ${line.n} does not match ${source}, which it takes its content from (a run file was changed); the record cannot be rebuilt`);
+  }
+  return whole as ChatMessage;
+}
+
+/** The events numbered in `seqs`, read from the journal line by line (line k holds event k). */
+function journalEvents(journal: string, seqs: ReadonlySet<number>): Map<number, Record<string, unknown>> {
+  const events = new Map<number, Record<string, unknown>>();
+  forEachLine(journal, (text, lineNumber) => {
+    if (seqs.has(lineNumber)) events.set(lineNumber, parseLine(text, journal, lineNumber, lineNumber) as unknown as Record<string, unknown>);
+  });
+  return events;
+}
+
+/** Calls `visit` with each line of the file at `path` and its number; a line over the journal's line limit is an error. */
+function forEachLine(path: string, visit: (text: string, lineNumber: number) => void): void {
   let fd: number;
   try {
     fd = openRunFile(path);
@@ -122,17 +259,12 @@ export function readRequestParts(path: string, wanted?: ReadonlySet<number>): Ma
     let lineNumber = 0;
     scanLines(fd, 0, fstatSync(fd).size, (line) => {
       lineNumber += 1;
-      if (line === null) throw new JournalError(`${path} line ${lineNumber}: longer than a request part may be`);
-      const text = line.toString("utf8");
-      const n = Number(/^\{"n":(\d+),/.exec(text)?.[1]);
-      if (wanted && !wanted.has(n)) return;
-      const parsed = parsePartLine(text, `${path} line ${lineNumber}`);
-      parts.set(parsed.n, "tools" in parsed ? (parsed.tools as FunctionTool[]) : (parsed.message as ChatMessage));
+      if (line === null) throw new JournalError(`${path} line ${lineNumber}: longer than a line there may be`);
+      visit(line.toString("utf8"), lineNumber);
     });
   } finally {
     closeSync(fd);
   }
-  return parts;
 }
 
 /** The part numbers a reference uses. */
@@ -162,7 +294,7 @@ export function rebuildRequest(ref: RequestRef, parts: ReadonlyMap<number, ChatM
   return { model: ref.model, messages, tools, params: ref.params };
 }
 
-function parsePartLine(text: string, where: string): z.infer<typeof PartLineSchema> {
+function parsePartLine(text: string, where: string): PartLine {
   let raw: unknown;
   try {
     raw = JSON.parse(text);

@@ -282,7 +282,7 @@ it("a replay of a run that recovered from an overflow is refused at the same cal
     expect(moves("original").some((move) => move.reason === "overflow")).toBe(true);
     expect(moves("again")).toEqual(moves("original"));
     const requests = (runId: string) => {
-      const paths = { invocationsDir: join(runDir(ws, runId), "io", "invocations") };
+      const paths = { invocationsDir: join(runDir(ws, runId), "io", "invocations"), journal: join(runDir(ws, runId), "journal.jsonl") };
       return rebuildRequests(paths, readInvocationRecords(paths)).map(({ request }) => (request as { messages: unknown }).messages);
     };
     expect(requests("again")).toEqual(requests("original"));

@@ -44,7 +44,7 @@ it("folds the iterations the window dropped, and changes the summary only when t
   expect(jumped[2]).toMatchObject({ role: "user", content: "Research the question, logging every step" });
   expect(iterationsShown(jumped)).toEqual(Array.from({ length: 10 }, (_, i) => i + 12));
   const summary = memoryBlock(jumped)?.content ?? "";
-  expect(summary).toContain("## Memory of iterations 1–11 (folded)");
+  expect(summary).toContain("## Memory of older iterations (folded)");
   for (let i = 1; i <= 11; i += 1) expect(summary).toContain(`- iteration ${i}: log_step {"line":"step ${i}: `);
   expect(summary).toContain(`- iteration 5: log_step {"line":"step 5: compare A and B"} → SUCCESS: 5`);
   expect(summary).not.toContain("iteration 12");

@@ -1,8 +1,10 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ChatMessage, LlmRequest } from "../../src/conversation.js";
+import { journalToMessages } from "../../src/context/journal-messages.js";
+import { readJournal } from "../../src/journal/reader.js";
 import { openRequestParts, partsOf, readRequestParts, rebuildRequest, requestPartsPath } from "../../src/store/request-parts.js";
 import { stageRunDir, type RunPaths } from "../../src/store/run-dir.js";
 
@@ -42,7 +44,7 @@ describe("request parts", () => {
     expect(refs[59]).toEqual({ model: "m", messages: [[2, 121]], tools: 1, params: { temperature: 0 } });
     expect(statSync(file).size).toBeLessThan(1.2 * Buffer.byteLength(JSON.stringify(requests[59])));
 
-    const all = readRequestParts(file);
+    const all = readRequestParts(paths);
     refs.forEach((ref, index) => expect(JSON.stringify(rebuildRequest(ref, all, `record ${index}`))).toBe(JSON.stringify(requests[index])));
   });
 
@@ -57,7 +59,7 @@ describe("request parts", () => {
     expect(stored[1]!.ref.messages).toEqual([[2, 3], [10, 15]]);
     expect(stored[2]!.ref.messages).toEqual([[2, 16], [16, 16]]);
     expect(stored[3]!.ref.tools).toBe(17);
-    const all = readRequestParts(requestPartsPath(paths));
+    const all = readRequestParts(paths);
     for (const { each, ref } of stored) expect(JSON.stringify(rebuildRequest(ref, all, "record"))).toBe(JSON.stringify(each));
   });
 
@@ -75,7 +77,7 @@ describe("request parts", () => {
     expect(after.startsWith(before)).toBe(true);
     expect(after.slice(before.length).trimEnd().split("\n")).toHaveLength(2);
     expect(ref.messages).toEqual([[2, 9]]);
-    expect(JSON.stringify(rebuildRequest(ref, readRequestParts(file, partsOf(ref)), "record"))).toBe(JSON.stringify(request(conversation(3))));
+    expect(JSON.stringify(rebuildRequest(ref, readRequestParts(paths, partsOf(ref)), "record"))).toBe(JSON.stringify(request(conversation(3))));
   });
 
   it("redacts the run's secrets in every part, as in a whole record", () => {
@@ -92,8 +94,100 @@ describe("request parts", () => {
     const parts = openRequestParts(paths, []);
     const ref = parts.store(request(conversation(1)));
     parts.close();
-    expect(() => rebuildRequest({ ...ref, messages: [[2, 9]] }, readRequestParts(requestPartsPath(paths)), "io/invocations/x.json")).toThrow(
+    expect(() => rebuildRequest({ ...ref, messages: [[2, 9]] }, readRequestParts(paths), "io/invocations/x.json")).toThrow(
       "io/invocations/x.json: request part 6 is missing from request-parts.jsonl",
     );
+  });
+
+  describe("pointers instead of copies", () => {
+    const at = "2026-01-01T00:00:00.000Z";
+    const observation = (turn: number) => `${turn}:`.padEnd(2048, "o");
+    /** A journal of `turns` tool calls with 2 KB observations: the last one failed, the one before an error. */
+    function writeJournal(turns: number, replace: (line: string) => string = (line) => line): void {
+      const events: Record<string, unknown>[] = [{ type: "USER_MESSAGE", content: "Read every file ".repeat(20) }];
+      for (let turn = 1; turn <= turns; turn += 1) {
+        events.push({ type: "THOUGHT", iteration: turn, content: turn === 2 ? "Thinking it over. ".repeat(20) : null, tool_calls: [{ id: `call_${turn}`, name: "read", arguments: "{}" }], usage: null, model: "m" });
+        const status = turn === turns ? "FAILED" : turn === turns - 1 ? "ERROR" : "SUCCESS";
+        events.push({ type: "ACTION_RESULT", iteration: turn, action_id: `call_${turn}`, tool_name: "read", status, observation_content: observation(turn), exit_code: status === "FAILED" ? 2 : status === "ERROR" ? null : 0, duration_ms: 1 });
+      }
+      writeFileSync(paths.journal, events.map((event, index) => replace(JSON.stringify({ seq: index + 1, timestamp: at, ...event }))).join("\n") + "\n");
+    }
+    const fromJournal = (): LlmRequest => request([{ role: "system", content: "You read files." }, ...journalToMessages(readJournal(paths.journal))]);
+
+    it("a message rendered from the journal points at its event, and the request comes back exactly, status lines included", () => {
+      writeJournal(8);
+      const sent = fromJournal();
+      const parts = openRequestParts(paths, []);
+      const ref = parts.store(sent);
+      parts.close();
+      const text = readFileSync(requestPartsPath(paths), "utf8");
+      expect(text).not.toContain(observation(3));
+      expect(text).toContain(`"content_from":{"seq":7,"field":"observation_content","prefix":""}`);
+      expect(text).toContain('"content_from":{"seq":17,"field":"observation_content","prefix":"[exit code 2]\\n"}');
+      expect(text).toContain('"content_from":{"seq":15,"field":"observation_content","prefix":"[error] "}');
+      expect(text).toContain('"content_from":{"seq":1,"field":"content","prefix":""}');
+      expect(text).toContain('"content_from":{"seq":4,"field":"content","prefix":""}');
+      expect(statSync(requestPartsPath(paths)).size).toBeLessThan(4000);
+      expect(JSON.stringify(rebuildRequest(ref, readRequestParts(paths, partsOf(ref)), "record"))).toBe(JSON.stringify(sent));
+    });
+
+    it("a text the run's secrets were taken out of is stored whole, redacted, since the journal holds it redacted", () => {
+      const secret = "sk-live-0123456789abcdef";
+      writeJournal(3, (line) => line.replace("1:ooo", `1:${secret}`));
+      const sent = fromJournal();
+      const parts = openRequestParts(paths, [secret]);
+      const ref = parts.store(sent);
+      parts.close();
+      const text = readFileSync(requestPartsPath(paths), "utf8");
+      expect(text).not.toContain(secret);
+      expect(text).not.toContain('"content_from":{"seq":3,');
+      expect(text).toContain('"content_from":{"seq":5,');
+      const back = rebuildRequest(ref, readRequestParts(paths), "record");
+      expect(back.messages[3]!.content).toBe(`1:[REDACTED]${observation(1).slice(5)}`);
+    });
+
+    it("a journal changed after the request was stored is named, with the part, rather than giving back another request", () => {
+      writeJournal(3);
+      const parts = openRequestParts(paths, []);
+      const ref = parts.store(fromJournal());
+      parts.close();
+      writeJournal(3, (line) => line.replace("2:ooo", "2:xxx"));
+      expect(() => rebuildRequest(ref, readRequestParts(paths), "record")).toThrow(/request part \d+ does not match the journal's event 5, which it takes its content from \(a run file was changed\)/);
+    });
+
+    it("a context text that grows by appending stores what each request added, and any request comes back alone", () => {
+      const notes = (lines: number) => `## Notes\n\n${Array.from({ length: lines }, (_, i) => `- note ${i + 1}: ${"n".repeat(100)}`).join("\n")}\n`;
+      const parts = openRequestParts(paths, []);
+      const sent: LlmRequest[] = [];
+      const refs = [3, 6, 9, 12].map((lines) => {
+        const each = request([{ role: "system", content: "You read files." }, { role: "system", content: notes(lines) }, { role: "user", content: "Go on" }]);
+        sent.push(each);
+        return parts.store(each);
+      });
+      // A text that does not start with the previous one is stored whole.
+      const rewritten = request([{ role: "system", content: "You read files." }, { role: "system", content: `# Rewritten\n${notes(12)}` }, { role: "user", content: "Go on" }]);
+      refs.push(parts.store(rewritten));
+      sent.push(rewritten);
+      parts.close();
+      const text = readFileSync(requestPartsPath(paths), "utf8");
+      expect(text.split(`- note 1: `)).toHaveLength(3);
+      expect(text.split(`- note 12: `)).toHaveLength(3);
+      refs.forEach((ref, index) => expect(JSON.stringify(rebuildRequest(ref, readRequestParts(paths, partsOf(ref)), "record")), `request ${index + 1}`).toBe(JSON.stringify(sent[index])));
+    });
+
+    it("a message whose fields name content_from themselves does not mislead the reader", () => {
+      writeJournal(2);
+      const sent = fromJournal();
+      const tricky = request([
+        ...sent.messages,
+        { role: "assistant", content: "x".repeat(300), provider_data: { content_from: { part: 1, append: "" } } as never },
+        { role: "assistant", content: `${"x".repeat(300)} and more`, provider_data: { content_from: { part: 2, append: "" } } as never },
+      ]);
+      const parts = openRequestParts(paths, []);
+      parts.store(sent);
+      const ref = parts.store(tricky);
+      parts.close();
+      expect(JSON.stringify(rebuildRequest(ref, readRequestParts(paths, partsOf(ref)), "record"))).toBe(JSON.stringify(tricky));
+    });
   });
 });

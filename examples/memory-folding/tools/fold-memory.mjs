@@ -48,10 +48,12 @@ for (const event of events) {
 }
 
 mkdirSync(dirname(output), { recursive: true });
-// Nothing folded yet: an empty file, which the engine leaves out of the context.
+// Nothing folded yet: an empty file, which the engine leaves out of the context. The heading never
+// changes, so each new summary is the previous one with lines added, and the run's io/ records
+// store just those lines.
 writeFileSync(
   output,
   lines.length === 0
     ? ""
-    : `## Memory of iterations 1–${first - 1} (folded)\n\nThe iterations from ${first} on follow in full; these older ones are summarized, one line each:\n\n${lines.join("\n")}\n`,
+    : `## Memory of older iterations (folded)\n\nThe iterations up to the last one below are summarized, one line each; those after it follow in full:\n\n${lines.join("\n")}\n`,
 );
