@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Benchmarks the real `bin/delta.js` against an instant local model: start-up, per-iteration cost, long runs, memory, fan-out.
 //
-// Usage: npm run bench [-- --quick] [-- --cache-only] [-- --folder-only] [-- --long-read-only] [-- --sandbox-only] [-- --json <file>] [-- --bin <path/to/bin/delta.js>] [-- --skip-providers] [-- --skip-traces]
+// Usage: npm run bench [-- --quick] [-- --cache-only] [-- --folder-only] [-- --long-read-only] [-- --sandbox-only] [-- --json <file>] [-- --bin <path/to/bin/delta.js>] [-- --skip-providers] [-- --skip-traces] [-- --list-runs-only] [-- --big-journal-only]
 // Every number is a median over repetitions with its spread; see bench/README.md for what each means.
 import { closeSync, cpSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,6 +13,7 @@ import { formatSummary, gaps, median, prefixReuse, summarize } from "./lib/stats
 import { checkRun } from "./lib/check-run.mjs";
 import { cacheKept } from "./lib/cache-kept.mjs";
 import { folderRatio } from "./lib/folder-ratio.mjs";
+import { growJournal } from "./lib/big-journal.mjs";
 import { spawnTimed } from "./lib/spawn-timed.mjs";
 import { startOtlpSink } from "./lib/otlp-sink.mjs";
 import { costAround, engineCosts } from "./lib/engine-cost.mjs";
@@ -34,6 +35,8 @@ const CACHE_ONLY = args.includes("--cache-only") || args.includes("--folder-only
 const LONG_READ_ONLY = args.includes("--long-read-only");
 /** `--list-runs-only`: just the row of a plain `list-runs` in a workspace of 10,000 runs. */
 const LIST_RUNS_ONLY = args.includes("--list-runs-only");
+/** `--big-journal-only`: just the rows of `continue` on a journal of 2 GB (100 MB with --quick). */
+const BIG_JOURNAL_ONLY = args.includes("--big-journal-only");
 /** `--folder-only`: just the run-folder rows (deterministic: bytes, not time). */
 const FOLDER_ONLY = args.includes("--folder-only");
 /** The folder rows: run folder ÷ (journal + tool outputs) after this many turns, for contexts (a), (b) and (d). */
@@ -45,8 +48,8 @@ const PROVIDERS = args.includes("--skip-providers") ? [] : ["openai", "anthropic
 const TRACES = !args.includes("--skip-traces");
 
 const plan = QUICK
-  ? { startupReps: 3, iterationReps: 3, turns: 30, longTurns: 120, longLate: 100, longReps: 1, rssReps: 2, fanOut: 20, fanOutReps: 1, readTurns: 120, readReps: 1, listRuns: 1_000, listReps: 2 }
-  : { startupReps: 10, iterationReps: 7, turns: 30, longTurns: 1010, longLate: 1000, longReps: 2, rssReps: 5, fanOut: 100, fanOutReps: 3, readTurns: 500, readReps: 3, listRuns: 10_000, listReps: 5 };
+  ? { startupReps: 3, iterationReps: 3, turns: 30, longTurns: 120, longLate: 100, longReps: 1, rssReps: 2, fanOut: 20, fanOutReps: 1, readTurns: 120, readReps: 1, listRuns: 1_000, listReps: 2, bigJournalMb: 100 }
+  : { startupReps: 10, iterationReps: 7, turns: 30, longTurns: 1010, longLate: 1000, longReps: 2, rssReps: 5, fanOut: 100, fanOutReps: 3, readTurns: 500, readReps: 3, listRuns: 10_000, listReps: 5, bigJournalMb: 2048 };
 const LONG_EARLY = 10;
 /** The cache rows: 60-turn runs whose tool prints 2 KB, under four contexts (bench/README.md, "Cache kept"). */
 const CACHE_TURNS = 60;
@@ -72,6 +75,8 @@ try {
     await longReadRows(ws, ambient);
   } else if (LIST_RUNS_ONLY) {
     await listRunsRow(agent, ambient);
+  } else if (BIG_JOURNAL_ONLY) {
+    await bigJournalRows(ws, ambient);
   } else if (!CACHE_ONLY) {
     // Node itself, for scale.
     for (const [label, env] of environments(ambient, noExtraCa)) {
@@ -177,6 +182,7 @@ try {
 
     await longReadRows(ws, ambient);
     await listRunsRow(agent, ambient);
+    await bigJournalRows(ws, ambient);
 
     // Fan-out: many runs at once in one workspace, each with its own run id.
     const rates = [];
@@ -237,7 +243,7 @@ try {
   }
 
   // Run folders: io/invocations/ stores each distinct message once, so a folder grows with the run, not with its square.
-  for (const { label, contextYaml } of SANDBOX_ONLY || LONG_READ_ONLY || LIST_RUNS_ONLY ? [] : cacheCases().filter((each) => !each.label.startsWith("(c)"))) {
+  for (const { label, contextYaml } of SANDBOX_ONLY || LONG_READ_ONLY || LIST_RUNS_ONLY || BIG_JOURNAL_ONLY ? [] : cacheCases().filter((each) => !each.label.startsWith("(c)"))) {
     const home = writeCacheAgent(join(root, `folder-${label.slice(1, 2)}`), contextYaml);
     for (const turns of FOLDER_TURNS) {
       keySeq += 1;
@@ -265,7 +271,7 @@ try {
   }
 
   // Cache kept: how much of each request repeats the previous one from its start, under four contexts.
-  for (const { label, contextYaml, target } of SANDBOX_ONLY || FOLDER_ONLY || LONG_READ_ONLY || LIST_RUNS_ONLY ? [] : cacheCases()) {
+  for (const { label, contextYaml, target } of SANDBOX_ONLY || FOLDER_ONLY || LONG_READ_ONLY || LIST_RUNS_ONLY || BIG_JOURNAL_ONLY ? [] : cacheCases()) {
     const home = writeCacheAgent(join(root, `cache-${label.slice(1, 2)}`), contextYaml);
     keySeq += 1;
     const key = `cache-${process.pid}-${keySeq}`;
@@ -447,6 +453,32 @@ async function listRunsRow(agent, ambient) {
     walls.push(listed.wall / 1000);
   }
   rows.push(row(`plain \`list-runs\` of ${plan.listRuns} finished runs in one workspace, wall`, walls, "s", plan.listRuns === 10_000 ? { target: 1.5, le: true } : undefined, 2));
+}
+
+/**
+ * `continue` of a journal grown to plan.bigJournalMb from a real run of the `read` agent (2 KB observations, default
+ * context, gpt-4o-mini's 128k window): the time until its first model request, its peak RSS, and seconds per GB.
+ */
+async function bigJournalRows(ws, ambient) {
+  const home = writeCacheAgent(join(root, "big-journal"), cacheCases()[0].contextYaml);
+  const { runId } = await readRun(home, ws, 4, ambient, false);
+  const runDir = join(ws, ".delta", runId);
+  const grown = growJournal(runDir, plan.bigJournalMb * 1024 * 1024);
+  const size = `${(grown.bytes / 2 ** 30).toFixed(2)} GB journal (${grown.iterations} iterations)`;
+  const out = join(root, `${runId}.continue.time`);
+  const startedAt = performance.now();
+  const argv = [DELTA_BIN, "continue", "--run-id", runId, "-w", ws, "-m", "go on", "--format", "json", "--accept-endpoint"];
+  const run = await spawnTimed(["/usr/bin/time", "-f", "%M", "-o", out, ...argv], modelEnv(ambient));
+  const first = server.arrivals(runId).find((at) => at > startedAt);
+  rmSync(runDir, { recursive: true, force: true });
+  if (run.exitCode !== 0 || first === undefined) {
+    rows.push({ name: `continue of a ${size}: start → first model request`, unit: "s", value: "—", spread: `exited ${run.exitCode}: ${oneLineOf(run.stderr)}`, target: "", met: "NO" });
+    return;
+  }
+  const seconds = (first - startedAt) / 1000;
+  rows.push(row(`continue of a ${size}: start → first model request`, [seconds], "s", undefined, 1));
+  rows.push(row(`continue of a ${size}: seconds per GB of journal`, [seconds / (grown.bytes / 2 ** 30)], "s", undefined, 1));
+  rows.push(row(`continue of a ${size}: peak RSS`, [Number(readFileSync(out, "utf8").trim().split("\n").at(-1)) / 1024], "MB", undefined, 0));
 }
 
 /** One run of the `read` agent; with `timed`, under /usr/bin/time for its peak RSS. */
