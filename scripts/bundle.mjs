@@ -4,6 +4,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createRequire } from "node:module";
 import { build } from "esbuild";
+import { ajvMetaPrecompiled } from "./ajv-meta.mjs";
 
 /** Keep in step with BUILD_STAMP_PREFIX in src/cli/run-bundle.ts. */
 const STAMP_PREFIX = "//# delta-build=";
@@ -88,7 +89,7 @@ export async function bundleCli(entry, name, { stamp = true, root = process.cwd(
     sourcemap: "linked",
     logLevel: "warning",
     write: false,
-    plugins: [zodEnglishOnly, ...(sdkApart ? [mcpSdkApart, mcpServerSdkApart, ajvApart, otelSdkApart] : [])],
+    plugins: [zodEnglishOnly, ajvMetaPrecompiled, ...(sdkApart ? [mcpSdkApart, mcpServerSdkApart, ajvApart, otelSdkApart] : [])],
     // The tokenizer's encodings are megabytes of tables that only runs near a token limit need:
     // left in node_modules and required on first use, they cost other runs nothing at start-up.
     external: ["gpt-tokenizer", "gpt-tokenizer/*"],

@@ -18,24 +18,25 @@ const MAX_PROBLEM_CHARS = 300;
  */
 export async function compileJsonSchema(schema: Record<string, unknown>, draft: JsonSchemaDraft, where: string): Promise<SchemaValidator> {
   // Loaded here, on first need: runs without an output schema never pay for it.
-  const { Ajv, Ajv2020 } = await import("./ajv.js");
+  const { Ajv, Ajv2020, metaValidator } = await import("./ajv.js");
+  const refuse = (problems: string, cause?: unknown): never => {
+    throw new ConfigError(`${where}: not a valid JSON Schema (${draft}): ${problems}; fix the schema there`, { cause });
+  };
+  // The meta-schema check comes ready-made (ajv-meta.ts); ajv would compile the meta-schema first.
+  const meta = metaValidator(draft);
+  if (!meta(schema)) refuse(describeProblems(meta.errors ?? [], "/").join("; "));
   const ajv = draft === "2020-12" ? new Ajv2020(AJV_OPTIONS) : new Ajv(AJV_OPTIONS);
   let validate: ReturnType<typeof ajv.compile>;
   try {
     validate = ajv.compile(schema);
   } catch (err) {
-    throw new ConfigError(`${where}: not a valid JSON Schema (${draft}): ${schemaProblems(err, ajv.errors)}; fix the schema there`, { cause: err });
+    // An unknown keyword, or a $ref it cannot resolve: ajv's own words.
+    return refuse(errorMessage(err), err);
   }
   return (value) => (validate(value) ? [] : describeProblems(validate.errors ?? [], "(the answer)"));
 }
 
-/** What the meta-schema found wrong, as pointers into the schema; else ajv's own words (an unknown keyword, a $ref it cannot resolve). */
-function schemaProblems(err: unknown, metaErrors: readonly ErrorObject[] | null | undefined): string {
-  if (!metaErrors || metaErrors.length === 0) return errorMessage(err);
-  return describeProblems(metaErrors, "/").join("; ");
-}
-
-const AJV_OPTIONS = { allErrors: true, strict: true, strictTypes: false, strictTuples: false, strictRequired: false, validateFormats: false, logger: false } as const;
+const AJV_OPTIONS = { allErrors: true, strict: true, strictTypes: false, strictTuples: false, strictRequired: false, validateFormats: false, validateSchema: false, logger: false } as const;
 
 /** `root`: how the top level is named ("(the answer)", or "/" in a schema). */
 function describeProblems(errors: readonly ErrorObject[], root: string): string[] {
