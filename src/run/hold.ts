@@ -16,7 +16,7 @@ import { runLoop, type LoopEnd } from "./engine.js";
 import type { RunOutcome } from "./outcome.js";
 import { parseResult, redactOutcome } from "./outcome.js";
 import { EMPTY_USAGE, priceRunUsage } from "../llm/usage.js";
-import type { ProviderChoice } from "./provider.js";
+import type { ProviderChoice } from "../llm/provider-choice.js";
 import type { HumanQuestion, RunContext } from "./run-context.js";
 import type { AgentMcp } from "./mcp-start.js";
 import { hookPolicy, journaledSandbox, toolPolicy } from "./sandbox-policy.js";

@@ -2,7 +2,7 @@
 import { performance } from "node:perf_hooks";
 import type { AgentPackage } from "../agent/load.js";
 import { agentChildEnv } from "./child-env.js";
-import type { ProviderChoice } from "./provider.js";
+import type { ProviderChoice } from "../llm/provider-choice.js";
 import { processStartedAt } from "../process/proc-stat.js";
 import type { ServerProcessRecord } from "../store/run-metadata.js";
 import type { McpServers } from "../tools/mcp/servers.js";

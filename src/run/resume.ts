@@ -11,7 +11,7 @@ import { openJournal } from "../journal/writer.js";
 import { clearInteraction, recordAnswer } from "./ask-human.js";
 import { continueCommand } from "./continue-command.js";
 import type { RunOutcome } from "./outcome.js";
-import { chooseProvider, type ProviderChoice } from "./provider.js";
+import { chooseProvider, type ProviderChoice } from "../llm/provider-choice.js";
 import { verboseLog, withModel } from "./model-choice.js";
 import { journaledOutput, withOutput } from "./output-choice.js";
 import type { DriveOptions, RunContext } from "./run-context.js";
