@@ -50,8 +50,3 @@ function checkToolsOffered(reply: LlmReply, request: LlmRequest, position: numbe
     }
   }
 }
-
-/** The replies of an earlier run as .jsonl text, one reply a line, to freeze a recording into a file. */
-export function exportReplies(runDir: string): string {
-  return loadRecording(runDir).replies.map((reply) => `${JSON.stringify(reply)}\n`).join("");
-}
