@@ -54,7 +54,7 @@ export interface LlmReply {
 }
 
 /** How a reply ended: the model finished, a token limit cut it off, a filter (or the model) refused, or the server paused the turn half-way. */
-export type ReplyEnding = "finished" | "truncated" | "refused" | "paused";
+type ReplyEnding = "finished" | "truncated" | "refused" | "paused";
 
 // Each protocol's words for the two endings that are not a finish (Chat Completions, Gemini's own, Anthropic, Responses).
 const TRUNCATED = new Set(["length", "max_tokens", "max_output_tokens", "model_length", "model_context_window_exceeded"]);

@@ -21,7 +21,7 @@ const SENSITIVE_WORDS = new Set(["secret", "secrets", "password", "passwd", "pas
 /** Shorter strings are not treated as secrets: replacing "x" or "ollama" everywhere would corrupt what is written, not protect it. */
 export const MIN_SECRET_LENGTH = 8;
 
-export interface RedactOptions {
+interface RedactOptions {
   /** Also hide the values of secret-named fields and redact field names (default). Off: only string values change. */
   fields?: boolean;
 }

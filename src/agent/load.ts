@@ -48,7 +48,7 @@ export interface AgentPackage {
   requestRecords: "parts" | "full";
 }
 
-export interface LoadOptions {
+interface LoadOptions {
   warn?: (message: string) => void;
 }
 

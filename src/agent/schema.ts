@@ -7,10 +7,10 @@ import { ToolDefinitionSchema } from "../tools/schema.js";
 import { SandboxPolicySchema } from "../tools/sandbox-schema.js";
 
 
-export const DEFAULT_SYSTEM_PROMPT = "system_prompt.md";
+const DEFAULT_SYSTEM_PROMPT = "system_prompt.md";
 
 /** Names of environment variables tools, hooks and generators get even though the engine keeps them to itself (the API key). */
-export const EnvPassthroughSchema = z.array(
+const EnvPassthroughSchema = z.array(
   z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: "must be the name of an environment variable (letters, digits and _, not starting with a digit), e.g. DELTA_API_KEY" }),
 );
 
@@ -50,4 +50,3 @@ export const ImportFileSchema = z
     message: "an imported file defines a tools: list or an mcp_servers: list (or both); add one",
     path: ["tools"],
   });
-export type ImportFile = z.infer<typeof ImportFileSchema>;

@@ -5,7 +5,7 @@ import { serverWordsOfText, type ServerWords } from "./server-words.js";
 import { retryAfterMs } from "./transport/backoff.js";
 import { TransportError } from "./transport/transport-error.js";
 
-export type FailureKind =
+type FailureKind =
   /** Rate limit, server failure, network: retried with backoff up to llm.max_retries. */
   | "transient"
   /** A reply that could not be used (each one a billed generation): retried at most once. */

@@ -32,7 +32,7 @@ export interface ProviderChoice {
   protocol: ProviderName;
 }
 
-export interface ProviderOptions {
+interface ProviderOptions {
   replay?: string;
   /** --base-url: this invocation's endpoint, over every other source. */
   baseUrl?: string;

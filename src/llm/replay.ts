@@ -5,9 +5,9 @@ import type { Provider } from "./types.js";
 import type { LlmReply, LlmRequest } from "../conversation.js";
 
 /** A replies file (.jsonl, or .json holding an array) or an earlier run's directory. */
-export type ReplaySource = string;
+type ReplaySource = string;
 
-export interface ReplayOptions {
+interface ReplayOptions {
   /**
    * The engine is stateless, so the position comes from the journal: pass the number of THOUGHT
    * events already recorded. Each call in this process then takes the next reply.

@@ -28,7 +28,7 @@ export interface AgentMcp {
   attachLog(file: (line: string) => void, live: (line: string) => void): void;
 }
 
-export interface McpStartOptions {
+interface McpStartOptions {
   workDir: string;
   /** The API key, which a server's environment must not hold unless env_passthrough names it. */
   provider: Pick<ProviderChoice, "secrets" | "keyVariables">;

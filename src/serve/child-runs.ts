@@ -8,7 +8,7 @@ export type RunResult = Record<string, unknown> & { run_id: string | null; statu
 /** The variable holding the HTTP bearer token: never passed on to the runs, whose tools could read it. */
 export const TOKEN_VARIABLE = "DELTA_MCP_TOKEN";
 
-export interface ChildLaunch {
+interface ChildLaunch {
   /** Node, and the `delta` launcher this server was started from. */
   execPath: string;
   script: string;
@@ -20,7 +20,7 @@ export interface ChildLaunch {
   log: (text: string) => void;
 }
 
-export interface ChildRunRequest {
+interface ChildRunRequest {
   kind: "run" | "continue";
   runId: string;
   /** The task of a run; the instruction or answer of a continue (none: resume as it stands). */

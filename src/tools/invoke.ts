@@ -25,7 +25,7 @@ export interface InvokeRequest {
   sandbox?: SandboxBox | undefined;
 }
 
-export type InvokeStatus = "SUCCESS" | "FAILED" | "ERROR";
+type InvokeStatus = "SUCCESS" | "FAILED" | "ERROR";
 
 /** The process's facts, its spawn failure as the sentence the model reads, and what the run makes of them. */
 export interface InvokeResult extends ProcessResult<string> {
