@@ -73,7 +73,7 @@ export function replyEnding(finishReason: string | null | undefined): ReplyEndin
 }
 
 /** Where a message's content already lies in the journal: `prefix` followed by the string field `field` of event `seq`. */
-export interface JournalText {
+interface JournalText {
   seq: number;
   field: "content" | "observation_content";
   prefix: string;
