@@ -53,12 +53,14 @@ export interface LlmReply {
   provider_data?: ProviderData;
 }
 
-/** How a reply ended: the model finished, a token limit cut it off, or a filter (or the model) refused. */
-export type ReplyEnding = "finished" | "truncated" | "refused";
+/** How a reply ended: the model finished, a token limit cut it off, a filter (or the model) refused, or the server paused the turn half-way. */
+type ReplyEnding = "finished" | "truncated" | "refused" | "paused";
 
 // Each protocol's words for the two endings that are not a finish (Chat Completions, Gemini's own, Anthropic, Responses).
 const TRUNCATED = new Set(["length", "max_tokens", "max_output_tokens", "model_length", "model_context_window_exceeded"]);
 const REFUSED = new Set(["content_filter", "refusal", "safety", "recitation", "prohibited_content", "blocklist", "spii"]);
+// Anthropic pauses a long turn of its own server tools (web search) and expects it sent back to go on: the text so far is not an answer.
+const PAUSED = new Set(["pause_turn"]);
 
 /** The ending a provider's finish_reason names; anything unrecognised counts as finished. */
 export function replyEnding(finishReason: string | null | undefined): ReplyEnding {
@@ -66,11 +68,12 @@ export function replyEnding(finishReason: string | null | undefined): ReplyEndin
   if (reason === undefined) return "finished";
   if (TRUNCATED.has(reason)) return "truncated";
   if (REFUSED.has(reason)) return "refused";
+  if (PAUSED.has(reason)) return "paused";
   return "finished";
 }
 
 /** Where a message's content already lies in the journal: `prefix` followed by the string field `field` of event `seq`. */
-export interface JournalText {
+interface JournalText {
   seq: number;
   field: "content" | "observation_content";
   prefix: string;

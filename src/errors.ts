@@ -117,6 +117,21 @@ export class ModelRefusedError extends DeltaError {
  */
 export const OUTPUT_INVALID = "OUTPUT_INVALID";
 
+/** The run used up --max-iterations before the model finished: exit 1, resumable (each continue allows as many more). */
+export const MAX_ITERATIONS = "MAX_ITERATIONS";
+
+/** A final reply a token limit cut off: never COMPLETED (CONTRACT §4); exit 1, resumable once llm.max_tokens is raised. */
+export const MODEL_TRUNCATED = "MODEL_TRUNCATED";
+
+/**
+ * A final reply the server paused half-way (Anthropic's `stop_reason: "pause_turn"`, which only its
+ * own server tools cause): its text is not an answer, so never COMPLETED; exit 1, resumable.
+ */
+export const MODEL_PAUSED = "MODEL_PAUSED";
+
+/** A run whose holder died before recording its end, found by the process that took it over: the ERROR event that says so. */
+export const ORPHANED_RUN = "ORPHANED_RUN";
+
 /** A journal file cannot be read as a valid sequence of events. */
 export class JournalError extends DeltaError {
   readonly type = "JOURNAL_ERROR";
@@ -154,8 +169,9 @@ export class StorageIoError extends DeltaError {
 }
 
 /** Another process took the run over: this one stops at once, writes nothing more, and exits 1. */
+export const OWNERSHIP_LOST = "OWNERSHIP_LOST";
 export class OwnershipLostError extends DeltaError {
-  readonly type = "OWNERSHIP_LOST";
+  readonly type = OWNERSHIP_LOST;
   readonly exitCode = EXIT.FAILED;
   static of(runId: string, reason: string): OwnershipLostError {
     return new OwnershipLostError(`This process no longer owns run ${runId}: ${reason}. It stopped without writing anything more.`);
@@ -163,8 +179,9 @@ export class OwnershipLostError extends DeltaError {
 }
 
 /** The engine itself failed at run time, for a reason no narrower type names. */
+export const ENGINE_ERROR = "ENGINE_ERROR";
 export class EngineError extends DeltaError {
-  readonly type = "ENGINE_ERROR";
+  readonly type = ENGINE_ERROR;
   readonly exitCode = EXIT.FAILED;
 }
 

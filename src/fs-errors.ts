@@ -1,7 +1,7 @@
 // The one classifier of file-system errors: each errno becomes one error type, exit code and fix.
 import { DiskFullError, EngineError, StorageIoError, WorkspaceError, errorMessage, type DeltaError } from "./errors.js";
 
-export type FsFailure = "unwritable" | "full" | "io" | "other";
+type FsFailure = "unwritable" | "full" | "io" | "other";
 
 const KINDS: Record<string, FsFailure> = {
   EROFS: "unwritable",
@@ -19,7 +19,7 @@ export function classifyFsError(err: unknown): FsFailure {
   return (code !== undefined && KINDS[code]) || "other";
 }
 
-export interface FsErrorOptions {
+interface FsErrorOptions {
   /** How to make the place writable, when it is not. */
   hint?: string;
   /** Any other errno, while nothing has run yet (a path given as a workspace is a file, say): refused (126), or failed (1, the default). */

@@ -5,7 +5,7 @@ import { fsError } from "./fs-errors.js";
 import { PRIVATE_FILE_MODE } from "./private-modes.js";
 
 /** The bound of a small run file read whole (metadata.json, owner records, VERSION, interaction/, io records). */
-export const SMALL_RUN_FILE_BYTES = 16 << 20;
+const SMALL_RUN_FILE_BYTES = 16 << 20;
 
 /**
  * Opens `path` for reading without following a final symlink and without blocking (a FIFO would

@@ -10,7 +10,7 @@
 //   stdout stream-json   the journal's lines as the writer wrote them (already redacted there)
 //   MCP server refusals and -v lines before a run   run/mcp-start.ts
 // Sources (providers, hooks, tools) pass text on as it came; they never redact.
-// A run's secret strings: the API key (run/provider.ts), the values its MCP servers' headers and
+// A run's secret strings: the API key (llm/provider-choice.ts), the values its MCP servers' headers and
 // env read from the environment, and the OTLP exporter's headers (run/hold.ts, sessionSecrets).
 // Spans sent live remove them again (trace/span-fold.ts); spans exported later come from the redacted journal.
 export const REDACTED = "[REDACTED]";
@@ -21,7 +21,7 @@ const SENSITIVE_WORDS = new Set(["secret", "secrets", "password", "passwd", "pas
 /** Shorter strings are not treated as secrets: replacing "x" or "ollama" everywhere would corrupt what is written, not protect it. */
 export const MIN_SECRET_LENGTH = 8;
 
-export interface RedactOptions {
+interface RedactOptions {
   /** Also hide the values of secret-named fields and redact field names (default). Off: only string values change. */
   fields?: boolean;
 }

@@ -10,7 +10,7 @@ import { readYamlFile } from "./yaml-file.js";
 import { parseWithSchema } from "./zod-issues.js";
 
 /** A YAML file that may import others, define tools and MCP servers, and name variables to pass on. */
-export interface ToolSource {
+interface ToolSource {
   absolutePath: string;
   display: string;
   imports?: string[] | undefined;
@@ -19,7 +19,7 @@ export interface ToolSource {
   env_passthrough?: string[] | undefined;
 }
 
-export interface CollectedTools {
+interface CollectedTools {
   tools: ExpandedTool[];
   mcpServers: McpServerConfig[];
   /** Every file's env_passthrough, in import order, each name once. */

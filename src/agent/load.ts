@@ -11,7 +11,8 @@ import { LOAD_SKILL } from "../context/skills-listing.js";
 import type { SandboxPolicy } from "../tools/sandbox-schema.js";
 import { collectTools } from "./imports.js";
 import { loadAgentOutputSchema, type StructuredOutput } from "./output-schema.js";
-import { AgentConfigSchema, type AgentConfig, type LlmConfig } from "./schema.js";
+import type { LlmConfig } from "../llm/settings-schema.js";
+import { AgentConfigSchema, type AgentConfig } from "./schema.js";
 import { loadSkills, type Skill } from "./skills/scan.js";
 import { readYamlFile } from "./yaml-file.js";
 import { parseWithSchema } from "./zod-issues.js";
@@ -47,7 +48,7 @@ export interface AgentPackage {
   requestRecords: "parts" | "full";
 }
 
-export interface LoadOptions {
+interface LoadOptions {
   warn?: (message: string) => void;
 }
 

@@ -16,7 +16,7 @@ export const OutputSchemaSchema = z.object({
   draft: z.enum(JSON_SCHEMA_DRAFTS),
   schema: z.record(z.string(), z.unknown()),
 });
-export type OutputSchema = z.infer<typeof OutputSchemaSchema>;
+type OutputSchema = z.infer<typeof OutputSchemaSchema>;
 
 export interface StructuredOutput {
   schema: OutputSchema;

@@ -6,7 +6,7 @@ import { optionalString } from "./options.js";
 /** What `--stdin` appends after the message at most: more is refused (a log of gigabytes is not a task). */
 export const STDIN_LIMIT_BYTES = 1024 * 1024;
 
-export interface MessageSources {
+interface MessageSources {
   /** `run` takes a piped stdin as its task when no message was given; `continue` never reads stdin unasked (it runs in `while read` loops). */
   stdinWhenPiped: boolean;
   /** -i answers questions from stdin, so stdin cannot also carry the message. */

@@ -34,9 +34,3 @@ export function optionalString(flag: string, value: unknown): string | undefined
   }
   return value;
 }
-
-export function requiredString(flag: string, value: unknown, hint: string): string {
-  const text = optionalString(flag, value);
-  if (text === undefined || text === "") throw new UsageError(`${flag} is required. ${hint}`);
-  return text;
-}

@@ -16,7 +16,7 @@ import zlib from "node:zlib";
 export const BUILD_STAMP_PREFIX = "//# delta-build=";
 const STAMP_LENGTH = 64;
 
-export interface RunBundleOptions {
+interface RunBundleOptions {
   /** Whether this invocation should (re)write the cache when there is none or V8 rejected it. */
   warmsCache: boolean;
 }

@@ -7,7 +7,7 @@ const REDRAW_MS = 250;
 /** Text kept of a streamed reply: enough for the widest terminal line. */
 const TEXT_TAIL_CHARS = 400;
 
-export interface StatusLine {
+interface StatusLine {
   /** Shows what the engine does now. */
   show(activity: Activity): void;
   /** Writes a whole line of output above the status line. */

@@ -1,6 +1,7 @@
 // Turns what a hook process did into the engine's outcome: continue, block, or fail open/closed.
 import type { HookName } from "./schema.js";
-import type { HookOutcome, HookProcessResult } from "./types.js";
+import type { ProcessResult } from "../process/run-process.js";
+import type { HookOutcome } from "./types.js";
 
 /** Reasons become tool observations and log lines, so they are kept readable in size. */
 export const REASON_MAX_CHARS = 8 * 1024;
@@ -16,7 +17,7 @@ export function failsClosed(hook: HookName): boolean {
  * Anything else is a failure: a block for pre_* hooks, a warning for post_* and on_* hooks.
  * Blocks from post_* / on_* hooks are still returned as blocks: the engine ignores them with a warning where blocking means nothing.
  */
-export function decideOutcome(hook: HookName, result: HookProcessResult, timeoutMs: number): HookOutcome {
+export function decideOutcome(hook: HookName, result: ProcessResult<string>, timeoutMs: number): HookOutcome {
   const failure = describeFailure(result, timeoutMs);
   if (failure !== null) {
     const message = `${hook} hook failed: ${failure}`;
@@ -35,11 +36,11 @@ export function decideOutcome(hook: HookName, result: HookProcessResult, timeout
 }
 
 /** What went wrong, or null when the hook ran and exited 0 or 2. */
-function describeFailure(result: HookProcessResult, timeoutMs: number): string | null {
+function describeFailure(result: ProcessResult<string>, timeoutMs: number): string | null {
   if (result.spawnError !== null) return result.spawnError;
-  if (result.interrupted === true) return "stopped because the run was interrupted";
+  if (result.aborted) return "stopped because the run was interrupted";
   if (result.timedOut) return `timed out after ${timeoutMs} ms`;
-  if (result.outputTooLarge) return "its output was too large";
+  if (result.overLimit) return "its output was too large";
   if (result.signal !== null) return withDetail(`killed by ${result.signal}`, result.stderr);
   if (result.exitCode === 0 || result.exitCode === 2) return null;
   return withDetail(`exit ${result.exitCode ?? "unknown"}`, result.stderr);

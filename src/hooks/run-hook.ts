@@ -5,7 +5,7 @@ import type { SandboxBox } from "../process/sandbox-argv.js";
 import { buildHookEnv, expandHookCommand, hookStdin } from "./hook-env.js";
 import { decideOutcome } from "./decide.js";
 import type { HookName, HooksConfig } from "./schema.js";
-import type { HookOutcome, HookProcessResult, HookRecord } from "./types.js";
+import type { HookOutcome, HookRecord } from "./types.js";
 
 export type { HookOutcome, HookRecord } from "./types.js";
 export { validateLlmRequestReplacement, type LlmRequestReplacement } from "./llm-request-replacement.js";
@@ -79,10 +79,10 @@ export async function runHook(hooks: HooksConfig, call: HookCall, ctx: HookConte
 export const HOOK_OUTPUT_MAX_CHARS = 16 * 1024 * 1024;
 
 /** A hook's group is killed with SIGKILL at once: a hook holds the run up, so it gets no grace. */
-async function runHookProcess(argv: string[], ctx: HookContext, env: Record<string, string>, stdin: string, timeoutMs: number): Promise<HookProcessResult> {
+async function runHookProcess(argv: string[], ctx: HookContext, env: Record<string, string>, stdin: string, timeoutMs: number): Promise<ProcessResult<string>> {
   if (argv[0] === undefined || argv[0] === "") return notStarted("empty command");
-  if (ctx.signal?.aborted) return { ...notStarted("not started: the run is being interrupted"), interrupted: true };
-  const result: ProcessResult = await runProcess({
+  if (ctx.signal?.aborted) return { ...notStarted("not started: the run is being interrupted"), aborted: true };
+  const result = await runProcess({
     argv,
     cwd: ctx.cwd,
     env,
@@ -93,17 +93,7 @@ async function runHookProcess(argv: string[], ctx: HookContext, env: Record<stri
     capture: { keep: "head", maxChars: HOOK_OUTPUT_MAX_CHARS },
     sandbox: ctx.sandbox,
   });
-  return {
-    stdout: result.stdout,
-    stderr: result.stderr,
-    exitCode: result.exitCode,
-    signal: result.signal,
-    timedOut: result.timedOut,
-    durationMs: result.durationMs,
-    spawnError: result.spawnError === null ? null : describeHookSpawnFailure(result.spawnError),
-    outputTooLarge: result.overLimit,
-    interrupted: result.aborted,
-  };
+  return { ...result, spawnError: result.spawnError === null ? null : describeHookSpawnFailure(result.spawnError) };
 }
 
 function describeHookSpawnFailure(failure: SpawnFailure): string {
@@ -111,8 +101,8 @@ function describeHookSpawnFailure(failure: SpawnFailure): string {
   return describeSpawnFailure(failure);
 }
 
-function notStarted(reason: string): HookProcessResult {
-  return { stdout: "", stderr: "", exitCode: null, signal: null, timedOut: false, durationMs: 0, spawnError: reason, outputTooLarge: false };
+function notStarted(reason: string): ProcessResult<string> {
+  return { stdout: "", stderr: "", exitCode: null, signal: null, timedOut: false, aborted: false, overLimit: false, outputLeftOpen: false, durationMs: 0, spawnError: reason };
 }
 
 function summarize(hook: HookName, outcome: HookOutcome, durationMs: number): string {

@@ -34,17 +34,3 @@ export const HookRecordSchema = z.object({
 });
 export type HookRecord = z.infer<typeof HookRecordSchema>;
 
-/** What a hook's process did, as the decision reads it. */
-export interface HookProcessResult {
-  stdout: string;
-  stderr: string;
-  exitCode: number | null;
-  signal: string | null;
-  timedOut: boolean;
-  durationMs: number;
-  /** Why the process could not start (command not found, not executable), or null. */
-  spawnError: string | null;
-  outputTooLarge: boolean;
-  /** Stopped, or never started, because the run was interrupted. */
-  interrupted?: boolean;
-}

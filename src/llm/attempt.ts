@@ -1,6 +1,6 @@
 // One model request and its reply, whole or streamed, under a whole-call or an idle timeout; each wire protocol says what to send and how to read the reply.
 import type { LlmReply } from "../conversation.js";
-import { statusFailure, thrownFailure, type AttemptFailure } from "./failure.js";
+import { statusFailure, thrownFailure, type AttemptFailure, type ProtocolReading } from "./failure.js";
 import { sendHttp, type HttpExchange } from "./transport/http-client.js";
 import { wireJson } from "./wire-json.js";
 import type { ProxyEnv } from "./transport/proxy-env.js";
@@ -36,8 +36,8 @@ export interface StreamAssembler {
   result(): unknown;
 }
 
-/** What one protocol sends and how it reads the answer. */
-export interface WireExchange {
+/** What one attempt sends and how it reads the answer, from its protocol's table (wire-protocol.ts). */
+interface WireExchange {
   /** The protocol's own headers: its key, its version. */
   headers: Record<string, string>;
   body: unknown;
@@ -45,12 +45,10 @@ export interface WireExchange {
   assembler: () => StreamAssembler;
   /** The whole reply body as a reply; throws UnusableReplyError or ErrorBodyError when it is not one. */
   toReply: (body: unknown) => LlmReply;
-  /** Fields this request sent back from earlier replies, to recognise a server refusing them (Chat Completions). */
-  echoed?: ReadonlySet<string>;
-  /** A protocol's own reading of a failure (Responses: a refusal of encrypted reasoning is one to retry without it). */
-  reclassify?: ((failure: AttemptFailure) => AttemptFailure) | undefined;
+  /** The protocol's error codes and its test for a refusal of what this request sent back. */
+  reading: ProtocolReading;
   /** The reply text one event of the protocol's stream carries, if any. */
-  textDelta?: (event: SseEvent) => string | undefined;
+  textDelta: (event: SseEvent) => string | undefined;
 }
 
 /** Carries a classified failure out of one attempt to the retry loop. */
@@ -62,7 +60,6 @@ export class AttemptFailed extends Error {
 
 /** Resolves with the reply, or rejects with AttemptFailed, or with the caller's abort reason once `signal` aborts. */
 export async function attemptOnce(settings: AttemptSettings, exchange: WireExchange, signal: AbortSignal | undefined, onText?: (text: string) => void): Promise<LlmReply> {
-  const reclassify = exchange.reclassify ?? ((failure: AttemptFailure) => failure);
   const controller = new AbortController();
   const abort = (): void => controller.abort();
   signal?.addEventListener("abort", abort, { once: true });
@@ -101,7 +98,7 @@ export async function attemptOnce(settings: AttemptSettings, exchange: WireExcha
     });
     if (reply.status < 200 || reply.status > 299) {
       const text = (await collect(bound.count(reply.chunks()))).toString("utf8");
-      throw new AttemptFailed(reclassify(statusFailure(reply.status, headerGetter(reply), text, exchange.echoed)));
+      throw new AttemptFailed(statusFailure(reply.status, headerGetter(reply), text, exchange.reading));
     }
     const body = await readBody(reply, exchange, bound, settings.stream ? restartClock : undefined, onText);
     const answer = exchange.toReply(body);
@@ -117,7 +114,7 @@ export async function attemptOnce(settings: AttemptSettings, exchange: WireExcha
       throw new AttemptFailed({ kind: "transient", reason });
     }
     if (err instanceof AttemptFailed) throw err;
-    throw new AttemptFailed(reclassify(thrownFailure(err, exchange.echoed)));
+    throw new AttemptFailed(thrownFailure(err, exchange.reading));
   } finally {
     clearTimeout(timer);
     clearTimeout(total);

@@ -29,7 +29,7 @@ export interface ProviderEnv {
   files: { path: string; found: boolean }[];
 }
 
-export interface ProviderEnvInput {
+interface ProviderEnvInput {
   workDir: string;
   agentHome: string;
   processEnv: NodeJS.ProcessEnv;

@@ -5,7 +5,7 @@ import { serverWordsOfText, type ServerWords } from "./server-words.js";
 import { retryAfterMs } from "./transport/backoff.js";
 import { TransportError } from "./transport/transport-error.js";
 
-export type FailureKind =
+type FailureKind =
   /** Rate limit, server failure, network: retried with backoff up to llm.max_retries. */
   | "transient"
   /** A reply that could not be used (each one a billed generation): retried at most once. */
@@ -36,43 +36,58 @@ function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
 }
 
-const NOTHING_ECHOED: ReadonlySet<string> = new Set();
+/** What a wire protocol adds to the reading of a failure (filled from its WireProtocol). */
+export interface ProtocolReading {
+  /** The HTTP status each of the protocol's error codes stands for. */
+  errorStatus: Readonly<Record<string, number>>;
+  /** True when the server's words refuse something this request sent back from an earlier reply. */
+  refusesEcho: (words: ServerWords) => boolean;
+}
 
 /**
- * A non-2xx reply, from its status, headers and body text. `echoed`: fields this request sent back
- * from earlier replies. `X-Should-Retry` (Anthropic, OpenAI) overrides the status: a 429 for a
- * request larger than the per-minute limit says `false`, as waiting cannot help.
+ * A non-2xx reply, from its status, headers and body text. `X-Should-Retry` (Anthropic, OpenAI)
+ * overrides the status: a 429 for a request larger than the per-minute limit says `false`, as
+ * waiting cannot help.
  */
-export function statusFailure(status: number, headers: { get(name: string): string | null }, body: string, echoed: ReadonlySet<string> = NOTHING_ECHOED): AttemptFailure {
+export function statusFailure(status: number, headers: { get(name: string): string | null }, body: string, reading: ProtocolReading): AttemptFailure {
   const words = serverWordsOfText(body);
   const wait = retryAfterMs(headers);
   const base = { reason: `HTTP ${status}`, status, ...(words ? { words } : {}), ...(wait !== null ? { retryAfterMs: wait } : {}) };
   const shouldRetry = headers.get("x-should-retry")?.trim().toLowerCase();
   if (shouldRetry === "true" || (shouldRetry !== "false" && isRetryableStatus(status))) return { kind: "transient", ...base };
-  return { kind: refusalKind(words, echoed), ...base, ...overflowOf(status, words), ...(words?.code === "content_filter" ? { filtered: true } : {}) };
+  return { kind: refusalKind(words, reading), ...base, ...overflowOf(status, words), ...(words?.code === "content_filter" ? { filtered: true } : {}) };
 }
 
-/** What the transport, the JSON parser or the reply mapping threw, as a failure; anything else is a bug and is rethrown. */
-export function thrownFailure(err: unknown, echoed: ReadonlySet<string> = NOTHING_ECHOED): AttemptFailure {
+/**
+ * What the transport, the JSON parser or the reply mapping threw, as a failure; anything else is a
+ * bug and is rethrown. An error in place of a reply takes the status its code stands for in the
+ * protocol's table, unless it carries one.
+ */
+export function thrownFailure(err: unknown, reading: ProtocolReading): AttemptFailure {
   if (err instanceof TransportError) return { kind: "transient", reason: err.message };
   if (err instanceof SyntaxError) return { kind: "unusable", reason: "the server sent a body that is not valid JSON" };
   if (err instanceof UnusableReplyError) return { kind: "unusable", reason: err.message };
   if (err instanceof ErrorBodyError) {
-    const { words } = err;
+    const words = withTableStatus(err.words, reading.errorStatus);
     const status = words.status;
     const base = { reason: status !== undefined ? `an error (${status}) in place of a reply` : "an error in place of a reply", words, ...(status !== undefined ? { status } : {}) };
     if (status !== undefined && isRetryableStatus(status)) return { kind: "transient", ...base };
     const overflow = overflowOf(status ?? 400, words);
     if (overflow.overflow) return { kind: "refused", ...base, ...overflow };
-    return { kind: status !== undefined && status >= 400 ? refusalKind(words, echoed) : "unusable", ...base };
+    return { kind: status !== undefined && status >= 400 ? refusalKind(words, reading) : "unusable", ...base };
   }
   throw err;
 }
 
+function withTableStatus(words: ServerWords, errorStatus: Readonly<Record<string, number>>): ServerWords {
+  const status = words.code === undefined || !Object.hasOwn(errorStatus, words.code) ? undefined : errorStatus[words.code];
+  return status !== undefined && words.status === undefined ? { ...words, status } : words;
+}
+
 /** A model's malformed tool call is a bad generation, worth one more; a refusal of our echoed fields, worth one without them. */
-function refusalKind(words: ServerWords | undefined, echoed: ReadonlySet<string>): FailureKind {
+function refusalKind(words: ServerWords | undefined, reading: ProtocolReading): FailureKind {
   if (words?.code === "tool_use_failed") return "unusable";
-  if (words && refusesEcho(words.message, echoed)) return "echo-refused";
+  if (words && reading.refusesEcho(words)) return "echo-refused";
   return "refused";
 }
 
@@ -81,7 +96,7 @@ function refusalKind(words: ServerWords | undefined, echoed: ReadonlySet<string>
  * (Groq: "property 'reasoning' is unsupported"; DeepSeek's first reasoner: "remove the
  * reasoning_content") and does not say that field is missing.
  */
-function refusesEcho(message: string, echoed: ReadonlySet<string>): boolean {
+export function namesEchoedField(message: string, echoed: ReadonlySet<string>): boolean {
   if (/missing|required|must be (passed|sent|provided|included)/i.test(message)) return false;
   for (const field of echoed) {
     if (field !== "content" && new RegExp(`\\b${field.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\b`).test(message)) return true;

@@ -26,14 +26,14 @@ export const FunctionToolSchema: z.ZodType<FunctionTool> = z.object({
   }),
 });
 
-export const LlmRequestSchema: z.ZodType<LlmRequest> = z.object({
+const LlmRequestSchema: z.ZodType<LlmRequest> = z.object({
   model: z.string(),
   messages: z.array(ChatMessageSchema),
   tools: z.array(FunctionToolSchema),
   params: z.record(z.string(), z.unknown()),
 });
 
-export const LlmReplySchema: z.ZodType<LlmReply> = z.object({
+const LlmReplySchema: z.ZodType<LlmReply> = z.object({
   content: z.string().nullable(),
   tool_calls: z.array(ToolCallSchema),
   usage: UsageSchema.nullable(),

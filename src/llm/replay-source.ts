@@ -10,7 +10,7 @@ import { readRunFile } from "../safe-open.js";
 import type { ContextOverflow } from "./context-overflow.js";
 import type { LlmReply } from "../conversation.js";
 
-export interface Recording {
+interface Recording {
   /** A description of where the replies came from, for messages. */
   origin: string;
   replies: LlmReply[];

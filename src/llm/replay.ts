@@ -5,9 +5,9 @@ import type { Provider } from "./types.js";
 import type { LlmReply, LlmRequest } from "../conversation.js";
 
 /** A replies file (.jsonl, or .json holding an array) or an earlier run's directory. */
-export type ReplaySource = string;
+type ReplaySource = string;
 
-export interface ReplayOptions {
+interface ReplayOptions {
   /**
    * The engine is stateless, so the position comes from the journal: pass the number of THOUGHT
    * events already recorded. Each call in this process then takes the next reply.
@@ -49,9 +49,4 @@ function checkToolsOffered(reply: LlmReply, request: LlmRequest, position: numbe
       );
     }
   }
-}
-
-/** The replies of an earlier run as .jsonl text, one reply a line, to freeze a recording into a file. */
-export function exportReplies(runDir: string): string {
-  return loadRecording(runDir).replies.map((reply) => `${JSON.stringify(reply)}\n`).join("");
 }

@@ -4,7 +4,7 @@ import type { ToolCall } from "../journal/events.js";
 
 type Part = Record<string, unknown>;
 
-export interface PartKinds {
+interface PartKinds {
   /** The type of a text place (`text`, `message`) and of a call place (`tool_use`, `function_call`). */
   text: string;
   call: string;

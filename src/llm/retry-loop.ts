@@ -8,7 +8,7 @@ import { backoffDelayMs, sleep } from "./transport/backoff.js";
 import type { CallOptions, Provider } from "./types.js";
 
 /** One attempt of a protocol; `withoutEcho` asks it to leave out what earlier replies asked to have back. */
-export type Attempt = (request: LlmRequest, options: { signal: AbortSignal | undefined; withoutEcho: boolean; onText: ((text: string) => void) | undefined }) => Promise<LlmReply>;
+type Attempt = (request: LlmRequest, options: { signal: AbortSignal | undefined; withoutEcho: boolean; onText: ((text: string) => void) | undefined }) => Promise<LlmReply>;
 
 /** A reply that cannot be used cost a generation: it is asked for again once, never more. */
 const UNUSABLE_RETRIES = 1;

@@ -1,4 +1,4 @@
-// The Provider interface every wire protocol implements, and the names agent.yaml chooses them by.
+// The Provider interface the engine calls (every wire protocol gets one from createProvider, a replay is one too), and the names agent.yaml chooses protocols by.
 import type { LlmReply, LlmRequest } from "../conversation.js";
 import type { AttemptFailure } from "./failure.js";
 

@@ -2,7 +2,7 @@
 import type { RunState } from "../journal/run-state.js";
 import { costOf, type Pricing, type UsageTotals } from "../journal/usage-totals.js";
 
-export interface UsageFigures {
+interface UsageFigures {
   input_tokens: number;
   cached_input_tokens: number;
   cache_write_input_tokens: number;

@@ -8,7 +8,7 @@ import { StringDecoder } from "node:string_decoder";
  */
 export type CaptureLimit = { keep: "head"; maxChars: number } | { keep: "head-and-tail"; maxBytes: number };
 
-export interface Capture {
+interface Capture {
   /** Takes one chunk; true when this chunk went over a `head` limit. */
   push(chunk: Buffer): boolean;
   text(): string;

@@ -19,7 +19,7 @@ const PROVIDER_VARIABLES: readonly string[] = [...PROVIDER_KEY_VARIABLES, ...PRO
 /** Shorter keys ("x", "ollama" for a local server) are removed only by name: matching them by value would take unrelated variables. */
 const MIN_SECRET_VALUE_LENGTH = 8;
 
-export interface SecretPolicy {
+interface SecretPolicy {
   /** Values removed whatever the variable holding them is called: the key the provider uses. */
   secretValues?: readonly string[];
   /** Variables passed on all the same (agent.yaml's env_passthrough). */

@@ -2,7 +2,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import type { Socket } from "node:net";
 
-export interface DeathWatch {
+interface DeathWatch {
   /** This process is stopping the groups itself: the watch ends without touching them. */
   release(): void;
 }

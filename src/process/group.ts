@@ -14,7 +14,7 @@ function killLiveGroups(): void {
   for (const pid of liveGroups) signalGroup(pid, "SIGKILL");
 }
 
-export interface SpawnOptions {
+interface SpawnOptions {
   cwd: string;
   /** The process's whole environment: nothing is inherited from the engine's. */
   env: Readonly<Record<string, string>>;

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { signalGroup } from "./group.js";
 import { isGone, readProcStat, startTimeMs, visiblePids, type ProcStat } from "./proc-stat.js";
 
-export interface LeftoverGroup {
+interface LeftoverGroup {
   pgid: number;
   /** When its leader was spawned (Unix ms, by this machine's clock). */
   startedAtUnix: number;

@@ -25,8 +25,12 @@ export interface ProcessRequest {
   onSpawn?: (pid: number) => void;
 }
 
-/** Flat facts about one execution, in the manner of execa's result. */
-export interface ProcessResult {
+/**
+ * Flat facts about one execution, in the manner of execa's result: the one shape every caller
+ * reports a process by (a tool's run adds its observation and status; a hook's decision reads it).
+ * `SpawnError`: the failure to start as the runner found it, or the sentence a caller made of it.
+ */
+export interface ProcessResult<SpawnError = SpawnFailure> {
   exitCode: number | null;
   /** The signal that ended the process, whoever sent it. */
   signal: NodeJS.Signals | null;
@@ -37,7 +41,7 @@ export interface ProcessResult {
   overLimit: boolean;
   /** Something the process started (a daemon) kept stdout or stderr open after it ended, so the runner stopped reading. */
   outputLeftOpen: boolean;
-  spawnError: SpawnFailure | null;
+  spawnError: SpawnError | null;
   durationMs: number;
   stdout: string;
   stderr: string;

@@ -30,16 +30,16 @@ export interface SandboxBox {
  * namespace, where `forwarder` (argv, run before the command) listens on 127.0.0.1:`port` and
  * carries each connection to the engine's filtering proxy through the Unix socket `socket`.
  */
-export type BoxNetwork =
+type BoxNetwork =
   | { kind: "off" }
   | { kind: "on" }
   | { kind: "proxy"; socket: string; port: number; forwarder: readonly string[] };
 
 /** Names that stay read-only inside every writable root, whether or not they exist yet. */
-export const PROTECTED_NAMES = [".delta", ".git", ".env"] as const;
+const PROTECTED_NAMES = [".delta", ".git", ".env"] as const;
 
 /** Where the proxy's socket appears inside the box (its /tmp is private, so nothing else is there). */
-export const BOX_PROXY_SOCKET = "/tmp/.delta-proxy.sock";
+const BOX_PROXY_SOCKET = "/tmp/.delta-proxy.sock";
 
 /**
  * `command` (argv) run by bwrap in `box`, from `cwd`; `kindOf` tells what is at a path now (the only thing this

@@ -4,7 +4,7 @@ import path from "node:path";
 import { runProcess } from "./run-process.js";
 
 /** Why no box can be made here, or null when one can. */
-export type SandboxUnavailable = { cause: "platform" | "no-bwrap" | "namespaces" | "nested"; detail: string } | null;
+type SandboxUnavailable = { cause: "platform" | "no-bwrap" | "namespaces" | "nested"; detail: string } | null;
 
 const PROBE_TIMEOUT_MS = 10_000;
 

@@ -1,7 +1,7 @@
 // Why a process could not be started, as a fact each caller words for its own reader.
 import { statSync } from "node:fs";
 
-export type SpawnFailureReason = "empty-command" | "no-working-directory" | "not-found" | "not-executable" | "other";
+type SpawnFailureReason = "empty-command" | "no-working-directory" | "not-found" | "not-executable" | "other";
 
 export interface SpawnFailure {
   reason: SpawnFailureReason;

@@ -8,14 +8,14 @@ import type { RecordReading } from "../store/lease/owner-record.js";
 import type { RunPaths } from "../store/run-dir.js";
 import { readCurrentOwner } from "../store/lease/take-run.js";
 
-export interface FollowOptions {
+interface FollowOptions {
   signal?: AbortSignal;
   /** How often the journal is looked at while it does not grow. */
   pollMs?: number;
 }
 
 /** Why following stopped. */
-export type FollowEnd = "ended" | "engine-gone" | "aborted";
+type FollowEnd = "ended" | "engine-gone" | "aborted";
 
 /**
  * Yields batches of events in journal order, each event once. It stops after an ENGINE_END that

@@ -12,13 +12,13 @@ import { pricingOf, type Pricing } from "../journal/usage-totals.js";
 import { shownUsage } from "./priced-usage.js";
 import { runUsageShown, type UsageTotals } from "./usage-fields.js";
 
-export interface ActionAccount {
+interface ActionAccount {
   request: EventOf<"ACTION_REQUEST">;
   /** null while the tool runs, or when the engine died before recording it. */
   result: EventOf<"ACTION_RESULT"> | null;
 }
 
-export interface IterationAccount {
+interface IterationAccount {
   iteration: number;
   thought: EventOf<"THOUGHT">;
   usage: UsageTotals;

@@ -1,7 +1,7 @@
 // Answers to ask_human questions marked sensitive stay out of what show and report print (the journal keeps them for the model).
 import type { JournalEvent } from "../journal/events.js";
 
-export const HIDDEN_ANSWER = "(hidden: the question was marked sensitive)";
+const HIDDEN_ANSWER = "(hidden: the question was marked sensitive)";
 
 /** A filter for events in journal order: the answer and the tool result that carries it are replaced. */
 export function createSensitiveFilter(): (event: JournalEvent) => JournalEvent {

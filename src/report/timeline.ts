@@ -4,7 +4,7 @@ import type { HookRun } from "./hook-runs.js";
 import type { ModelCall } from "./model-calls.js";
 import { timeOf, type RunAccount } from "./run-account.js";
 
-export type SpanKind = "model" | "tool" | "ask" | "hook" | "wait";
+type SpanKind = "model" | "tool" | "ask" | "hook" | "wait";
 
 export interface Span {
   kind: SpanKind;

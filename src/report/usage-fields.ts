@@ -2,7 +2,7 @@
 import type { Usage } from "../journal/events.js";
 import { costOf, type UsageTotals as RunTotals } from "../journal/usage-totals.js";
 
-export interface UsageField {
+interface UsageField {
   /** The key in a THOUGHT's `usage`. */
   key: string;
   /** Its short name in text and in the HTML chart. */

@@ -18,7 +18,7 @@ import type { ActionFacts } from "./action-facts.js";
 
 const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
 
-export type ActOutcome = { kind: "done" } | { kind: "waiting"; request: InteractionRequest };
+type ActOutcome = { kind: "done" } | { kind: "waiting"; request: InteractionRequest };
 
 export async function act(ctx: RunContext, call: ToolCall, iteration: number): Promise<ActOutcome> {
   const pre = await ctx.hook("pre_tool_execution", iteration, call, { TOOL_NAME: call.name });

@@ -1,6 +1,6 @@
 // The Think-Act-Observe loop: iterate until the model finishes, a human is needed, or a limit is hit.
 import { replyEnding } from "../conversation.js";
-import { DeltaError, MODEL_REFUSED, OUTPUT_INVALID } from "../errors.js";
+import { DeltaError, MAX_ITERATIONS, MODEL_PAUSED, MODEL_REFUSED, MODEL_TRUNCATED, OUTPUT_INVALID } from "../errors.js";
 import type { EventOf, JournalEvent } from "../journal/events.js";
 import { act } from "./act.js";
 import { continueCommand } from "./continue-command.js";
@@ -16,12 +16,6 @@ export type LoopEnd =
   | { status: "WAITING_FOR_INPUT"; request: InteractionRequest }
   | { status: "FAILED"; error: { type: string; message: string } }
   | { status: "INTERRUPTED"; error: { type: string; message: string } };
-
-export const MAX_ITERATIONS_ERROR = "MAX_ITERATIONS";
-/** A final reply a token limit cut off: never COMPLETED (CONTRACT §4). */
-export const MODEL_TRUNCATED_ERROR = "MODEL_TRUNCATED";
-/** A final reply a content filter stopped, or the model refused (errors.ts: also a request a filter refused). */
-export const MODEL_REFUSED_ERROR = MODEL_REFUSED;
 
 /** Runs iterations until the run leaves RUNNING; each one starts from the journal on disk. */
 export async function runLoop(ctx: RunContext, maxIterations: number): Promise<LoopEnd> {
@@ -39,7 +33,7 @@ export async function runLoop(ctx: RunContext, maxIterations: number): Promise<L
     }
     return {
       status: "FAILED",
-      error: { type: MAX_ITERATIONS_ERROR, message: `Reached --max-iterations (${maxIterations}) before the model finished; each continue of the run allows it as many more (--max-iterations N on continue sets how many)` },
+      error: { type: MAX_ITERATIONS, message: `Reached --max-iterations (${maxIterations}) before the model finished; each continue of the run allows it as many more (--max-iterations N on continue sets how many)` },
     };
   } catch (err) {
     if (ctx.signal.aborted) return interrupted(ctx);
@@ -141,7 +135,7 @@ function reaskLeftAnswer(ctx: RunContext): void {
   ctx.progress(`[${answer.iteration}] the last answer does not match the output schema (${check.problems[0]}); asking the model once more`);
 }
 
-/** A final reply the model did not finish ends the run FAILED; `continue` asks again (the context leaves the reply out). */
+/** A final reply the model did not finish (cut off, refused, or paused by the server) ends the run FAILED; `continue` asks again (the context leaves the reply out). */
 function unfinishedReply(ctx: RunContext, thought: EventOf<"THOUGHT">): LoopEnd | null {
   const ending = replyEnding(thought.finish_reason);
   if (ending === "finished") return null;
@@ -151,12 +145,18 @@ function unfinishedReply(ctx: RunContext, thought: EventOf<"THOUGHT">): LoopEnd 
     const raise = limit === undefined ? "set llm.max_tokens in agent.yaml higher than the server's default" : `raise llm.max_tokens in agent.yaml (now ${limit})`;
     return {
       status: "FAILED",
-      error: { type: MODEL_TRUNCATED_ERROR, message: `The model's reply was cut off at its token limit (finish_reason: ${thought.finish_reason}), so it is not a result; ${raise}, then ${resume}.` },
+      error: { type: MODEL_TRUNCATED, message: `The model's reply was cut off at its token limit (finish_reason: ${thought.finish_reason}), so it is not a result; ${raise}, then ${resume}.` },
+    };
+  }
+  if (ending === "paused") {
+    return {
+      status: "FAILED",
+      error: { type: MODEL_PAUSED, message: `The model's server paused its turn half-way (finish_reason: ${thought.finish_reason}, which its own server tools cause), so the reply is not a result; ${resume}.` },
     };
   }
   return {
     status: "FAILED",
-    error: { type: MODEL_REFUSED_ERROR, message: `The provider stopped the model's reply (finish_reason: ${thought.finish_reason}): a content filter or the model refused; rephrase the task with ${continueCommand(ctx.runId, ctx.workDir, "<rephrased task>")}, or ${resume}.` },
+    error: { type: MODEL_REFUSED, message: `The provider stopped the model's reply (finish_reason: ${thought.finish_reason}): a content filter or the model refused; rephrase the task with ${continueCommand(ctx.runId, ctx.workDir, "<rephrased task>")}, or ${resume}.` },
   };
 }
 

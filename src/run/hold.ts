@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { AgentPackage } from "../agent/load.js";
 import { contextBudget } from "../context/budget.js";
 import { ENGINE_VERSION } from "../engine-version.js";
-import { DeltaError, OwnershipLostError, errorMessage } from "../errors.js";
+import { DeltaError, ENGINE_ERROR, OWNERSHIP_LOST, OwnershipLostError, errorMessage } from "../errors.js";
 import { redactText } from "../secrets.js";
 import { runHook } from "../hooks/run-hook.js";
 import { agentChildEnv } from "./child-env.js";
@@ -16,7 +16,7 @@ import { runLoop, type LoopEnd } from "./engine.js";
 import type { RunOutcome } from "./outcome.js";
 import { parseResult, redactOutcome } from "./outcome.js";
 import { EMPTY_USAGE, priceRunUsage } from "../llm/usage.js";
-import type { ProviderChoice } from "./provider.js";
+import type { ProviderChoice } from "../llm/provider-choice.js";
 import type { HumanQuestion, RunContext } from "./run-context.js";
 import type { AgentMcp } from "./mcp-start.js";
 import { hookPolicy, journaledSandbox, toolPolicy } from "./sandbox-policy.js";
@@ -189,7 +189,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
     journal.sync();
     end = await runLoop(ctx, options.maxIterations);
   } catch (err) {
-    end = { status: "FAILED", error: { type: err instanceof DeltaError ? err.type : "ENGINE_ERROR", message: errorMessage(err) } };
+    end = { status: "FAILED", error: { type: err instanceof DeltaError ? err.type : ENGINE_ERROR, message: errorMessage(err) } };
   }
 
   closing = true;
@@ -234,7 +234,7 @@ function stopLost(ctx: RunContext, open: OpenSession, lost: string): RunOutcome 
     runId: ctx.runId,
     status: "FAILED",
     result: undefined,
-    error: { type: "OWNERSHIP_LOST", message },
+    error: { type: OWNERSHIP_LOST, message },
     interaction: undefined,
     iterations: 0,
     startTime: open.startTime,
@@ -310,7 +310,7 @@ async function finish(ctx: RunContext, options: SessionOptions, open: OpenSessio
     if (lost !== null) return stopLost(ctx, open, lost);
     // Without ENGINE_END on disk the outcome is not recorded: never report it as a success.
     status = "FAILED";
-    finalError = { type: "ENGINE_ERROR", message: `Could not record the end of the run: ${errorMessage(err)}` };
+    finalError = { type: ENGINE_ERROR, message: `Could not record the end of the run: ${errorMessage(err)}` };
   }
   const endTime = new Date();
   const state = deriveRunState(ctx.readEvents());

@@ -9,7 +9,7 @@ import type { Duplex } from "node:stream";
 import { proxyAuthorization, proxyFor, proxyPort, type ProxyEnv } from "../llm/transport/proxy-env.js";
 import { openTunnel } from "../llm/transport/proxy-tunnel.js";
 
-export interface HostProxy {
+interface HostProxy {
   /** A Unix socket in a folder only this user can enter. */
   socketPath: string;
   /** `host:port` of each connection refused so far, in order. */

@@ -15,7 +15,7 @@ import { continueRun } from "./resume.js";
 /** What `--if-exists` does when the run id is taken: refuse (126, as always) or resume the same task. */
 export type IfExists = "refuse" | "resume";
 
-export interface ExistingRunRequest extends DriveOptions {
+interface ExistingRunRequest extends DriveOptions {
   runId: string;
   workDir: string;
   agentHome: string;

@@ -2,7 +2,7 @@
 import { performance } from "node:perf_hooks";
 import type { AgentPackage } from "../agent/load.js";
 import { agentChildEnv } from "./child-env.js";
-import type { ProviderChoice } from "./provider.js";
+import type { ProviderChoice } from "../llm/provider-choice.js";
 import { processStartedAt } from "../process/proc-stat.js";
 import type { ServerProcessRecord } from "../store/run-metadata.js";
 import type { McpServers } from "../tools/mcp/servers.js";
@@ -28,7 +28,7 @@ export interface AgentMcp {
   attachLog(file: (line: string) => void, live: (line: string) => void): void;
 }
 
-export interface McpStartOptions {
+interface McpStartOptions {
   workDir: string;
   /** The API key, which a server's environment must not hold unless env_passthrough names it. */
   provider: Pick<ProviderChoice, "secrets" | "keyVariables">;

@@ -4,14 +4,14 @@ import { readRunFile } from "../safe-open.js";
 import { join } from "node:path";
 import { loadAgent, type AgentPackage } from "../agent/load.js";
 import { preflightAgent } from "../agent/preflight.js";
-import { forAgent, RunRefusedError } from "../errors.js";
+import { forAgent, ORPHANED_RUN, RunRefusedError } from "../errors.js";
 import type { EventOf, JournalEvent } from "../journal/events.js";
 import { readFirstEvent, readJournal } from "../journal/reader.js";
 import { openJournal } from "../journal/writer.js";
 import { clearInteraction, recordAnswer } from "./ask-human.js";
 import { continueCommand } from "./continue-command.js";
 import type { RunOutcome } from "./outcome.js";
-import { chooseProvider, type ProviderChoice } from "./provider.js";
+import { chooseProvider, type ProviderChoice } from "../llm/provider-choice.js";
 import { verboseLog, withModel } from "./model-choice.js";
 import { journaledOutput, withOutput } from "./output-choice.js";
 import type { DriveOptions, RunContext } from "./run-context.js";
@@ -207,7 +207,7 @@ async function markInterrupted(paths: RunPaths, runId: string, state: RunState, 
   try {
     journal.append({
       type: "ERROR",
-      error_type: "ORPHANED_RUN",
+      error_type: ORPHANED_RUN,
       error_message: `[Janitor] ${engine} stopped without recording an end (${hold.previous?.reason ?? "no owner record"}); run marked INTERRUPTED.${leftover ? ` ${leftover}.` : ""}`,
       error_details: {
         previous_owner: owner ? { generation: owner.generation, pid: owner.pid, hostname: owner.hostname, machine_id: owner.machine_id ?? null, boot_id: owner.boot_id ?? null } : null,

@@ -5,8 +5,8 @@ import type { JournalEvent } from "../journal/events.js";
 import { DEFAULT_BASE_URLS, endpointUrl } from "../llm/base-url.js";
 import { PROVIDER_NAMES } from "../llm/types.js";
 
-export const RunEndpointSchema = z.object({ provider: z.enum(PROVIDER_NAMES), base_url: z.string() });
-export type RunEndpoint = z.infer<typeof RunEndpointSchema>;
+const RunEndpointSchema = z.object({ provider: z.enum(PROVIDER_NAMES), base_url: z.string() });
+type RunEndpoint = z.infer<typeof RunEndpointSchema>;
 
 /** The endpoint of the run's latest ENGINE_START that named one; null for a run that only ever replayed recordings. */
 export function journaledEndpoint(events: readonly JournalEvent[]): RunEndpoint | null {
@@ -31,7 +31,7 @@ function legacyEndpoint(config: Record<string, unknown>): RunEndpoint | undefine
   }
 }
 
-export interface EndpointChoice {
+interface EndpointChoice {
   runId: string;
   /** What this invocation would use. */
   endpoint: RunEndpoint | undefined;

@@ -5,7 +5,7 @@ import { loadOutputSchemaFile } from "../agent/output-schema.js";
 import { preflightAgent } from "../agent/preflight.js";
 import { forAgent } from "../errors.js";
 import { openJournal } from "../journal/writer.js";
-import { chooseProvider, type ProviderChoice } from "./provider.js";
+import { chooseProvider, type ProviderChoice } from "../llm/provider-choice.js";
 import type { RunOutcome } from "./outcome.js";
 import type { DriveOptions } from "./run-context.js";
 import { validateRunId } from "../store/run-id.js";

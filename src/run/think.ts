@@ -5,6 +5,7 @@ import { ContextOverflowError, HookBlockedError } from "../errors.js";
 import { validateLlmRequestReplacement, validatePostResponseAnnotation } from "../hooks/run-hook.js";
 import type { EventOf, JournalEvent } from "../journal/events.js";
 import type { FunctionTool, LlmReply, LlmRequest } from "../conversation.js";
+import { samplingParams } from "../llm/settings-schema.js";
 import { toFunctionTool } from "../tools/function-schema.js";
 import { toMcpFunctionTool } from "../tools/mcp/advertise.js";
 import { ASK_HUMAN_TOOL } from "./ask-human.js";
@@ -150,12 +151,11 @@ function toolsOf(ctx: RunContext): FunctionTool[] {
 }
 
 function buildRequest(ctx: RunContext, messages: LlmRequest["messages"]): LlmRequest {
-  const { model, provider: _provider, pricing: _pricing, timeout_ms: _timeout, max_retries: _retries, base_url: _base, stream: _stream, idle_timeout_ms: _idle, context_window: _window, ...params } = ctx.agent.llm;
   return {
-    model,
+    model: ctx.agent.llm.model,
     messages,
     tools: toolsOf(ctx),
-    params: stripUndefined(params),
+    params: samplingParams(ctx.agent.llm),
     ...(ctx.agent.output?.format ? { output_format: ctx.agent.output.format } : {}),
   };
 }
@@ -175,10 +175,6 @@ function describeUsage(reply: LlmReply): string {
   const cached = cacheParts.length > 0 ? ` (${cacheParts.join(", ")})` : "";
   const reasoning = usage.reasoning_tokens ? ` (${usage.reasoning_tokens} reasoning)` : "";
   return `, ${usage.input_tokens} in${cached} / ${usage.output_tokens} out${reasoning} tokens${reply.finish_reason ? `, finish_reason ${reply.finish_reason}` : ""}`;
-}
-
-function stripUndefined(record: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined));
 }
 
 export function oneLine(text: string, max = 200): string {

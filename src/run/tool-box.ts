@@ -10,12 +10,12 @@ import type { SandboxPolicy } from "../tools/sandbox-schema.js";
 import { startHostProxy } from "./host-proxy.js";
 
 /** The secret folders and files of $HOME every box shows empty. */
-export const HIDDEN_HOME_PATHS = [".ssh", ".aws", ".config/gcloud", ".netrc", ".docker"] as const;
+const HIDDEN_HOME_PATHS = [".ssh", ".aws", ".config/gcloud", ".netrc", ".docker"] as const;
 
 /** The port the forwarder listens on inside a proxied box: the namespace is the box's own, so any port is free. */
 const BOX_PROXY_PORT = 3128;
 
-export interface BoxPlace {
+interface BoxPlace {
   workDir: string;
   agentHome: string;
   /** env_passthrough: variables a boxed process still gets. */

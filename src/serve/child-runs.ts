@@ -1,6 +1,6 @@
 // The runs `delta mcp serve` started: each a child `delta` process in the server's workspace, followed to its RunResult, and stopped with SIGTERM when its client goes.
 import { spawn, type ChildProcess } from "node:child_process";
-import { RunRefusedError } from "../errors.js";
+import { ENGINE_ERROR, RunRefusedError } from "../errors.js";
 
 /** What the child printed last with --format stream-json: the RunResult (schema 2.0), kept as JSON. */
 export type RunResult = Record<string, unknown> & { run_id: string | null; status: string };
@@ -8,7 +8,7 @@ export type RunResult = Record<string, unknown> & { run_id: string | null; statu
 /** The variable holding the HTTP bearer token: never passed on to the runs, whose tools could read it. */
 export const TOKEN_VARIABLE = "DELTA_MCP_TOKEN";
 
-export interface ChildLaunch {
+interface ChildLaunch {
   /** Node, and the `delta` launcher this server was started from. */
   execPath: string;
   script: string;
@@ -20,7 +20,7 @@ export interface ChildLaunch {
   log: (text: string) => void;
 }
 
-export interface ChildRunRequest {
+interface ChildRunRequest {
   kind: "run" | "continue";
   runId: string;
   /** The task of a run; the instruction or answer of a continue (none: resume as it stands). */
@@ -150,5 +150,5 @@ function parseResult(line: string): RunResult | null {
 }
 
 function failure(runId: string, message: string): RunResult {
-  return { schema_version: "2.0", run_id: runId, status: "FAILED", error: { type: "ENGINE_ERROR", message } };
+  return { schema_version: "2.0", run_id: runId, status: "FAILED", error: { type: ENGINE_ERROR, message } };
 }

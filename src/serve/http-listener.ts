@@ -8,10 +8,10 @@ import { createSession } from "./mcp-server.js";
 import { StreamableHTTPServerTransport, isInitializeRequest } from "./sdk.js";
 import { SessionLiveness } from "./session-liveness.js";
 
-export const MCP_PATH = "/mcp";
+const MCP_PATH = "/mcp";
 const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 
-export interface HttpOptions {
+interface HttpOptions {
   host: string;
   port: number;
   /** The bearer token every request must carry; required for a bind beyond loopback. */
@@ -24,13 +24,13 @@ export interface HttpOptions {
   log: (text: string) => void;
 }
 
-export interface HttpListener {
+interface HttpListener {
   url: string;
   /** Stops listening and ends every session; their running runs are interrupted. */
   close(): Promise<void>;
 }
 
-export function isLoopback(host: string): boolean {
+function isLoopback(host: string): boolean {
   return LOOPBACK_NAMES.has(host) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 

@@ -15,7 +15,7 @@ const MAX_WAIT_MS = 600_000;
 const waitMs = z.number().int().min(0).max(MAX_WAIT_MS).optional().describe(`How long to wait for the run to end, in ms (default ${DEFAULT_WAIT_MS}); past it the answer is {run_id, status: "RUNNING"}`);
 const runId = z.string().describe("The run's id (1-128 of A-Z a-z 0-9 . _ -)");
 
-export const TOOL_SCHEMAS = {
+const TOOL_SCHEMAS = {
   run: z.strictObject({
     task: z.string().min(1).describe("The task for the agent"),
     run_id: runId.optional().describe("An id of your choosing for the new run (default: one is made)"),
@@ -34,7 +34,7 @@ export const TOOL_SCHEMAS = {
   status: z.strictObject({ run_id: runId }),
   result: z.strictObject({ run_id: runId }),
 };
-export type ToolName = keyof typeof TOOL_SCHEMAS;
+type ToolName = keyof typeof TOOL_SCHEMAS;
 
 const DESCRIPTIONS: Record<ToolName, string> = {
   run: "Start a run of the agent on a task. Returns its RunResult if it ends within wait_ms, else {run_id, status: \"RUNNING\"}: ask status or result later. A question the run asks is put to your user by elicitation when you support it.",
@@ -53,7 +53,7 @@ export function toolList(): { name: string; description: string; inputSchema: Re
   }));
 }
 
-export interface CallContext {
+interface CallContext {
   runs: ChildRuns;
   workDir: string;
   /** The client calling: its runs are interrupted when it disconnects. */

@@ -3,7 +3,7 @@ import type { SessionId } from "./ids.js";
 import { withSessionLock } from "./lock.js";
 import { readActiveMetadata, removeSessionState, sessionPaths, writeMetadata } from "./store.js";
 
-export interface EndResult {
+interface EndResult {
   status: "terminated";
   session_id: string;
 }

@@ -11,7 +11,7 @@ import { appendHistory, readActiveMetadata, readWorkDir, sessionPaths, writeMeta
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
 
-export interface ExecRequest {
+interface ExecRequest {
   root: string;
   id: SessionId;
   command: string;

@@ -7,7 +7,7 @@ import { SessionError } from "./errors.js";
 const STALE_AFTER_MS = 10_000;
 const RETRY_INTERVAL_MS = 100;
 
-export interface LockOptions {
+interface LockOptions {
   lockPath: string;
   /** How long to wait for another exec on the same session to finish. */
   waitMs: number;

@@ -6,7 +6,7 @@ import { describeSpawnFailure } from "../process/spawn-failure.js";
 /** Output kept per stream: the head and tail halves of this, with a marker between. */
 export const DEFAULT_OUTPUT_LIMIT_BYTES = 64 * 1024;
 
-export interface RunOptions {
+interface RunOptions {
   cwd: string;
   env: Record<string, string>;
   timeoutMs: number;

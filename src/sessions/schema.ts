@@ -3,7 +3,7 @@ import { z } from "zod";
 
 export const SESSION_ID_PATTERN = /^sess_[a-f0-9]{12}$/;
 
-export const SessionStatusSchema = z.enum(["active", "terminated"]);
+const SessionStatusSchema = z.enum(["active", "terminated"]);
 
 /** metadata.json: the fields of design 2.3.3 plus the argv the session runs. */
 export const SessionMetadataSchema = z.strictObject({

@@ -3,9 +3,9 @@
 /** Shells that can source the command and save `pwd` / `export -p` themselves; anything else is an interpreter. */
 const STATE_KEEPING_SHELLS = new Set(["bash", "sh", "dash", "zsh", "ksh", "mksh", "ash"]);
 
-export type SessionKind = "shell" | "interpreter";
+type SessionKind = "shell" | "interpreter";
 
-export function sessionKind(argv: readonly string[]): SessionKind {
+function sessionKind(argv: readonly string[]): SessionKind {
   const program = argv[0] ?? "";
   const base = program.slice(program.lastIndexOf("/") + 1);
   return STATE_KEEPING_SHELLS.has(base) ? "shell" : "interpreter";
@@ -16,7 +16,7 @@ export function sessionKind(argv: readonly string[]): SessionKind {
  * The command is sourced from a file (never interpolated); the EXIT trap saves state even after `exit N`.
  * Only builtins and `command -p mv` are used, so a command that breaks PATH cannot stop the save.
  */
-export const SHELL_WRAPPER = `__delta_state=$1
+const SHELL_WRAPPER = `__delta_state=$1
 __delta_command=$2
 shift 2
 __delta_save() {
@@ -38,7 +38,7 @@ if [ -f "$__delta_state/env.sh" ]; then . "$__delta_state/env.sh"; fi
  * loads the saved environment, then feeds the command file to the interpreter's stdin.
  * With an empty command file argument it only checks the interpreter exists and saves the environment.
  */
-export const INTERPRETER_WRAPPER = `__delta_state=$1
+const INTERPRETER_WRAPPER = `__delta_state=$1
 __delta_command=$2
 shift 2
 if [ -f "$__delta_state/env.sh" ]; then . "$__delta_state/env.sh"; fi

@@ -8,7 +8,7 @@ import type { SessionStatus } from "./schema.js";
 import { wrapperArgv } from "./scripts.js";
 import { createSessionDir, sessionPaths, writeMetadata } from "./store.js";
 
-export const DEFAULT_SESSION_ARGV = ["bash"];
+const DEFAULT_SESSION_ARGV = ["bash"];
 const START_TIMEOUT_MS = 30_000;
 
 export interface StartRequest {
@@ -19,7 +19,7 @@ export interface StartRequest {
   outputLimitBytes: number;
 }
 
-export interface StartResult {
+interface StartResult {
   session_id: string;
   command: string;
   work_dir: string;

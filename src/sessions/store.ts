@@ -12,7 +12,7 @@ import {
   type SessionMetadata,
 } from "./schema.js";
 
-export interface SessionPaths {
+interface SessionPaths {
   dir: string;
   metadata: string;
   env: string;

@@ -4,7 +4,7 @@ import { expandArgvPathVariables, type PathVariables } from "./path-variables.js
 
 export type { PathVariables } from "./path-variables.js";
 
-export type BindResult = { ok: true; argv: string[]; stdin: string | undefined } | { ok: false; error: string };
+type BindResult = { ok: true; argv: string[]; stdin: string | undefined } | { ok: false; error: string };
 
 /** Never throws: every problem with the arguments comes back as a message the model can act on. */
 export function bindToolCall(tool: ExpandedTool, args: unknown, vars: PathVariables): BindResult {

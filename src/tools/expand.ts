@@ -6,8 +6,8 @@ import type { SandboxPolicy } from "./sandbox-schema.js";
 import { rewriteShellPlaceholders, UnbalancedScriptError } from "./shell-script.js";
 
 /** Variables filled in at bind time with absolute paths; never parameters. */
-export const PATH_VARIABLES = ["AGENT_HOME", "CWD"] as const;
-export const RESERVED_TOOL_NAMES = ["ask_human"] as const;
+const PATH_VARIABLES = ["AGENT_HOME", "CWD"] as const;
+const RESERVED_TOOL_NAMES = ["ask_human"] as const;
 
 export interface ExpandedParameter {
   name: string;
@@ -25,7 +25,7 @@ export interface ExpandedParameter {
 }
 
 /** A literal may contain ${AGENT_HOME} / ${CWD}; a param entry is one whole parameter value. */
-export type ArgvEntry = { literal: string } | { param: string };
+type ArgvEntry = { literal: string } | { param: string };
 
 export interface ExpandedTool {
   name: string;
@@ -44,7 +44,7 @@ export interface ExpandedTool {
 }
 
 /** Where a definition was written, for messages: `agent.yaml` + `tools[2]`. */
-export interface ToolLocation {
+interface ToolLocation {
   file: string;
   path: string;
 }

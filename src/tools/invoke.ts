@@ -1,6 +1,6 @@
 // Runs one tool call through the process runner and turns its facts into the observation and status.
 import { childEnvironment } from "../process/child-env.js";
-import { runProcess } from "../process/run-process.js";
+import { runProcess, type ProcessResult } from "../process/run-process.js";
 import type { SandboxBox } from "../process/sandbox-argv.js";
 import { describeSpawnFailure } from "../process/spawn-failure.js";
 import { formatObservation } from "./observation.js";
@@ -25,17 +25,10 @@ export interface InvokeRequest {
   sandbox?: SandboxBox | undefined;
 }
 
-export type InvokeStatus = "SUCCESS" | "FAILED" | "ERROR";
+type InvokeStatus = "SUCCESS" | "FAILED" | "ERROR";
 
-export interface InvokeResult {
-  exitCode: number | null;
-  signal: string | null;
-  timedOut: boolean;
-  aborted: boolean;
-  spawnError: string | null;
-  stdout: string;
-  stderr: string;
-  durationMs: number;
+/** The process's facts, its spawn failure as the sentence the model reads, and what the run makes of them. */
+export interface InvokeResult extends ProcessResult<string> {
   /** What the model sees: bounded output plus notes on how the process ended. */
   observation: string;
   status: InvokeStatus;
@@ -76,18 +69,7 @@ export async function invokeTool(request: InvokeRequest): Promise<InvokeResult> 
     request.maxObservationBytes ?? DEFAULT_MAX_OBSERVATION_BYTES,
   );
   const status: InvokeStatus = spawnError !== null || stoppedByEngine ? "ERROR" : ended.exitCode === 0 ? "SUCCESS" : "FAILED";
-  return {
-    exitCode: ended.exitCode,
-    signal: ended.signal,
-    timedOut: ended.timedOut,
-    aborted: ended.aborted,
-    spawnError,
-    stdout: ended.stdout,
-    stderr: ended.stderr,
-    durationMs: ended.durationMs,
-    observation,
-    status,
-  };
+  return { ...ended, spawnError, observation, status };
 }
 
 function notStarted(spawnError: string | null, aborted: boolean): InvokeResult {
@@ -97,6 +79,8 @@ function notStarted(spawnError: string | null, aborted: boolean): InvokeResult {
     signal: null,
     timedOut: false,
     aborted,
+    overLimit: false,
+    outputLeftOpen: false,
     spawnError,
     stdout: "",
     stderr: "",

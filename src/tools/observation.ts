@@ -1,7 +1,7 @@
 // Turns one tool process's output and fate into the bounded text the model sees.
 import { boundText } from "./output-bound.js";
 
-export interface ObservationFacts {
+interface ObservationFacts {
   stdout: string;
   stderr: string;
   timedOut: boolean;

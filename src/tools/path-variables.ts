@@ -8,7 +8,7 @@ export interface PathVariables {
 }
 
 /** The environment variable that carries each path to tools, hooks and generators. */
-export const PATH_VARIABLE_ENV: Readonly<Record<keyof PathVariables, string>> = { AGENT_HOME: "DELTA_AGENT_HOME", CWD: "DELTA_CWD" };
+const PATH_VARIABLE_ENV: Readonly<Record<keyof PathVariables, string>> = { AGENT_HOME: "DELTA_AGENT_HOME", CWD: "DELTA_CWD" };
 
 const PLACEHOLDER = /\$\{(AGENT_HOME|CWD)\}/g;
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh"]);

@@ -3,7 +3,7 @@ import type { ExpandedTool } from "./expand.js";
 import type { McpTool } from "./mcp/advertise.js";
 import { isRequiredForModel } from "./function-schema.js";
 
-export interface ToolView {
+interface ToolView {
   name: string;
   description: string;
   command: string[];
@@ -11,7 +11,7 @@ export interface ToolView {
   timeout_ms?: number;
 }
 
-export interface ParameterView {
+interface ParameterView {
   name: string;
   type: "string";
   description?: string;
@@ -55,7 +55,7 @@ export function renderTool(tool: ExpandedTool): ToolView {
   return view;
 }
 
-export interface McpToolView {
+interface McpToolView {
   name: string;
   /** As ACTION_REQUEST records it: ["mcp", server, tool]. */
   command: string[];

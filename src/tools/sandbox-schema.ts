@@ -2,20 +2,19 @@
 import { z } from "zod";
 
 export const SANDBOX_MODES = ["read-only", "workspace-write", "off"] as const;
-export const SandboxModeSchema = z.enum(SANDBOX_MODES, { message: "mode is one of read-only, workspace-write or off" });
+const SandboxModeSchema = z.enum(SANDBOX_MODES, { message: "mode is one of read-only, workspace-write or off" });
 export type SandboxMode = z.infer<typeof SandboxModeSchema>;
 
 /** `host`, `host:port` or `*.domain` (every name below domain); an IPv6 address goes in brackets: `[::1]:8080`. */
 const HOST_ENTRY = /^(\*\.)?([A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?$/;
 
-export const SandboxNetworkSchema = z.union([
+const SandboxNetworkSchema = z.union([
   z.enum(["off", "on"], { message: "network is off, on, or a list of hosts" }),
   z.array(
     z.string().regex(HOST_ENTRY, { message: "each network entry is host, host:port or *.domain, e.g. api.github.com, localhost:8080, *.pypi.org" }),
     { message: "network is off, on, or a list of hosts" },
   ).min(1, { message: "an empty host list is network: off; write that instead" }),
 ]);
-export type SandboxNetwork = z.infer<typeof SandboxNetworkSchema>;
 
 const pathList = z.array(z.string().min(1, { message: "a path is not empty" }));
 

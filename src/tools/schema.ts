@@ -5,12 +5,12 @@ import { SandboxPolicySchema } from "./sandbox-schema.js";
 /** OpenAI function names: letters, digits, `_` and `-`, at most 64 characters. */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 /** Parameter names double as `${name}` placeholders and JSON property names. */
-export const PARAMETER_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+const PARAMETER_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
-export const InjectAsSchema = z.enum(["argument", "stdin", "option"]);
+const InjectAsSchema = z.enum(["argument", "stdin", "option"]);
 export type InjectAs = z.infer<typeof InjectAsSchema>;
 
-export const ToolParameterSchema = z.strictObject({
+const ToolParameterSchema = z.strictObject({
   name: z.string().regex(PARAMETER_NAME_PATTERN, {
     message: "must start with a letter or _ and contain only letters, digits and _ (at most 64 characters)",
   }),

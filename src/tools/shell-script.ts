@@ -8,7 +8,7 @@ export type Quoting = "unquoted" | "double" | "single";
  * (the closing quote of '…'); returns the text to put in its place and the index just past what it
  * replaces, or undefined to keep the `${` as written.
  */
-export type PlaceholderRewrite = (start: number, quoting: Quoting, limit: number) => { text: string; end: number } | undefined;
+type PlaceholderRewrite = (start: number, quoting: Quoting, limit: number) => { text: string; end: number } | undefined;
 
 export class UnbalancedScriptError extends Error {}
 

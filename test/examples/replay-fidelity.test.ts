@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JournalEvent } from "../../src/journal/events.js";
-import { exportReplies } from "../../src/llm/replay.js";
+import { exportReplies } from "../support/replay-export.js";
 import { delta, eventTypes, modelEnv, readEvents, removeDir, runDir, tempDir, writeAgent } from "../e2e/harness.js";
 import { EXAMPLES } from "./helpers.js";
 import { startMockLlm, type MockLlm } from "../support/mock-llm.js";

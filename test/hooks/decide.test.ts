@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { decideOutcome, parseJsonObject, REASON_MAX_CHARS } from "../../src/hooks/decide.js";
-import type { HookProcessResult } from "../../src/hooks/types.js";
+import type { ProcessResult } from "../../src/process/run-process.js";
 
-function result(overrides: Partial<HookProcessResult>): HookProcessResult {
-  return { stdout: "", stderr: "", exitCode: 0, signal: null, timedOut: false, durationMs: 5, spawnError: null, outputTooLarge: false, ...overrides };
+function result(overrides: Partial<ProcessResult<string>>): ProcessResult<string> {
+  return { stdout: "", stderr: "", exitCode: 0, signal: null, timedOut: false, aborted: false, overLimit: false, outputLeftOpen: false, durationMs: 5, spawnError: null, ...overrides };
 }
 
 describe("decideOutcome", () => {
@@ -15,7 +15,7 @@ describe("decideOutcome", () => {
   });
 
   it("fails open for an on_ hook whose output was too large", () => {
-    expect(decideOutcome("on_run_end", result({ outputTooLarge: true, exitCode: null, signal: "SIGKILL" }), 1000)).toEqual({
+    expect(decideOutcome("on_run_end", result({ overLimit: true, exitCode: null, signal: "SIGKILL" }), 1000)).toEqual({
       kind: "continue",
       warning: "on_run_end hook failed: its output was too large",
     });

@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ReplayError } from "../../src/errors.js";
 import { InvocationRecordSchema, type InvocationRecord } from "../../src/llm/invocation-record.js";
-import { createReplayProvider, exportReplies } from "../../src/llm/replay.js";
+import { createReplayProvider } from "../../src/llm/replay.js";
+import { exportReplies } from "../support/replay-export.js";
 import type { LlmReply, LlmRequest } from "../../src/conversation.js";
 
 let dir: string;

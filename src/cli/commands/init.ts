@@ -10,7 +10,7 @@ import type { CliIo } from "../io.js";
 import { DEFAULT_TEMPLATE, findTemplatesDir, listTemplates } from "../templates.js";
 import { packageFolder } from "../package-dir.js";
 
-export interface InitOptions {
+interface InitOptions {
   name?: string;
   template?: string;
   /** Accepted for scripts; init never prompts anyway. */

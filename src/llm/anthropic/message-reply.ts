@@ -4,42 +4,24 @@ import type { LlmReply } from "../../conversation.js";
 import type { ToolCall } from "../../journal/events.js";
 import { isRecord } from "../is-record.js";
 import { checkNotEmpty, ErrorBodyError, parsedReply, UnusableReplyError } from "../reply-errors.js";
-import { serverWords, type ServerWords } from "../server-words.js";
+import { serverWords } from "../server-words.js";
 import { blockPlace, isKeptWhole, PROTOCOL, type AnthropicProviderData } from "./provider-data.js";
-import { toUsage } from "./wire-usage.js";
 
 const MessageSchema = z.looseObject({
   model: z.string().nullable().optional(),
   content: z.array(z.looseObject({ type: z.string() })),
   stop_reason: z.string().nullable().optional(),
-  usage: z.unknown().optional(),
 });
 
 const ToolUseSchema = z.looseObject({ id: z.string().min(1), name: z.string().min(1), input: z.unknown() });
 
-/** The HTTP status each Anthropic error type stands for, so an error inside a 200 stream is retried as that status would be. */
-const ERROR_STATUS: Record<string, number> = {
-  invalid_request_error: 400,
-  authentication_error: 401,
-  billing_error: 402,
-  permission_error: 403,
-  not_found_error: 404,
-  request_too_large: 413,
-  rate_limit_error: 429,
-  api_error: 500,
-  timeout_error: 504,
-  overloaded_error: 529,
-};
-
-/** An `{"type":"error","error":{…}}` body as the error it carries, with the status its type stands for. */
+/** An `{"type":"error","error":{…}}` body as the error it carries (its type the code the protocol's error table reads). */
 export function errorBodyError(body: unknown): ErrorBodyError | undefined {
   const words = serverWords(body);
-  if (!words) return undefined;
-  const status = words.code === undefined ? undefined : ERROR_STATUS[words.code];
-  return new ErrorBodyError({ ...words, ...(status !== undefined && words.status === undefined ? { status } : {}) } satisfies ServerWords);
+  return words ? new ErrorBodyError(words) : undefined;
 }
 
-export function toLlmReply(body: unknown, requestedModel: string): LlmReply {
+export function toLlmReply(body: unknown, requestedModel: string): Omit<LlmReply, "usage"> {
   if (isRecord(body) && body.type === "error") throw errorBodyError(body) ?? new UnusableReplyError("the reply is an error without a message");
   const message = parsedReply(MessageSchema, body, "a message");
   // The blocks as they came, not as the schema rebuilt them: a kept block goes back byte for byte, its keys in their order.
@@ -59,7 +41,6 @@ export function toLlmReply(body: unknown, requestedModel: string): LlmReply {
   return {
     content,
     tool_calls: toolCalls,
-    usage: toUsage(message.usage),
     model: message.model || requestedModel,
     finish_reason: finishReason,
     ...(thinking.length > 0 ? { reasoning: thinking.join("\n\n") } : {}),

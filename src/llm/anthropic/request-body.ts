@@ -9,7 +9,7 @@ import { anthropicData } from "./provider-data.js";
 
 type Block = Record<string, unknown>;
 
-export interface MessagesBody {
+interface MessagesBody {
   model: string;
   max_tokens: number;
   tools?: Block[];

@@ -6,7 +6,6 @@ import { isRecord } from "../is-record.js";
 import { checkNotEmpty, ErrorBodyError, parsedReply, UnusableReplyError } from "../reply-errors.js";
 import { serverWords } from "../server-words.js";
 import { PROTOCOL, type ChatProviderData } from "./request-body.js";
-import { toUsage } from "./wire-usage.js";
 
 // Servers that speak "OpenAI-compatible" vary; accept what can be used and name what cannot.
 const WireToolCallSchema = z.looseObject({
@@ -29,7 +28,6 @@ const WireCompletionSchema = z.object({
     .array(z.object({ message: WireMessageSchema, finish_reason: z.string().nullable().optional() }))
     .optional()
     .nullable(),
-  usage: z.unknown().optional(),
 });
 
 type WireMessage = z.infer<typeof WireMessageSchema>;
@@ -40,7 +38,7 @@ const TOOL_CALL_FIELDS = new Set(["id", "type", "function", "index"]);
 /** Where servers put reasoning text: DeepSeek, Kimi, llama.cpp, xAI, Z.ai use the first; Groq, OpenRouter, Ollama, Cerebras the second. */
 const REASONING_FIELDS = ["reasoning_content", "reasoning"] as const;
 
-export function toLlmReply(completion: unknown, requestedModel: string): LlmReply {
+export function toLlmReply(completion: unknown, requestedModel: string): Omit<LlmReply, "usage"> {
   const words = serverWords(completion);
   if (words && !hasChoices(completion)) throw new ErrorBodyError(words);
   const parsed = parsedReply(WireCompletionSchema, completion, "a chat completion");
@@ -61,7 +59,6 @@ export function toLlmReply(completion: unknown, requestedModel: string): LlmRepl
   return {
     content,
     tool_calls: toolCalls,
-    usage: toUsage(parsed.usage),
     model: parsed.model || requestedModel,
     finish_reason: finishReason,
     ...(reasoning !== undefined ? { reasoning } : {}),

@@ -6,30 +6,23 @@ import { isRecord } from "../is-record.js";
 import { checkNotEmpty, ErrorBodyError, parsedReply, UnusableReplyError } from "../reply-errors.js";
 import { serverWords } from "../server-words.js";
 import { itemPlace, needsKeeping, PROTOCOL, type ResponsesProviderData } from "./provider-data.js";
-import { toUsage } from "./wire-usage.js";
 
 const ResponseSchema = z.looseObject({
   model: z.string().nullable().optional(),
   status: z.string().nullable().optional(),
   incomplete_details: z.looseObject({ reason: z.string().nullable().optional() }).nullable().optional(),
   output: z.array(z.looseObject({ type: z.string() })),
-  usage: z.unknown().optional(),
 });
 
 const FunctionCallSchema = z.looseObject({ call_id: z.string().min(1), name: z.string().min(1), arguments: z.string().nullable().optional() });
 
-/** The HTTP status an error code inside a 200 stands for, so a failed response is retried as that status would be. */
-const ERROR_STATUS: Record<string, number> = { server_error: 500, rate_limit_exceeded: 429, vector_store_timeout: 504 };
-
-/** A failed response's `error` (or an error event) as the error it carries, with the status its code stands for. */
+/** A failed response's `error` (or an error event) as the error it carries (its code the one the protocol's error table reads). */
 export function responseError(error: unknown): ErrorBodyError | undefined {
   const words = serverWords(isRecord(error) && "error" in error ? error : { error });
-  if (!words) return undefined;
-  const status = words.code === undefined ? undefined : ERROR_STATUS[words.code];
-  return new ErrorBodyError({ ...words, ...(status !== undefined && words.status === undefined ? { status } : {}) });
+  return words ? new ErrorBodyError(words) : undefined;
 }
 
-export function toLlmReply(body: unknown, requestedModel: string): LlmReply {
+export function toLlmReply(body: unknown, requestedModel: string): Omit<LlmReply, "usage"> {
   // A failed response, or an error body in place of one (a gateway's), says why in `error`.
   if (isRecord(body) && (body.status === "failed" || !Array.isArray(body.output))) {
     const failed = responseError(body.error);
@@ -56,7 +49,6 @@ export function toLlmReply(body: unknown, requestedModel: string): LlmReply {
   return {
     content,
     tool_calls: toolCalls,
-    usage: toUsage(response.usage),
     model: response.model || requestedModel,
     finish_reason: finishReason,
     ...(reasoning.length > 0 ? { reasoning: reasoning.join("\n\n") } : {}),

@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import type { SecureContext } from "node:tls";
 import { errorMessage } from "../../errors.js";
 
-export const DEFERRED_CA_VARIABLE = "DELTA_DEFERRED_CA_CERTS";
+const DEFERRED_CA_VARIABLE = "DELTA_DEFERRED_CA_CERTS";
 
 let deferredFile: string | null = null;
 /** undefined: not built yet; null: the file could not be used, so Node's default roots serve. */

@@ -5,7 +5,7 @@ import { ACCEPT_ENCODING, decodeChunks } from "./content-decoding.js";
 import type { ProxyEnv } from "./proxy-env.js";
 import { TransportError } from "./transport-error.js";
 
-export interface HttpRequest {
+interface HttpRequest {
   method: "GET" | "POST";
   headers: Record<string, string>;
   /** A string, or pieces sent one after another without being joined (their lengths give Content-Length). */

@@ -93,6 +93,6 @@ export function proxyAuthorization(proxy: URL): Record<string, string> {
 }
 
 /** The proxy URL without its password, for messages. */
-export function redactUserinfo(value: string): string {
+function redactUserinfo(value: string): string {
   return value.replace(/\/\/[^/@]*@/, "//***@");
 }

@@ -24,7 +24,7 @@ export interface McpTool {
   inputSchema: Record<string, unknown>;
 }
 
-export const MCP_NAME_SEPARATOR = "__";
+const MCP_NAME_SEPARATOR = "__";
 
 /** `fs__read_file`. */
 function advertisedName(server: string, tool: string): string {

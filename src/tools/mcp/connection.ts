@@ -20,7 +20,7 @@ export interface McpConnection {
   close(): Promise<void>;
 }
 
-export interface ConnectOptions {
+interface ConnectOptions {
   /** How messages name the server: "MCP server 'fs' (agent.yaml: mcp_servers[0])". */
   where: string;
   timeoutMs: number;

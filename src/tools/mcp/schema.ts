@@ -9,7 +9,7 @@ export const DEFAULT_MCP_TIMEOUT_MS = 60_000;
  * 1–32 letters, digits, `_` or `-`, without `__`: the advertised name `<server>__<tool>` then
  * splits at its first `__`, and leaves at least 30 of the 64 characters of a function name for the tool.
  */
-export const MCP_SERVER_NAME_PATTERN = /^(?!.*__)[A-Za-z0-9_-]{1,32}$/;
+const MCP_SERVER_NAME_PATTERN = /^(?!.*__)[A-Za-z0-9_-]{1,32}$/;
 
 /**
  * Built on first use (zod.lazy): an agent without `mcp_servers` never validates one, and building

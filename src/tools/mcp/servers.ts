@@ -13,7 +13,7 @@ import { launchStdioServer } from "./stdio-server.js";
 import type { SandboxBox } from "../../process/sandbox-argv.js";
 
 /** A running stdio server's process, which leads its own process group. */
-export interface McpServerProcess {
+interface McpServerProcess {
   server: string;
   pid: number;
 }
@@ -32,7 +32,7 @@ export interface McpServers {
 }
 
 /** An agent's servers with every value they read from the environment in hand; nothing started yet. */
-export interface ResolvedServers {
+interface ResolvedServers {
   servers: McpServerConfig[];
   /** Values read for headers and env: the run's secrets from now on, and no other child's. */
   secrets: string[];
@@ -44,7 +44,7 @@ interface Launch {
   open: (baseEnv: Record<string, string>, log: (line: string) => void, sandbox?: SandboxBox) => Promise<ServerLink>;
 }
 
-export interface ResolveOptions {
+interface ResolveOptions {
   /** ${AGENT_HOME} and ${CWD}; a stdio server runs in CWD unless its cwd says otherwise. */
   vars: PathVariables;
   /** Where {env: NAME} references are read. */
@@ -58,7 +58,7 @@ export function resolveMcpServers(servers: McpServerConfig[], options: ResolveOp
   return { servers, secrets, launches };
 }
 
-export interface StartServersOptions {
+interface StartServersOptions {
   /** The agent's own tools, whose names MCP tools must not take. */
   execTools: { name: string; source: string }[];
   /** The environment a stdio server starts from, before its own env: the engine's without the run's secrets. */

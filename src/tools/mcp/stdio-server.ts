@@ -6,7 +6,7 @@ import type { SandboxBox } from "../../process/sandbox-argv.js";
 import type { ServerLink } from "./server-link.js";
 import { ProcessStdioTransport } from "./stdio-transport.js";
 
-export interface StdioLaunch {
+interface StdioLaunch {
   argv: string[];
   cwd: string;
   /** The server's whole environment. */

@@ -6,19 +6,19 @@ import { TailCapture } from "../../process/capture.js";
 import { PIPE_IDLE_MS } from "../../process/run-process.js";
 
 /** A line longer than this (a runaway server) drops the connection rather than exhausting memory; the exec tools' capture limit. */
-export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 /** How long a server gets to exit on the end of its stdin before its group is signalled (the protocol's shutdown order). */
-export const STDIN_CLOSE_GRACE_MS = 500;
+const STDIN_CLOSE_GRACE_MS = 500;
 /** What is kept of a server's stderr for a message that names why it failed. */
 const STDERR_TAIL_BYTES = 2_048;
 
 /** How the server's process ended, once it has. */
-export interface ServerExit {
+interface ServerExit {
   code: number | null;
   signal: NodeJS.Signals | null;
 }
 
-export interface StdioTransportOptions {
+interface StdioTransportOptions {
   /** Each line of stdout that is not a JSON-RPC message (the protocol allows nothing else there). */
   onGarbage?: (line: string) => void;
   /** Each line the server writes to stderr. */

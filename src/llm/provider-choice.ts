@@ -1,10 +1,22 @@
-// Chooses the model for a run: a recorded conversation when replaying, else the provider agent.yaml or DELTA_PROVIDER names (Chat Completions, Anthropic Messages, OpenAI Responses).
-import type { AgentPackage } from "../agent/load.js";
+// Chooses the model for a run (the protocol, its key and endpoint, or a recording): a recorded conversation when replaying, else the provider agent.yaml or DELTA_PROVIDER names (Chat Completions, Anthropic Messages, OpenAI Responses).
 import { ConfigError, LlmError, MissingApiKeyError, ReplayError, UsageError } from "../errors.js";
-import type { ProviderEnv } from "../llm/env.js";
-import type { RunEndpoint } from "./run-endpoint.js";
-import type { ProviderConfig } from "../llm/provider-settings.js";
-import { PROVIDER_NAMES, type Provider, type ProviderName } from "../llm/types.js";
+import type { ProviderEnv } from "./env.js";
+import type { LlmConfig } from "./settings-schema.js";
+import { PROVIDER_NAMES, type Provider, type ProviderName } from "./types.js";
+import type { WireProtocol } from "./wire-protocol.js";
+
+/** What the choice reads of the agent: its llm block, its home (for a .env) and its agent.yaml (for messages). */
+interface AgentLlm {
+  llm: LlmConfig;
+  home: string;
+  configPath: string;
+}
+
+/** The endpoint a run talks to, as ENGINE_START records it: the protocol and the base URL without credentials. */
+interface Endpoint {
+  provider: ProviderName;
+  base_url: string;
+}
 
 export interface ProviderChoice {
   provider: Provider;
@@ -13,14 +25,14 @@ export interface ProviderChoice {
   /** The key, base URL, DELTA_PROVIDER and DELTA_MODEL found (environment or .env) under the variables they were read from, for agents that pass them on to tools. */
   keyVariables: Record<string, string>;
   /** A description safe to record in ENGINE_START: the endpoint with no credentials in it. */
-  describe: { provider: string; base_url?: string; replay?: string; api_key_source?: string; base_url_source?: string; endpoint?: RunEndpoint };
+  describe: { provider: string; base_url?: string; replay?: string; api_key_source?: string; base_url_source?: string; endpoint?: Endpoint };
   /** DELTA_MODEL, when a .env or the environment sets it. */
   model?: string;
   /** The protocol requests are made in (a replay: the one DELTA_PROVIDER or agent.yaml names), for the reply's room they carry. */
   protocol: ProviderName;
 }
 
-export interface ProviderOptions {
+interface ProviderOptions {
   replay?: string;
   /** --base-url: this invocation's endpoint, over every other source. */
   baseUrl?: string;
@@ -32,8 +44,8 @@ export interface ProviderOptions {
   log?: (line: string) => void;
 }
 
-export async function chooseProvider(agent: AgentPackage, workDir: string, options: ProviderOptions): Promise<ProviderChoice> {
-  const { resolveProviderEnv } = await import("../llm/env.js");
+export async function chooseProvider(agent: AgentLlm, workDir: string, options: ProviderOptions): Promise<ProviderChoice> {
+  const { resolveProviderEnv } = await import("./env.js");
   const env = resolveProviderEnv({
     workDir,
     agentHome: agent.home,
@@ -49,7 +61,7 @@ export async function chooseProvider(agent: AgentPackage, workDir: string, optio
     ...(env.model !== undefined ? { DELTA_MODEL: env.model } : {}),
   };
   if (options.replay) {
-    const { createReplayProvider } = await import("../llm/replay.js");
+    const { createReplayProvider } = await import("./replay.js");
     return {
       provider: replayProvider(() => createReplayProvider(options.replay!, { startIndex: options.recordedThoughts }), options.replay),
       // A key in a .env or the environment can still reach a tool's output: it stays out of every file.
@@ -64,7 +76,7 @@ export async function chooseProvider(agent: AgentPackage, workDir: string, optio
   for (const file of env.files) options.log?.(`.env: ${file.path} ${file.found ? "read" : "(none)"}`);
   for (const found of Object.values(env.sourceOf)) options.log?.(`.env: using ${found}`);
   const { name, source } = providerName(agent, env);
-  const { checkProtocolSettings } = await import("../llm/protocol-settings.js");
+  const { checkProtocolSettings } = await import("./protocol-settings.js");
   checkProtocolSettings(name, agent.llm, agent.configPath, source);
   if (!env.apiKey) {
     throw new MissingApiKeyError(
@@ -72,7 +84,7 @@ export async function chooseProvider(agent: AgentPackage, workDir: string, optio
         "(workspace, agent directory or project root), or run from a recording with --replay <file|run dir>.",
     );
   }
-  const { checkBaseUrl, DEFAULT_BASE_URLS, endpointUrl } = await import("../llm/base-url.js");
+  const { checkBaseUrl, DEFAULT_BASE_URLS, endpointUrl } = await import("./base-url.js");
   const baseUrlSource = options.baseUrl !== undefined ? "--base-url" : (env.sourceOf.baseUrl ?? (agent.llm.base_url === undefined ? undefined : "llm.base_url in agent.yaml"));
   const baseUrl = options.baseUrl ?? env.baseUrl ?? agent.llm.base_url;
   if (baseUrl !== undefined) checkBaseUrl(baseUrl, baseUrlSource ?? "base URL");
@@ -99,7 +111,8 @@ export async function chooseProvider(agent: AgentPackage, workDir: string, optio
       maxReplyDepth: agent.llm.max_reply_depth,
     },
   };
-  const provider = await createProvider(name, config);
+  const { createProvider } = await import("./wire-protocol.js");
+  const provider = createProvider(await protocolOf(name), config);
   return { provider: namingSources(provider, describe), secrets: env.keys, keyVariables, describe, ...model, protocol: name };
 }
 
@@ -107,7 +120,7 @@ export async function chooseProvider(agent: AgentPackage, workDir: string, optio
  * A .env file in a workspace can be written by the run's own tools: when one sets the endpoint or
  * the key, stderr says so, naming the file, so a redirected run is seen at once.
  */
-function announceEnvFiles(env: ProviderEnv, endpoint: RunEndpoint, fromFlag: boolean, announce: ((line: string) => void) | undefined): void {
+function announceEnvFiles(env: ProviderEnv, endpoint: Endpoint, fromFlag: boolean, announce: ((line: string) => void) | undefined): void {
   const parts = [
     ...(env.fileOf.baseUrl !== undefined && !fromFlag ? [`base URL from ${env.fileOf.baseUrl}`] : []),
     ...(env.fileOf.apiKey !== undefined ? [`API key from ${env.fileOf.apiKey}`] : []),
@@ -116,7 +129,7 @@ function announceEnvFiles(env: ProviderEnv, endpoint: RunEndpoint, fromFlag: boo
 }
 
 /** DELTA_PROVIDER (a .env or the environment), else llm.provider, else openai; an unknown name is refused with the choices. */
-function providerName(agent: AgentPackage, env: ProviderEnv): { name: ProviderName; source: string } {
+function providerName(agent: AgentLlm, env: ProviderEnv): { name: ProviderName; source: string } {
   if (env.provider === undefined) return { name: agent.llm.provider ?? "openai", source: agent.llm.provider === undefined ? "the default" : "llm.provider in agent.yaml" };
   const source = env.sourceOf.provider ?? "DELTA_PROVIDER";
   const name = PROVIDER_NAMES.find((known) => known === env.provider);
@@ -125,14 +138,14 @@ function providerName(agent: AgentPackage, env: ProviderEnv): { name: ProviderNa
 }
 
 /** Each protocol's module loads only when a run uses it: a run of one provider pays nothing for the others. */
-async function createProvider(name: ProviderName, config: ProviderConfig): Promise<Provider> {
+async function protocolOf(name: ProviderName): Promise<WireProtocol> {
   switch (name) {
     case "openai":
-      return (await import("../llm/chat-completions/provider.js")).createOpenAiProvider(config);
+      return (await import("./chat-completions/provider.js")).chatCompletionsProtocol;
     case "anthropic":
-      return (await import("../llm/anthropic/provider.js")).createAnthropicProvider(config);
+      return (await import("./anthropic/provider.js")).anthropicProtocol;
     case "openai-responses":
-      return (await import("../llm/responses/provider.js")).createResponsesProvider(config);
+      return (await import("./responses/provider.js")).responsesProtocol;
   }
 }
 

@@ -1,0 +1,61 @@
+// agent.yaml's `llm:` block: the sampling parameters a request carries, and the settings only the engine reads (endpoint, timeouts, retries, reply bounds, pricing).
+import { z } from "zod";
+import { PricingSchema } from "../journal/usage-totals.js";
+import { PROVIDER_NAMES } from "./types.js";
+
+const DEFAULT_LLM_TIMEOUT_MS = 120_000;
+const DEFAULT_LLM_MAX_RETRIES = 3;
+const DEFAULT_LLM_IDLE_TIMEOUT_MS = 120_000;
+/** A streamed reply's whole duration: long reasoning streams fit, an endless one does not. */
+const DEFAULT_LLM_MAX_REPLY_MS = 600_000;
+const DEFAULT_LLM_MAX_REPLY_BYTES = 64 << 20;
+const DEFAULT_LLM_MAX_TOOL_CALLS = 128;
+const DEFAULT_LLM_MAX_REPLY_DEPTH = 64;
+
+/** What the model is asked to do with its reply: every field here, and only these, goes into a request's `params`. */
+const SamplingSchema = z.strictObject({
+  temperature: z.number().min(0).max(2).optional(),
+  max_tokens: z.number().int().positive().optional(),
+  top_p: z.number().min(0).max(1).optional(),
+  presence_penalty: z.number().min(-2).max(2).optional(),
+  frequency_penalty: z.number().min(-2).max(2).optional(),
+  stop: z.union([z.string(), z.array(z.string()).max(4)]).optional(),
+  seed: z.number().int().optional(),
+  /** OpenAI reasoning models (Chat Completions `reasoning_effort`, Responses `reasoning.effort`). */
+  reasoning_effort: z.enum(["none", "minimal", "low", "medium", "high", "xhigh"]).optional(),
+  /** Anthropic extended thinking: the thinking blocks, signed, are journaled and sent back unchanged. */
+  thinking: z.strictObject({ budget_tokens: z.number().int().min(1024, "thinking.budget_tokens must be at least 1024 (Anthropic's minimum)") }).optional(),
+});
+
+/** The `llm:` block as agent.yaml writes it: the sampling fields side by side with the engine's own settings. */
+export const LlmConfigSchema = z.strictObject({
+  /** The wire protocol; `openai` (Chat Completions) when not given. DELTA_PROVIDER overrides it. */
+  provider: z.enum(PROVIDER_NAMES).optional(),
+  model: z.string().min(1),
+  ...SamplingSchema.shape,
+  /** Tokens the model accepts, prompt and reply; known for common model names (context/model-windows.ts). */
+  context_window: z.number().int().positive().optional(),
+  pricing: PricingSchema.optional(),
+  base_url: z.url().optional(),
+  timeout_ms: z.number().int().positive().default(DEFAULT_LLM_TIMEOUT_MS),
+  max_retries: z.number().int().nonnegative().default(DEFAULT_LLM_MAX_RETRIES),
+  /** Read the reply as a stream of server-sent events; the call then ends only when no byte came for idle_timeout_ms. */
+  stream: z.boolean().default(false),
+  idle_timeout_ms: z.number().int().positive().default(DEFAULT_LLM_IDLE_TIMEOUT_MS),
+  /** A streamed reply's total time, however steadily bytes arrive. */
+  max_reply_ms: z.number().int().positive().default(DEFAULT_LLM_MAX_REPLY_MS),
+  /** A reply's size as received (decoded), whole or streamed. */
+  max_reply_bytes: z.number().int().positive().default(DEFAULT_LLM_MAX_REPLY_BYTES),
+  /** Tool calls one reply may ask for; past it the reply is an error and no tool runs. */
+  max_tool_calls: z.number().int().positive().default(DEFAULT_LLM_MAX_TOOL_CALLS),
+  /** How deeply a reply's JSON may nest (objects and arrays). */
+  max_reply_depth: z.number().int().positive().default(DEFAULT_LLM_MAX_REPLY_DEPTH),
+});
+export type LlmConfig = z.infer<typeof LlmConfigSchema>;
+
+const SAMPLING_FIELDS = Object.keys(SamplingSchema.shape) as (keyof z.infer<typeof SamplingSchema>)[];
+
+/** The request's `params`: the sampling fields agent.yaml set, nothing the engine keeps to itself. */
+export function samplingParams(llm: LlmConfig): Record<string, unknown> {
+  return Object.fromEntries(SAMPLING_FIELDS.filter((field) => llm[field] !== undefined).map((field) => [field, llm[field]]));
+}
