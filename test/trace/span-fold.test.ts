@@ -25,7 +25,7 @@ describe("trace ids", () => {
   });
 
   it("a journaled trace id and parent win over any derivation", () => {
-    expect(journalTraceOf([start({ trace_id: "4bf92f3577b34da6a3ce929d0e0e4736", parent_span_id: "00f067aa0ba902b7" })])).toEqual({ traceId: "4bf92f3577b34da6a3ce929d0e0e4736", parentSpanId: "00f067aa0ba902b7" });
+    expect(journalTraceOf([start({ trace_id: "4bf92f3577b34da6a3ce929d0e0e4736", parent_span_id: "00f067aa0ba902b7" })])).toEqual({ traceId: "4bf92f3577b34da6a3ce929d0e0e4736", parentSpanId: "00f067aa0ba902b7", parentSampled: true });
   });
 
   it("span ids derive from (trace id, seq): stable, 16 hex digits, distinct across a long run's seqs and across traces", () => {
@@ -77,5 +77,31 @@ describe("the span fold", () => {
     expect(chat.events.map((event) => event.attributes["delta.attempt"])).toEqual([1, 2]);
     expect(chat.spanId).toBe(spanIdOf(journalTraceOf(events)!.traceId, 2));
     expect(spans.find((span) => span.name === "invoke_agent x")!.status.code).toBe("ERROR");
+  });
+});
+
+describe("hooks and hosts", () => {
+  it("a hook's outcome is an event on its invocation's span, with no content; each span names the host of its invocation", () => {
+    const events: JournalEvent[] = [
+      start({ config: { agent_name: "x", model: "m", hostname: "builder-1" } }),
+      { seq: 2, timestamp: "2026-01-01T00:00:01.000Z", type: "HOOK_RESULT", hook: "pre_llm_request", iteration: 1, outcome: "block", exit_code: 2, timed_out: false, started_at: "2026-01-01T00:00:00.500Z", duration_ms: 250, record: "io/hooks/pre_llm_request_x.json" },
+      { seq: 3, timestamp: "2026-01-01T00:00:02.000Z", type: "ERROR", error_type: "HOOK_BLOCKED", error_message: "no" },
+      { seq: 4, timestamp: "2026-01-01T00:00:03.000Z", type: "ENGINE_END", run_id: "r", status: "FAILED", final_iteration: 0 },
+      start({ seq: 5, timestamp: "2026-01-01T00:01:00.000Z", config: { agent_name: "x", model: "m", hostname: "builder-2" } }),
+      { seq: 6, timestamp: "2026-01-01T00:01:01.000Z", type: "THOUGHT", iteration: 1, content: "ok", tool_calls: [], usage: null, model: "m" },
+      { seq: 7, timestamp: "2026-01-01T00:01:02.000Z", type: "ENGINE_END", run_id: "r", status: "COMPLETED", final_iteration: 1 },
+    ];
+    const spans = spansOfJournal(events, { captureContent: true });
+    const [first, second] = spans.filter((span) => span.name === "invoke_agent x").sort((a, b) => a.startMs - b.startMs);
+    expect(first!.events).toEqual([{
+      name: "delta.hook",
+      timeMs: Date.parse("2026-01-01T00:00:00.750Z"),
+      attributes: { "delta.hook.name": "pre_llm_request", "delta.hook.outcome": "block", "delta.hook.exit_code": 2, "delta.hook.timed_out": false, "delta.hook.duration_ms": 250, "delta.hook.record": "io/hooks/pre_llm_request_x.json", "delta.iteration": 1 },
+    }]);
+    expect(first!.hostName).toBe("builder-1");
+    expect(second!.hostName).toBe("builder-2");
+    expect(spans.find((span) => span.name === "chat m")!.hostName).toBe("builder-2");
+    // A journal from before hosts were recorded names none (the exporting machine is not the one that ran it).
+    expect(spansOfJournal([start(), { seq: 2, timestamp: "2026-01-01T00:00:01.000Z", type: "ENGINE_END", run_id: "r", status: "COMPLETED", final_iteration: 0 }], { captureContent: false })[0]!.hostName).toBeNull();
   });
 });
