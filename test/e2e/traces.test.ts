@@ -1,8 +1,9 @@
 // OpenTelemetry traces end to end: live export to a loopback OTLP/HTTP collector, the same spans from `delta export`, ids, content, secrets and dead collectors.
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { filesystemServer, stdioServerYaml } from "../support/mcp-servers.js";
 import { fault, reply, startMockLlm, type Step } from "../support/mock-llm.js";
 import { sortedSpans, startOtlpCollector, type ReceivedSpan } from "../support/otlp-collector.js";
 import { collectFiles, delta, DELTA_BIN, journalHas, modelEnv, readEvents, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
@@ -452,3 +453,27 @@ describe("OTEL_TRACES_SAMPLER", () => {
 function actionResultText(workDir: string, runId: string): string {
   return readEvents(workDir, runId).flatMap((event) => (event.type === "ACTION_RESULT" ? [event.observation_content] : [])).join("\n");
 }
+
+describe("MCP tools", () => {
+  it("an MCP tool call is an execute_tool span of type extension naming its server and tool, live and exported alike", async () => {
+    const mcp = writeAgent(root, { agentYaml: `name: mcp-agent\nllm:\n  model: mock-model\nmcp_servers:\n${stdioServerYaml("fs", filesystemServer("${CWD}"))}` }, "mcp-agent");
+    const ws = join(root, "ws-mcp");
+    mkdirSync(ws);
+    writeFileSync(join(ws, "notes.txt"), "apples\n");
+    const live = await startOtlpCollector();
+    const again = await startOtlpCollector();
+    try {
+      const run = await runAgainst([reply.toolCalls([{ name: "fs__read_text_file", arguments: { path: "notes.txt" } }]), reply.text("done")], ["run", "--agent", mcp, "-w", ws, "--run-id", "mcp", "-m", "go"], { OTEL_EXPORTER_OTLP_ENDPOINT: live.endpoint });
+      expect(run.exitCode, run.stderr).toBe(0);
+      const [tool] = byName(live.spans(), "execute_tool");
+      expect(tool!.attributes).toMatchObject({ "gen_ai.tool.name": "fs__read_text_file", "gen_ai.tool.type": "extension", "delta.mcp.server": "fs", "delta.mcp.tool": "read_text_file", "delta.tool.status": "SUCCESS" });
+      expect(tool!.parentSpanId).toBe(byName(live.spans(), "invoke_agent")[0]!.spanId);
+      const exported = await delta(["export", "mcp", "-w", ws, "--otlp", "--endpoint", again.endpoint]);
+      expect(exported.exitCode, exported.stderr).toBe(0);
+      expect(sortedSpans(again.spans())).toEqual(sortedSpans(live.spans()));
+    } finally {
+      await live.close();
+      await again.close();
+    }
+  }, 60_000);
+});

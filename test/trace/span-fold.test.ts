@@ -80,7 +80,21 @@ describe("the span fold", () => {
   });
 });
 
-describe("hooks and hosts", () => {
+describe("hooks, window moves and hosts", () => {
+  it("a window move is an event on its invocation's span", () => {
+    const events: JournalEvent[] = [
+      start(),
+      { seq: 2, timestamp: "2026-01-01T00:00:01.000Z", type: "CONTEXT_WINDOW", iteration: 21, reason: "max_iterations", first_iteration: 11, dropped_from: 1, dropped_to: 10, limit: 20 },
+      { seq: 3, timestamp: "2026-01-01T00:00:02.000Z", type: "ENGINE_END", run_id: "r", status: "COMPLETED", final_iteration: 21 },
+    ];
+    const [invocation] = spansOfJournal(events, { captureContent: false });
+    expect(invocation!.events).toEqual([{
+      name: "delta.context.window_moved",
+      timeMs: Date.parse("2026-01-01T00:00:01.000Z"),
+      attributes: { "delta.iteration": 21, "delta.window.reason": "max_iterations", "delta.window.first_iteration": 11, "delta.window.dropped_from": 1, "delta.window.dropped_to": 10, "delta.window.limit": 20 },
+    }]);
+  });
+
   it("a hook's outcome is an event on its invocation's span, with no content; each span names the host of its invocation", () => {
     const events: JournalEvent[] = [
       start({ config: { agent_name: "x", model: "m", hostname: "builder-1" } }),

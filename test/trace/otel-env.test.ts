@@ -1,6 +1,6 @@
-// OTEL_TRACES_SAMPLER for live export: the standard samplers, decided from the run's journaled trace alone.
+// What the OTEL_* environment asks of live export: on or off, where, the batch bounds, and the standard samplers decided from the run's journaled trace alone.
 import { describe, expect, it } from "vitest";
-import { liveExportChoice, samplingOf } from "../../src/trace/otel-env.js";
+import { batchBoundsOf, liveExportChoice, samplingOf } from "../../src/trace/otel-env.js";
 import type { RunTrace } from "../../src/trace/trace-ids.js";
 
 // The low 56 bits of the first are 0x80…01 (just over half of 2^56), of the second 0x7f…ff (just under).
@@ -69,5 +69,24 @@ describe("OTEL_TRACES_SAMPLER", () => {
     expect(liveExportChoice({ ...env, OTEL_TRACES_SAMPLER: "nope" }, root(LOW))).toMatchObject({ kind: "on", warning: expect.stringContaining("nope") });
     // No endpoint: nothing to warn about.
     expect(liveExportChoice({ OTEL_TRACES_SAMPLER: "nope" }, root(LOW))).toEqual({ kind: "off" });
+  });
+});
+
+describe("the exporter's variables", () => {
+  const run = root(HIGH);
+  it("on with an endpoint; the traces endpoint wins as given; the SDK disabled or another exporter turns it off", () => {
+    expect(liveExportChoice({}, run)).toEqual({ kind: "off" });
+    expect(liveExportChoice({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318/" }, run)).toMatchObject({ kind: "on", settings: { url: "http://c:4318/v1/traces", protocol: "http/protobuf", flushMs: 10_000, captureContent: false } });
+    expect(liveExportChoice({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318", OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://t:9/x" }, run)).toMatchObject({ settings: { url: "http://t:9/x" } });
+    expect(liveExportChoice({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318", OTEL_SDK_DISABLED: "true" }, run)).toEqual({ kind: "off" });
+    expect(liveExportChoice({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318", OTEL_TRACES_EXPORTER: "none" }, run)).toEqual({ kind: "off" });
+    expect(liveExportChoice({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318", OTEL_TRACES_EXPORTER: "console" }, run)).toEqual({ kind: "off" });
+    expect(liveExportChoice({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318", OTEL_EXPORTER_OTLP_TIMEOUT: "1500", OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" }, run)).toMatchObject({ settings: { flushMs: 1500, protocol: "http/json" } });
+    expect(liveExportChoice({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318", OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" }, run)).toMatchObject({ kind: "refused" });
+  });
+
+  it("OTEL_BSP_* become the batch processor's bounds; a value that is not a positive number is left to the SDK's default", () => {
+    expect(batchBoundsOf({ OTEL_BSP_SCHEDULE_DELAY: "200", OTEL_BSP_MAX_QUEUE_SIZE: "64", OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "8", OTEL_BSP_EXPORT_TIMEOUT: "900" })).toEqual({ scheduledDelayMillis: 200, maxQueueSize: 64, maxExportBatchSize: 8, exportTimeoutMillis: 900 });
+    expect(batchBoundsOf({ OTEL_BSP_SCHEDULE_DELAY: "soon", OTEL_BSP_MAX_QUEUE_SIZE: "-1", OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "" })).toEqual({});
   });
 });
