@@ -81,6 +81,26 @@ describe("the span fold", () => {
 });
 
 describe("hooks, window moves and hosts", () => {
+  it("an ask_human answered within one invocation (-i) is a span from the question to the answer, under its tool's span; its prompt only with content", () => {
+    const events: JournalEvent[] = [
+      start(),
+      { seq: 2, timestamp: "2026-01-01T00:00:01.000Z", type: "THOUGHT", iteration: 1, content: null, tool_calls: [{ id: "c1", name: "ask_human", arguments: "{}" }], usage: null, model: "m" },
+      { seq: 3, timestamp: "2026-01-01T00:00:02.000Z", type: "ACTION_REQUEST", iteration: 1, action_id: "c1", tool_name: "ask_human", tool_args: { prompt: "Colour?" }, resolved_command: null },
+      { seq: 4, timestamp: "2026-01-01T00:00:02.500Z", type: "HUMAN_INPUT_REQUEST", iteration: 1, action_id: "c1", request_id: "q1", prompt: "Colour?", input_type: "text", sensitive: false },
+      { seq: 5, timestamp: "2026-01-01T00:00:09.000Z", type: "HUMAN_INPUT_RECEIVED", iteration: 1, action_id: "c1", request_id: "q1", response: "blue" },
+      { seq: 6, timestamp: "2026-01-01T00:00:09.100Z", type: "ACTION_RESULT", iteration: 1, action_id: "c1", tool_name: "ask_human", status: "SUCCESS", observation_content: "blue", exit_code: null, duration_ms: 7100 },
+      { seq: 7, timestamp: "2026-01-01T00:00:10.000Z", type: "ENGINE_END", run_id: "r", status: "COMPLETED", final_iteration: 1 },
+    ];
+    const spans = spansOfJournal(events, { captureContent: false });
+    const wait = spans.find((span) => span.name === "ask_human")!;
+    const tool = spans.find((span) => span.name === "execute_tool ask_human")!;
+    expect([wait.startMs, wait.endMs]).toEqual([Date.parse("2026-01-01T00:00:02.500Z"), Date.parse("2026-01-01T00:00:09.000Z")]);
+    expect(wait.parentSpanId).toBe(tool.spanId);
+    expect(wait.attributes).toMatchObject({ "delta.human_input.answered": true, "delta.human_input.request_id": "q1" });
+    expect(JSON.stringify(spans)).not.toContain("Colour?");
+    expect(JSON.stringify(spansOfJournal(events, { captureContent: true }))).toContain("Colour?");
+  });
+
   it("a window move is an event on its invocation's span", () => {
     const events: JournalEvent[] = [
       start(),
