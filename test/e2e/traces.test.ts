@@ -477,3 +477,34 @@ describe("MCP tools", () => {
     }
   }, 60_000);
 });
+
+describe("the OpenTelemetry SDK", () => {
+  /** Runs `delta` with a probe that records which bundles of dist/ the process read; returns their names. */
+  async function bundlesRead(name: string, env: Record<string, string>): Promise<string[]> {
+    const probe = join(root, "bundle-probe.cjs");
+    const report = join(root, `bundles-${name}.json`);
+    writeFileSync(
+      probe,
+      `const fs = require("node:fs"); const read = fs.readFileSync; const seen = new Set();
+fs.readFileSync = function (file, ...rest) { if (typeof file === "string" && file.endsWith(".cjs")) seen.add(require("node:path").basename(file)); return read.call(this, file, ...rest); };
+process.on("exit", () => fs.writeFileSync(process.env.BUNDLE_REPORT, JSON.stringify([...seen].sort())));\n`,
+    );
+    const run = await runAgainst([reply.text("hi")], ["run", "--agent", agent, "-w", join(root, `ws-bundles-${name}`), "--run-id", name, "-m", "go"], { ...env, BUNDLE_REPORT: report, NODE_OPTIONS: `--require ${probe}` });
+    expect(run.exitCode, run.stderr).toBe(0);
+    return JSON.parse(readFileSync(report, "utf8")) as string[];
+  }
+
+  it("is loaded only when spans are exported: not with export off, nor for a run its sampler drops", async () => {
+    const collector = await startOtlpCollector();
+    try {
+      const off = await bundlesRead("off", {});
+      expect(off).toContain("delta.cjs");
+      expect(off).not.toContain("delta-otel-sdk.cjs");
+      expect(await bundlesRead("dropped", { OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_TRACES_SAMPLER: "always_off" })).not.toContain("delta-otel-sdk.cjs");
+      expect(await bundlesRead("on", { OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint })).toContain("delta-otel-sdk.cjs");
+      expect(collector.spans().length).toBeGreaterThan(0);
+    } finally {
+      await collector.close();
+    }
+  }, 60_000);
+});
