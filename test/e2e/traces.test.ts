@@ -366,20 +366,29 @@ describe("hooks' outcomes", () => {
 });
 
 describe("the resource", () => {
-  it("host.name is the host each invocation ran on, as its ENGINE_START journaled it, not the machine that exports", async () => {
+  it("host.name is the host each invocation ran on, as its ENGINE_START journaled it, not the machine that exports: one resource per host", async () => {
     const ws = join(root, "ws-host");
-    const run = await runAgainst([reply.text("a")], ["run", "--agent", agent, "-w", ws, "--run-id", "far", "-m", "go"], {});
-    expect(run.exitCode, run.stderr).toBe(0);
+    const run = await runAgainst([reply.toolCalls([{ name: "ask_human", arguments: { prompt: "Colour?" } }])], ["run", "--agent", agent, "-w", ws, "--run-id", "far", "-m", "go"], {});
+    expect(run.exitCode, run.stderr).toBe(101);
     const journal = join(runDir(ws, "far"), "journal.jsonl");
     const [first, ...rest] = readFileSync(journal, "utf8").split("\n");
     expect(JSON.parse(first!)).toMatchObject({ type: "ENGINE_START", config: { hostname: hostname() } });
-    // The run as if another machine had run it (a workspace on a shared disk, exported from here).
+    // The run as if another machine had started it (a workspace on a shared disk), continued here and exported from here.
     writeFileSync(journal, [first!.replace(`"hostname":${JSON.stringify(hostname())}`, `"hostname":"far-away-host"`), ...rest].join("\n"));
+    const resumed = await runAgainst([reply.text("blue it is")], ["continue", "--run-id", "far", "-w", ws, "-m", "blue"], {});
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
     const exported = await delta(["export", "far", "-w", ws, "--format", "otlp-json"], { env: { OTEL_RESOURCE_ATTRIBUTES: "deployment.environment=ci" } });
     expect(exported.exitCode, exported.stderr).toBe(0);
-    const resources = (JSON.parse(exported.stdout) as { resourceSpans: { resource: { attributes: { key: string; value: { stringValue?: string } }[] } }[] }).resourceSpans
-      .map((spans) => Object.fromEntries(spans.resource.attributes.map((attribute) => [attribute.key, attribute.value.stringValue])));
-    expect(resources).toEqual([expect.objectContaining({ "host.name": "far-away-host", "service.name": "delta", "deployment.environment": "ci" })]);
+    interface Keyed { key: string; value: { stringValue?: string; intValue?: string | number } }
+    const request = JSON.parse(exported.stdout) as { resourceSpans: { resource: { attributes: Keyed[] }; scopeSpans: { spans: { name: string; attributes: Keyed[] }[] }[] }[] };
+    const byHost = Object.fromEntries(request.resourceSpans.map((group) => {
+      const resource = Object.fromEntries(group.resource.attributes.map((attribute) => [attribute.key, attribute.value.stringValue]));
+      expect(resource).toMatchObject({ "service.name": "delta", "deployment.environment": "ci" });
+      const invocations = group.scopeSpans.flatMap((scope) => scope.spans).filter((span) => span.name.startsWith("invoke_agent"))
+        .map((span) => Number(span.attributes.find((attribute) => attribute.key === "delta.invocation")!.value.intValue));
+      return [resource["host.name"], invocations];
+    }));
+    expect(byHost).toEqual({ "far-away-host": [1], [hostname()]: [2] });
   }, 60_000);
 });
 
