@@ -59,6 +59,8 @@ export const EngineStartEventSchema = z.object({
   trace_id: z.string().regex(/^[0-9a-f]{32}$/).optional(),
   /** With trace_id: the caller's span (TRACEPARENT) the run's spans hang under. */
   parent_span_id: z.string().regex(/^[0-9a-f]{16}$/).optional(),
+  /** With parent_span_id: the caller's sampled flag, so every invocation of the run makes the same sampling decision. */
+  parent_sampled: z.boolean().optional(),
   /** On a later ENGINE_START: the span a TRACEPARENT given to `continue` named, which that invocation's span links to. */
   link_trace_id: z.string().regex(/^[0-9a-f]{32}$/).optional(),
   link_span_id: z.string().regex(/^[0-9a-f]{16}$/).optional(),
@@ -224,6 +226,26 @@ export const ContextWindowEventSchema = z.object({
     .optional(),
 });
 
+/**
+ * A lifecycle hook ran (any but on_run_end, which runs after ENGINE_END): its outcome, never its
+ * input or output, which stay in the `io/hooks/` record it names. Not conversation: no reader of
+ * the context or of the run's state uses it.
+ */
+export const HookResultEventSchema = z.object({
+  ...base,
+  type: z.literal("HOOK_RESULT"),
+  hook: z.string(),
+  iteration: z.number().int().nonnegative(),
+  /** continue; block (it refused, or a pre_* hook failed closed); failed_open (a post_* / on_* hook failed and the run went on). */
+  outcome: z.enum(["continue", "block", "failed_open"]),
+  exit_code: z.number().int().nullable(),
+  timed_out: z.boolean(),
+  started_at: z.string(),
+  duration_ms: z.number().nonnegative(),
+  /** The record of this execution, relative to the run directory (`io/hooks/<hook>_<time>.json`). */
+  record: z.string(),
+});
+
 export const EngineEndEventSchema = z.object({
   ...base,
   type: z.literal("ENGINE_END"),
@@ -243,6 +265,7 @@ export const JournalEventSchema = z.discriminatedUnion("type", [
   HumanInputReceivedEventSchema,
   ErrorEventSchema,
   ContextWindowEventSchema,
+  HookResultEventSchema,
   EngineEndEventSchema,
 ]);
 

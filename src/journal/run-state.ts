@@ -134,7 +134,8 @@ function foldEvent(fold: Fold, event: JournalEvent): void {
       break;
     case "LLM_ATTEMPT_FAILED":
     case "CONTEXT_WINDOW":
-      // Neither changes the run's state: a failed attempt is a record of a call, a window move a record of the context.
+    case "HOOK_RESULT":
+      // None changes the run's state: a failed attempt is a record of a call, a window move a record of the context, a hook's outcome a record of the hook.
       break;
     default: {
       const unknown: never = event;

@@ -3,7 +3,7 @@ import { describeJournaledSandbox } from "../tools/sandbox-schema.js";
 import shellQuote from "shell-quote";
 import type { EventOf, JournalEvent } from "../journal/events.js";
 import { html, type Html } from "./html-escape.js";
-import { formatMs } from "./show-text.js";
+import { describeHookResult, formatMs } from "./show-text.js";
 import { describeWindowMove } from "./window-move.js";
 import { formatUsage, usageNumbers } from "./usage-fields.js";
 
@@ -44,6 +44,8 @@ function summaryOf(event: JournalEvent): Html | string {
       return html`<span class="status status-ERROR">${event.error_type}</span>: ${oneLine(event.error_message)}`;
     case "CONTEXT_WINDOW":
       return `[${event.iteration}] ${describeWindowMove(event)}`;
+    case "HOOK_RESULT":
+      return `[${event.iteration}] ${describeHookResult(event)}`;
     case "ENGINE_END":
       return html`<span class="status status-${event.status}">${event.status}</span> after iteration ${event.final_iteration}`;
     default: {
@@ -80,6 +82,8 @@ function bodyOf(event: JournalEvent): Html {
       return html`<pre class="text">${event.response}</pre>`;
     case "ERROR":
       return html`${facts([["type", event.error_type]])}<pre class="text error-text">${event.error_message}</pre>`;
+    case "HOOK_RESULT":
+      return facts([["hook", event.hook], ["outcome", event.outcome], ["exit code", event.exit_code === null ? "none" : String(event.exit_code)], ["took", formatMs(event.duration_ms)], ["record", event.record]]);
     case "ENGINE_START":
     case "CONTEXT_WINDOW":
     case "ENGINE_END":

@@ -72,6 +72,8 @@ export function createEventFormatter(style: TextStyle, { full = false }: { full?
         return [line(style.red("error "), `${event.error_type}: ${indentRest(event.error_message)}`)];
       case "CONTEXT_WINDOW":
         return [line(style.dim("window"), style.dim(describeWindowMove(event)))];
+      case "HOOK_RESULT":
+        return [line(style.dim("hook  "), event.outcome === "continue" ? style.dim(describeHookResult(event)) : style.yellow(describeHookResult(event)))];
       case "ENGINE_END":
         return [line(style.dim("end   "), `${colourStatus(event.status, style)} after iteration ${event.final_iteration}`)];
       default: {
@@ -80,6 +82,14 @@ export function createEventFormatter(style: TextStyle, { full = false }: { full?
       }
     }
   };
+}
+
+const HOOK_OUTCOMES = { continue: "ok", block: "blocked", failed_open: "failed (the run went on)" } as const;
+
+/** `pre_tool_execution hook blocked · exit 2 · 12ms · io/hooks/pre_tool_execution_….json`, for show and the HTML report. */
+export function describeHookResult(event: EventOf<"HOOK_RESULT">): string {
+  const exit = event.timed_out ? "timed out" : event.exit_code === null ? "no exit code" : `exit ${event.exit_code}`;
+  return `${event.hook} hook ${HOOK_OUTCOMES[event.outcome]} · ${exit} · ${formatMs(event.duration_ms)} · ${event.record}`;
 }
 
 /** `model attempt 2 failed · HTTP 500 "overloaded" · 12 ms · retry in 1.0s`. */

@@ -1,5 +1,6 @@
 // One engine process's hold on a run: opens journal and lock, drives the loop, and closes cleanly.
 import { statSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import type { AgentPackage } from "../agent/load.js";
 import { contextBudget } from "../context/budget.js";
@@ -24,12 +25,13 @@ import type { RunSandbox } from "../tools/sandbox-schema.js";
 import { openBox } from "./tool-box.js";
 import { NO_ACTIVITY, type ActivitySink } from "./activity.js";
 import { deriveRunState } from "../journal/run-state.js";
+import { hookResultEvent, journalsHookResult } from "./hook-event.js";
 import { reportHookOutcome } from "./hook-report.js";
 import { createEngineLogger, createInvocationLog, writeHookRecord } from "../store/io-log.js";
 import { holderFacts, writeMetadata, type RunMetadata } from "../store/run-metadata.js";
 import { type RunPaths } from "../store/run-dir.js";
 import type { RunHold } from "../store/lease/take-run.js";
-import { otlpHeaderSecrets } from "../trace/otel-env.js";
+import { otlpHeaderSecrets, samplingOf } from "../trace/otel-env.js";
 import { formatTraceParent, journalTraceOf, newRunTrace, parseTraceParent, spanIdOf } from "../trace/trace-ids.js";
 import { openLiveTrace } from "./live-trace.js";
 
@@ -93,10 +95,10 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   const earlier = reader.read();
   const live = await openLiveTrace(earlier, options.started ? 1 : (options.traceFromSeq ?? earlier.length + 1), secrets, progress);
   let runTrace: ReturnType<typeof journalTraceOf> = null;
-  // The tool's span, as TRACEPARENT: a `delta` the tool starts joins the run's trace under it.
+  // The tool's span, as TRACEPARENT with the run's sampling decision: a `delta` the tool starts joins the run's trace under it.
   const traceParentFor = (seq: number): string | null => {
     runTrace ??= journalTraceOf(reader.read());
-    return runTrace === null ? null : formatTraceParent(runTrace.traceId, spanIdOf(runTrace.traceId, seq), parseTraceParent(process.env.TRACEPARENT)?.sampled ?? true);
+    return runTrace === null ? null : formatTraceParent(runTrace.traceId, spanIdOf(runTrace.traceId, seq), samplingOf(process.env, runTrace).sampled);
   };
   // A run taken over meanwhile stops what it is doing (a tool, a model call) as an interrupt would.
   const signal = AbortSignal.any([options.signal, options.hold.lost]);
@@ -174,7 +176,10 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
         iteration,
         baseEnv: agent.hooks[name] === undefined ? undefined : hookBox?.env ?? childEnvOf(),
         sandbox: hookBox?.box,
-        record: (hookName, record) => writeHookRecord(paths, hookName, record, secrets),
+        record: (hookName, record) => {
+          const file = writeHookRecord(paths, hookName, record, secrets);
+          if (journalsHookResult(hookName)) ctx.append(hookResultEvent(record, iteration, file, paths.runDir));
+        },
         log: (line) => logger.log(line),
         signal: closing ? undefined : signal,
       });
@@ -280,6 +285,8 @@ export function engineStartEvent(options: Pick<SessionOptions, "runId" | "workDi
       // The boxes this process runs tools in; continue keeps them unless --sandbox changes the mode.
       sandbox: journaledSandbox(options.sandbox),
       pid: process.pid,
+      // The host this invocation ran on: its spans' host.name, live or exported elsewhere later.
+      hostname: hostname(),
       // So that show and report can price each call as the run's RunResult does.
       ...(agent.llm.pricing ? { pricing: agent.llm.pricing } : {}),
       // So that `continue` holds the run to the schema it started with.

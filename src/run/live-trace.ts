@@ -2,7 +2,7 @@
 import type { JournalEvent } from "../journal/events.js";
 import { liveExportChoice } from "../trace/otel-env.js";
 import type { LiveTrace } from "../trace/otlp-export.js";
-import { parseTraceParent } from "../trace/trace-ids.js";
+import { journalTraceOf } from "../trace/trace-ids.js";
 
 /**
  * The live trace of this process's part of a run, or null when nothing is exported. `earlier`: the journal so far;
@@ -10,13 +10,10 @@ import { parseTraceParent } from "../trace/trace-ids.js";
  * spans they end are sent; those before were sent by the processes that wrote them.
  */
 export async function openLiveTrace(earlier: readonly JournalEvent[], fromSeq: number, secrets: readonly string[], warn: (line: string) => void): Promise<LiveTrace | null> {
-  const parent = parseTraceParent(process.env.TRACEPARENT);
-  const choice = liveExportChoice(process.env, parent ? parent.sampled : null);
-  if (choice.kind === "off") return null;
-  if (choice.kind === "refused") {
-    warn(choice.warning);
-    return null;
-  }
+  // Sampled once per run: from the trace id and the caller's flag its first ENGINE_START journaled.
+  const choice = liveExportChoice(process.env, journalTraceOf(earlier));
+  if (choice.warning !== undefined) warn(choice.warning);
+  if (choice.kind !== "on") return null;
   const { startLiveTrace } = await import("../trace/otlp-export.js");
   const trace = startLiveTrace({ settings: choice.settings, env: process.env, earlier: earlier.filter((event) => event.seq < fromSeq), secrets });
   for (const event of earlier) if (event.seq >= fromSeq) trace.push(event);

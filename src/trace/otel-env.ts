@@ -1,5 +1,6 @@
 // What the standard OTEL_* environment asks of delta's traces: whether to export live, where, how, and what must stay secret.
 import { OTLP_HEADER_VARIABLES } from "../process/child-env.js";
+import type { RunTrace } from "./trace-ids.js";
 
 export type OtlpProtocol = "http/protobuf" | "http/json";
 
@@ -12,7 +13,7 @@ export interface LiveExportSettings {
   captureContent: boolean;
 }
 
-export type LiveExportChoice = { kind: "off" } | { kind: "on"; settings: LiveExportSettings } | { kind: "refused"; warning: string };
+export type LiveExportChoice = { kind: "off"; warning?: string } | { kind: "on"; settings: LiveExportSettings; warning?: string } | { kind: "refused"; warning: string };
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 
@@ -21,15 +22,20 @@ export function captureContentOf(env: NodeJS.ProcessEnv): boolean {
   return env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.trim().toLowerCase() === "true";
 }
 
-/** Decides from the environment alone (nothing is loaded) whether this process exports its spans as it runs. `sampled`: the caller's TRACEPARENT flag, when it gave one. */
-export function liveExportChoice(env: NodeJS.ProcessEnv, sampled: boolean | null): LiveExportChoice {
+/**
+ * Decides from the environment alone (nothing is loaded) whether this process exports its spans as it runs.
+ * `run`: the run's trace as its journal holds it, for OTEL_TRACES_SAMPLER; null records everything (`delta export`).
+ */
+export function liveExportChoice(env: NodeJS.ProcessEnv, run: RunTrace | null): LiveExportChoice {
   const tracesEndpoint = nonEmpty(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
   const endpoint = nonEmpty(env.OTEL_EXPORTER_OTLP_ENDPOINT);
   if (tracesEndpoint === null && endpoint === null) return { kind: "off" };
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === "true") return { kind: "off" };
   const exporters = (env.OTEL_TRACES_EXPORTER ?? "otlp").split(",").map((name) => name.trim().toLowerCase());
   if (exporters.includes("none") || !exporters.includes("otlp")) return { kind: "off" };
-  if (sampled === false || samplerOff(env, sampled)) return { kind: "off" };
+  const sampling = run === null ? { sampled: true, warning: null } : samplingOf(env, run);
+  const warned = sampling.warning === null ? {} : { warning: sampling.warning };
+  if (!sampling.sampled) return { kind: "off", ...warned };
   const protocol = (nonEmpty(env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL) ?? nonEmpty(env.OTEL_EXPORTER_OTLP_PROTOCOL) ?? "http/protobuf").toLowerCase();
   if (protocol !== "http/protobuf" && protocol !== "http/json") {
     return { kind: "refused", warning: `[warning] OTEL_EXPORTER_OTLP_PROTOCOL=${protocol} is not supported (delta exports over http/protobuf or http/json); no spans are exported. Point it at the collector's OTLP/HTTP port (4318) instead.` };
@@ -42,6 +48,7 @@ export function liveExportChoice(env: NodeJS.ProcessEnv, sampled: boolean | null
       flushMs: timeoutOf(env),
       captureContent: captureContentOf(env),
     },
+    ...warned,
   };
 }
 
@@ -83,10 +90,32 @@ function timeoutOf(env: NodeJS.ProcessEnv): number {
   return raw !== undefined && Number.isFinite(value) && value > 0 ? value : DEFAULT_TIMEOUT_MS;
 }
 
-/** OTEL_TRACES_SAMPLER values that record nothing here: always_off, and parentbased_always_off without a sampled caller. */
-function samplerOff(env: NodeJS.ProcessEnv, sampled: boolean | null): boolean {
-  const sampler = env.OTEL_TRACES_SAMPLER?.trim().toLowerCase();
-  return sampler === "always_off" || (sampler === "parentbased_always_off" && sampled !== true);
+/**
+ * Whether OTEL_TRACES_SAMPLER (with OTEL_TRACES_SAMPLER_ARG) records the run: decided from what its journal holds
+ * (the trace id, the caller's sampled flag), never from this process's own environment of the moment, so every
+ * invocation of a run agrees. The parentbased_* samplers follow a caller's flag and use their root sampler without
+ * a caller; traceidratio keeps a trace when the low 56 bits of its id are at least (1 - ratio) × 2^56, as the
+ * OpenTelemetry specification's TraceIdRatioBased does. An unknown sampler warns and is parentbased_always_on.
+ */
+export function samplingOf(env: NodeJS.ProcessEnv, run: RunTrace): { sampled: boolean; warning: string | null } {
+  const given = env.OTEL_TRACES_SAMPLER?.trim().toLowerCase() || "parentbased_always_on";
+  const known = ["always_on", "always_off", "traceidratio", "parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio"];
+  const sampler = known.includes(given) ? given : "parentbased_always_on";
+  let warning = sampler === given ? null : `[warning] OTEL_TRACES_SAMPLER=${given} is not supported; using parentbased_always_on. Use one of ${known.join(", ")}.`;
+  if (sampler.startsWith("parentbased_") && run.parentSampled !== null) return { sampled: run.parentSampled, warning };
+  const root = sampler.replace(/^parentbased_/, "");
+  if (root === "always_on") return { sampled: true, warning };
+  if (root === "always_off") return { sampled: false, warning };
+  const arg = env.OTEL_TRACES_SAMPLER_ARG?.trim();
+  let ratio = arg === undefined || arg === "" ? 1 : Number(arg);
+  if (!Number.isFinite(ratio) || ratio < 0 || ratio > 1) {
+    warning ??= `[warning] OTEL_TRACES_SAMPLER_ARG=${arg} is not a ratio between 0 and 1; using 1 (every run is sampled).`;
+    ratio = 1;
+  }
+  const threshold = BigInt(Math.round((1 - ratio) * 2 ** 56));
+  // The trace id's randomness: its last 14 hex digits (56 bits).
+  const randomness = BigInt(`0x${run.traceId.slice(-14)}`);
+  return { sampled: randomness >= threshold, warning };
 }
 
 function nonEmpty(value: string | undefined): string | null {

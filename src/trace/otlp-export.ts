@@ -1,5 +1,4 @@
 // Sends the fold's spans over OTLP/HTTP (live as a run goes, or afterwards) and writes them as OTLP JSON, through the official SDK loaded on first use.
-import { hostname } from "node:os";
 import { ENGINE_VERSION } from "../engine-version.js";
 import { errorMessage } from "../errors.js";
 import type { JournalEvent } from "../journal/events.js";
@@ -12,8 +11,11 @@ type Sdk = typeof import("./otel-sdk.js");
 const SPAN_KIND = { INTERNAL: 0, CLIENT: 2 } as const;
 const STATUS_CODE = { UNSET: 0, OK: 1, ERROR: 2 } as const;
 
-/** The resource every span carries: service.name (OTEL_SERVICE_NAME, else `delta`), service.version, host.name, then OTEL_RESOURCE_ATTRIBUTES. */
-export function resourceAttributes(env: NodeJS.ProcessEnv): Attributes {
+/**
+ * The resource a span carries: service.name (OTEL_SERVICE_NAME, else `delta`), service.version, host.name (the host its
+ * invocation ran on, as its ENGINE_START journaled it: the same live or exported later, elsewhere), then OTEL_RESOURCE_ATTRIBUTES.
+ */
+function resourceAttributes(env: NodeJS.ProcessEnv, hostName: string | null): Attributes {
   const given: Attributes = {};
   for (const pair of (env.OTEL_RESOURCE_ATTRIBUTES ?? "").split(",")) {
     const at = pair.indexOf("=");
@@ -25,10 +27,22 @@ export function resourceAttributes(env: NodeJS.ProcessEnv): Attributes {
     }
   }
   const serviceName = env.OTEL_SERVICE_NAME?.trim() || (typeof given["service.name"] === "string" ? given["service.name"] : "delta");
-  return { "service.version": ENGINE_VERSION, "host.name": hostname(), ...given, "service.name": serviceName };
+  return { "service.version": ENGINE_VERSION, ...(hostName !== null ? { "host.name": hostName } : {}), ...given, "service.name": serviceName };
 }
 
-function toReadable(sdk: Sdk, span: TraceSpan, resource: ReturnType<Sdk["resourceFromAttributes"]>): ReadableSpan {
+type Resource = ReturnType<Sdk["resourceFromAttributes"]>;
+
+/** One resource per host, so the SDK groups the spans of each host under one ResourceSpans. */
+function resourcesOf(sdk: Sdk, env: NodeJS.ProcessEnv): (span: TraceSpan) => Resource {
+  const made = new Map<string | null, Resource>();
+  return (span) => {
+    let resource = made.get(span.hostName);
+    if (resource === undefined) made.set(span.hostName, (resource = sdk.resourceFromAttributes(resourceAttributes(env, span.hostName))));
+    return resource;
+  };
+}
+
+function toReadable(span: TraceSpan, resource: Resource): ReadableSpan {
   const context = { traceId: span.traceId, spanId: span.spanId, traceFlags: 1 };
   return {
     name: span.name,
@@ -61,8 +75,8 @@ function hrTime(ms: number): [number, number] {
 /** The spans as one OTLP/JSON ExportTraceServiceRequest, exactly as the SDK's JSON exporter would send them. */
 export async function otlpJson(spans: readonly TraceSpan[], env: NodeJS.ProcessEnv): Promise<string> {
   const sdk = await import("./otel-sdk.js");
-  const resource = sdk.resourceFromAttributes(resourceAttributes(env));
-  const bytes = sdk.JsonTraceSerializer.serializeRequest(spans.map((span) => toReadable(sdk, span, resource)));
+  const resource = resourcesOf(sdk, env);
+  const bytes = sdk.JsonTraceSerializer.serializeRequest(spans.map((span) => toReadable(span, resource(span))));
   return new TextDecoder().decode(bytes);
 }
 
@@ -81,10 +95,10 @@ function exporterFor(sdk: Sdk, destination: Destination): SpanExporter {
 /** Sends spans once (`delta export --otlp`); the reason they could not be sent, or null. */
 export async function sendSpans(spans: readonly TraceSpan[], destination: Destination, env: NodeJS.ProcessEnv): Promise<string | null> {
   const sdk = await import("./otel-sdk.js");
-  const resource = sdk.resourceFromAttributes(resourceAttributes(env));
+  const resource = resourcesOf(sdk, env);
   const exporter = exporterFor(sdk, destination);
   const sent = new Promise<string | null>((done) => {
-    exporter.export(spans.map((span) => toReadable(sdk, span, resource)), (result) =>
+    exporter.export(spans.map((span) => toReadable(span, resource(span))), (result) =>
       done(result.code === sdk.ExportResultCode.SUCCESS ? null : errorMessage(result.error ?? "the collector refused the spans")));
   });
   const failure = await withinBound(sent, destination.timeoutMs + 1000);
@@ -123,7 +137,7 @@ export function startLiveTrace(options: LiveTraceOptions): LiveTrace {
   let send: ((span: TraceSpan) => void) | null = null;
   const load = (): Promise<(span: TraceSpan) => void> =>
     (loading ??= import("./otel-sdk.js").then((sdk) => {
-      const resource = sdk.resourceFromAttributes(resourceAttributes(options.env));
+      const resource = resourcesOf(sdk, options.env);
       const inner = exporterFor(sdk, { url: settings.url, protocol: settings.protocol, timeoutMs: settings.flushMs });
       // The exporter's verdicts are kept here: a dead collector becomes one warning at exit, never a line per batch.
       const exporter: SpanExporter = {
@@ -137,7 +151,7 @@ export function startLiveTrace(options: LiveTraceOptions): LiveTrace {
       };
       const batches = new sdk.BatchSpanProcessor(exporter, batchBoundsOf(options.env));
       processor = batches;
-      send = (span) => batches.onEnd(toReadable(sdk, span, resource));
+      send = (span) => batches.onEnd(toReadable(span, resource(span)));
       for (const span of waiting) send(span);
       waiting = [];
       return send;

@@ -20,6 +20,8 @@ export interface TraceSpan {
   events: { name: string; timeMs: number; attributes: Attributes }[];
   links: { traceId: string; spanId: string }[];
   status: { code: "UNSET" | "OK" | "ERROR"; message?: string };
+  /** The host of the invocation the span belongs to (its ENGINE_START's), for the resource's host.name; null for journals from before it was recorded. */
+  hostName: string | null;
 }
 
 export interface SpanFoldOptions {
@@ -56,6 +58,7 @@ export function createSpanFold(options: SpanFoldOptions): SpanFold {
   let trace: { traceId: string; parentSpanId: string | null } | null = null;
   let invocation: Invocation | null = null;
   let invocations = 0;
+  let host: string | null = null;
   let lastMs = 0;
   let attempts: EventOf<"LLM_ATTEMPT_FAILED">[] = [];
   const tools = new Map<string, TraceSpan>();
@@ -67,7 +70,7 @@ export function createSpanFold(options: SpanFoldOptions): SpanFold {
   };
 
   function open(name: string, kind: TraceSpan["kind"], seq: number, startMs: number, attributes: Attributes, parent: string | null): TraceSpan {
-    return { traceId: trace!.traceId, spanId: spanIdOf(trace!.traceId, seq), parentSpanId: parent, name, kind, startMs, endMs: startMs, attributes, events: [], links: [], status: { code: "UNSET" } };
+    return { traceId: trace!.traceId, spanId: spanIdOf(trace!.traceId, seq), parentSpanId: parent, name, kind, startMs, endMs: startMs, attributes, events: [], links: [], status: { code: "UNSET" }, hostName: host };
   }
 
   /** Ends every open span at the last journaled time: the process that journaled them stopped without ending them. */
@@ -137,6 +140,7 @@ export function createSpanFold(options: SpanFoldOptions): SpanFold {
     trace ??= runTraceOf(event);
     invocations += 1;
     const config = event.config;
+    host = typeof config.hostname === "string" ? config.hostname : null;
     const agentName = typeof config.agent_name === "string" ? config.agent_name : null;
     const model = typeof config.model === "string" ? config.model : null;
     const provider = providerName(config.provider);
@@ -211,7 +215,9 @@ export function createSpanFold(options: SpanFoldOptions): SpanFold {
     span.attributes["delta.tool.status"] = event.status;
     if (event.exit_code !== null) span.attributes["delta.tool.exit_code"] = event.exit_code;
     if (event.status !== "SUCCESS") {
-      span.status = { code: "ERROR", message: content(event.observation_content.slice(0, 200)) };
+      // The observation is content (a hook's or the tool's own words): the message quotes it only when content is captured.
+      const said = options.captureContent ? `: ${event.observation_content.slice(0, 200)}` : "";
+      span.status = { code: "ERROR", message: content(`${event.status}${event.exit_code !== null ? ` (exit ${event.exit_code})` : ""}${said}`) };
       span.attributes[GEN_AI.errorType] = event.status;
     }
     if (options.captureContent) span.attributes[GEN_AI.toolCallResult] = content(event.observation_content);
@@ -309,6 +315,21 @@ export function createSpanFold(options: SpanFoldOptions): SpanFold {
           name: "delta.context.window_moved",
           timeMs: Date.parse(event.timestamp),
           attributes: { "delta.iteration": event.iteration, "delta.window.reason": event.reason, "delta.window.first_iteration": event.first_iteration, "delta.window.dropped_from": event.dropped_from, "delta.window.dropped_to": event.dropped_to, "delta.window.limit": event.limit },
+        });
+        return [];
+      case "HOOK_RESULT":
+        current.span.events.push({
+          name: "delta.hook",
+          timeMs: Date.parse(event.started_at) + event.duration_ms,
+          attributes: {
+            "delta.hook.name": event.hook,
+            "delta.hook.outcome": event.outcome,
+            ...(event.exit_code !== null ? { "delta.hook.exit_code": event.exit_code } : {}),
+            "delta.hook.timed_out": event.timed_out,
+            "delta.hook.duration_ms": event.duration_ms,
+            "delta.hook.record": event.record,
+            "delta.iteration": event.iteration,
+          },
         });
         return [];
       case "ENGINE_END":

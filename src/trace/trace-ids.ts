@@ -25,11 +25,18 @@ export function formatTraceParent(traceId: string, spanId: string, sampled: bool
 }
 
 /** The trace fields of a run's first ENGINE_START: the caller's trace (and its span as the parent) or a new random trace. */
-export function newRunTrace(parent: TraceParent | null): { trace_id: string; parent_span_id?: string } {
-  if (parent) return { trace_id: parent.traceId, parent_span_id: parent.spanId };
+export function newRunTrace(parent: TraceParent | null): { trace_id: string; parent_span_id?: string; parent_sampled?: boolean } {
+  if (parent) return { trace_id: parent.traceId, parent_span_id: parent.spanId, parent_sampled: parent.sampled };
   let traceId = randomHex(16);
   while (ALL_ZERO.test(traceId)) traceId = randomHex(16);
   return { trace_id: traceId };
+}
+
+/** A run's trace: its id, the caller's span its spans hang under and that caller's sampled flag (null without a caller). */
+export interface RunTrace {
+  traceId: string;
+  parentSpanId: string | null;
+  parentSampled: boolean | null;
 }
 
 /**
@@ -38,14 +45,18 @@ export function newRunTrace(parent: TraceParent | null): { trace_id: string; par
  * that event's timestamp (the same journal always gives the same id; two runs of one id in two
  * workspaces give two).
  */
-export function runTraceOf(first: EventOf<"ENGINE_START">): { traceId: string; parentSpanId: string | null } {
-  if (first.trace_id !== undefined) return { traceId: first.trace_id, parentSpanId: first.parent_span_id ?? null };
+export function runTraceOf(first: EventOf<"ENGINE_START">): RunTrace {
+  if (first.trace_id !== undefined) {
+    const parentSpanId = first.parent_span_id ?? null;
+    // A parent journaled before its flag was: it was exported then, as a sampled one.
+    return { traceId: first.trace_id, parentSpanId, parentSampled: parentSpanId === null ? null : (first.parent_sampled ?? true) };
+  }
   const key = `${first.run_id}\n${first.work_dir}\n${first.timestamp}`;
-  return { traceId: fnv64(key, 0) + fnv64(key, 1), parentSpanId: null };
+  return { traceId: fnv64(key, 0) + fnv64(key, 1), parentSpanId: null, parentSampled: null };
 }
 
 /** The trace of a journal, from its first event; null when it does not start with ENGINE_START. */
-export function journalTraceOf(events: readonly JournalEvent[]): { traceId: string; parentSpanId: string | null } | null {
+export function journalTraceOf(events: readonly JournalEvent[]): RunTrace | null {
   const first = events[0];
   return first?.type === "ENGINE_START" ? runTraceOf(first) : null;
 }

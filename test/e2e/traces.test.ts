@@ -1,7 +1,9 @@
 // OpenTelemetry traces end to end: live export to a loopback OTLP/HTTP collector, the same spans from `delta export`, ids, content, secrets and dead collectors.
-import { readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { filesystemServer, stdioServerYaml } from "../support/mcp-servers.js";
 import { fault, reply, startMockLlm, type Step } from "../support/mock-llm.js";
 import { sortedSpans, startOtlpCollector, type ReceivedSpan } from "../support/otlp-collector.js";
 import { collectFiles, delta, DELTA_BIN, journalHas, modelEnv, readEvents, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
@@ -301,4 +303,217 @@ describe("a run killed mid-tool", () => {
       await again.close();
     }
   }, 90_000);
+});
+
+describe("hooks' outcomes", () => {
+  it("each hook's outcome is an event on its invocation's span, the same live and exported, without the hook's output; on_run_end's stays in io/hooks/", async () => {
+    const hooked = writeAgent(root, {
+      tools: TOOLS,
+      hooksYaml: JSON.stringify({
+        on_iteration_start: { command: ["sh", "-c", "exit 3"] },
+        pre_tool_execution: { command: ["sh", "-c", "cat >/dev/null; echo hook-stderr-words >&2; exit 2"] },
+        post_tool_execution: { command: ["sh", "-c", "echo '{\"note\":\"hook-stdout-words\"}'"] },
+        on_run_end: { command: ["true"] },
+      }),
+    }, "hooked-agent");
+    const live = await startOtlpCollector();
+    const again = await startOtlpCollector();
+    const ws = join(root, "ws-hooks");
+    try {
+      const run = await runAgainst([reply.toolCalls([{ name: "echo", arguments: { text: "hi" } }]), reply.text("done")], ["run", "--agent", hooked, "-w", ws, "--run-id", "hooked", "-m", "go"], {
+        OTEL_EXPORTER_OTLP_ENDPOINT: live.endpoint,
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+        // A batch of one span: every span its own request, so the bound is seen to reach the batch processor.
+        OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "1",
+      });
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(live.exports.map((received) => received.contentType)).toEqual(live.exports.map(() => "application/json"));
+      expect(live.exports.map((received) => received.spans.length)).toEqual(live.spans().map(() => 1));
+      expect(live.requests()).toBe(live.spans().length);
+      const [invocation] = byName(live.spans(), "invoke_agent");
+      const hookEvents = invocation!.events.filter((event) => event.name === "delta.hook").map((event) => event.attributes);
+      expect(hookEvents.map((attributes) => [attributes["delta.hook.name"], attributes["delta.hook.outcome"], attributes["delta.hook.exit_code"], attributes["delta.iteration"]])).toEqual([
+        ["on_iteration_start", "failed_open", 3, 1],
+        ["pre_tool_execution", "block", 2, 1],
+        ["post_tool_execution", "continue", 0, 1],
+        ["on_iteration_start", "failed_open", 3, 2],
+      ]);
+      for (const attributes of hookEvents) expect(attributes["delta.hook.record"]).toMatch(/^io\/hooks\/[a-z_]+_\d{8}T\d{9}Z(_\d+)?\.json$/);
+      // Not even the blocked tool's ERROR status quotes the hook's reason: that is content.
+      const text = JSON.stringify(live.exports);
+      expect(text).not.toContain("hook-stdout-words");
+      expect(text).not.toContain("hook-stderr-words");
+
+      // The journal holds them; on_run_end ran after ENGINE_END, which stays last: its outcome is in io/hooks/ only.
+      const events = readEvents(ws, "hooked");
+      expect(events.filter((event) => event.type === "HOOK_RESULT").map((event) => event.type === "HOOK_RESULT" && event.hook)).toEqual(["on_iteration_start", "pre_tool_execution", "post_tool_execution", "on_iteration_start"]);
+      expect(events[events.length - 1]!.type).toBe("ENGINE_END");
+      expect(readdirSync(join(runDir(ws, "hooked"), "io", "hooks")).filter((name) => name.startsWith("on_run_end_"))).toHaveLength(1);
+
+      const exported = await delta(["export", "hooked", "-w", ws, "--otlp", "--endpoint", again.endpoint]);
+      expect(exported.exitCode, exported.stderr).toBe(0);
+      expect(sortedSpans(again.spans())).toEqual(sortedSpans(live.spans()));
+      expect(again.exports.map((received) => received.resource)).toEqual(live.exports.slice(0, 1).map((received) => received.resource));
+      expect(live.exports[0]!.resource).toMatchObject({ "host.name": hostname() });
+
+      const shown = await delta(["show", "hooked", "-w", ws]);
+      expect(shown.stdout).toContain("pre_tool_execution hook blocked · exit 2");
+    } finally {
+      await live.close();
+      await again.close();
+    }
+  }, 90_000);
+});
+
+describe("the resource", () => {
+  it("host.name is the host each invocation ran on, as its ENGINE_START journaled it, not the machine that exports: one resource per host", async () => {
+    const ws = join(root, "ws-host");
+    const run = await runAgainst([reply.toolCalls([{ name: "ask_human", arguments: { prompt: "Colour?" } }])], ["run", "--agent", agent, "-w", ws, "--run-id", "far", "-m", "go"], {});
+    expect(run.exitCode, run.stderr).toBe(101);
+    const journal = join(runDir(ws, "far"), "journal.jsonl");
+    const [first, ...rest] = readFileSync(journal, "utf8").split("\n");
+    expect(JSON.parse(first!)).toMatchObject({ type: "ENGINE_START", config: { hostname: hostname() } });
+    // The run as if another machine had started it (a workspace on a shared disk), continued here and exported from here.
+    writeFileSync(journal, [first!.replace(`"hostname":${JSON.stringify(hostname())}`, `"hostname":"far-away-host"`), ...rest].join("\n"));
+    const resumed = await runAgainst([reply.text("blue it is")], ["continue", "--run-id", "far", "-w", ws, "-m", "blue"], {});
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    const exported = await delta(["export", "far", "-w", ws, "--format", "otlp-json"], { env: { OTEL_RESOURCE_ATTRIBUTES: "deployment.environment=ci" } });
+    expect(exported.exitCode, exported.stderr).toBe(0);
+    interface Keyed { key: string; value: { stringValue?: string; intValue?: string | number } }
+    const request = JSON.parse(exported.stdout) as { resourceSpans: { resource: { attributes: Keyed[] }; scopeSpans: { spans: { name: string; attributes: Keyed[] }[] }[] }[] };
+    const byHost = Object.fromEntries(request.resourceSpans.map((group) => {
+      const resource = Object.fromEntries(group.resource.attributes.map((attribute) => [attribute.key, attribute.value.stringValue]));
+      expect(resource).toMatchObject({ "service.name": "delta", "deployment.environment": "ci" });
+      const invocations = group.scopeSpans.flatMap((scope) => scope.spans).filter((span) => span.name.startsWith("invoke_agent"))
+        .map((span) => Number(span.attributes.find((attribute) => attribute.key === "delta.invocation")!.value.intValue));
+      return [resource["host.name"], invocations];
+    }));
+    expect(byHost).toEqual({ "far-away-host": [1], [hostname()]: [2] });
+  }, 60_000);
+});
+
+describe("an agent's export", () => {
+  it("`delta export --agent` holds every run of every workspace of the agent, each its own trace, and no other agent's", async () => {
+    const fleet = writeAgent(root, {}, "fleet-agent");
+    const other = writeAgent(root, {}, "other-agent");
+    const first = await runAgainst([reply.text("a")], ["run", "--agent", fleet, "-y", "--run-id", "one", "-m", "go"], {});
+    const second = await runAgainst([reply.text("b")], ["run", "--agent", fleet, "-y", "--run-id", "two", "-m", "go"], {});
+    const elsewhere = await runAgainst([reply.text("c")], ["run", "--agent", other, "-y", "--run-id", "three", "-m", "go"], {});
+    const collector = await startOtlpCollector();
+    try {
+      const exported = await delta(["export", "--agent", fleet, "--otlp", "--endpoint", collector.endpoint]);
+      expect(exported.exitCode, exported.stderr).toBe(0);
+      const invocations = byName(collector.spans(), "invoke_agent");
+      expect(invocations.map((span) => [span.attributes["gen_ai.conversation.id"], span.traceId]).sort()).toEqual([["one", first.result.trace_id], ["two", second.result.trace_id]]);
+      expect(first.result.trace_id).not.toBe(second.result.trace_id);
+      expect(collector.spans().map((span) => span.traceId)).not.toContain(elsewhere.result.trace_id);
+    } finally {
+      await collector.close();
+    }
+  }, 60_000);
+});
+
+describe("OTEL_TRACES_SAMPLER", () => {
+  // Trace ids a caller gives: the low 56 bits of the first are over half of 2^56, of the second under.
+  const KEPT = "0af7651916cd43dd0080000000000001";
+  const DROPPED = "0af7651916cd43dd007fffffffffffff";
+
+  it("traceidratio decides from the run's trace id: a dropped run sends nothing live, tells its tools so, and `delta export` still sends it", async () => {
+    const collector = await startOtlpCollector();
+    const sampler = { OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.5" };
+    try {
+      const dropped = await runAgainst([reply.toolCalls([{ name: "show_env", arguments: {} }]), reply.text("d")], ["run", "--agent", agent, "-w", join(root, "ws-sampled"), "--run-id", "dropped", "-m", "go"], { ...sampler, TRACEPARENT: `00-${DROPPED}-b7ad6b7169203331-01` });
+      expect(dropped.exitCode, dropped.stderr).toBe(0);
+      expect(collector.requests()).toBe(0);
+      expect(actionResultText(join(root, "ws-sampled"), "dropped")).toMatch(new RegExp(`traceparent=\\[00-${DROPPED}-[0-9a-f]{16}-00\\]`));
+      const kept = await runAgainst([reply.text("k")], ["run", "--agent", agent, "-w", join(root, "ws-sampled"), "--run-id", "kept", "-m", "go"], { ...sampler, TRACEPARENT: `00-${KEPT}-b7ad6b7169203331-01` });
+      expect(kept.exitCode, kept.stderr).toBe(0);
+      expect(new Set(collector.spans().map((span) => span.traceId))).toEqual(new Set([KEPT]));
+      const exported = await delta(["export", "dropped", "-w", join(root, "ws-sampled"), "--otlp", "--endpoint", collector.endpoint], { env: sampler });
+      expect(exported.exitCode, exported.stderr).toBe(0);
+      expect(collector.spans().some((span) => span.traceId === DROPPED)).toBe(true);
+    } finally {
+      await collector.close();
+    }
+  }, 90_000);
+
+  it("a continue follows the sampling of the run's first invocation, not the flag of its own TRACEPARENT; an unknown sampler is one warning", async () => {
+    const collector = await startOtlpCollector();
+    const ws = join(root, "ws-sampled-continue");
+    const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint };
+    try {
+      const first = await runAgainst([reply.toolCalls([{ name: "ask_human", arguments: { prompt: "Colour?" } }])], ["run", "--agent", agent, "-w", ws, "--run-id", "asked", "-m", "go"], { ...otel, TRACEPARENT: `00-${DROPPED}-b7ad6b7169203331-01` });
+      expect(first.exitCode, first.stderr).toBe(101);
+      const before = collector.spans().length;
+      expect(before).toBeGreaterThan(0);
+      const second = await runAgainst([reply.text("blue")], ["continue", "--run-id", "asked", "-w", ws, "-m", "blue"], { ...otel, OTEL_TRACES_SAMPLER: "something_else", TRACEPARENT: `00-${KEPT}-00f067aa0ba902b7-00` });
+      expect(second.exitCode, second.stderr).toBe(0);
+      expect(second.stderr.split("\n").filter((line) => line.includes("OTEL_TRACES_SAMPLER=something_else"))).toHaveLength(1);
+      const resumed = byName(collector.spans(), "invoke_agent").find((span) => span.attributes["delta.invocation"] === 2);
+      expect(resumed, "the continue's spans were sent").toBeDefined();
+      expect(resumed!.traceId).toBe(DROPPED);
+      expect(resumed!.links).toEqual([{ traceId: KEPT, spanId: "00f067aa0ba902b7" }]);
+    } finally {
+      await collector.close();
+    }
+  }, 90_000);
+});
+
+function actionResultText(workDir: string, runId: string): string {
+  return readEvents(workDir, runId).flatMap((event) => (event.type === "ACTION_RESULT" ? [event.observation_content] : [])).join("\n");
+}
+
+describe("MCP tools", () => {
+  it("an MCP tool call is an execute_tool span of type extension naming its server and tool, live and exported alike", async () => {
+    const mcp = writeAgent(root, { agentYaml: `name: mcp-agent\nllm:\n  model: mock-model\nmcp_servers:\n${stdioServerYaml("fs", filesystemServer("${CWD}"))}` }, "mcp-agent");
+    const ws = join(root, "ws-mcp");
+    mkdirSync(ws);
+    writeFileSync(join(ws, "notes.txt"), "apples\n");
+    const live = await startOtlpCollector();
+    const again = await startOtlpCollector();
+    try {
+      const run = await runAgainst([reply.toolCalls([{ name: "fs__read_text_file", arguments: { path: "notes.txt" } }]), reply.text("done")], ["run", "--agent", mcp, "-w", ws, "--run-id", "mcp", "-m", "go"], { OTEL_EXPORTER_OTLP_ENDPOINT: live.endpoint });
+      expect(run.exitCode, run.stderr).toBe(0);
+      const [tool] = byName(live.spans(), "execute_tool");
+      expect(tool!.attributes).toMatchObject({ "gen_ai.tool.name": "fs__read_text_file", "gen_ai.tool.type": "extension", "delta.mcp.server": "fs", "delta.mcp.tool": "read_text_file", "delta.tool.status": "SUCCESS" });
+      expect(tool!.parentSpanId).toBe(byName(live.spans(), "invoke_agent")[0]!.spanId);
+      const exported = await delta(["export", "mcp", "-w", ws, "--otlp", "--endpoint", again.endpoint]);
+      expect(exported.exitCode, exported.stderr).toBe(0);
+      expect(sortedSpans(again.spans())).toEqual(sortedSpans(live.spans()));
+    } finally {
+      await live.close();
+      await again.close();
+    }
+  }, 60_000);
+});
+
+describe("the OpenTelemetry SDK", () => {
+  /** Runs `delta` with a probe that records which bundles of dist/ the process read; returns their names. */
+  async function bundlesRead(name: string, env: Record<string, string>): Promise<string[]> {
+    const probe = join(root, "bundle-probe.cjs");
+    const report = join(root, `bundles-${name}.json`);
+    writeFileSync(
+      probe,
+      `const fs = require("node:fs"); const read = fs.readFileSync; const seen = new Set();
+fs.readFileSync = function (file, ...rest) { if (typeof file === "string" && file.endsWith(".cjs")) seen.add(require("node:path").basename(file)); return read.call(this, file, ...rest); };
+process.on("exit", () => fs.writeFileSync(process.env.BUNDLE_REPORT, JSON.stringify([...seen].sort())));\n`,
+    );
+    const run = await runAgainst([reply.text("hi")], ["run", "--agent", agent, "-w", join(root, `ws-bundles-${name}`), "--run-id", name, "-m", "go"], { ...env, BUNDLE_REPORT: report, NODE_OPTIONS: `--require ${probe}` });
+    expect(run.exitCode, run.stderr).toBe(0);
+    return JSON.parse(readFileSync(report, "utf8")) as string[];
+  }
+
+  it("is loaded only when spans are exported: not with export off, nor for a run its sampler drops", async () => {
+    const collector = await startOtlpCollector();
+    try {
+      const off = await bundlesRead("off", {});
+      expect(off).toContain("delta.cjs");
+      expect(off).not.toContain("delta-otel-sdk.cjs");
+      expect(await bundlesRead("dropped", { OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_TRACES_SAMPLER: "always_off" })).not.toContain("delta-otel-sdk.cjs");
+      expect(await bundlesRead("on", { OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint })).toContain("delta-otel-sdk.cjs");
+      expect(collector.spans().length).toBeGreaterThan(0);
+    } finally {
+      await collector.close();
+    }
+  }, 60_000);
 });

@@ -136,6 +136,8 @@ function normalise(text: string, rootDir: string): string {
     .split(REPO)
     .join("<REPO>")
     .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, "<TIME>")
+    // io/ record names carry the time they were written: io/hooks/pre_tool_execution_20260101T000000000Z.json.
+    .replace(/(?<=_)\d{8}T\d{9}Z(_\d+)?(?=\.json)/g, "<FILETIME>")
     .replace(/"(duration_ms|latency_ms|pid|pgid|started_at_ms|ended_at_ms|elapsed_ms|time_to_first_token_ms|boot_id|start_ticks|process_start|hostname|host|node_version|engine_version|platform|arch|trace_id)":(\s*)("[^"]*"|[\d.]+)/g, '"$1":$2"<$1>"')
     .replace(/^(trace +)[0-9a-f]{32}$/gm, "$1<trace_id>")
     .replace(/127\.0\.0\.1:\d+/g, "127.0.0.1:<PORT>")

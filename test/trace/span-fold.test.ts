@@ -25,7 +25,7 @@ describe("trace ids", () => {
   });
 
   it("a journaled trace id and parent win over any derivation", () => {
-    expect(journalTraceOf([start({ trace_id: "4bf92f3577b34da6a3ce929d0e0e4736", parent_span_id: "00f067aa0ba902b7" })])).toEqual({ traceId: "4bf92f3577b34da6a3ce929d0e0e4736", parentSpanId: "00f067aa0ba902b7" });
+    expect(journalTraceOf([start({ trace_id: "4bf92f3577b34da6a3ce929d0e0e4736", parent_span_id: "00f067aa0ba902b7" })])).toEqual({ traceId: "4bf92f3577b34da6a3ce929d0e0e4736", parentSpanId: "00f067aa0ba902b7", parentSampled: true });
   });
 
   it("span ids derive from (trace id, seq): stable, 16 hex digits, distinct across a long run's seqs and across traces", () => {
@@ -77,5 +77,65 @@ describe("the span fold", () => {
     expect(chat.events.map((event) => event.attributes["delta.attempt"])).toEqual([1, 2]);
     expect(chat.spanId).toBe(spanIdOf(journalTraceOf(events)!.traceId, 2));
     expect(spans.find((span) => span.name === "invoke_agent x")!.status.code).toBe("ERROR");
+  });
+});
+
+describe("hooks, window moves and hosts", () => {
+  it("an ask_human answered within one invocation (-i) is a span from the question to the answer, under its tool's span; its prompt only with content", () => {
+    const events: JournalEvent[] = [
+      start(),
+      { seq: 2, timestamp: "2026-01-01T00:00:01.000Z", type: "THOUGHT", iteration: 1, content: null, tool_calls: [{ id: "c1", name: "ask_human", arguments: "{}" }], usage: null, model: "m" },
+      { seq: 3, timestamp: "2026-01-01T00:00:02.000Z", type: "ACTION_REQUEST", iteration: 1, action_id: "c1", tool_name: "ask_human", tool_args: { prompt: "Colour?" }, resolved_command: null },
+      { seq: 4, timestamp: "2026-01-01T00:00:02.500Z", type: "HUMAN_INPUT_REQUEST", iteration: 1, action_id: "c1", request_id: "q1", prompt: "Colour?", input_type: "text", sensitive: false },
+      { seq: 5, timestamp: "2026-01-01T00:00:09.000Z", type: "HUMAN_INPUT_RECEIVED", iteration: 1, action_id: "c1", request_id: "q1", response: "blue" },
+      { seq: 6, timestamp: "2026-01-01T00:00:09.100Z", type: "ACTION_RESULT", iteration: 1, action_id: "c1", tool_name: "ask_human", status: "SUCCESS", observation_content: "blue", exit_code: null, duration_ms: 7100 },
+      { seq: 7, timestamp: "2026-01-01T00:00:10.000Z", type: "ENGINE_END", run_id: "r", status: "COMPLETED", final_iteration: 1 },
+    ];
+    const spans = spansOfJournal(events, { captureContent: false });
+    const wait = spans.find((span) => span.name === "ask_human")!;
+    const tool = spans.find((span) => span.name === "execute_tool ask_human")!;
+    expect([wait.startMs, wait.endMs]).toEqual([Date.parse("2026-01-01T00:00:02.500Z"), Date.parse("2026-01-01T00:00:09.000Z")]);
+    expect(wait.parentSpanId).toBe(tool.spanId);
+    expect(wait.attributes).toMatchObject({ "delta.human_input.answered": true, "delta.human_input.request_id": "q1" });
+    expect(JSON.stringify(spans)).not.toContain("Colour?");
+    expect(JSON.stringify(spansOfJournal(events, { captureContent: true }))).toContain("Colour?");
+  });
+
+  it("a window move is an event on its invocation's span", () => {
+    const events: JournalEvent[] = [
+      start(),
+      { seq: 2, timestamp: "2026-01-01T00:00:01.000Z", type: "CONTEXT_WINDOW", iteration: 21, reason: "max_iterations", first_iteration: 11, dropped_from: 1, dropped_to: 10, limit: 20 },
+      { seq: 3, timestamp: "2026-01-01T00:00:02.000Z", type: "ENGINE_END", run_id: "r", status: "COMPLETED", final_iteration: 21 },
+    ];
+    const [invocation] = spansOfJournal(events, { captureContent: false });
+    expect(invocation!.events).toEqual([{
+      name: "delta.context.window_moved",
+      timeMs: Date.parse("2026-01-01T00:00:01.000Z"),
+      attributes: { "delta.iteration": 21, "delta.window.reason": "max_iterations", "delta.window.first_iteration": 11, "delta.window.dropped_from": 1, "delta.window.dropped_to": 10, "delta.window.limit": 20 },
+    }]);
+  });
+
+  it("a hook's outcome is an event on its invocation's span, with no content; each span names the host of its invocation", () => {
+    const events: JournalEvent[] = [
+      start({ config: { agent_name: "x", model: "m", hostname: "builder-1" } }),
+      { seq: 2, timestamp: "2026-01-01T00:00:01.000Z", type: "HOOK_RESULT", hook: "pre_llm_request", iteration: 1, outcome: "block", exit_code: 2, timed_out: false, started_at: "2026-01-01T00:00:00.500Z", duration_ms: 250, record: "io/hooks/pre_llm_request_x.json" },
+      { seq: 3, timestamp: "2026-01-01T00:00:02.000Z", type: "ERROR", error_type: "HOOK_BLOCKED", error_message: "no" },
+      { seq: 4, timestamp: "2026-01-01T00:00:03.000Z", type: "ENGINE_END", run_id: "r", status: "FAILED", final_iteration: 0 },
+      start({ seq: 5, timestamp: "2026-01-01T00:01:00.000Z", config: { agent_name: "x", model: "m", hostname: "builder-2" } }),
+      { seq: 6, timestamp: "2026-01-01T00:01:01.000Z", type: "THOUGHT", iteration: 1, content: "ok", tool_calls: [], usage: null, model: "m" },
+      { seq: 7, timestamp: "2026-01-01T00:01:02.000Z", type: "ENGINE_END", run_id: "r", status: "COMPLETED", final_iteration: 1 },
+    ];
+    const spans = spansOfJournal(events, { captureContent: true });
+    const [first, second] = spans.filter((span) => span.name === "invoke_agent x").sort((a, b) => a.startMs - b.startMs);
+    expect(first!.events).toEqual([{
+      name: "delta.hook",
+      timeMs: Date.parse("2026-01-01T00:00:00.750Z"),
+      attributes: { "delta.hook.name": "pre_llm_request", "delta.hook.outcome": "block", "delta.hook.exit_code": 2, "delta.hook.timed_out": false, "delta.hook.duration_ms": 250, "delta.hook.record": "io/hooks/pre_llm_request_x.json", "delta.iteration": 1 },
+    }]);
+    expect(first!.hostName).toBe("builder-1");
+    expect(second!.hostName).toBe("builder-2");
+    expect(spans.find((span) => span.name === "chat m")!.hostName).toBe("builder-2");
+    // A journal from before hosts were recorded names none (the exporting machine is not the one that ran it).
+    expect(spansOfJournal([start(), { seq: 2, timestamp: "2026-01-01T00:00:01.000Z", type: "ENGINE_END", run_id: "r", status: "COMPLETED", final_iteration: 0 }], { captureContent: false })[0]!.hostName).toBeNull();
   });
 });
