@@ -180,6 +180,30 @@ describe("a run's trace", () => {
       await collector.close();
     }
   }, 60_000);
+  it("a tool gets the exporter's headers when env_passthrough names them, and the run's files still never hold them", async () => {
+    const collector = await startOtlpCollector();
+    const ws = join(root, "ws-header-passed");
+    mkdirSync(ws, { recursive: true });
+    const passing = writeAgent(
+      root,
+      { tools: `tools:\n  - name: keep_headers\n    shell: 'printf %s "$OTEL_EXPORTER_OTLP_HEADERS" > seen-headers.txt; echo "kept [$OTEL_EXPORTER_OTLP_HEADERS]"'\nenv_passthrough: [OTEL_EXPORTER_OTLP_HEADERS]\n` },
+      "agent-header-passed",
+    );
+    try {
+      const run = await runAgainst(
+        [reply.toolCalls([{ name: "keep_headers", arguments: {} }]), reply.text("kept")],
+        ["run", "--agent", passing, "-w", ws, "--run-id", "passed", "-m", "go"],
+        { OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_EXPORTER_OTLP_HEADERS: `x-api-key=${HEADER_SECRET}` },
+      );
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(readFileSync(join(ws, "seen-headers.txt"), "utf8")).toBe(`x-api-key=${HEADER_SECRET}`);
+      const observation = readEvents(ws, "passed").find((event) => event.type === "ACTION_RESULT");
+      expect(observation).toMatchObject({ observation_content: expect.stringContaining("kept [[REDACTED]]") });
+      for (const file of collectFiles(runDir(ws, "passed"))) expect(readFileSync(file, "utf8"), file).not.toContain(HEADER_SECRET);
+    } finally {
+      await collector.close();
+    }
+  }, 60_000);
 });
 
 describe("a sub-agent", () => {
