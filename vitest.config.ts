@@ -6,6 +6,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
+    // One test file per processor, not one fewer (vitest's default): an e2e test mostly waits on the delta process it
+    // started, so with one worker on two cores one core idles.
+    maxWorkers: "100%",
     projects: [
       { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, "test/hosts/**"] } },
       { extends: true, test: { name: "hosts", include: ["test/hosts/**/*.test.ts"] } },
