@@ -7,7 +7,8 @@ import { continueCommand } from "./continue-command.js";
 import { clearInteraction, recordAnswerResult, type InteractionRequest } from "./ask-human.js";
 import { answersReask, checkFinalAnswer, reaskMessage, unansweredFinalAnswer } from "./final-answer.js";
 import type { RunContext } from "./run-context.js";
-import { createRunStateTracker, deriveRunState } from "../journal/run-state.js";
+import { createFoldTracker } from "../journal/fold.js";
+import { deriveRunState, trackRunState } from "../journal/run-state.js";
 import { think } from "./think.js";
 
 export type LoopEnd =
@@ -23,12 +24,14 @@ export async function runLoop(ctx: RunContext, maxIterations: number): Promise<L
     const leftover = await finishPendingCalls(ctx);
     if (leftover) return leftover;
     reaskLeftAnswer(ctx);
-    const stateOf = createRunStateTracker();
+    const tracker = createFoldTracker();
+    const stateOf = trackRunState(tracker);
     for (let done = 0; done < maxIterations; done += 1) {
       if (ctx.signal.aborted) return interrupted(ctx);
       // One read per iteration: the events that number it are the ones its context is built from.
       const events = ctx.readEvents();
-      const end = await iterate(ctx, stateOf(events).iterations + 1, events);
+      tracker.advance(events);
+      const end = await iterate(ctx, stateOf().iterations + 1, events);
       if (end) return end;
     }
     return {
