@@ -1,4 +1,4 @@
-// One engine process's hold on a run: opens journal and lock, drives the loop, and closes cleanly.
+// One engine process's hold on a run: drives the loop over the run's files (opened by start or resume, store/run-files.ts) and closes cleanly.
 import { statSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
