@@ -57,13 +57,6 @@ export function createFoldTracker(): FoldTracker {
   };
 }
 
-/** The state of `fold` after `events`, folded once (a journal read whole, e.g. another run's for list-runs or show). */
-export function foldEvents<S>(fold: EventFold<S>, events: readonly JournalEvent[]): S {
-  let state = fold.initial();
-  for (const event of events) state = fold.step(state, event);
-  return state;
-}
-
 const trackersByFold = new WeakMap<EventFold<unknown>, WeakMap<JournalEvent, { tracker: FoldTracker; state: () => unknown }>>();
 
 /**

@@ -30,7 +30,7 @@ export interface RunFiles {
   startWriting(options: WritingOptions): Promise<WritableRunFiles>;
 }
 
-export interface WritingOptions {
+interface WritingOptions {
   /** What must never reach any of the run's files. */
   secrets: RunSecrets;
   /** Why this process no longer owns the run, or null while it does (see store/lease/take-run.ts). */

@@ -1,7 +1,7 @@
 // The one incremental fold: each registered fold sees each event once, in order; a journal read afresh is folded anew.
 import { describe, expect, it } from "vitest";
 import type { JournalEvent } from "../../src/journal/events.js";
-import { createFoldTracker, foldEvents, foldIncrementally, type EventFold } from "../../src/journal/fold.js";
+import { createFoldTracker, foldIncrementally, type EventFold } from "../../src/journal/fold.js";
 
 const events: JournalEvent[] = Array.from({ length: 6 }, (_, index) => ({
   seq: index + 1,
@@ -61,10 +61,10 @@ describe("createFoldTracker", () => {
 });
 
 describe("foldIncrementally", () => {
-  it("folds only the events appended since the last call for the same journal, and gives what folding it whole gives", () => {
+  it("folds only the events appended since the last call for the same journal, and gives what folding it whole would", () => {
     const fold = recordingFold();
     expect(foldIncrementally(fold, events.slice(0, 3))).toEqual([1, 2, 3]);
-    expect(foldIncrementally(fold, [...events])).toEqual(foldEvents(recordingFold(), events));
+    expect(foldIncrementally(fold, [...events])).toEqual(events.map((event) => event.seq));
     expect(fold.steps).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
