@@ -37,13 +37,14 @@ export interface ContinueRequest extends DriveOptions {
   force: boolean;
 }
 
-export async function continueRun(request: ContinueRequest): Promise<RunOutcome> {
+/** `opened`: the run's files, when this process has read them already (`run --if-exists resume`). */
+export async function continueRun(request: ContinueRequest, opened?: RunFiles): Promise<RunOutcome> {
   validateRunId(request.runId);
   const paths = findRunDir(request.workDir, request.runId);
   checkTrustedOwner(paths.runDir, "the run's folder");
   checkTrustedOwner(paths.journal, "the run's journal");
   // The one reader and writer of the run's files in this process.
-  const files = openRunFiles(paths, { warn: request.warn });
+  const files = opened ?? openRunFiles(paths, { warn: request.warn });
   // The first event never changes once written: the agent can be loaded (and refused) before the run is taken.
   const start = files.firstEvent();
   if (start?.type !== "ENGINE_START") throw new RunRefusedError(`Run ${request.runId} has no ENGINE_START at the start of ${paths.journal}; it cannot be continued.`);
