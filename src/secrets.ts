@@ -1,7 +1,7 @@
 // Removes secrets from text and JSON: known secret strings anywhere, and values under secret-looking keys.
 //
 // Every output is redacted at exactly one point, where it is written:
-//   journal.jsonl        journal/writer.ts   (each appended event)
+//   journal.jsonl        journal/writer.ts   (each appended event; the writer cannot be opened without RunSecrets)
 //   metadata.json        store/run-metadata.ts  writeMetadata
 //   io/ records          store/io-log.ts     writeRecord (model calls, tool executions, hook runs)
 //   engine.log           store/io-log.ts     createEngineLogger
@@ -9,11 +9,25 @@
 //   stdout RunResult     run/hold.ts         finish → redactOutcome
 //   stdout stream-json   the journal's lines as the writer wrote them (already redacted there)
 //   MCP server refusals and -v lines before a run   run/mcp-start.ts
+// The run's files are written through store/run-files.ts, which holds the run's RunSecrets and passes them to each writer above.
 // Sources (providers, hooks, tools) pass text on as it came; they never redact.
 // A run's secret strings: the API key (llm/provider-choice.ts), the values its MCP servers' headers and
 // env read from the environment, and the OTLP exporter's headers (run/hold.ts, sessionSecrets).
 // Spans sent live remove them again (trace/span-fold.ts); spans exported later come from the redacted journal.
 export const REDACTED = "[REDACTED]";
+
+declare const runSecretsBrand: unique symbol;
+
+/**
+ * A run's secret strings as one value that only this file makes: a journal writer takes this type,
+ * so opening one without the run's secrets does not compile (journal/writer.ts).
+ */
+export type RunSecrets = readonly string[] & { readonly [runSecretsBrand]: true };
+
+/** The run's secrets, gathered where they are known (run/hold.ts sessionSecrets); an empty list for a process that has none. */
+export function runSecrets(values: readonly string[]): RunSecrets {
+  return Object.freeze([...values]) as readonly string[] as RunSecrets;
+}
 
 const SENSITIVE_KEYS = new Set(["authorization", "proxy-authorization", "cookie", "set-cookie", "api-key", "x-api-key"]);
 const SENSITIVE_WORDS = new Set(["secret", "secrets", "password", "passwd", "passphrase", "apikey", "credential", "credentials"]);

@@ -8,7 +8,7 @@ import { contextBudget, replyReserve, type ContextBudget } from "./budget.js";
 import { ContextMeter, MESSAGE_OVERHEAD_TOKENS, messageEstimate, messageSize } from "./context-meter.js";
 import { estimateRoom, estimateScale } from "./request-estimate.js";
 import { estimateTokens } from "./token-counter.js";
-import { foldJournal, type Folded } from "./journal-fold.js";
+import { foldIncrementally, type EventFold } from "../journal/fold.js";
 import { journalSegments, journalToMessages, type JournalEntry } from "./journal-messages.js";
 import { expandArgvPathVariables, type PathVariables } from "../tools/path-variables.js";
 import { resolveSourcePath } from "./path-variables.js";
@@ -184,25 +184,68 @@ function blocksEstimate(blocks: readonly Block[]): number {
 /** Tokens every chat prompt costs beside its messages (the reply's opening), as OpenAI counts them. */
 const REPLY_PRIMING = 3;
 
-const charsCache = new WeakMap<JournalEvent, Folded<{ first: number; chars: number }>>();
+/** Characters the conversation's messages hold: all user messages', and each iteration's (its reply, calls and results). */
+interface ConversationTally {
+  user: number;
+  /** By iteration number; iterations that never held a message stay 0. */
+  byIteration: number[];
+  total: number;
+}
+
+const conversationFold: EventFold<ConversationTally> = {
+  initial: () => ({ user: 0, byIteration: [], total: 0 }),
+  step(tally, event) {
+    switch (event.type) {
+      case "USER_MESSAGE":
+        tally.user += event.content.length + MESSAGE_OVERHEAD_TOKENS;
+        return tally;
+      case "THOUGHT": {
+        const calls = event.tool_calls.reduce((sum, call) => sum + call.arguments.length, 0);
+        return addToIteration(tally, event.iteration, (event.content?.length ?? 0) + calls + MESSAGE_OVERHEAD_TOKENS);
+      }
+      case "ACTION_RESULT":
+        return addToIteration(tally, event.iteration, event.observation_content.length + MESSAGE_OVERHEAD_TOKENS);
+      case "ENGINE_START":
+      case "LLM_ATTEMPT_FAILED":
+      case "ACTION_REQUEST":
+      case "HUMAN_INPUT_REQUEST":
+      case "HUMAN_INPUT_RECEIVED":
+      case "ERROR":
+      case "CONTEXT_WINDOW":
+      case "HOOK_RESULT":
+      case "ENGINE_END":
+        return tally;
+      default: {
+        const unknown: never = event;
+        throw new Error(`conversation tally: unhandled event ${JSON.stringify(unknown)}`);
+      }
+    }
+  },
+};
+
+function addToIteration(tally: ConversationTally, iteration: number, chars: number): ConversationTally {
+  while (tally.byIteration.length <= iteration) tally.byIteration.push(0);
+  tally.byIteration[iteration]! += chars;
+  tally.total += chars;
+  return tally;
+}
 
 /**
  * Characters of the conversation from `first` on (user messages, replies and their calls, results):
  * near enough its bytes for the log's estimate, folded incrementally so a long run's log costs no
- * pass over the journal. A move of the window (a different `first`) counts anew.
+ * pass over the journal; a move of the window sums the iterations on the shorter side of `first`.
  */
 function conversationChars(events: readonly JournalEvent[], first: number): number {
-  const count = (tally: { first: number; chars: number }, event: JournalEvent): { first: number; chars: number } => {
-    if (event.type === "USER_MESSAGE") return { first, chars: tally.chars + event.content.length + MESSAGE_OVERHEAD_TOKENS };
-    if (event.type === "THOUGHT" && event.iteration >= first) {
-      const calls = event.tool_calls.reduce((sum, call) => sum + call.arguments.length, 0);
-      return { first, chars: tally.chars + (event.content?.length ?? 0) + calls + MESSAGE_OVERHEAD_TOKENS };
-    }
-    if (event.type === "ACTION_RESULT" && event.iteration >= first) return { first, chars: tally.chars + event.observation_content.length + MESSAGE_OVERHEAD_TOKENS };
-    return tally;
-  };
-  const tally = foldJournal(events, charsCache, { first, chars: 0 }, count);
-  return tally.first === first ? tally.chars : events.reduce(count, { first, chars: 0 }).chars;
+  const tally = foldIncrementally(conversationFold, events);
+  const { byIteration } = tally;
+  let shown = 0;
+  if (first < byIteration.length - first) {
+    shown = tally.total;
+    for (let iteration = 0; iteration < first; iteration += 1) shown -= byIteration[iteration]!;
+  } else {
+    for (let iteration = Math.max(first, 0); iteration < byIteration.length; iteration += 1) shown += byIteration[iteration]!;
+  }
+  return tally.user + shown;
 }
 
 /** The engine's count (before calibration) of a request it sent without counting: on an overflow, to learn from the server's. */

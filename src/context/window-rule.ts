@@ -9,7 +9,7 @@
 import type { EventOf, JournalEvent, NewEvent, WindowReason } from "../journal/events.js";
 import { journalSegments, segmentMessages, type JournalEntry, type JournalSegment } from "./journal-messages.js";
 import type { ChatMessage } from "../conversation.js";
-import { foldJournal, type Folded } from "./journal-fold.js";
+import { foldIncrementally, type EventFold } from "../journal/fold.js";
 
 /** One iteration's share of the context: its number and its tokens. */
 export interface Block {
@@ -91,22 +91,43 @@ export const BYTES_ESTIMATE = "bytes";
 export const MAX_CALIBRATION = 4;
 
 const INITIAL_STATE: WindowState = { first: 1, learnedWindow: null, calibration: 1, lastEstimate: null };
-const stateCache = new WeakMap<JournalEvent, Folded<WindowState>>();
 
-/** The window state: the last CONTEXT_WINDOW's first iteration and learned window, the last calibration (folded incrementally). */
+/** The window state: the last CONTEXT_WINDOW's first iteration and learned window, the last calibration. */
+const windowFold: EventFold<WindowState> = {
+  initial: () => INITIAL_STATE,
+  step(state, event) {
+    switch (event.type) {
+      case "CONTEXT_WINDOW": {
+        const requested = event.overflow?.server_requested_tokens;
+        const trusted = event.overflow && requested !== undefined ? trustedRatio(requested, event.overflow.sent_estimate) : null;
+        return { ...state, first: event.first_iteration, learnedWindow: event.overflow?.window_tokens ?? state.learnedWindow, calibration: trusted ?? state.calibration };
+      }
+      case "THOUGHT":
+        if (event.estimated_input_tokens === undefined || !event.usage || event.usage.input_tokens <= 0) return state;
+        if (event.estimated_by === BYTES_ESTIMATE) return { ...state, lastEstimate: { estimated: event.estimated_input_tokens, reported: event.usage.input_tokens } };
+        return { ...state, calibration: clampCalibration(event.usage.input_tokens / Math.max(1, event.estimated_input_tokens)) };
+      case "ENGINE_START":
+      case "USER_MESSAGE":
+      case "LLM_ATTEMPT_FAILED":
+      case "ACTION_REQUEST":
+      case "ACTION_RESULT":
+      case "HUMAN_INPUT_REQUEST":
+      case "HUMAN_INPUT_RECEIVED":
+      case "ERROR":
+      case "HOOK_RESULT":
+      case "ENGINE_END":
+        return state;
+      default: {
+        const unknown: never = event;
+        throw new Error(`window state: unhandled event ${JSON.stringify(unknown)}`);
+      }
+    }
+  },
+};
+
+/** The window state of `events`, folded incrementally as the journal grows. */
 export function windowState(events: readonly JournalEvent[]): WindowState {
-  return foldJournal(events, stateCache, INITIAL_STATE, (state, event) => {
-    if (event.type === "CONTEXT_WINDOW") {
-      const requested = event.overflow?.server_requested_tokens;
-      const trusted = event.overflow && requested !== undefined ? trustedRatio(requested, event.overflow.sent_estimate) : null;
-      return { ...state, first: event.first_iteration, learnedWindow: event.overflow?.window_tokens ?? state.learnedWindow, calibration: trusted ?? state.calibration };
-    }
-    if (event.type === "THOUGHT" && event.estimated_input_tokens !== undefined && event.usage && event.usage.input_tokens > 0) {
-      if (event.estimated_by === BYTES_ESTIMATE) return { ...state, lastEstimate: { estimated: event.estimated_input_tokens, reported: event.usage.input_tokens } };
-      return { ...state, calibration: clampCalibration(event.usage.input_tokens / Math.max(1, event.estimated_input_tokens)) };
-    }
-    return state;
-  });
+  return foldIncrementally(windowFold, events);
 }
 
 /** The provider's count over ours, when it is believable: a tokenizer is never off by more than MAX_CALIBRATION either way. */

@@ -15,15 +15,22 @@ export interface ReadOptions {
 }
 
 export interface JournalReader {
-  /** Every event now in the file; parses only bytes appended since the last call when the cache still matches. */
-  read(): JournalEvent[];
-  /** What the reads so far cost: bytes read from the file and lines parsed, both cumulative. */
+  /** Every event now in the file; parses only bytes appended since the last call when the cache still matches. `quiet`: no warning about a torn last line, which a later read still gives. */
+  read(options?: { quiet?: boolean }): JournalEvent[];
+  /** What the reads so far cost: bytes read from the file, lines parsed and reads that parsed it from its start, all cumulative. */
   cost(): ReadCost;
+  /**
+   * The newline-terminated prefix the last read verified, when the file open as `fd` still begins with it
+   * (same device, inode and opening line, its last line unchanged): a writer of the same journal need not parse it again.
+   */
+  verifiedPrefixOf(fd: number): { bytes: number; lines: number } | null;
 }
 
 export interface ReadCost {
   bytesRead: number;
   linesParsed: number;
+  /** Reads that found no verified prefix to start from, and so parsed the file from its first byte. */
+  fullParses: number;
 }
 
 /** What the previous read learned about the file's newline-terminated prefix. */
@@ -58,20 +65,23 @@ export function readFirstEvent(path: string): JournalEvent | null {
 export function createJournalReader(path: string, options: ReadOptions = {}): JournalReader {
   let prefix: VerifiedPrefix | null = null;
   let warnedTornAt = -1;
-  const spent: ReadCost = { bytesRead: 0, linesParsed: 0 };
+  const spent: ReadCost = { bytesRead: 0, linesParsed: 0, fullParses: 0 };
   const readCounted = (fd: number, start: number, end: number): Buffer => {
     const bytes = readRange(fd, start, end);
     spent.bytesRead += bytes.length;
     return bytes;
   };
 
-  function read(): JournalEvent[] {
+  function read({ quiet = false }: { quiet?: boolean } = {}): JournalEvent[] {
     const fd = openJournalForRead(path);
     try {
       const stats = fstatSync(fd);
       const from = prefix && prefixStillMatches(fd, stats, prefix, readCounted) ? prefix : null;
       const base = from?.bytes ?? 0;
-      if (!from) refuseJsonArray(path, readCounted(fd, 0, 64));
+      if (!from) {
+        refuseJsonArray(path, readCounted(fd, 0, 64));
+        spent.fullParses += 1;
+      }
       const parsed = parseRange(fd, base, stats.size, {
         path,
         firstLine: (from?.lines ?? 0) + 1,
@@ -80,7 +90,7 @@ export function createJournalReader(path: string, options: ReadOptions = {}): Jo
       });
       spent.bytesRead += parsed.bytesRead;
       spent.linesParsed += parsed.events.length + (parsed.unterminated ? 1 : 0);
-      if (parsed.tornBytes > 0 && warnedTornAt !== base + parsed.completeBytes) {
+      if (parsed.tornBytes > 0 && !quiet && warnedTornAt !== base + parsed.completeBytes) {
         warnedTornAt = base + parsed.completeBytes;
         options.warn?.(`${path}: ignoring a torn last line (${parsed.tornBytes} bytes with no newline, left by an interrupted write)`);
       }
@@ -93,7 +103,12 @@ export function createJournalReader(path: string, options: ReadOptions = {}): Jo
     }
   }
 
-  return { read, cost: () => ({ ...spent }) };
+  function verifiedPrefixOf(fd: number): { bytes: number; lines: number } | null {
+    if (prefix === null || !prefixStillMatches(fd, fstatSync(fd), prefix, readCounted)) return null;
+    return { bytes: prefix.bytes, lines: prefix.lines };
+  }
+
+  return { read, cost: () => ({ ...spent }), verifiedPrefixOf };
 }
 
 function openJournalForRead(path: string): number {

@@ -1,6 +1,7 @@
 // What a journal says about its run: status, iteration count, usage and the work left unfinished.
 import type { EventOf, JournalEvent, RunStatus, ToolCall } from "./events.js";
-import { addUsage, copyUsageTotals, emptyUsageTotals, pricingOf, type Pricing, type UsageTotals } from "./usage-totals.js";
+import { createFoldTracker, type EventFold, type FoldTracker } from "./fold.js";
+import { copyUsageTotals, usageFold, type RunUsage, type UsageTotals } from "./usage-totals.js";
 
 export interface PendingCall {
   call: ToolCall;
@@ -39,39 +40,24 @@ interface Fold {
   answered: Set<string>;
   /** Human answers recorded for calls of the last THOUGHT, by call id. */
   received: Map<string, string>;
-  usage: RunState["usage"];
-  /** The llm.pricing of the process whose calls follow: the latest ENGINE_START's. */
-  pricing: Pricing | undefined;
 }
 
-/** Folds the journal into the run's state; the journal is the authority over metadata.json. */
+/** Registers the run state's folds (its status and calls, and the usage fold) on `tracker`; returns the state after the events it has seen. */
+export function trackRunState(tracker: FoldTracker): () => RunState {
+  const fold = tracker.register(statusFold);
+  const usage = tracker.register(usageFold);
+  return () => stateOf(fold(), usage());
+}
+
+/** Folds a journal read whole into the run's state; the journal is the authority over metadata.json. */
 export function deriveRunState(events: readonly JournalEvent[]): RunState {
-  const fold = emptyFold();
-  for (const event of events) foldEvent(fold, event);
-  return stateOf(fold);
+  const tracker = createFoldTracker();
+  const state = trackRunState(tracker);
+  tracker.advance(events);
+  return state();
 }
 
-/**
- * deriveRunState for a journal that grows between calls, as the incremental reader returns it:
- * each call folds only the events after those already folded. The reader keeps its event objects
- * while the file only grows and replaces them all when it has to read the file afresh, so the
- * last folded event being the same object means everything before it is too; otherwise it refolds.
- */
-export function createRunStateTracker(): (events: readonly JournalEvent[]) => RunState {
-  let fold = emptyFold();
-  let count = 0;
-  let last: JournalEvent | undefined;
-  return (events) => {
-    if (events.length < count || (count > 0 && events[count - 1] !== last)) {
-      fold = emptyFold();
-      count = 0;
-    }
-    for (let index = count; index < events.length; index += 1) foldEvent(fold, events[index]!);
-    count = events.length;
-    last = events[count - 1];
-    return stateOf(fold);
-  };
-}
+const statusFold: EventFold<Fold> = { initial: emptyFold, step: foldEvent };
 
 function emptyFold(): Fold {
   return {
@@ -84,16 +70,13 @@ function emptyFold(): Fold {
     requested: new Set(),
     answered: new Set(),
     received: new Map(),
-    usage: { total: emptyUsageTotals(), byModel: new Map() },
-    pricing: undefined,
   };
 }
 
-function foldEvent(fold: Fold, event: JournalEvent): void {
+function foldEvent(fold: Fold, event: JournalEvent): Fold {
   switch (event.type) {
     case "ENGINE_START":
       fold.status = "RUNNING";
-      fold.pricing = pricingOf(event);
       break;
     case "USER_MESSAGE":
       fold.initialMessage ??= event.content;
@@ -104,12 +87,6 @@ function foldEvent(fold: Fold, event: JournalEvent): void {
       fold.requested.clear();
       fold.answered.clear();
       fold.received.clear();
-      if (event.usage) {
-        addUsage(fold.usage.total, event.usage, fold.pricing);
-        let perModel = fold.usage.byModel.get(event.model);
-        if (!perModel) fold.usage.byModel.set(event.model, (perModel = emptyUsageTotals()));
-        addUsage(perModel, event.usage, fold.pricing);
-      }
       break;
     }
     case "ACTION_REQUEST":
@@ -142,17 +119,18 @@ function foldEvent(fold: Fold, event: JournalEvent): void {
       throw new Error(`run state: unhandled event ${JSON.stringify(unknown)}`);
     }
   }
+  return fold;
 }
 
-/** A RunState of its own: the fold may go on growing after it is returned. */
-function stateOf(fold: Fold): RunState {
+/** A RunState of its own: the folds may go on growing after it is returned. */
+function stateOf(fold: Fold, runUsage: RunUsage): RunState {
   const { status, iterations, waiting, lastThought, lastError, initialMessage } = fold;
   const pending: PendingCall[] = [];
   for (const call of lastThought?.tool_calls ?? []) {
     if (fold.answered.has(call.id)) continue;
     pending.push({ call, iteration: lastThought!.iteration, requested: fold.requested.has(call.id), answer: fold.received.get(call.id) ?? null });
   }
-  const byModel = new Map([...fold.usage.byModel].map(([model, totals]) => [model, copyUsageTotals(totals)]));
-  const usage = { total: copyUsageTotals(fold.usage.total), byModel };
+  const byModel = new Map([...runUsage.byModel].map(([model, totals]) => [model, copyUsageTotals(totals)]));
+  const usage = { total: copyUsageTotals(runUsage.total), byModel };
   return { status, iterations, pending, waiting, lastThought, lastError, usage, initialMessage };
 }

@@ -1,6 +1,7 @@
 // Sums the usage of a run's model calls and prices it: each call by its provider's own cost, or by the llm.pricing of the process that made it.
 import { z } from "zod";
-import type { EventOf, Usage } from "./events.js";
+import type { EventOf, JournalEvent, Usage } from "./events.js";
+import type { EventFold } from "./fold.js";
 
 /** agent.yaml's llm.pricing, as each process journals it in its ENGINE_START. */
 export const PricingSchema = z.strictObject({
@@ -81,6 +82,50 @@ export function addUsage(totals: UsageTotals, usage: Usage, pricing: Pricing | u
   unpriced.cache_write_input_tokens += written;
   unpriced.output_tokens += usage.output_tokens;
 }
+
+/** The run's usage as the usage fold gathers it: in all and per model as the THOUGHTs name it. */
+export interface RunUsage {
+  total: UsageTotals;
+  byModel: Map<string, UsageTotals>;
+  /** The llm.pricing of the process whose calls follow: the latest ENGINE_START's. */
+  pricing: Pricing | undefined;
+}
+
+/** Sums each THOUGHT's usage, priced with the llm.pricing of the ENGINE_START before it (the process that made the call). */
+export const usageFold: EventFold<RunUsage> = {
+  initial: () => ({ total: emptyUsageTotals(), byModel: new Map(), pricing: undefined }),
+  step(usage: RunUsage, event: JournalEvent): RunUsage {
+    switch (event.type) {
+      case "ENGINE_START":
+        usage.pricing = pricingOf(event);
+        return usage;
+      case "THOUGHT": {
+        if (!event.usage) return usage;
+        addUsage(usage.total, event.usage, usage.pricing);
+        let perModel = usage.byModel.get(event.model);
+        if (!perModel) usage.byModel.set(event.model, (perModel = emptyUsageTotals()));
+        addUsage(perModel, event.usage, usage.pricing);
+        return usage;
+      }
+      case "USER_MESSAGE":
+      case "LLM_ATTEMPT_FAILED":
+      case "ACTION_REQUEST":
+      case "ACTION_RESULT":
+      case "HUMAN_INPUT_REQUEST":
+      case "HUMAN_INPUT_RECEIVED":
+      case "ERROR":
+      case "CONTEXT_WINDOW":
+      case "HOOK_RESULT":
+      case "ENGINE_END":
+        // No model call's usage: a failed attempt reports none (its tokens are not billed as a reply).
+        return usage;
+      default: {
+        const unknown: never = event;
+        throw new Error(`usage totals: unhandled event ${JSON.stringify(unknown)}`);
+      }
+    }
+  },
+};
 
 export function copyUsageTotals(totals: UsageTotals): UsageTotals {
   return { ...totals, unpriced: new Map([...totals.unpriced].map(([key, tokens]) => [key, { ...tokens }])) };

@@ -5,10 +5,11 @@ import { EngineError, OwnershipLostError, errorMessage } from "../errors.js";
 import { fsError } from "../fs-errors.js";
 import { pausePoint } from "../pause-point.js";
 import { openRunFileForAppend } from "../safe-open.js";
-import { redactSecrets, usableSecrets } from "../secrets.js";
+import { redactSecrets, usableSecrets, type RunSecrets } from "../secrets.js";
 import { JournalEventSchema, type JournalEvent, type NewEvent } from "./events.js";
 import { MAX_LINE_BYTES, readRange } from "./line-scanner.js";
 import { parseRange, refuseJsonArray } from "./parse-lines.js";
+import type { JournalReader } from "./reader.js";
 import type { WrittenLines } from "./written-lines.js";
 
 export interface JournalWriter {
@@ -20,14 +21,18 @@ export interface JournalWriter {
   verify(): void;
   /** Why this writer stopped for good (the run is no longer this process's), or null. */
   lostReason(): string | null;
+  /** The journal's directory was renamed (a staged run published): the file this writer has open is at `path` now. */
+  moved(path: string): void;
   close(): void;
 }
 
 export interface OpenOptions {
   /** Told when a torn last line left by a crash is cut off. */
   warn?: (line: string) => void;
-  /** Strings that must never reach the file (the API key): an event holding one is written with [REDACTED] in its place. */
-  secrets?: readonly string[];
+  /** Strings that must never reach the file (the API key): an event holding one is written with [REDACTED] in its place. Required: only secrets.ts makes the type. */
+  secrets: RunSecrets;
+  /** A reader of this journal in this process: the prefix it verified is not parsed again to find the tail. */
+  reader?: JournalReader;
   /** Told every line this writer appends, for a reader of the same journal (see written-lines.ts). */
   written?: WrittenLines;
   /** Why this process no longer owns the run, or null while it does; asked before every write (see store/lease/take-run.ts). */
@@ -47,32 +52,37 @@ export function onAppendedLine(listener: AppendedLineListener): () => void {
   };
 }
 
-export async function openJournal(path: string, options: OpenOptions = {}): Promise<JournalWriter> {
+export async function openJournal(path: string, options: OpenOptions): Promise<JournalWriter> {
   const fd = openRunFileForAppend(path, "the journal");
   try {
-    const nextSeq = repairTail(fd, path, options.warn) + 1;
-    return createWriter(fd, path, nextSeq, jsonForms(options.secrets ?? []), options);
+    const nextSeq = repairTail(fd, path, options.warn, options.reader?.verifiedPrefixOf(fd) ?? null) + 1;
+    return createWriter(fd, path, nextSeq, jsonForms(options.secrets), options);
   } catch (err) {
     closeSync(fd);
     throw err;
   }
 }
 
-/** Validates the existing journal, cuts a torn last line, terminates a complete unterminated one; returns the last seq. */
-function repairTail(fd: number, path: string, warn: OpenOptions["warn"]): number {
+/**
+ * Validates the existing journal after the prefix a reader already verified (all of it without one), cuts a torn last
+ * line, terminates a complete unterminated one; returns the last seq.
+ */
+function repairTail(fd: number, path: string, warn: OpenOptions["warn"], verified: { bytes: number; lines: number } | null): number {
   const size = fstatSync(fd).size;
   if (size === 0) return 0;
-  refuseJsonArray(path, readRange(fd, 0, 64));
-  const parsed = parseRange(fd, 0, size, { path, firstLine: 1, nextSeq: 1 });
+  const from = verified ?? { bytes: 0, lines: 0 };
+  if (from.bytes === size) return from.lines;
+  if (from.bytes === 0) refuseJsonArray(path, readRange(fd, 0, 64));
+  const parsed = parseRange(fd, from.bytes, size, { path, firstLine: from.lines + 1, nextSeq: from.lines + 1 });
   if (parsed.tornBytes > 0) {
-    ftruncateSync(fd, parsed.completeBytes);
+    ftruncateSync(fd, from.bytes + parsed.completeBytes);
     warn?.(`${path}: cut off a torn last line (${parsed.tornBytes} bytes with no newline, left by an interrupted write)`);
   }
   if (parsed.unterminated) {
     writeAll(fd, Buffer.from("\n"));
     return parsed.unterminated.seq;
   }
-  return parsed.events.length;
+  return from.lines + parsed.events.length;
 }
 
 /** Secrets as they appear inside a JSON string literal, so a serialized line can be checked for them cheaply. */
@@ -80,14 +90,15 @@ function jsonForms(secrets: readonly string[]): { raw: string; json: string }[] 
   return usableSecrets(secrets).map((secret) => ({ raw: secret, json: JSON.stringify(secret).slice(1, -1) }));
 }
 
-function createWriter(fd: number, path: string, firstSeq: number, secrets: readonly { raw: string; json: string }[], options: OpenOptions): JournalWriter {
+function createWriter(fd: number, openedAt: string, firstSeq: number, secrets: readonly { raw: string; json: string }[], options: OpenOptions): JournalWriter {
   let nextSeq = firstSeq;
+  let path = openedAt;
   const opened = fstatSync(fd);
   let size = opened.size;
   let closed = false;
   let broken: string | null = null;
   let lost: string | null = null;
-  const runId = basename(dirname(path));
+  const runId = (): string => basename(dirname(path));
 
   /**
    * The file this writer has open must be at the size it left it, the run still ours and, unless a write is about to
@@ -111,7 +122,7 @@ function createWriter(fd: number, path: string, firstSeq: number, secrets: reado
 
   function verify(beforeWrite = false): void {
     if (lost === null) lost = ownershipProblem(beforeWrite);
-    if (lost !== null) throw OwnershipLostError.of(runId, lost);
+    if (lost !== null) throw OwnershipLostError.of(runId(), lost);
   }
 
   function append(event: NewEvent): JournalEvent {
@@ -176,7 +187,16 @@ function createWriter(fd: number, path: string, firstSeq: number, secrets: reado
     closeSync(fd);
   }
 
-  return { append, sync, verify: () => verify(), lostReason: () => lost, close };
+  function moved(to: string): void {
+    const previous = path;
+    path = to;
+    if (!isSameFile(opened)) {
+      path = previous;
+      throw new EngineError(`Engine bug: ${to} is not the journal this process opened as ${previous}`);
+    }
+  }
+
+  return { append, sync, verify: () => verify(), lostReason: () => lost, moved, close };
 }
 
 const REPLACED = "the journal was replaced: another process took the run over";

@@ -1,7 +1,8 @@
 // One run read from its files for a person: the journal's events grouped by iteration, usage totals, status, and who holds it.
 import type { EventOf, JournalEvent, RunStatus } from "../journal/events.js";
 import { readJournal } from "../journal/reader.js";
-import { deriveRunState } from "../journal/run-state.js";
+import { createFoldTracker, type EventFold } from "../journal/fold.js";
+import { trackRunState } from "../journal/run-state.js";
 import { errorMessage } from "../errors.js";
 import { assessOwner, type HolderAssessment } from "../store/lease/judge.js";
 import { readCurrentOwner } from "../store/lease/take-run.js";
@@ -61,8 +62,13 @@ export function loadRunAccount(workDir: string, runId: string, paths: RunPaths, 
 
 /** The account of events already read (e.g. by a follower). */
 export function accountOf(workDir: string, runId: string, paths: RunPaths, events: JournalEvent[], metadata: RunMetadata | null): RunAccount {
-  const state = deriveRunState(events);
-  const iterations = groupIterations(events);
+  // One pass: the run state and the iterations are folds on one tracker.
+  const tracker = createFoldTracker();
+  const runState = trackRunState(tracker);
+  const grouped = tracker.register(iterationsFold);
+  tracker.advance(events);
+  const state = runState();
+  const { iterations } = grouped();
   const usage = runUsageShown(state.usage.total, iterations.map((iteration) => iteration.usage));
   const start = events.find((event): event is EventOf<"ENGINE_START"> => event.type === "ENGINE_START");
   return {
@@ -84,27 +90,51 @@ export function accountOf(workDir: string, runId: string, paths: RunPaths, event
   };
 }
 
-function groupIterations(events: readonly JournalEvent[]): IterationAccount[] {
-  const iterations: IterationAccount[] = [];
-  // Each process prices its own calls with the pricing its ENGINE_START recorded.
-  let pricing: Pricing | undefined;
-  const byAction = new Map<string, ActionAccount>();
-  for (const event of events) {
-    if (event.type === "ENGINE_START") {
-      pricing = pricingOf(event);
-    } else if (event.type === "THOUGHT") {
-      iterations.push({ iteration: event.iteration, thought: event, usage: shownUsage(event, pricing), actions: [] });
-    } else if (event.type === "ACTION_REQUEST") {
-      const action: ActionAccount = { request: event, result: null };
-      byAction.set(event.action_id, action);
-      iterations.at(-1)?.actions.push(action);
-    } else if (event.type === "ACTION_RESULT") {
-      const action = byAction.get(event.action_id);
-      if (action) action.result = event;
-    }
-  }
-  return iterations;
+interface Grouped {
+  iterations: IterationAccount[];
+  /** Each process prices its own calls with the pricing its ENGINE_START recorded. */
+  pricing: Pricing | undefined;
+  byAction: Map<string, ActionAccount>;
 }
+
+/** The events grouped by iteration: each THOUGHT with its usage as priced and the actions it asked for. */
+const iterationsFold: EventFold<Grouped> = {
+  initial: () => ({ iterations: [], pricing: undefined, byAction: new Map() }),
+  step(grouped, event) {
+    switch (event.type) {
+      case "ENGINE_START":
+        grouped.pricing = pricingOf(event);
+        return grouped;
+      case "THOUGHT":
+        grouped.iterations.push({ iteration: event.iteration, thought: event, usage: shownUsage(event, grouped.pricing), actions: [] });
+        return grouped;
+      case "ACTION_REQUEST": {
+        const action: ActionAccount = { request: event, result: null };
+        grouped.byAction.set(event.action_id, action);
+        grouped.iterations.at(-1)?.actions.push(action);
+        return grouped;
+      }
+      case "ACTION_RESULT": {
+        const action = grouped.byAction.get(event.action_id);
+        if (action) action.result = event;
+        return grouped;
+      }
+      case "USER_MESSAGE":
+      case "LLM_ATTEMPT_FAILED":
+      case "HUMAN_INPUT_REQUEST":
+      case "HUMAN_INPUT_RECEIVED":
+      case "ERROR":
+      case "CONTEXT_WINDOW":
+      case "HOOK_RESULT":
+      case "ENGINE_END":
+        return grouped;
+      default: {
+        const unknown: never = event;
+        throw new Error(`run account: unhandled event ${JSON.stringify(unknown)}`);
+      }
+    }
+  },
+};
 
 function agentNameOf(start: EventOf<"ENGINE_START"> | undefined): string | null {
   const name = start?.config.agent_name;

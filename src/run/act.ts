@@ -7,7 +7,6 @@ import { invokeTool, type InvokeResult } from "../tools/invoke.js";
 import type { McpTool } from "../tools/mcp/advertise.js";
 import { ASK_HUMAN, openQuestion, parseAskHumanArgs, recordAnswer, writeInteractionRequest, type InteractionRequest } from "./ask-human.js";
 import type { RunContext } from "./run-context.js";
-import { writeToolExecution } from "../store/io-log.js";
 import { oneLine } from "./think.js";
 import { callMcpTool, mcpCommand } from "./act-mcp.js";
 import type { OpenBox } from "./tool-box.js";
@@ -88,7 +87,7 @@ export async function act(ctx: RunContext, call: ToolCall, iteration: number): P
   // The result first: a full disk while the full output is recorded must not cost the run the tool's real result.
   const outputLines = lineCount(result.stdout) + lineCount(result.stderr);
   const recorded = await appendResult(ctx, call, iteration, { status: result.status, observation: result.observation, exitCode: result.exitCode, durationMs: result.durationMs, outputLines });
-  writeToolExecution(ctx.paths, {
+  ctx.recordToolExecution({
     iteration,
     action_id: call.id,
     tool_name: call.name,
@@ -104,7 +103,7 @@ export async function act(ctx: RunContext, call: ToolCall, iteration: number): P
     stdout: result.stdout,
     stderr: result.stderr,
     ...(box === null ? {} : { sandbox: { policy: box.policy, refused_connections: refused } }),
-  }, ctx.secrets);
+  });
   await observed(ctx, iteration, recorded);
   return { kind: "done" };
 }
@@ -136,7 +135,7 @@ async function actMcp(ctx: RunContext, call: ToolCall, iteration: number, args: 
   const { facts, record } = await callMcpTool(ctx, call, tool, given);
   ctx.activity({ kind: "idle" });
   const recorded = await appendResult(ctx, call, iteration, facts);
-  writeToolExecution(ctx.paths, { iteration, action_id: call.id, tool_name: call.name, tool_args: given, ...record }, ctx.secrets);
+  ctx.recordToolExecution({ iteration, action_id: call.id, tool_name: call.name, tool_args: given, ...record });
   await observed(ctx, iteration, recorded);
   return { kind: "done" };
 }
@@ -155,7 +154,7 @@ async function loadSkill(ctx: RunContext, call: ToolCall, iteration: number, arg
   const facts: ActionFacts = { status: read.ok ? "SUCCESS" : "ERROR", observation: read.ok ? read.text : read.problem, exitCode: null, durationMs: Date.now() - started };
   ctx.log(`tool ${call.name}: ${plan.path} → ${facts.status}${read.ok ? `, ${read.text.length} chars` : ""}`);
   const recorded = await appendResult(ctx, call, iteration, facts);
-  writeToolExecution(ctx.paths, { iteration, action_id: call.id, tool_name: call.name, tool_args: args, command, duration_ms: facts.durationMs, ...(read.ok ? { content: read.text } : { error: read.problem }) }, ctx.secrets);
+  ctx.recordToolExecution({ iteration, action_id: call.id, tool_name: call.name, tool_args: args, command, duration_ms: facts.durationMs, ...(read.ok ? { content: read.text } : { error: read.problem }) });
   await observed(ctx, iteration, recorded);
   return { kind: "done" };
 }

@@ -7,7 +7,6 @@ import { continueCommand } from "./continue-command.js";
 import { clearInteraction, recordAnswerResult, type InteractionRequest } from "./ask-human.js";
 import { answersReask, checkFinalAnswer, reaskMessage, unansweredFinalAnswer } from "./final-answer.js";
 import type { RunContext } from "./run-context.js";
-import { createRunStateTracker, deriveRunState } from "../journal/run-state.js";
 import { think } from "./think.js";
 
 export type LoopEnd =
@@ -23,12 +22,11 @@ export async function runLoop(ctx: RunContext, maxIterations: number): Promise<L
     const leftover = await finishPendingCalls(ctx);
     if (leftover) return leftover;
     reaskLeftAnswer(ctx);
-    const stateOf = createRunStateTracker();
     for (let done = 0; done < maxIterations; done += 1) {
       if (ctx.signal.aborted) return interrupted(ctx);
       // One read per iteration: the events that number it are the ones its context is built from.
       const events = ctx.readEvents();
-      const end = await iterate(ctx, stateOf(events).iterations + 1, events);
+      const end = await iterate(ctx, ctx.runState().iterations + 1, events);
       if (end) return end;
     }
     return {
@@ -67,7 +65,7 @@ async function iterate(ctx: RunContext, iteration: number, events: JournalEvent[
  * ask_human call whose answer was recorded gets that answer as its result.
  */
 async function finishPendingCalls(ctx: RunContext): Promise<LoopEnd | null> {
-  const state = deriveRunState(ctx.readEvents());
+  const state = ctx.runState();
   for (const pending of state.pending) {
     if (pending.answer !== null) {
       // The human's answer was recorded but its result was not: the answer is the result.

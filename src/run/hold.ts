@@ -1,4 +1,4 @@
-// One engine process's hold on a run: opens journal and lock, drives the loop, and closes cleanly.
+// One engine process's hold on a run: drives the loop over the run's files (opened by start or resume, store/run-files.ts) and closes cleanly.
 import { statSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -6,13 +6,10 @@ import type { AgentPackage } from "../agent/load.js";
 import { contextBudget } from "../context/budget.js";
 import { ENGINE_VERSION } from "../engine-version.js";
 import { DeltaError, ENGINE_ERROR, OWNERSHIP_LOST, OwnershipLostError, errorMessage } from "../errors.js";
-import { redactText } from "../secrets.js";
+import { redactText, runSecrets, type RunSecrets } from "../secrets.js";
 import { runHook } from "../hooks/run-hook.js";
 import { agentChildEnv } from "./child-env.js";
 import type { EventOf, JournalEvent, NewEvent, RunStatus } from "../journal/events.js";
-import { openJournal, type JournalWriter } from "../journal/writer.js";
-import { createJournalReader } from "../journal/reader.js";
-import { createWrittenLines } from "../journal/written-lines.js";
 import { runLoop, type LoopEnd } from "./engine.js";
 import type { RunOutcome } from "./outcome.js";
 import { parseResult, redactOutcome } from "./outcome.js";
@@ -24,12 +21,10 @@ import { hookPolicy, journaledSandbox, toolPolicy } from "./sandbox-policy.js";
 import type { RunSandbox } from "../tools/sandbox-schema.js";
 import { openBox } from "./tool-box.js";
 import { NO_ACTIVITY, type ActivitySink } from "./activity.js";
-import { deriveRunState } from "../journal/run-state.js";
 import { hookResultEvent, journalsHookResult } from "./hook-event.js";
 import { reportHookOutcome } from "./hook-report.js";
-import { createEngineLogger, createInvocationLog, writeHookRecord } from "../store/io-log.js";
-import { holderFacts, writeMetadata, type RunMetadata } from "../store/run-metadata.js";
-import { type RunPaths } from "../store/run-dir.js";
+import { holderFacts, type RunMetadata } from "../store/run-metadata.js";
+import type { WritableRunFiles } from "../store/run-files.js";
 import type { RunHold } from "../store/lease/take-run.js";
 import { otlpHeaderSecrets, samplingOf } from "../trace/otel-env.js";
 import { formatTraceParent, journalTraceOf, newRunTrace, parseTraceParent, spanIdOf } from "../trace/trace-ids.js";
@@ -41,7 +36,8 @@ export const METADATA_REFRESH_MS = 1_000;
 export interface SessionOptions {
   runId: string;
   workDir: string;
-  paths: RunPaths;
+  /** The run's files, opened for writing by `run` or `continue`: this process's one reader and writer of them. */
+  files: WritableRunFiles;
   agent: AgentPackage;
   provider: ProviderChoice;
   /** The MCP servers this process started for the agent; the session stops them when the loop ends. */
@@ -70,40 +66,30 @@ export interface SessionOptions {
 /** Drives a run from this process's ENGINE_START to its ENGINE_END and returns the outcome. */
 export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   const startTime = new Date();
-  const { paths, agent, runId } = options;
-  const secrets = sessionSecrets(options);
-  const fileLogger = createEngineLogger(paths, secrets);
-  const invocations = createInvocationLog(paths, agent.requestRecords, secrets);
+  const { files, agent, runId } = options;
+  const { paths, secrets } = files;
   // The one redaction point of stderr progress: lines quote the model, tools and hooks, any of which can repeat the key.
   const progress = (line: string): void => options.progress(redactText(line, secrets));
   const sink = options.activity ?? NO_ACTIVITY;
   const activity: ActivitySink = (event) => sink(event.kind === "model-text" ? { ...event, text: redactText(event.text, secrets) } : event);
-  const logger = {
-    log: (line: string): void => {
-      fileLogger.log(line);
-      if (options.verbose) progress(`[log] ${line}`);
-    },
-    close: (): void => {
-      fileLogger.close();
-      invocations.close();
-    },
+  const log = (line: string): void => {
+    files.log(line);
+    if (options.verbose) progress(`[log] ${line}`);
   };
-  options.mcp?.attachLog((line) => fileLogger.log(line), (line) => logger.log(line));
-  const written = createWrittenLines();
-  const journal = await openJournal(paths.journal, { warn: (line: string) => progress(`[warning] ${line}`), secrets, written, owner: options.hold.lostReason });
-  const reader = createJournalReader(paths.journal, { written });
-  const earlier = reader.read();
+  options.mcp?.attachLog((line) => files.log(line), log);
+  const { journal } = files;
+  const earlier = files.events();
   const live = await openLiveTrace(earlier, options.started ? 1 : (options.traceFromSeq ?? earlier.length + 1), secrets, progress);
   let runTrace: ReturnType<typeof journalTraceOf> = null;
   // The tool's span, as TRACEPARENT with the run's sampling decision: a `delta` the tool starts joins the run's trace under it.
   const traceParentFor = (seq: number): string | null => {
-    runTrace ??= journalTraceOf(reader.read());
+    runTrace ??= journalTraceOf(files.events());
     return runTrace === null ? null : formatTraceParent(runTrace.traceId, spanIdOf(runTrace.traceId, seq), samplingOf(process.env, runTrace).sampled);
   };
   // A run taken over meanwhile stops what it is doing (a tool, a model call) as an interrupt would.
   const signal = AbortSignal.any([options.signal, options.hold.lost]);
   let metadata: RunMetadata = { ...options.metadata, journal_bytes: undefined, status: "RUNNING", end_time: null, error: null, ...holderFacts(startTime.getTime()), mcp_server_processes: options.mcp?.records, max_iterations: options.maxIterations, model: agent.llm.model, updated_at: startTime.toISOString() };
-  if (!options.started) writeMetadata(paths, metadata, { secrets });
+  if (!options.started) files.writeMetadata(metadata);
   // The owner record names the servers too: a later holder ends what a dead one left, even after metadata.json is lost.
   if (options.mcp && options.mcp.records.length > 0) {
     options.hold.noteServerGroups(options.mcp.records.map((record) => ({ server: record.server, pgid: record.pid, started_at_unix: record.start_time_unix })));
@@ -127,7 +113,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
     workDir: options.workDir,
     paths,
     agent,
-    invocations,
+    invocations: files.invocations,
     mcp: options.mcp?.servers ?? null,
     budget: contextBudget(agent.llm, agent.context, options.provider.protocol),
     provider: options.provider.provider,
@@ -148,7 +134,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
         // A cache of the journal: refreshed at most once a second while RUNNING; every status change is written at once.
         const now = Date.now();
         if (now - metadataWrittenAt >= METADATA_REFRESH_MS) {
-          writeMetadata(paths, metadata, { secrets });
+          files.writeMetadata(metadata);
           metadataWrittenAt = now;
         }
       }
@@ -160,9 +146,14 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
     // Each iteration starts here: a process that lost the run stops before it calls the model again.
     readEvents: () => {
       journal.verify();
-      return reader.read();
+      return files.events();
     },
-    log: (line) => logger.log(line),
+    runState: () => {
+      journal.verify();
+      return files.state();
+    },
+    recordToolExecution: (record) => files.writeToolExecution(record),
+    log,
     progress,
     activity,
     askInteractively: options.askInteractively,
@@ -177,10 +168,10 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
         baseEnv: agent.hooks[name] === undefined ? undefined : hookBox?.env ?? childEnvOf(),
         sandbox: hookBox?.box,
         record: (hookName, record) => {
-          const file = writeHookRecord(paths, hookName, record, secrets);
+          const file = files.writeHookRecord(hookName, record);
           if (journalsHookResult(hookName)) ctx.append(hookResultEvent(record, iteration, file, paths.runDir));
         },
-        log: (line) => logger.log(line),
+        log,
         signal: closing ? undefined : signal,
       });
       return reportHookOutcome(name, outcome, progress);
@@ -201,14 +192,14 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   activity({ kind: "idle" });
   // The servers are no longer needed: stopped before the end is recorded, so no hook at the end sees them running.
   await options.mcp?.servers.close();
-  const open = { journal, logger, metadata, startTime };
+  const open = { files, metadata, startTime };
   const lost = journal.lostReason() ?? options.hold.lostReason();
   try {
     const outcome = lost !== null ? stopLost(ctx, open, lost) : await finish(ctx, options, open, end);
     // Bounded by OTEL_EXPORTER_OTLP_TIMEOUT: a dead collector costs that and one warning line, never the outcome.
     const warning = await live?.flush();
     if (warning) progress(warning);
-    return { ...outcome, traceId: journalTraceOf(reader.read())?.traceId ?? null };
+    return { ...outcome, traceId: journalTraceOf(files.events())?.traceId ?? null };
   } finally {
     await hookBox?.close();
   }
@@ -222,16 +213,14 @@ function completedResult(end: LoopEnd, status: RunStatus): Pick<RunOutcome, "res
 }
 
 interface OpenSession {
-  journal: JournalWriter;
-  logger: { close(): void };
+  files: WritableRunFiles;
   metadata: RunMetadata;
   startTime: Date;
 }
 
 /** The run was taken over: write nothing more (no event, no metadata, no hook, no release of a lock that is not ours). */
 function stopLost(ctx: RunContext, open: OpenSession, lost: string): RunOutcome {
-  open.journal.close();
-  open.logger.close();
+  open.files.close();
   const { message } = OwnershipLostError.of(ctx.runId, lost);
   ctx.progress(`[error] ${message}`);
   const endTime = new Date();
@@ -252,8 +241,8 @@ function stopLost(ctx: RunContext, open: OpenSession, lost: string): RunOutcome 
 }
 
 /** What must never reach a file or the terminal: the provider's key, the values MCP servers read from the environment and the OTLP exporter's headers. */
-export function sessionSecrets(options: Pick<SessionOptions, "provider" | "mcp">): string[] {
-  return [...options.provider.secrets, ...(options.mcp?.servers.secrets ?? []), ...otlpHeaderSecrets(process.env)];
+export function sessionSecrets(options: Pick<SessionOptions, "provider" | "mcp">): RunSecrets {
+  return runSecrets([...options.provider.secrets, ...(options.mcp?.servers.secrets ?? []), ...otlpHeaderSecrets(process.env)]);
 }
 
 /**
@@ -306,25 +295,25 @@ async function finish(ctx: RunContext, options: SessionOptions, open: OpenSessio
   try {
     if (error) {
       ctx.append({ type: "ERROR", error_type: error.type, error_message: error.message });
-      await ctx.hook("on_error", deriveRunState(ctx.readEvents()).iterations, error, { ERROR_MESSAGE: error.message });
+      await ctx.hook("on_error", ctx.runState().iterations, error, { ERROR_MESSAGE: error.message });
     }
-    const state = deriveRunState(ctx.readEvents());
+    const state = ctx.runState();
     ctx.append({ type: "ENGINE_END", run_id: ctx.runId, status, final_iteration: state.iterations });
-    open.journal.sync();
+    open.files.journal.sync();
     journalBytes = statSync(ctx.paths.journal).size;
   } catch (err) {
-    const lost = open.journal.lostReason() ?? options.hold.lostReason();
+    const lost = open.files.journal.lostReason() ?? options.hold.lostReason();
     if (lost !== null) return stopLost(ctx, open, lost);
     // Without ENGINE_END on disk the outcome is not recorded: never report it as a success.
     status = "FAILED";
     finalError = { type: ENGINE_ERROR, message: `Could not record the end of the run: ${errorMessage(err)}` };
   }
   const endTime = new Date();
-  const state = deriveRunState(ctx.readEvents());
+  const state = ctx.runState();
   const usage = priceRunUsage(state.usage, ctx.agent.llm.pricing);
   const { model_usage: _perModel, ...usageTotals } = usage;
   try {
-    writeMetadata(ctx.paths, {
+    open.files.writeMetadata({
       ...open.metadata,
       status,
       iterations: state.iterations,
@@ -333,14 +322,13 @@ async function finish(ctx: RunContext, options: SessionOptions, open: OpenSessio
       error: finalError ? `${finalError.type}: ${finalError.message}` : null,
       usage: usageTotals,
       journal_bytes: journalBytes,
-    }, { durable: true, secrets: ctx.secrets });
+    }, { durable: true });
   } catch (err) {
     // metadata.json is only a cache of the journal: still release the lock and report the outcome.
     ctx.progress(`[warning] ${errorMessage(err)}`);
   }
   await ctx.hook("on_run_end", state.iterations, { status, error: finalError ?? null });
-  open.journal.close();
-  open.logger.close();
+  open.files.close();
   options.hold.release();
 
   // The one redaction point of the RunResult on stdout: the result and error quote the model and the server.

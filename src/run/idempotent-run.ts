@@ -7,6 +7,7 @@ import { readJournal } from "../journal/reader.js";
 import { deriveRunState, type RunState } from "../journal/run-state.js";
 import { priceRunUsage } from "../llm/usage.js";
 import { runPaths, type RunPaths } from "../store/run-dir.js";
+import { openRunFiles, type RunFiles } from "../store/run-files.js";
 import { continueCommand } from "./continue-command.js";
 import { parseResult, type RunOutcome } from "./outcome.js";
 import type { DriveOptions } from "./run-context.js";
@@ -34,12 +35,14 @@ export function runExists(workDir: string, runId: string): boolean {
  */
 export async function resumeExistingRun(request: ExistingRunRequest): Promise<RunOutcome> {
   const paths = runPaths(request.workDir, request.runId);
-  const events = readJournalOf(paths, request);
+  // This process's one reader of the run: a run that goes on is continued with it, its journal not parsed again.
+  const files = openRunFilesOf(paths, request);
+  const events = files.events();
   const start = events[0];
   if (start?.type !== "ENGINE_START") {
     throw new RunRefusedError(`Run ${request.runId} in ${request.workDir} has no ENGINE_START yet: another process is starting it. Retry once it has started, or choose another --run-id.`);
   }
-  const state = deriveRunState(events);
+  const state = files.state();
   refuseAnotherTask(request, start.agent_home, state.initialMessage);
   switch (state.status) {
     case "COMPLETED":
@@ -53,7 +56,7 @@ export async function resumeExistingRun(request: ExistingRunRequest): Promise<Ru
     case "RUNNING": {
       // The same task goes on, as `continue` without -m: the task is in the journal already, and saying it twice would change the conversation.
       const { message: _sameTask, ...goOn } = request;
-      return continueRun({ ...goOn, force: false });
+      return continueRun({ ...goOn, force: false }, files);
     }
   }
 }
@@ -85,11 +88,11 @@ export function journaledOutcome(run: RunRef, warn: (message: string) => void): 
   }
 }
 
-function readJournalOf(paths: RunPaths, request: ExistingRunRequest): JournalEvent[] {
+function openRunFilesOf(paths: RunPaths, request: ExistingRunRequest): RunFiles {
   if (!existsSync(paths.journal)) {
     throw new RunRefusedError(`Run ${request.runId} in ${request.workDir} has no journal yet: another process is starting it. Retry once it has started, or choose another --run-id.`);
   }
-  return readJournal(paths.journal, { warn: request.warn });
+  return openRunFiles(paths, { warn: request.warn });
 }
 
 function refuseAnotherTask(request: ExistingRunRequest, agentHome: string, firstMessage: string | null): void {

@@ -6,8 +6,6 @@ import { loadAgent, type AgentPackage } from "../agent/load.js";
 import { preflightAgent } from "../agent/preflight.js";
 import { forAgent, ORPHANED_RUN, RunRefusedError } from "../errors.js";
 import type { EventOf, JournalEvent } from "../journal/events.js";
-import { readFirstEvent, readJournal } from "../journal/reader.js";
-import { openJournal } from "../journal/writer.js";
 import { clearInteraction, recordAnswer } from "./ask-human.js";
 import { continueCommand } from "./continue-command.js";
 import type { RunOutcome } from "./outcome.js";
@@ -16,8 +14,8 @@ import { verboseLog, withModel } from "./model-choice.js";
 import { journaledOutput, withOutput } from "./output-choice.js";
 import type { DriveOptions, RunContext } from "./run-context.js";
 import { validateRunId } from "../store/run-id.js";
-import { deriveRunState, type RunState } from "../journal/run-state.js";
-import { runSession } from "./hold.js";
+import type { RunState } from "../journal/run-state.js";
+import { runSession, sessionSecrets } from "./hold.js";
 import { checkSandbox } from "./sandbox-check.js";
 import { continuedSandbox } from "./sandbox-policy.js";
 import { checkRunEndpoint, journaledEndpoint } from "./run-endpoint.js";
@@ -30,6 +28,7 @@ import { describeHost, isThisHost } from "../store/lease/host-identity.js";
 import { findRunDir, type RunPaths } from "../store/run-dir.js";
 import { checkTrustedOwner } from "../store/trusted-owner.js";
 import { readOrRebuildMetadata, type RunMetadata } from "../store/run-metadata.js";
+import { openRunFiles, type RunFiles, type WritableRunFiles } from "../store/run-files.js";
 
 export interface ContinueRequest extends DriveOptions {
   runId: string;
@@ -38,23 +37,28 @@ export interface ContinueRequest extends DriveOptions {
   force: boolean;
 }
 
-export async function continueRun(request: ContinueRequest): Promise<RunOutcome> {
+/** `opened`: the run's files, when this process has read them already (`run --if-exists resume`). */
+export async function continueRun(request: ContinueRequest, opened?: RunFiles): Promise<RunOutcome> {
   validateRunId(request.runId);
   const paths = findRunDir(request.workDir, request.runId);
   checkTrustedOwner(paths.runDir, "the run's folder");
   checkTrustedOwner(paths.journal, "the run's journal");
+  // The one reader and writer of the run's files in this process.
+  const files = opened ?? openRunFiles(paths, { warn: request.warn });
   // The first event never changes once written: the agent can be loaded (and refused) before the run is taken.
-  const start = readFirstEvent(paths.journal);
+  const start = files.firstEvent();
   if (start?.type !== "ENGINE_START") throw new RunRefusedError(`Run ${request.runId} has no ENGINE_START at the start of ${paths.journal}; it cannot be continued.`);
   const loaded = await loadAgent(start.agent_home, { warn: request.warn });
-  return forAgent(loaded.name, () => continueLoaded(request, paths, start, loaded));
+  return forAgent(loaded.name, () => continueLoaded(request, files, start, loaded));
 }
 
-async function continueLoaded(request: ContinueRequest, paths: RunPaths, start: EventOf<"ENGINE_START">, loaded: AgentPackage): Promise<RunOutcome> {
+async function continueLoaded(request: ContinueRequest, files: RunFiles, start: EventOf<"ENGINE_START">, loaded: AgentPackage): Promise<RunOutcome> {
+  const { paths } = files;
   const output = await journaledOutput(start);
   checkTrustedOwner(join(loaded.home, "hooks.yaml"), "the agent's hooks file");
   await preflightAgent(loaded, start.work_dir);
-  const sandbox = continuedSandbox(lastEngineStart(readJournal(paths.journal, { warn: () => {} }))?.config.sandbox, loaded, request.sandbox);
+  // Read before the run is taken (quietly: its holder may be writing); read again after, this parses only what changed.
+  const sandbox = continuedSandbox(lastEngineStart(files.events({ quiet: true }))?.config.sandbox, loaded, request.sandbox);
   await checkSandbox(sandbox, loaded, request.warn);
 
   pausePoint("continue-before-lock");
@@ -65,13 +69,14 @@ async function continueLoaded(request: ContinueRequest, paths: RunPaths, start: 
   let agent: AgentPackage;
   let metadata: RunMetadata;
   let mcp: AgentMcp | null = null;
+  let writable: WritableRunFiles | null = null;
   // Where live export starts sending: this process's first event; or, when the run's last engine died (its spans may
   // never have left it), that engine's ENGINE_START, so its whole invocation is sent again with the same ids.
   let traceFromSeq: number;
   try {
     // Every decision about the run is made here, from the journal as it is now that this process holds the run.
-    const events = readJournal(paths.journal, { warn: request.warn });
-    state = deriveRunState(events);
+    const events = files.events();
+    state = files.state();
     traceFromSeq = state.status === "RUNNING" ? (lastEngineStart(events)?.seq ?? 1) : events.length + 1;
     answer = planAnswer(request, paths, state);
     // The replay position is the number of THOUGHTs recorded: read, like everything else, now that the run is ours.
@@ -90,7 +95,7 @@ async function continueLoaded(request: ContinueRequest, paths: RunPaths, start: 
       source: provider.describe.base_url_source,
     });
     agent = withOutput(withModel(loaded, request.model ?? provider.model), output, provider.protocol, request.warn);
-    metadata = readOrRebuildMetadata(paths, events, hold.previous?.owner ?? null, request.warn);
+    metadata = readOrRebuildMetadata(paths, events, state, hold.previous?.owner ?? null, request.warn);
     reportTakeover(request, hold, state);
     const leftover = await endLeftoverTool(hold, events, state);
     if (leftover) request.progress(`[Janitor] ${leftover}`);
@@ -102,9 +107,16 @@ async function continueLoaded(request: ContinueRequest, paths: RunPaths, start: 
       request.progress(`[Janitor] Stopped ${stopped}, left running by the engine that stopped`);
     }
     mcp = await startAgentMcp(agent, { workDir: start.work_dir, provider, sandbox, signal: request.signal, warn: request.warn, echo: verboseLog(request), activity: request.activity });
-    if (state.status === "RUNNING") await markInterrupted(paths, request.runId, state, hold, leftover, request.warn);
+    writable = await files.startWriting({
+      secrets: sessionSecrets({ provider, mcp }),
+      owner: hold.lostReason,
+      warn: (line) => request.progress(`[warning] ${line}`),
+      requestRecords: agent.requestRecords,
+    });
+    if (state.status === "RUNNING") markInterrupted(writable, request.runId, state, hold, leftover);
   } catch (err) {
     await mcp?.servers.close();
+    writable?.close();
     hold.release();
     throw err;
   }
@@ -113,7 +125,7 @@ async function continueLoaded(request: ContinueRequest, paths: RunPaths, start: 
     return await runSession({
       runId: request.runId,
       workDir: start.work_dir,
-      paths,
+      files: writable,
       agent,
       provider,
       mcp,
@@ -200,26 +212,22 @@ async function endLeftoverTool(hold: RunHold, events: JournalEvent[], state: Run
 }
 
 /** Records the janitor's RUNNING → INTERRUPTED transition in the journal and metadata, naming the old holder. */
-async function markInterrupted(paths: RunPaths, runId: string, state: RunState, hold: RunHold, leftover: string | null, warn: (line: string) => void): Promise<void> {
+function markInterrupted(files: WritableRunFiles, runId: string, state: RunState, hold: RunHold, leftover: string | null): void {
   const owner = hold.previous?.owner;
   const engine = owner ? `The engine process (pid ${owner.pid} on ${describeHost(owner)})` : "The engine process";
-  const journal = await openJournal(paths.journal, { warn, owner: hold.lostReason });
-  try {
-    journal.append({
-      type: "ERROR",
-      error_type: ORPHANED_RUN,
-      error_message: `[Janitor] ${engine} stopped without recording an end (${hold.previous?.reason ?? "no owner record"}); run marked INTERRUPTED.${leftover ? ` ${leftover}.` : ""}`,
-      error_details: {
-        previous_owner: owner ? { generation: owner.generation, pid: owner.pid, hostname: owner.hostname, machine_id: owner.machine_id ?? null, boot_id: owner.boot_id ?? null } : null,
-        judged: hold.previous?.reason ?? null,
-        taken_as_generation: hold.generation,
-      },
-    });
-    journal.append({ type: "ENGINE_END", run_id: runId, status: "INTERRUPTED", final_iteration: state.iterations });
-    journal.sync();
-  } finally {
-    journal.close();
-  }
+  const { journal } = files;
+  journal.append({
+    type: "ERROR",
+    error_type: ORPHANED_RUN,
+    error_message: `[Janitor] ${engine} stopped without recording an end (${hold.previous?.reason ?? "no owner record"}); run marked INTERRUPTED.${leftover ? ` ${leftover}.` : ""}`,
+    error_details: {
+      previous_owner: owner ? { generation: owner.generation, pid: owner.pid, hostname: owner.hostname, machine_id: owner.machine_id ?? null, boot_id: owner.boot_id ?? null } : null,
+      judged: hold.previous?.reason ?? null,
+      taken_as_generation: hold.generation,
+    },
+  });
+  journal.append({ type: "ENGINE_END", run_id: runId, status: "INTERRUPTED", final_iteration: state.iterations });
+  journal.sync();
 }
 
 async function open(ctx: RunContext, paths: RunPaths, state: RunState, answer: Answer): Promise<void> {

@@ -6,7 +6,9 @@ import type { HookOutcome } from "../hooks/run-hook.js";
 import type { JournalEvent, NewEvent } from "../journal/events.js";
 import type { Provider } from "../llm/types.js";
 import type { ToolGroup } from "../store/lease/owner-record.js";
-import type { InvocationLog } from "../store/io-log.js";
+import type { InvocationLog, IoRecord } from "../store/io-log.js";
+import type { RunState } from "../journal/run-state.js";
+import type { RunSecrets } from "../secrets.js";
 import type { RunPaths } from "../store/run-dir.js";
 import type { ActivitySink } from "./activity.js";
 import type { McpServers } from "../tools/mcp/servers.js";
@@ -62,6 +64,10 @@ export interface RunContext {
   noteToolGroup(group: ToolGroup | null): void;
   /** The journal as it is on disk now (verified incremental read). */
   readEvents(): JournalEvent[];
+  /** The run's state after the journal as it is on disk now, folded once as it is read (store/run-files.ts). */
+  runState(): RunState;
+  /** Writes a tool execution's io record; returns its path. */
+  recordToolExecution(record: IoRecord & { tool_name: string }): string;
   /** Runs a lifecycle hook; "none" when the agent defines none for that point. */
   hook(name: HookName, iteration: number, payload: unknown, env?: Record<string, string>): Promise<HookOutcome>;
   /** Lines for engine.log. */
@@ -73,7 +79,7 @@ export interface RunContext {
   /** Present with -i: asks on the terminal and returns the answer. */
   askInteractively?: (question: HumanQuestion) => Promise<string>;
   signal: AbortSignal;
-  secrets: string[];
+  secrets: RunSecrets;
   /** The environment tools, hooks and generators start from: the engine's, without its API key unless the agent passes it on. */
   childEnv: Record<string, string>;
   /** The box a call of this tool runs in (close it after the call), or null when the tool runs unboxed. */

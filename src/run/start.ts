@@ -4,7 +4,6 @@ import { loadAgent, type AgentPackage } from "../agent/load.js";
 import { loadOutputSchemaFile } from "../agent/output-schema.js";
 import { preflightAgent } from "../agent/preflight.js";
 import { forAgent } from "../errors.js";
-import { openJournal } from "../journal/writer.js";
 import { chooseProvider, type ProviderChoice } from "../llm/provider-choice.js";
 import type { RunOutcome } from "./outcome.js";
 import type { DriveOptions } from "./run-context.js";
@@ -12,10 +11,11 @@ import { validateRunId } from "../store/run-id.js";
 import { engineStartEvent, runSession, sessionSecrets, type SessionOptions } from "./hold.js";
 import { checkTrustedOwner } from "../store/trusted-owner.js";
 import { startAgentMcp, type AgentMcp } from "./mcp-start.js";
-import { createFirstOwner, holdNewRun } from "../store/lease/take-run.js";
+import { createFirstOwner, holdNewRun, type RunHold } from "../store/lease/take-run.js";
+import { openRunFiles, type WritableRunFiles } from "../store/run-files.js";
 import type { OwnerRecord } from "../store/lease/owner-record.js";
-import { holderFacts, writeMetadata } from "../store/run-metadata.js";
-import { stageNewRunDir, stageRunDir, type RunPaths, type StagedRun } from "../store/run-dir.js";
+import { holderFacts } from "../store/run-metadata.js";
+import { stageNewRunDir, stageRunDir, type StagedRun } from "../store/run-dir.js";
 import { rememberLastUsed, removeCreatedWorkspace, resolveWorkspace, type Workspace } from "../store/workspace.js";
 import { verboseLog, withModel } from "./model-choice.js";
 import { withOutput } from "./output-choice.js";
@@ -91,7 +91,7 @@ async function claimAndRun(
   const staged = request.runId === undefined ? stageNewRunDir(workspace.workDir) : stageRunDir(workspace.workDir, request.runId);
   const runId = staged.runId;
   const now = new Date().toISOString();
-  const session: Omit<SessionOptions, "paths" | "hold"> = {
+  const session: Omit<SessionOptions, "files" | "hold"> = {
     runId,
     workDir: workspace.workDir,
     agent,
@@ -125,30 +125,40 @@ async function claimAndRun(
     },
     started: true,
   };
-  const { paths, owner } = await publishFirstEvents(staged, session, request.message);
-  const hold = holdNewRun(paths, owner);
+  // The journal's writer is opened before the run is published, and asks the hold (from then on) whether the run is still ours.
+  let hold: RunHold | null = null;
+  const { files, owner } = await publishFirstEvents(staged, session, request.message, () => hold?.lostReason() ?? null);
+  hold = holdNewRun(files.paths, owner);
   request.progress(`Run ${runId} in ${workspace.workDir}`);
-  return runSession({ ...session, paths, hold });
+  return runSession({ ...session, files, hold });
 }
 
 /** Journals ENGINE_START and the message in the staged directory, durably, with its first owner record, then publishes it as the run. */
-async function publishFirstEvents(staged: StagedRun, session: Omit<SessionOptions, "paths" | "hold">, message: string): Promise<{ paths: RunPaths; owner: OwnerRecord }> {
+async function publishFirstEvents(
+  staged: StagedRun,
+  session: Omit<SessionOptions, "files" | "hold">,
+  message: string,
+  lostReason: () => string | null,
+): Promise<{ files: WritableRunFiles; owner: OwnerRecord }> {
   let owner: OwnerRecord;
+  let files: WritableRunFiles | null = null;
   try {
     owner = createFirstOwner(staged.paths);
-    const secrets = sessionSecrets(session);
-    writeMetadata(staged.paths, session.metadata, { secrets });
-    const journal = await openJournal(staged.paths.journal, { secrets });
-    try {
-      journal.append(engineStartEvent(session, true));
-      journal.append({ type: "USER_MESSAGE", content: message });
-      journal.sync();
-    } finally {
-      journal.close();
-    }
+    files = await openRunFiles(staged.paths, { warn: session.progress }).startWriting({
+      secrets: sessionSecrets(session),
+      owner: lostReason,
+      warn: (line) => session.progress(`[warning] ${line}`),
+      requestRecords: session.agent.requestRecords,
+    });
+    files.writeMetadata(session.metadata);
+    files.journal.append(engineStartEvent(session, true));
+    files.journal.append({ type: "USER_MESSAGE", content: message });
+    files.journal.sync();
+    files.published(staged.publish());
   } catch (err) {
+    files?.close();
     staged.discard();
     throw err;
   }
-  return { paths: staged.publish(), owner };
+  return { files, owner };
 }

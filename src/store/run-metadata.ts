@@ -6,7 +6,7 @@ import { z } from "zod";
 import { EngineError, RunFileError, RunRefusedError, errorMessage } from "../errors.js";
 import { fsError } from "../fs-errors.js";
 import { RunStatusSchema, type JournalEvent } from "../journal/events.js";
-import { deriveRunState } from "../journal/run-state.js";
+import type { RunState } from "../journal/run-state.js";
 import { thisHost } from "../process/host-probe.js";
 import type { OwnerRecord } from "./lease/owner-record.js";
 import { PRIVATE_FILE_MODE } from "../private-modes.js";
@@ -118,23 +118,22 @@ export function readMetadata(paths: RunPaths): RunMetadata {
  * metadata.json as read, or, when it is lost or garbled, rebuilt from the journal (the run's truth) and the last
  * owner record, with a warning: it is only a cache, so it never stops a run from being continued.
  */
-export function readOrRebuildMetadata(paths: RunPaths, events: readonly JournalEvent[], lastOwner: OwnerRecord | null, warn: (line: string) => void): RunMetadata {
+export function readOrRebuildMetadata(paths: RunPaths, events: readonly JournalEvent[], state: RunState, lastOwner: OwnerRecord | null, warn: (line: string) => void): RunMetadata {
   try {
     return readMetadata(paths);
   } catch (err) {
     if (!(err instanceof RunRefusedError)) throw err;
-    const rebuilt = metadataFromJournal(events, lastOwner);
+    const rebuilt = metadataFromJournal(events, state, lastOwner);
     if (rebuilt === null) throw err;
     warn(`[warning] ${err.message}. Rebuilt it from the journal, which is the run's truth; it is rewritten as the run goes on.`);
     return rebuilt;
   }
 }
 
-/** What metadata.json says when it agrees with the journal; null for a journal with no ENGINE_START. */
-function metadataFromJournal(events: readonly JournalEvent[], lastOwner: OwnerRecord | null): RunMetadata | null {
+/** What metadata.json says when it agrees with the journal (and `state`, the run state folded from it); null for a journal with no ENGINE_START. */
+function metadataFromJournal(events: readonly JournalEvent[], state: RunState, lastOwner: OwnerRecord | null): RunMetadata | null {
   const start = events[0];
   if (start?.type !== "ENGINE_START") return null;
-  const state = deriveRunState(events);
   const last = events.at(-1) ?? start;
   const configured = (key: string): unknown => start.config[key];
   const maxIterations = configured("max_iterations");

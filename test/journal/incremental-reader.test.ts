@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createJournalReader, readJournal } from "../../src/journal/reader.js";
 import { openJournal } from "../../src/journal/writer.js";
+import { runSecrets } from "../../src/secrets.js";
 
 const line = (seq: number, content = `m${seq}`): string =>
   `${JSON.stringify({ seq, timestamp: "2025-01-01T00:00:00.000Z", type: "USER_MESSAGE", content })}\n`;
@@ -20,7 +21,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("createJournalReader", () => {
   it("returns every event, including those appended since the previous read", async () => {
-    const writer = await openJournal(path);
+    const writer = await openJournal(path, { secrets: runSecrets([]) });
     const reader = createJournalReader(path);
     expect(reader.read()).toEqual([]);
     writer.append({ type: "USER_MESSAGE", content: "a" });
@@ -124,7 +125,7 @@ describe("read cost over a long run (why iteration 1000 costs what iteration 10 
   });
 
   it("reads only the new bytes plus the first and last cached lines, as much at event 1000 as at event 10", async () => {
-    const writer = await openJournal(path);
+    const writer = await openJournal(path, { secrets: runSecrets([]) });
     const reader = createJournalReader(path);
     writer.append({ type: "USER_MESSAGE", content: "start" });
     reader.read();
@@ -152,7 +153,7 @@ describe("read cost over a long run (why iteration 1000 costs what iteration 10 
   });
 
   it("parses each line exactly once when reads follow appends as in the engine loop", async () => {
-    const writer = await openJournal(path);
+    const writer = await openJournal(path, { secrets: runSecrets([]) });
     const reader = createJournalReader(path);
     writer.append({ type: "USER_MESSAGE", content: "start" });
     for (let iteration = 1; iteration <= 500; iteration += 1) {

@@ -1,7 +1,8 @@
 // The run's state folded from its journal, at once or incrementally as the journal grows.
 import { describe, expect, it } from "vitest";
 import type { JournalEvent } from "../../src/journal/events.js";
-import { createRunStateTracker, deriveRunState } from "../../src/journal/run-state.js";
+import { createFoldTracker } from "../../src/journal/fold.js";
+import { deriveRunState, trackRunState, type RunState } from "../../src/journal/run-state.js";
 
 const at = "2026-01-01T00:00:00.000Z";
 const calls = [
@@ -37,7 +38,17 @@ describe("deriveRunState", () => {
   });
 });
 
-describe("createRunStateTracker", () => {
+/** The run state on a fold tracker fed the journal as the incremental reader returns it. */
+function createRunStateTracker(): (events: readonly JournalEvent[]) => RunState {
+  const tracker = createFoldTracker();
+  const state = trackRunState(tracker);
+  return (events) => {
+    tracker.advance(events);
+    return state();
+  };
+}
+
+describe("trackRunState on a fold tracker", () => {
   it("gives what deriveRunState gives at every length of a growing journal", () => {
     const track = createRunStateTracker();
     for (let length = 0; length <= journal.length; length += 1) {

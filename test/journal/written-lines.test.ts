@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createJournalReader } from "../../src/journal/reader.js";
 import { openJournal } from "../../src/journal/writer.js";
 import { createWrittenLines } from "../../src/journal/written-lines.js";
+import { runSecrets } from "../../src/secrets.js";
 
 let dir: string;
 let path: string;
@@ -17,7 +18,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 async function writerAndReader() {
   const written = createWrittenLines();
-  const writer = await openJournal(path, { written });
+  const writer = await openJournal(path, { secrets: runSecrets([]), written });
   return { writer, reader: createJournalReader(path, { written }) };
 }
 

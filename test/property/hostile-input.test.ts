@@ -16,6 +16,7 @@ import { bindToolCall } from "../../src/tools/bind.js";
 import { expandTool } from "../../src/tools/expand.js";
 import { invokeTool } from "../../src/tools/invoke.js";
 import { DEFAULT_CONTEXT } from "../e2e/harness.js";
+import { runSecrets } from "../../src/secrets.js";
 import {
   CANARY,
   CANARY_CONTEXT,
@@ -235,7 +236,7 @@ describe("hostile journal lines", () => {
       fc.asyncProperty(damagedJournal, async (journal) => {
         count("journal repairs");
         const path = write(journal.text);
-        const opened = await openJournal(path).then((writer) => writer, (err: unknown) => err);
+        const opened = await openJournal(path, { secrets: runSecrets([]) }).then((writer) => writer, (err: unknown) => err);
         if (journal.damage.kind !== "torn") {
           expect(opened).toBeInstanceOf(JournalError);
           return;

@@ -13,6 +13,7 @@ import { stalePeriodMs } from "../../src/store/lease/judge.js";
 import { claimGeneration, listGenerations, ownRecord, paddedRecord, readRecord, recordPath, type OwnerRecord } from "../../src/store/lease/owner-record.js";
 import { createFirstOwner, holdNewRun, readCurrentOwner, takeRun } from "../../src/store/lease/take-run.js";
 import { stageRunDir, type RunPaths } from "../../src/store/run-dir.js";
+import { runSecrets } from "../../src/secrets.js";
 
 // Beats every 100 ms here, so a holder is judged after half a second of silence.
 const BEAT_MS = 100;
@@ -273,7 +274,7 @@ describe("a hold", () => {
 
   it("stops a journal writer before its next append once the run was taken and the journal fenced", async () => {
     const generation = recordFor(live.pid!);
-    const old = await openJournal(paths.journal, { owner: () => (existsSync(recordPath(paths.lock, generation + 1)) ? "taken over" : null) });
+    const old = await openJournal(paths.journal, { secrets: runSecrets([]), owner: () => (existsSync(recordPath(paths.lock, generation + 1)) ? "taken over" : null) });
     old.append({ type: "USER_MESSAGE", content: "b" });
     const hold = await take(true);
     expect(() => old.append({ type: "USER_MESSAGE", content: "late" })).toThrow(OwnershipLostError);

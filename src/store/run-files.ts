@@ -1,0 +1,132 @@
+// The one owner of a run's files in this process: its journal (one reader, one writer), io records, engine.log and metadata.json.
+//
+// Opened once per process and passed down. Reading needs nothing; writing needs the run's secrets
+// (RunSecrets, made only by secrets.ts), so nothing can write a run's files unredacted. The reader,
+// the writer and the run-state fold share what they learn: a journal is parsed once per process,
+// its later reads parse only what was appended (and not even that when this process wrote it).
+import type { JournalEvent } from "../journal/events.js";
+import { createFoldTracker } from "../journal/fold.js";
+import { createJournalReader, readFirstEvent, type JournalReader, type ReadCost } from "../journal/reader.js";
+import { trackRunState, type RunState } from "../journal/run-state.js";
+import { openJournal, type JournalWriter } from "../journal/writer.js";
+import { createWrittenLines } from "../journal/written-lines.js";
+import type { RunSecrets } from "../secrets.js";
+import { createEngineLogger, createInvocationLog, writeHookRecord, writeToolExecution, type EngineLogger, type InvocationLog, type IoRecord, type RequestRecords } from "./io-log.js";
+import { writeMetadata, type RunMetadata } from "./run-metadata.js";
+import type { RunPaths } from "./run-dir.js";
+
+export interface RunFiles {
+  /** The run's paths: they change once, when a staged run is published (see `published`). */
+  readonly paths: RunPaths;
+  /** The journal's first event (ENGINE_START), from the events already read or else from its first line alone. */
+  firstEvent(): JournalEvent | null;
+  /** Every event now in the journal; parses only what was appended since the last read. `quiet`: no warning about a torn last line (a read before the run is taken). */
+  events(options?: { quiet?: boolean }): JournalEvent[];
+  /** The run's state after the journal as it is now (read as `events` reads it). */
+  state(): RunState;
+  /** What reading the journal has cost this process so far: a `continue` parses it fully once. */
+  readCost(): ReadCost;
+  /** Opens the journal for writing (once: a second call returns the same files), and io/, engine.log and metadata.json with it. */
+  startWriting(options: WritingOptions): Promise<WritableRunFiles>;
+}
+
+interface WritingOptions {
+  /** What must never reach any of the run's files. */
+  secrets: RunSecrets;
+  /** Why this process no longer owns the run, or null while it does (see store/lease/take-run.ts). */
+  owner?: () => string | null;
+  /** Told when the writer cuts a torn last line. */
+  warn: (line: string) => void;
+  /** How model calls are recorded in io/invocations. */
+  requestRecords: RequestRecords;
+}
+
+export interface WritableRunFiles extends RunFiles {
+  readonly secrets: RunSecrets;
+  /** The journal's one writer in this process. */
+  readonly journal: JournalWriter;
+  /** io/invocations: the records of this process's model calls. */
+  readonly invocations: InvocationLog;
+  /** One line of engine.log (best effort). */
+  log(line: string): void;
+  writeMetadata(metadata: RunMetadata, options?: { durable?: boolean }): void;
+  writeToolExecution(record: IoRecord & { tool_name: string }): string;
+  writeHookRecord(hookName: string, record: IoRecord): string;
+  /** The staged run directory was renamed to its published place: the same files, under `paths` from now on. */
+  published(paths: RunPaths): void;
+  /** Closes the journal, engine.log and io/, logging what reading the journal cost. */
+  close(): void;
+}
+
+export function openRunFiles(paths: RunPaths, options: { warn: (line: string) => void }): RunFiles {
+  let current = paths;
+  const written = createWrittenLines();
+  const tracker = createFoldTracker();
+  const runState = trackRunState(tracker);
+  let reader: JournalReader | null = null;
+  let writable: Promise<WritableRunFiles> | null = null;
+
+  const events = (read: { quiet?: boolean } = {}): JournalEvent[] => {
+    // Made on first read: a new run's journal is written in its staged directory, and read only once it is published.
+    reader ??= createJournalReader(current.journal, { written, warn: options.warn });
+    const all = reader.read(read);
+    tracker.advance(all);
+    return all;
+  };
+
+  const files: RunFiles = {
+    get paths() {
+      return current;
+    },
+    firstEvent: () => (reader === null ? readFirstEvent(current.journal) : (events()[0] ?? null)),
+    events,
+    state: () => {
+      events();
+      return runState();
+    },
+    readCost: () => reader?.cost() ?? { bytesRead: 0, linesParsed: 0, fullParses: 0 },
+    startWriting: (writing) => (writable ??= openWriting(writing)),
+  };
+
+  async function openWriting(writing: WritingOptions): Promise<WritableRunFiles> {
+    const { secrets } = writing;
+    const journal = await openJournal(current.journal, { secrets, written, warn: writing.warn, owner: writing.owner, reader: reader ?? undefined });
+    let logger: EngineLogger | null = null;
+    let invocations: InvocationLog | null = null;
+    const log = (line: string): void => (logger ??= createEngineLogger(current, secrets)).log(line);
+    const writableFiles: WritableRunFiles = {
+      get paths() {
+        return current;
+      },
+      firstEvent: files.firstEvent,
+      events,
+      state: files.state,
+      readCost: files.readCost,
+      startWriting: files.startWriting,
+      secrets,
+      journal,
+      get invocations() {
+        return (invocations ??= createInvocationLog(current, writing.requestRecords, secrets));
+      },
+      log,
+      writeMetadata: (metadata: RunMetadata, options: { durable?: boolean } = {}) => writeMetadata(current, metadata, { ...options, secrets }),
+      writeToolExecution: (record: IoRecord & { tool_name: string }) => writeToolExecution(current, record, secrets),
+      writeHookRecord: (hookName: string, record: IoRecord) => writeHookRecord(current, hookName, record, secrets),
+      published: (paths: RunPaths) => {
+        journal.moved(paths.journal);
+        current = paths;
+      },
+      close: () => {
+        const cost = files.readCost();
+        // Not after the run was taken over: this process writes nothing more to it.
+        if (journal.lostReason() === null) log(`journal reads: ${cost.fullParses} from the start, ${cost.linesParsed} lines parsed, ${cost.bytesRead} bytes read`);
+        journal.close();
+        logger?.close();
+        invocations?.close();
+      },
+    };
+    return writableFiles;
+  }
+
+  return files;
+}
