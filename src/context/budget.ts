@@ -17,10 +17,10 @@ export interface ContextBudget {
   observationTokens: number | null;
 }
 
-export const DEFAULT_REPLY_RESERVE = 4096;
+const DEFAULT_REPLY_RESERVE = 4096;
 
 /** An observation may take a quarter of the tightest token limit, so one tool's output never fills the window. */
-export const OBSERVATION_SHARE = 4;
+const OBSERVATION_SHARE = 4;
 
 interface LlmLimits {
   model: string;

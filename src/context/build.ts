@@ -56,10 +56,10 @@ export interface BuiltContext {
 }
 
 /** Variable generators get: the first iteration the journal shows in full (iterations before it were dropped). */
-export const WINDOW_FIRST_ITERATION_ENV = "DELTA_WINDOW_FIRST_ITERATION";
+const WINDOW_FIRST_ITERATION_ENV = "DELTA_WINDOW_FIRST_ITERATION";
 
 /** Without trusted sizes from the server, an overflow teaches the run a window of this share of what it sent. */
-export const OVERFLOW_SHRINK = 0.9;
+const OVERFLOW_SHRINK = 0.9;
 
 /**
  * Source order is message order. `file`, `computed_file` and `skills` content becomes a system message:

@@ -1,6 +1,6 @@
 // What the engine knows about a model from its name: the context window it accepts and the tokenizer that fits it.
 
-export interface ModelFamily {
+interface ModelFamily {
   /** Tokens the model accepts, prompt and reply together (its prompt limit where that is smaller); null when unknown. */
   contextWindow: number | null;
   /** The gpt-tokenizer encoding of the family, or null: the estimate counts for it. */

@@ -2,14 +2,14 @@
 import { MAX_CALIBRATION, type WindowState } from "./window-rule.js";
 
 /** With a provider's count to go by, the estimate is trusted up to this share of the room: nearer, the tokenizer counts. */
-export const ESTIMATE_SHARE = 0.9;
+const ESTIMATE_SHARE = 0.9;
 
 /**
  * Without one (the first request, a provider that reports no usage or an unbelievable one), the
  * three-bytes-a-token estimate is trusted up to this share: text of 1.6 bytes a token (hashes,
  * random ids) is the worst case the estimate can miss.
  */
-export const UNCALIBRATED_SHARE = 0.5;
+const UNCALIBRATED_SHARE = 0.5;
 
 type LastEstimate = WindowState["lastEstimate"];
 

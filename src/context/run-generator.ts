@@ -5,7 +5,7 @@ import { runProcess } from "../process/run-process.js";
 import type { SandboxBox } from "../process/sandbox-argv.js";
 import { describeSpawnFailure } from "../process/spawn-failure.js";
 
-export interface GeneratorRun {
+interface GeneratorRun {
   label: string;
   /** The field holding the command, e.g. `sources[2].generator`. */
   field: string;
@@ -22,7 +22,7 @@ export interface GeneratorRun {
 }
 
 /** How much of a failing generator's stderr an error message quotes: its end, where errors are. */
-export const STDERR_TAIL_CHARS = 2_000;
+const STDERR_TAIL_CHARS = 2_000;
 /** Output kept in memory per stream; past it the generator is stopped. */
 const MAX_CAPTURE_CHARS = 64 * 1024 * 1024;
 

@@ -3,14 +3,14 @@ import { z } from "zod";
 
 const OnMissingSchema = z.enum(["skip", "error"]).default("error");
 
-export const FileSourceSchema = z.strictObject({
+const FileSourceSchema = z.strictObject({
   type: z.literal("file"),
   id: z.string().min(1).optional(),
   path: z.string().min(1),
   on_missing: OnMissingSchema,
 });
 
-export const ComputedFileSourceSchema = z.strictObject({
+const ComputedFileSourceSchema = z.strictObject({
   type: z.literal("computed_file"),
   id: z.string().min(1).optional(),
   generator: z.strictObject({
@@ -21,7 +21,7 @@ export const ComputedFileSourceSchema = z.strictObject({
   on_missing: OnMissingSchema,
 });
 
-export const JournalSourceSchema = z.strictObject({
+const JournalSourceSchema = z.strictObject({
   type: z.literal("journal"),
   id: z.string().min(1).optional(),
   /** At most this many iterations shown; past it the window jumps to the last half (context/window-rule.ts). */
@@ -51,7 +51,7 @@ const SkillsSourceSchema = z
     path: ["paths"],
   });
 
-export const ContextSourceSchema = z.discriminatedUnion("type", [
+const ContextSourceSchema = z.discriminatedUnion("type", [
   FileSourceSchema,
   ComputedFileSourceSchema,
   JournalSourceSchema,
@@ -64,7 +64,6 @@ export const ContextConfigSchema = z.strictObject({
 
 export type FileSource = z.infer<typeof FileSourceSchema>;
 export type ComputedFileSource = z.infer<typeof ComputedFileSourceSchema>;
-export type JournalSource = z.infer<typeof JournalSourceSchema>;
 export type SkillsSource = z.infer<typeof SkillsSourceSchema>;
 export type ContextSource = z.infer<typeof ContextSourceSchema>;
 export type ContextConfig = z.infer<typeof ContextConfigSchema>;

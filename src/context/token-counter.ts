@@ -13,7 +13,7 @@ export interface TokenCounter {
  * more tokens, so it errs on the safe side for them; hashes and random ids (1.6–2.5 bytes a
  * token) are what the calibration against the provider's reported prompt tokens is for.
  */
-export const ESTIMATE_BYTES_PER_TOKEN = 3;
+const ESTIMATE_BYTES_PER_TOKEN = 3;
 
 export function estimateTokens(bytes: number): number {
   return Math.ceil(bytes / ESTIMATE_BYTES_PER_TOKEN);

@@ -17,13 +17,13 @@ export interface Block {
   tokens: number;
 }
 
-export interface WindowLimit {
+interface WindowLimit {
   reason: WindowReason;
   /** Iterations for max_iterations; for the others, tokens the journal may take, user messages included. */
   limit: number;
 }
 
-export interface WindowMove {
+interface WindowMove {
   reason: WindowReason;
   limit: number;
   /** Index of the first kept block before and after the move. */

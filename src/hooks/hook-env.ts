@@ -7,12 +7,12 @@ import type { HookName } from "./schema.js";
 export const ENV_VALUE_MAX_BYTES = 64 * 1024;
 const TRUNCATION_MARKER = "\n[truncated: the full text is in the stdin payload]";
 
-export interface HookPaths {
+interface HookPaths {
   agentHome: string;
   cwd: string;
 }
 
-export interface HookEnvFacts extends HookPaths {
+interface HookEnvFacts extends HookPaths {
   runId: string;
   runDir: string;
   journalPath: string;

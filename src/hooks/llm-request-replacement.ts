@@ -27,7 +27,7 @@ const FunctionToolSchema: z.ZodType<FunctionTool> = z.strictObject({
 });
 
 /** Strict, so a misspelt field is an error rather than silently ignored; fields left out keep the engine's values. */
-export const LlmRequestReplacementSchema = z.strictObject({
+const LlmRequestReplacementSchema = z.strictObject({
   model: z.string().min(1).optional(),
   messages: z.array(ChatMessageSchema).min(1),
   tools: z.array(FunctionToolSchema).optional(),

@@ -30,7 +30,7 @@ export interface HookContext {
   signal?: AbortSignal | undefined;
 }
 
-export interface HookCall {
+interface HookCall {
   name: HookName;
   /** The LLM request, the reply, the tool call or its result, depending on the hook. */
   payload: unknown;
@@ -76,7 +76,7 @@ export async function runHook(hooks: HooksConfig, call: HookCall, ctx: HookConte
 }
 
 /** Hook output beyond this many characters per stream is a failure, not something to keep in memory or in io/hooks/. */
-export const HOOK_OUTPUT_MAX_CHARS = 16 * 1024 * 1024;
+const HOOK_OUTPUT_MAX_CHARS = 16 * 1024 * 1024;
 
 /** A hook's group is killed with SIGKILL at once: a hook holds the run up, so it gets no grace. */
 async function runHookProcess(argv: string[], ctx: HookContext, env: Record<string, string>, stdin: string, timeoutMs: number): Promise<ProcessResult<string>> {

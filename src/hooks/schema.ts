@@ -1,7 +1,7 @@
 // The hooks.yaml schema: the eight lifecycle hook points, each an argv command with a timeout.
 import { z } from "zod";
 
-export const HOOK_NAMES = [
+const HOOK_NAMES = [
   "pre_llm_request",
   "post_llm_response",
   "pre_tool_execution",
@@ -15,11 +15,10 @@ export const HOOK_NAMES = [
 export const HookNameSchema = z.enum(HOOK_NAMES);
 export type HookName = z.infer<typeof HookNameSchema>;
 
-export const HookDefinitionSchema = z.strictObject({
+const HookDefinitionSchema = z.strictObject({
   command: z.array(z.string()).min(1),
   timeout_ms: z.number().int().positive().default(30_000),
 });
-export type HookDefinition = z.infer<typeof HookDefinitionSchema>;
 
 export const HooksConfigSchema = z.strictObject({
   pre_llm_request: HookDefinitionSchema.optional(),

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { HookNameSchema } from "./schema.js";
 
-export const HookOutcomeSchema = z.discriminatedUnion("kind", [
+const HookOutcomeSchema = z.discriminatedUnion("kind", [
   /** No hook is configured at this point. */
   z.object({ kind: z.literal("none") }),
   /** The run goes on; `output` is stdout when it was a JSON object, `warning` says what failed open. */

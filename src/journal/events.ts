@@ -43,7 +43,7 @@ const base = {
   timestamp: z.string(),
 };
 
-export const EngineStartEventSchema = z.object({
+const EngineStartEventSchema = z.object({
   ...base,
   type: z.literal("ENGINE_START"),
   run_id: z.string(),
@@ -66,7 +66,7 @@ export const EngineStartEventSchema = z.object({
   link_span_id: z.string().regex(/^[0-9a-f]{16}$/).optional(),
 });
 
-export const UserMessageEventSchema = z.object({
+const UserMessageEventSchema = z.object({
   ...base,
   type: z.literal("USER_MESSAGE"),
   content: z.string(),
@@ -74,7 +74,7 @@ export const UserMessageEventSchema = z.object({
   source: z.literal("engine").optional(),
 });
 
-export const ThoughtEventSchema = z.object({
+const ThoughtEventSchema = z.object({
   ...base,
   type: z.literal("THOUGHT"),
   iteration: z.number().int().positive(),
@@ -115,7 +115,7 @@ export const ATTEMPT_TEXT_LIMIT = 500;
  * could not be used. Appended as it happens, before the wait, so a run that fails or dies while
  * retrying still shows every attempt. The attempt that answers is the THOUGHT after it.
  */
-export const LlmAttemptFailedEventSchema = z.object({
+const LlmAttemptFailedEventSchema = z.object({
   ...base,
   type: z.literal("LLM_ATTEMPT_FAILED"),
   iteration: z.number().int().positive(),
@@ -135,7 +135,7 @@ export const LlmAttemptFailedEventSchema = z.object({
   retry_in_ms: z.number().int().nonnegative().nullable(),
 });
 
-export const ActionRequestEventSchema = z.object({
+const ActionRequestEventSchema = z.object({
   ...base,
   type: z.literal("ACTION_REQUEST"),
   iteration: z.number().int().positive(),
@@ -146,10 +146,10 @@ export const ActionRequestEventSchema = z.object({
   resolved_command: z.array(z.string()).nullable(),
 });
 
-export const ActionStatusSchema = z.enum(["SUCCESS", "FAILED", "ERROR"]);
+const ActionStatusSchema = z.enum(["SUCCESS", "FAILED", "ERROR"]);
 export type ActionStatus = z.infer<typeof ActionStatusSchema>;
 
-export const ActionResultEventSchema = z.object({
+const ActionResultEventSchema = z.object({
   ...base,
   type: z.literal("ACTION_RESULT"),
   iteration: z.number().int().positive(),
@@ -163,7 +163,7 @@ export const ActionResultEventSchema = z.object({
   output_lines: z.number().int().nonnegative().optional(),
 });
 
-export const HumanInputRequestEventSchema = z.object({
+const HumanInputRequestEventSchema = z.object({
   ...base,
   type: z.literal("HUMAN_INPUT_REQUEST"),
   iteration: z.number().int().positive(),
@@ -174,7 +174,7 @@ export const HumanInputRequestEventSchema = z.object({
   sensitive: z.boolean(),
 });
 
-export const HumanInputReceivedEventSchema = z.object({
+const HumanInputReceivedEventSchema = z.object({
   ...base,
   type: z.literal("HUMAN_INPUT_RECEIVED"),
   iteration: z.number().int().positive(),
@@ -183,7 +183,7 @@ export const HumanInputReceivedEventSchema = z.object({
   response: z.string(),
 });
 
-export const ErrorEventSchema = z.object({
+const ErrorEventSchema = z.object({
   ...base,
   type: z.literal("ERROR"),
   error_type: z.string(),
@@ -191,7 +191,7 @@ export const ErrorEventSchema = z.object({
   error_details: z.unknown().optional(),
 });
 
-export const WindowReasonSchema = z.enum(["max_iterations", "max_tokens", "context_window", "overflow"]);
+const WindowReasonSchema = z.enum(["max_iterations", "max_tokens", "context_window", "overflow"]);
 export type WindowReason = z.infer<typeof WindowReasonSchema>;
 
 /**
@@ -200,7 +200,7 @@ export type WindowReason = z.infer<typeof WindowReasonSchema>;
  * `first_iteration` on. Later context builds start from the last of these events, so a resumed or
  * replayed run sees what the model saw (context/window-rule.ts).
  */
-export const ContextWindowEventSchema = z.object({
+const ContextWindowEventSchema = z.object({
   ...base,
   type: z.literal("CONTEXT_WINDOW"),
   iteration: z.number().int().positive(),
@@ -231,7 +231,7 @@ export const ContextWindowEventSchema = z.object({
  * input or output, which stay in the `io/hooks/` record it names. Not conversation: no reader of
  * the context or of the run's state uses it.
  */
-export const HookResultEventSchema = z.object({
+const HookResultEventSchema = z.object({
   ...base,
   type: z.literal("HOOK_RESULT"),
   hook: z.string(),
@@ -246,7 +246,7 @@ export const HookResultEventSchema = z.object({
   record: z.string(),
 });
 
-export const EngineEndEventSchema = z.object({
+const EngineEndEventSchema = z.object({
   ...base,
   type: z.literal("ENGINE_END"),
   run_id: z.string(),
@@ -270,7 +270,7 @@ export const JournalEventSchema = z.discriminatedUnion("type", [
 ]);
 
 export type JournalEvent = z.infer<typeof JournalEventSchema>;
-export type EventType = JournalEvent["type"];
+type EventType = JournalEvent["type"];
 export type EventOf<T extends EventType> = Extract<JournalEvent, { type: T }>;
 /** What a writer supplies: the journal assigns seq and timestamp. */
 export type NewEvent = JournalEvent extends infer E ? (E extends JournalEvent ? Omit<E, "seq" | "timestamp"> : never) : never;

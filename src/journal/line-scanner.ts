@@ -3,18 +3,18 @@ import { readSync } from "node:fs";
 
 const NEWLINE = 0x0a;
 /** Bytes read from the file at a time. */
-export const READ_CHUNK_BYTES = 1 << 20;
+const READ_CHUNK_BYTES = 1 << 20;
 /** The longest line a journal may hold; the writer refuses longer events, the reader longer lines. */
 export const MAX_LINE_BYTES = 64 << 20;
 
-export interface ScannedTail {
+interface ScannedTail {
   /** Bytes after the last newline. */
   bytes: number;
   /** Those bytes, or null when there are more than MAX_LINE_BYTES of them (such a tail cannot be an event). */
   text: Buffer | null;
 }
 
-export interface ScanResult {
+interface ScanResult {
   /** Newline-terminated lines seen. */
   lines: number;
   /** Offset (from `start`) just past the last newline: the bytes that form complete lines. */

@@ -4,7 +4,7 @@ import { JournalEventSchema, type JournalEvent } from "./events.js";
 import { MAX_LINE_BYTES, scanLines } from "./line-scanner.js";
 import type { WrittenLines } from "./written-lines.js";
 
-export interface ParsePosition {
+interface ParsePosition {
   /** The journal's path, named in every error. */
   path: string;
   /** 1-based line number of the range's first line. */

@@ -7,7 +7,7 @@ import { MAX_LINE_BYTES, readRange } from "./line-scanner.js";
 import { parseLine, parseRange, refuseJsonArray, type ParsedRange } from "./parse-lines.js";
 import type { WrittenLines } from "./written-lines.js";
 
-export interface ReadOptions {
+interface ReadOptions {
   /** Told about a torn last line that is being ignored. */
   warn?: (line: string) => void;
   /** Lines a writer in this process appended: met on disk unchanged, they are not parsed again. */

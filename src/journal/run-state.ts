@@ -3,7 +3,7 @@ import type { EventOf, JournalEvent, RunStatus, ToolCall } from "./events.js";
 import { createFoldTracker, type EventFold, type FoldTracker } from "./fold.js";
 import { copyUsageTotals, usageFold, type RunUsage, type UsageTotals } from "./usage-totals.js";
 
-export interface PendingCall {
+interface PendingCall {
   call: ToolCall;
   iteration: number;
   /** An ACTION_REQUEST was recorded: the tool may have started, so it must not run again. */

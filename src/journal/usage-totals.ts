@@ -22,7 +22,7 @@ export function pricingOf(start: EventOf<"ENGINE_START"> | undefined): Pricing |
   return pricing.success ? pricing.data : undefined;
 }
 
-export interface TokenCounts {
+interface TokenCounts {
   input_tokens: number;
   cached_input_tokens: number;
   cache_write_input_tokens: number;

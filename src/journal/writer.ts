@@ -26,7 +26,7 @@ export interface JournalWriter {
   close(): void;
 }
 
-export interface OpenOptions {
+interface OpenOptions {
   /** Told when a torn last line left by a crash is cut off. */
   warn?: (line: string) => void;
   /** Strings that must never reach the file (the API key): an event holding one is written with [REDACTED] in its place. Required: only secrets.ts makes the type. */
@@ -40,7 +40,7 @@ export interface OpenOptions {
 }
 
 /** Told each line any journal writer of this process appends, exactly as written (`--format stream-json` prints them). */
-export type AppendedLineListener = (line: string) => void;
+type AppendedLineListener = (line: string) => void;
 
 let appendedLineListener: AppendedLineListener | null = null;
 

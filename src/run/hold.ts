@@ -31,7 +31,7 @@ import { formatTraceParent, journalTraceOf, newRunTrace, parseTraceParent, spanI
 import { openLiveTrace } from "./live-trace.js";
 
 /** How often metadata.json's iteration count is refreshed during a run; the journal is the truth in between. */
-export const METADATA_REFRESH_MS = 1_000;
+const METADATA_REFRESH_MS = 1_000;
 
 export interface SessionOptions {
   runId: string;

@@ -30,7 +30,7 @@ import { checkTrustedOwner } from "../store/trusted-owner.js";
 import { readOrRebuildMetadata, type RunMetadata } from "../store/run-metadata.js";
 import { openRunFiles, type RunFiles, type WritableRunFiles } from "../store/run-files.js";
 
-export interface ContinueRequest extends DriveOptions {
+interface ContinueRequest extends DriveOptions {
   runId: string;
   workDir: string;
   message?: string;

@@ -3,7 +3,7 @@ import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, rmSync, writeSy
 import { dirname } from "node:path";
 import { randomHex } from "../random-hex.js";
 
-export interface AtomicWriteOptions {
+interface AtomicWriteOptions {
   /** fsync the file and its directory, for states that must survive a power cut. */
   durable?: boolean;
   /** The file's permissions when created (before the umask); default 0o666. */

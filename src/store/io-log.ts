@@ -62,12 +62,12 @@ export function writeHookRecord(paths: RunPaths, hookName: string, record: IoRec
 }
 
 /** `20251013T143522123Z`: sortable and legal in every file system. */
-export function fileTimestamp(now: Date = new Date()): string {
+function fileTimestamp(now: Date = new Date()): string {
   return now.toISOString().replace(/[-:.]/g, "");
 }
 
 /** Keeps a tool or hook name readable in a file name without letting it escape the directory. */
-export function safeName(name: string): string {
+function safeName(name: string): string {
   const cleaned = name.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64);
   return cleaned === "" ? "unnamed" : cleaned;
 }

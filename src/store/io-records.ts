@@ -8,7 +8,7 @@ import { isMissingFile, readRunFile } from "../safe-open.js";
 /** No record the engine writes is larger: a whole request of a full model window, or a tool's whole output, is far less. */
 const MAX_IO_RECORD_BYTES = 64 << 20;
 
-export interface IoRecordRead<T> {
+interface IoRecordRead<T> {
   file: string;
   name: string;
   /** The record as validated. */

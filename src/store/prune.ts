@@ -25,12 +25,12 @@ export interface PruneRule {
   ioOnly: boolean;
 }
 
-export interface PruneCandidate {
+interface PruneCandidate {
   run: RunSummary;
   bytes: number;
 }
 
-export interface PruneSkip {
+interface PruneSkip {
   run: RunSummary;
   reason: string;
 }

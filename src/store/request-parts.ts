@@ -13,7 +13,7 @@ import { openRunFile, openRunFileForAppend } from "../safe-open.js";
 import { redactText, redactedJson } from "../secrets.js";
 import type { RunPaths } from "./run-dir.js";
 
-export const REQUEST_PARTS_FILE = "request-parts.jsonl";
+const REQUEST_PARTS_FILE = "request-parts.jsonl";
 
 /** Part numbers as inclusive ranges: [[1, 2], [4, 9]] is parts 1, 2, 4, 5, … 9. */
 const PartRangesSchema = z.array(z.tuple([z.number().int().positive(), z.number().int().positive()]));
@@ -25,7 +25,7 @@ export const RequestRefSchema = z.object({
   tools: z.number().int().positive(),
   params: z.record(z.string(), z.unknown()),
 });
-export type RequestRef = z.infer<typeof RequestRefSchema>;
+type RequestRef = z.infer<typeof RequestRefSchema>;
 
 /**
  * Where a message's content is found instead of in its line: `prefix` then the string `field` of the journal event
@@ -49,7 +49,7 @@ const PartLineSchema = z.union([
 /** Shorter texts are copied: a pointer would save too little to be worth following. */
 const MIN_POINTED_CHARS = 256;
 
-export interface RequestParts {
+interface RequestParts {
   /** Appends the parts of `request` not yet stored and returns the references that give it back. */
   store(request: LlmRequest): RequestRef;
   close(): void;

@@ -11,7 +11,7 @@ import { makeDirs } from "./make-dirs.js";
 import { isKnownLayout } from "./original-run.js";
 import { generateRunId, validateRunId } from "./run-id.js";
 
-export const LAYOUT_VERSION = "1";
+const LAYOUT_VERSION = "1";
 
 /** Hidden name a run directory is built under before it is published; a crash can leave one behind, never a half-made run. */
 export const STAGING_PREFIX = ".claim-";
@@ -29,7 +29,7 @@ export interface RunPaths {
   lock: string;
 }
 
-export function controlDir(workDir: string): string {
+function controlDir(workDir: string): string {
   return join(workDir, ".delta");
 }
 
@@ -54,7 +54,7 @@ function pathsIn(runDir: string): RunPaths {
 }
 
 /** Creates .delta/VERSION when missing (never visible half-written) and refuses a layout this engine does not know. */
-export function ensureLayoutVersion(workDir: string): void {
+function ensureLayoutVersion(workDir: string): void {
   const dir = controlDir(workDir);
   const versionFile = join(dir, "VERSION");
   try {

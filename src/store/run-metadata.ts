@@ -68,7 +68,7 @@ export function holderFacts(startedAtUnix: number): Pick<RunMetadata, "pid" | "h
   return { pid: process.pid, hostname: hostname(), ...thisHost(), start_time_unix: startedAtUnix, process_name: process.title || "node" };
 }
 
-export interface WriteMetadataOptions {
+interface WriteMetadataOptions {
   /** fsync too: for terminal states, which must survive a power cut. */
   durable?: boolean;
   /** Strings that must never reach the file (the API key), e.g. repeated in the first message. */

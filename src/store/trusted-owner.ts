@@ -3,7 +3,7 @@ import { lstatSync, readFileSync } from "node:fs";
 import { UntrustedOwnerError } from "../errors.js";
 
 /** Users whose files are trusted all the same: names or uids, separated by commas or spaces; `*` trusts everyone. */
-export const TRUSTED_OWNERS_VARIABLE = "DELTA_TRUSTED_OWNERS";
+const TRUSTED_OWNERS_VARIABLE = "DELTA_TRUSTED_OWNERS";
 
 /**
  * Refuses (126) `path` when it belongs to a user who is neither the caller nor root nor named in

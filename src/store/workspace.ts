@@ -112,7 +112,7 @@ function workspacesRoot(agentHome: string): string {
 }
 
 /** Exclusive mkdir decides who gets a number; a loser moves on to the next one. */
-export function allocateWorkspace(root: string): Workspace {
+function allocateWorkspace(root: string): Workspace {
   let next = highestNumber(root) + 1;
   for (let attempt = 0; attempt < MAX_ALLOCATION_ATTEMPTS; attempt += 1, next += 1) {
     const workspaceId = `W${String(next).padStart(3, "0")}`;

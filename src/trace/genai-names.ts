@@ -22,5 +22,3 @@ export const GEN_AI = {
   errorType: "error.type",
 } as const;
 
-/** The version of the names above, for docs/observability.md and the instrumentation scope. */
-export const GENAI_SEMCONV_SOURCE = "@opentelemetry/semantic-conventions 1.45.0 (incubating)";

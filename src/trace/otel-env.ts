@@ -13,7 +13,7 @@ export interface LiveExportSettings {
   captureContent: boolean;
 }
 
-export type LiveExportChoice = { kind: "off"; warning?: string } | { kind: "on"; settings: LiveExportSettings; warning?: string } | { kind: "refused"; warning: string };
+type LiveExportChoice = { kind: "off"; warning?: string } | { kind: "on"; settings: LiveExportSettings; warning?: string } | { kind: "refused"; warning: string };
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 

@@ -80,7 +80,7 @@ export async function otlpJson(spans: readonly TraceSpan[], env: NodeJS.ProcessE
   return new TextDecoder().decode(bytes);
 }
 
-export interface Destination {
+interface Destination {
   url: string;
   protocol: OtlpProtocol;
   timeoutMs: number;
@@ -114,7 +114,7 @@ export interface LiveTrace {
   flush(): Promise<string | null>;
 }
 
-export interface LiveTraceOptions {
+interface LiveTraceOptions {
   settings: LiveExportSettings;
   env: NodeJS.ProcessEnv;
   /** The run's journal before this process's first event: folded so ids and open spans match, not sent again. */

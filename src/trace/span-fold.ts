@@ -4,7 +4,7 @@ import { redactSecrets } from "../secrets.js";
 import { GEN_AI } from "./genai-names.js";
 import { runTraceOf, spanIdOf } from "./trace-ids.js";
 
-export type AttributeValue = string | number | boolean | string[];
+type AttributeValue = string | number | boolean | string[];
 export type Attributes = Record<string, AttributeValue>;
 
 /** A finished span as plain data: times in epoch milliseconds, ids in lowercase hex. */
@@ -24,14 +24,14 @@ export interface TraceSpan {
   hostName: string | null;
 }
 
-export interface SpanFoldOptions {
+interface SpanFoldOptions {
   /** OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: messages, tool arguments and results go on the spans. */
   captureContent: boolean;
   /** Strings removed from every attribute (the journal is already redacted; live export removes the run's secrets again). */
   secrets?: readonly string[];
 }
 
-export interface SpanFold {
+interface SpanFold {
   /** Folds one event; returns the spans it ended. */
   push(event: JournalEvent): TraceSpan[];
   /** The journal ends here: spans still open (a run killed mid-way) end at the last journaled time, as ERROR, marked incomplete. */
@@ -39,7 +39,7 @@ export interface SpanFold {
 }
 
 /** Set on spans a journal left open: the engine stopped before it could journal their end. */
-export const INCOMPLETE_ATTRIBUTE = "delta.run.incomplete";
+const INCOMPLETE_ATTRIBUTE = "delta.run.incomplete";
 
 interface Invocation {
   span: TraceSpan;

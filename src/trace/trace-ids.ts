@@ -3,7 +3,7 @@ import type { EventOf, JournalEvent } from "../journal/events.js";
 import { randomHex } from "../random-hex.js";
 
 /** A W3C trace context as `TRACEPARENT` carries it. */
-export interface TraceParent {
+interface TraceParent {
   traceId: string;
   spanId: string;
   sampled: boolean;

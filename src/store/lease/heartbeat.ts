@@ -4,7 +4,7 @@ import { renameSync } from "node:fs";
 import { PRIVATE_FILE_MODE } from "../../private-modes.js";
 import { overwriteOwnRecord, paddedRecord, recordPath, recordTempPath, rewriteOwnRecord, type OwnerRecord, type ServerGroup, type ToolGroup } from "./owner-record.js";
 
-export interface OwnRecordKeeper {
+interface OwnRecordKeeper {
   /**
    * Bumps the heartbeat and rewrites the record, off the event loop (write and fsync in the thread pool), then renames
    * it into place at once if `mayWrite()` still holds. A beat still in flight makes this one a no-op.

@@ -56,7 +56,7 @@ export interface TakeoverVerdict {
   fence: boolean;
 }
 
-export interface OwnerFacts {
+interface OwnerFacts {
   runId: string;
   workDir: string;
   /** The current holder's record, or why it could not be read. */
@@ -64,7 +64,7 @@ export interface OwnerFacts {
 }
 
 /** What to do about a holder: take the run at once, or watch the holder's heartbeat for `periodMs` first. */
-export type Judgement = { verdict: TakeoverVerdict } | { watch: { periodMs: number; holder: string } };
+type Judgement = { verdict: TakeoverVerdict } | { watch: { periodMs: number; holder: string } };
 
 /** Judges the run's current owner record without waiting. Refuses (126) when the run may not be taken. */
 export function judgeOwner(facts: OwnerFacts, options: { force: boolean }): Judgement {
@@ -112,7 +112,7 @@ export function judgeWatched(facts: OwnerFacts, second: RecordReading, periodMs:
 }
 
 /** What became of a holder between two readings of its record, some time apart by this process's clock. */
-export type HeartbeatSeen =
+type HeartbeatSeen =
   /** The same text: no beat in all that time (dead, or stopped). */
   | "silent"
   /** Let go cleanly, or its record is gone (a holder cleans up its own record only after a release). */

@@ -6,7 +6,7 @@ import { isThisHost } from "./host-identity.js";
 import type { OwnerRecord, ServerGroup } from "./owner-record.js";
 
 /** Where the servers' groups were recorded: the holder's own record, or metadata.json with the host it names. */
-export interface RecordedServers {
+interface RecordedServers {
   owner: OwnerRecord | null;
   metadata: { hostname: string; machine_id?: string | null; boot_id?: string | null; pid_namespace?: string | null; mcp_server_processes?: ServerProcessRecord[] };
 }

@@ -14,10 +14,10 @@ import { randomHex } from "../../random-hex.js";
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "../../private-modes.js";
 import { thisHost } from "../../process/host-probe.js";
 
-export const OWNER_RECORD_VERSION = 1;
+const OWNER_RECORD_VERSION = 1;
 
 /** The running tool's process group, noted the moment it is spawned, so a later holder on the same host can end what is left of it. */
-export const ToolGroupSchema = z.object({
+const ToolGroupSchema = z.object({
   /** seq of the ACTION_REQUEST the tool runs for. */
   request_seq: z.number().int().positive(),
   pgid: z.number().int().positive(),
@@ -27,7 +27,7 @@ export const ToolGroupSchema = z.object({
 export type ToolGroup = z.infer<typeof ToolGroupSchema>;
 
 /** An MCP stdio server's process group, noted once the servers have started, so a later holder can end what a dead one left. */
-export const ServerGroupSchema = z.object({
+const ServerGroupSchema = z.object({
   server: z.string(),
   pgid: z.number().int().positive(),
   /** When its leader started (Unix ms, by /proc on the holder's host): a group whose leader started at another time is not it. */
@@ -98,7 +98,7 @@ export function heartbeatInterval(env: NodeJS.ProcessEnv = process.env): number 
   const asked = Number(env.DELTA_HEARTBEAT_MS);
   return Number.isInteger(asked) && asked >= 100 && asked <= 600_000 ? asked : DEFAULT_HEARTBEAT_MS;
 }
-export const DEFAULT_HEARTBEAT_MS = 2_000;
+const DEFAULT_HEARTBEAT_MS = 2_000;
 
 /** A record for this process taking `generation`. */
 export function ownRecord(generation: number, tookOver: string | null): OwnerRecord {

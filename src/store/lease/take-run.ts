@@ -52,7 +52,7 @@ export function holdNewRun(paths: RunPaths, first: OwnerRecord): RunHold {
   return startHold(paths, first, null);
 }
 
-export interface TakeOptions {
+interface TakeOptions {
   runId: string;
   workDir: string;
   force: boolean;
