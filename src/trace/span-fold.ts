@@ -1,4 +1,5 @@
 // The one fold from journal events to OpenTelemetry spans: applied live as events are appended and to a journal read afterwards, it gives the same spans.
+import { ORPHANED_RUN } from "../errors.js";
 import type { EventOf, JournalEvent } from "../journal/events.js";
 import { redactSecrets } from "../secrets.js";
 import { GEN_AI } from "./genai-names.js";
@@ -280,7 +281,7 @@ export function createSpanFold(options: SpanFoldOptions): SpanFold {
     const current = invocation;
     if (current === null) {
       // Between invocations only the janitor writes: a takeover, and the end of the invocation it found dead.
-      if (event.type === "ERROR" && event.error_type === "ORPHANED_RUN") takeover = event;
+      if (event.type === "ERROR" && event.error_type === ORPHANED_RUN) takeover = event;
       return [];
     }
     switch (event.type) {
@@ -303,7 +304,7 @@ export function createSpanFold(options: SpanFoldOptions): SpanFold {
       case "HUMAN_INPUT_RECEIVED":
         return humanReceived(event, current);
       case "ERROR":
-        if (event.error_type === "ORPHANED_RUN") {
+        if (event.error_type === ORPHANED_RUN) {
           takeover = event;
           return abandon("the engine process stopped without journaling an end; a later engine took the run over");
         }
