@@ -1,4 +1,5 @@
 // End to end: real MCP servers from npm as tools of a run, driven by the scripted model: calls, results, journal, hooks, environment, secrets.
+import { bundleProbe } from "../support/bundle-probe.js";
 import { spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { createServer, request, type Server } from "node:http";
@@ -124,19 +125,12 @@ describe("a stdio MCP server as tools (the reference filesystem server)", () => 
 });
 
 describe("the MCP client is loaded only for an agent with mcp_servers", () => {
-  /** Runs `delta` with a probe that records which bundles of dist/ the process read; returns their names. */
+  /** Runs `delta` with the bundle probe; returns the names of the bundles of dist/ it read. */
   async function bundlesRead(name: string, args: string[], env: Record<string, string>): Promise<string[]> {
-    const probe = join(root, "bundle-probe.cjs");
-    const report = join(root, `bundles-${name}.json`);
-    writeFileSync(
-      probe,
-      `const fs = require("node:fs"); const read = fs.readFileSync; const seen = new Set();
-fs.readFileSync = function (file, ...rest) { if (typeof file === "string" && file.endsWith(".cjs")) seen.add(require("node:path").basename(file)); return read.call(this, file, ...rest); };
-process.on("exit", () => fs.writeFileSync(${JSON.stringify(report)}, JSON.stringify([...seen].sort())));\n`,
-    );
-    const run = await delta(args, { env: { ...env, NODE_OPTIONS: `--require ${probe}` } });
+    const probe = bundleProbe(root, name);
+    const run = await delta(args, { env: { ...env, ...probe.env } });
     expect(run.exitCode, run.stderr).toBe(0);
-    return JSON.parse(readFileSync(report, "utf8")) as string[];
+    return probe.bundlesRead();
   }
 
   it("a run without servers never reads the SDK's bundle; a run with one does", async () => {

@@ -3,6 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bundleProbe } from "../support/bundle-probe.js";
 import { filesystemServer, stdioServerYaml } from "../support/mcp-servers.js";
 import { fault, reply, startMockLlm, type Step } from "../support/mock-llm.js";
 import { sortedSpans, startOtlpCollector, type ReceivedSpan } from "../support/otlp-collector.js";
@@ -512,19 +513,12 @@ describe("MCP tools", () => {
 });
 
 describe("the OpenTelemetry SDK", () => {
-  /** Runs `delta` with a probe that records which bundles of dist/ the process read; returns their names. */
+  /** Runs `delta` with the bundle probe; returns the names of the bundles of dist/ it read. */
   async function bundlesRead(name: string, env: Record<string, string>): Promise<string[]> {
-    const probe = join(root, "bundle-probe.cjs");
-    const report = join(root, `bundles-${name}.json`);
-    writeFileSync(
-      probe,
-      `const fs = require("node:fs"); const read = fs.readFileSync; const seen = new Set();
-fs.readFileSync = function (file, ...rest) { if (typeof file === "string" && file.endsWith(".cjs")) seen.add(require("node:path").basename(file)); return read.call(this, file, ...rest); };
-process.on("exit", () => fs.writeFileSync(process.env.BUNDLE_REPORT, JSON.stringify([...seen].sort())));\n`,
-    );
-    const run = await runAgainst([reply.text("hi")], ["run", "--agent", agent, "-w", join(root, `ws-bundles-${name}`), "--run-id", name, "-m", "go"], { ...env, BUNDLE_REPORT: report, NODE_OPTIONS: `--require ${probe}` });
+    const probe = bundleProbe(root, name);
+    const run = await runAgainst([reply.text("hi")], ["run", "--agent", agent, "-w", join(root, `ws-bundles-${name}`), "--run-id", name, "-m", "go"], { ...env, ...probe.env });
     expect(run.exitCode, run.stderr).toBe(0);
-    return JSON.parse(readFileSync(report, "utf8")) as string[];
+    return probe.bundlesRead();
   }
 
   it("is loaded only when spans are exported: not with export off, nor for a run its sampler drops", async () => {
