@@ -172,18 +172,18 @@ export function requestPartsPath(paths: Pick<RunPaths, "invocationsDir">): strin
 export function readRequestParts(paths: Pick<RunPaths, "invocationsDir" | "journal">, wanted?: ReadonlySet<number>): Map<number, ChatMessage | FunctionTool[]> {
   const path = requestPartsPath(paths);
   const lines = new Map<number, { parsed: PartLine; where: string }>();
-  const extends_ = new Map<number, number>();
+  const baseOf = new Map<number, number>();
   const load = (take: (n: number) => boolean): void =>
     forEachLine(path, (text, lineNumber) => {
       const n = Number(/^\{"n":(\d+),/.exec(text)?.[1]);
       const base = extendedPartOf(text);
-      if (base !== null) extends_.set(n, base);
+      if (base !== null) baseOf.set(n, base);
       if (take(n) && !lines.has(n)) lines.set(n, { parsed: parsePartLine(text, `${path} line ${lineNumber}`), where: `${path} line ${lineNumber}` });
     });
   load((n) => !wanted || wanted.has(n));
   // A wanted part that extends an earlier one needs that one too, and so on back: one more pass reads them all.
   const needed = new Set<number>();
-  for (const n of lines.keys()) for (let base = extends_.get(n); base !== undefined && !lines.has(base) && !needed.has(base); base = extends_.get(base)) needed.add(base);
+  for (const n of lines.keys()) for (let base = baseOf.get(n); base !== undefined && !lines.has(base) && !needed.has(base); base = baseOf.get(base)) needed.add(base);
   if (needed.size > 0) load((n) => needed.has(n));
 
   const inJournal = [...lines.values()].flatMap(({ parsed }) => ("content_from" in parsed && parsed.content_from && "seq" in parsed.content_from ? [parsed.content_from.seq] : []));
