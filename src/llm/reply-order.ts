@@ -39,8 +39,8 @@ export function partsInReplyOrder(message: AssistantMessage, places: readonly Pa
       parts.push(kinds.toCall(call));
       calls.delete(call.id);
     } else if (kinds.sendsBack?.(place) ?? true) {
-      // A copy: the place belongs to the journal's events, which are shared, and a request marks its blocks (cache_control).
-      parts.push({ ...place });
+      // The journal event's own object: no request changes a part it sends (cache marks go on copies).
+      parts.push(place);
     }
   }
   if (!textPlaced && text !== "") {

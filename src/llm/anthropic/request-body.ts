@@ -1,10 +1,10 @@
 // Our provider-neutral request as an Anthropic Messages body: system blocks, tools with input_schema, tool_use and tool_result blocks, thinking blocks sent back unchanged, cache breakpoints.
-import type { AssistantMessage, ChatMessage, LlmRequest } from "../../conversation.js";
+import type { AssistantMessage, ChatMessage, FunctionTool, LlmRequest } from "../../conversation.js";
 import type { ToolCall } from "../../journal/events.js";
 import { isRecord } from "../is-record.js";
 import { anthropicMaxTokens } from "../reply-tokens.js";
 import { partsInReplyOrder } from "../reply-order.js";
-import { placeCacheBreakpoints, type CachedParts, type WireMessage } from "./cache-breakpoints.js";
+import { withCacheBreakpoints, type CachedParts, type WireMessage } from "./cache-breakpoints.js";
 import { anthropicData } from "./provider-data.js";
 
 type Block = Record<string, unknown>;
@@ -19,9 +19,7 @@ interface MessagesBody {
 }
 
 export function toMessagesBody(request: LlmRequest, options: { stream: boolean }): MessagesBody {
-  const { system, messages, stableBlocks } = toWireConversation(request.messages);
-  const tools = request.tools.map((tool) => ({ name: tool.function.name, description: tool.function.description, input_schema: tool.function.parameters }));
-  placeCacheBreakpoints({ tools, system, messages, stableBlocks });
+  const { tools, system, messages } = withCacheBreakpoints({ ...toWireConversation(request.messages), tools: request.tools.map(wireTool) });
   return {
     model: request.model,
     ...wireParams(request.params),
@@ -56,37 +54,77 @@ function wireParams(params: Record<string, unknown>): { max_tokens: number } & R
  */
 function toWireConversation(messages: readonly ChatMessage[]): Omit<CachedParts, "tools"> {
   const system: Block[] = [];
-  const wire: WireMessage[] = [];
-  const stableBlocks: number[] = [];
-  const push = (role: WireMessage["role"], blocks: Block[], stable: boolean): void => {
-    if (blocks.length === 0) return;
-    let last = wire.at(-1);
-    if (last?.role !== role) {
-      wire.push((last = { role, content: [] }));
-      stableBlocks.push(0);
-    }
-    last.content.push(...blocks);
-    if (stable) stableBlocks[wire.length - 1] = last.content.length;
-  };
+  const groups: Group[] = [];
   for (const message of messages) {
-    switch (message.role) {
-      case "system":
-        if (wire.length === 0) system.push(...textBlocks(message.content));
-        else push("user", textBlocks(message.content), false);
-        break;
-      case "user":
-        push("user", textBlocks(message.content), true);
-        break;
-      case "tool":
-        // An empty result goes without content: an empty text block is refused.
-        push("user", [{ type: "tool_result", tool_use_id: message.tool_call_id, ...(message.content === "" ? {} : { content: message.content }) }], true);
-        break;
-      case "assistant":
-        push("assistant", assistantBlocks(message), true);
-        break;
+    if (message.role === "system" && groups.length === 0) {
+      system.push(...blocksOf(message));
+      continue;
     }
+    const role = message.role === "assistant" ? "assistant" : "user";
+    const blocks = blocksOf(message);
+    if (blocks.length === 0) continue;
+    let last = groups.at(-1);
+    if (last?.role !== role) groups.push((last = { role, members: [], blocks: 0, stableBlocks: 0 }));
+    last.members.push(message);
+    last.blocks += blocks.length;
+    // A system message after the conversation's start is a context block, read again every iteration.
+    if (message.role !== "system") last.stableBlocks = last.blocks;
   }
-  return { system, messages: wire, stableBlocks };
+  return { system, messages: groups.map(wireMessage), stableBlocks: groups.map((group) => group.stableBlocks) };
+}
+
+/** Consecutive messages that become one wire message. */
+interface Group {
+  role: WireMessage["role"];
+  members: ChatMessage[];
+  blocks: number;
+  stableBlocks: number;
+}
+
+// Wire forms kept per message object, never changed once made (cache marks go on copies): the
+// journal's messages are the same objects every iteration, so an earlier turn's wire message is
+// the same object too and wire-json.ts serializes it once per run, not once per request.
+const messageBlocks = new WeakMap<ChatMessage, Block[]>();
+const groupWire = new WeakMap<ChatMessage, { members: ChatMessage[]; wire: WireMessage }>();
+const toolWire = new WeakMap<FunctionTool, Block>();
+
+function blocksOf(message: ChatMessage): Block[] {
+  let blocks = messageBlocks.get(message);
+  if (blocks === undefined) {
+    blocks = freshBlocks(message);
+    messageBlocks.set(message, blocks);
+  }
+  return blocks;
+}
+
+function freshBlocks(message: ChatMessage): Block[] {
+  switch (message.role) {
+    case "system":
+    case "user":
+      return textBlocks(message.content);
+    case "tool":
+      // An empty result goes without content: an empty text block is refused.
+      return [{ type: "tool_result", tool_use_id: message.tool_call_id, ...(message.content === "" ? {} : { content: message.content }) }];
+    case "assistant":
+      return assistantBlocks(message);
+  }
+}
+
+function wireMessage(group: Group): WireMessage {
+  const kept = groupWire.get(group.members[0]!);
+  if (kept !== undefined && kept.members.length === group.members.length && kept.members.every((member, index) => member === group.members[index])) return kept.wire;
+  const wire: WireMessage = { role: group.role, content: group.members.flatMap(blocksOf) };
+  groupWire.set(group.members[0]!, { members: group.members, wire });
+  return wire;
+}
+
+function wireTool(tool: FunctionTool): Block {
+  let wire = toolWire.get(tool);
+  if (wire === undefined) {
+    wire = { name: tool.function.name, description: tool.function.description, input_schema: tool.function.parameters };
+    toolWire.set(tool, wire);
+  }
+  return wire;
 }
 
 function textBlocks(text: string): Block[] {

@@ -1,5 +1,5 @@
 // Our provider-neutral request as an OpenAI Responses body: stateless (store: false), encrypted reasoning asked for and every reasoning item sent back in order with the calls it preceded.
-import type { AssistantMessage, ChatMessage, LlmRequest } from "../../conversation.js";
+import type { AssistantMessage, ChatMessage, FunctionTool, LlmRequest } from "../../conversation.js";
 import type { ToolCall } from "../../journal/events.js";
 import { partsInReplyOrder } from "../reply-order.js";
 import { responsesData } from "./provider-data.js";
@@ -18,8 +18,7 @@ export interface BodyOptions {
 
 export function toResponsesBody(request: LlmRequest, options: BodyOptions): Record<string, unknown> {
   const withReasoning = options.withoutReasoning !== true;
-  // strict: false as Chat Completions has it: left out, Responses makes every optional parameter required, and the model fills them in.
-  const tools = request.tools.map((tool) => ({ type: "function", name: tool.function.name, description: tool.function.description, parameters: tool.function.parameters, strict: false }));
+  const tools = request.tools.map(wireTool);
   return {
     model: request.model,
     ...wireParams(request.params),
@@ -29,7 +28,7 @@ export function toResponsesBody(request: LlmRequest, options: BodyOptions): Reco
     ...(options.stream ? { stream: true } : {}),
     ...(tools.length > 0 ? { tools } : {}),
     ...(request.output_format ? { text: { format: { type: "json_schema", ...request.output_format } } } : {}),
-    input: request.messages.flatMap((message) => toItems(message, withReasoning)),
+    input: request.messages.flatMap((message) => itemsOf(message, withReasoning)),
   };
 }
 
@@ -41,6 +40,33 @@ function wireParams(params: Record<string, unknown>): Record<string, unknown> {
     ...(maxTokens !== undefined ? { max_output_tokens: maxTokens } : {}),
     ...(effort !== undefined ? { reasoning: { effort } } : {}),
   };
+}
+
+// Items kept per message object (one map for each reasoning choice), never changed once made: the
+// journal's messages are the same objects every iteration, so wire-json.ts serializes an earlier
+// turn's items once per run, not once per request.
+const itemsWithReasoning = new WeakMap<ChatMessage, Item[]>();
+const itemsWithoutReasoning = new WeakMap<ChatMessage, Item[]>();
+const toolWire = new WeakMap<FunctionTool, Item>();
+
+function itemsOf(message: ChatMessage, withReasoning: boolean): Item[] {
+  const kept = withReasoning ? itemsWithReasoning : itemsWithoutReasoning;
+  let items = kept.get(message);
+  if (items === undefined) {
+    items = toItems(message, withReasoning);
+    kept.set(message, items);
+  }
+  return items;
+}
+
+// strict: false as Chat Completions has it: left out, Responses makes every optional parameter required, and the model fills them in.
+function wireTool(tool: FunctionTool): Item {
+  let wire = toolWire.get(tool);
+  if (wire === undefined) {
+    wire = { type: "function", name: tool.function.name, description: tool.function.description, parameters: tool.function.parameters, strict: false };
+    toolWire.set(tool, wire);
+  }
+  return wire;
 }
 
 function toItems(message: ChatMessage, withReasoning: boolean): Item[] {

@@ -4,6 +4,7 @@ import type { ChatMessage, LlmRequest } from "../../../src/conversation.js";
 import { MAX_CACHE_BREAKPOINTS } from "../../../src/llm/anthropic/cache-breakpoints.js";
 import { toMessagesBody } from "../../../src/llm/anthropic/request-body.js";
 import { ANTHROPIC_DEFAULT_MAX_TOKENS as DEFAULT_MAX_TOKENS } from "../../../src/llm/reply-tokens.js";
+import { wireJson } from "../../../src/llm/wire-json.js";
 
 type Block = Record<string, unknown>;
 type Body = ReturnType<typeof toMessagesBody>;
@@ -117,5 +118,28 @@ describe("cache breakpoints", () => {
       conversation.push(...turn(n));
     }
     expect(share).toBeGreaterThan(0.95);
+  });
+});
+
+describe("wire forms kept from one request to the next", () => {
+  it("send an earlier turn's wire message as the same object, so its bytes are serialized once per run", () => {
+    const conversation: ChatMessage[] = [{ role: "system", content: "p" }, { role: "user", content: "task" }, ...turn(1), ...turn(2)];
+    const first = body(conversation);
+    conversation.push(...turn(3));
+    const second = body(conversation);
+    // The first request's user task and first turn: unmarked then and now, so kept.
+    for (const index of [0, 1, 3]) expect(second.messages[index]).toBe(first.messages[index]);
+    // The first request's newest message was a marked copy; the next request sends it unmarked.
+    expect(second.messages[4]).not.toBe(first.messages[4]);
+    expect(second.messages[4]!.content.some((block) => block.cache_control !== undefined)).toBe(false);
+  });
+
+  it("give every request the bytes a body built from fresh messages has: no cache mark of an earlier request stays behind", () => {
+    const conversation: ChatMessage[] = [{ role: "system", content: "p" }, { role: "user", content: "task" }];
+    for (let n = 1; n <= 25; n += 1) {
+      conversation.push(...turn(n, n % 7 === 0 ? 12 : 1));
+      const sent = Buffer.concat(wireJson(body(conversation))).toString("utf8");
+      expect(sent).toBe(JSON.stringify(body(structuredClone(conversation))));
+    }
   });
 });
