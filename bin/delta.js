@@ -13,4 +13,5 @@ const path = require("node:path");
 const { runBundle } = require("../dist/run-bundle.cjs");
 
 const command = process.argv[2];
-runBundle(path.join(__dirname, "../dist/delta.cjs"), { warmsCache: command === "run" || command === "continue" });
+const runs = command === "run" || command === "continue";
+runBundle(path.join(__dirname, "../dist/delta.cjs"), { warmsCache: runs, boundsYoungGeneration: runs });

@@ -7,10 +7,11 @@
 // usual. The cache is keyed by the bundle's content hash, which the build writes on its first line,
 // and carries a CRC-32 against damage that V8 itself would not notice.
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { createRequire, isBuiltin } from "node:module";
 import path from "node:path";
 import { Script } from "node:vm";
 import zlib from "node:zlib";
+import { boundYoungGeneration, withDefaultFlags } from "./young-generation.js";
 
 /** The build stamps every bundle's first line with this prefix and the hex SHA-256 of the rest of the file. */
 export const BUILD_STAMP_PREFIX = "//# delta-build=";
@@ -19,10 +20,14 @@ const STAMP_LENGTH = 64;
 interface RunBundleOptions {
   /** Whether this invocation should (re)write the cache when there is none or V8 rejected it. */
   warmsCache: boolean;
+  /** Whether to hold V8's young generation at its first size once the bundle is loaded (the long-lived commands: run, continue). */
+  boundsYoungGeneration?: boolean;
 }
 
 /** Loads and runs the CommonJS bundle at `bundlePath` as the main program. */
 export function runBundle(bundlePath: string, options: RunBundleOptions): void {
+  // Before the bundle runs: loading it is what grows the young generation most.
+  if (options.boundsYoungGeneration === true) boundYoungGeneration();
   evaluate(bundlePath, options.warmsCache);
 }
 
@@ -39,15 +44,21 @@ function evaluate(bundlePath: string, warmsCache: boolean): { exports: unknown }
   const source = readFileSync(bundlePath, "utf8");
   const cacheFile = cachePath(bundlePath, source);
   const cached = cacheFile === null ? undefined : readCache(cacheFile);
-  const script = new Script(wrapCommonJs(source), { filename: bundlePath, cachedData: cached });
+  const script = withDefaultFlags(() => new Script(wrapCommonJs(source), { filename: bundlePath, cachedData: cached }));
   if (cacheFile !== null && warmsCache && (cached === undefined || script.cachedDataRejected === true)) {
     // At exit the script has compiled every function this command used; those are what the next start needs.
     process.once("exit", () => writeCache(cacheFile, script));
   }
   const module = { exports: {} };
   const run = script.runInThisContext() as (exports: object, require: NodeJS.Require, module: object, filename: string, dirname: string) => void;
-  run.call(module.exports, module.exports, createRequire(bundlePath), module, bundlePath, path.dirname(bundlePath));
+  run.call(module.exports, module.exports, builtinsUnderDefaultFlags(createRequire(bundlePath)), module, bundlePath, path.dirname(bundlePath));
   return module;
+}
+
+/** A require that loads Node's own modules under V8's default flags, so they compile from Node's code cache (young-generation.ts). */
+function builtinsUnderDefaultFlags(plain: NodeJS.Require): NodeJS.Require {
+  const load = (id: string): unknown => (isBuiltin(id) ? withDefaultFlags(() => plain(id)) : plain(id));
+  return Object.assign(load, plain);
 }
 
 /** Same line structure as the bundle (the wrapper opens on its first line), so stack traces keep their line numbers. */
@@ -92,7 +103,7 @@ function writeCache(file: string, script: Script): void {
   const temporary = `${file}.${process.pid}.tmp`;
   try {
     mkdirSync(path.dirname(file), { recursive: true });
-    const data = script.createCachedData();
+    const data = withDefaultFlags(() => script.createCachedData());
     const crc = Buffer.alloc(CRC_BYTES);
     crc.writeUInt32LE(zlib.crc32(data), 0);
     writeFileSync(temporary, Buffer.concat([crc, data]));

@@ -4,6 +4,8 @@
 // (RunSecrets, made only by secrets.ts), so nothing can write a run's files unredacted. The reader,
 // the writer and the run-state fold share what they learn: a journal is parsed once per process,
 // its later reads parse only what was appended (and not even that when this process wrote it).
+import { getHeapSpaceStatistics } from "node:v8";
+import { humanBytes } from "../byte-size.js";
 import type { JournalEvent } from "../journal/events.js";
 import { createFoldTracker } from "../journal/fold.js";
 import { createJournalReader, readFirstEvent, type JournalReader, type ReadCost } from "../journal/reader.js";
@@ -119,7 +121,10 @@ export function openRunFiles(paths: RunPaths, options: { warn: (line: string) =>
       close: () => {
         const cost = files.readCost();
         // Not after the run was taken over: this process writes nothing more to it.
-        if (journal.lostReason() === null) log(`journal reads: ${cost.fullParses} from the start, ${cost.linesParsed} lines parsed, ${cost.bytesRead} bytes read`);
+        if (journal.lostReason() === null) {
+          log(`journal reads: ${cost.fullParses} from the start, ${cost.linesParsed} lines parsed, ${cost.bytesRead} bytes read`);
+          log(memoryLine());
+        }
         journal.close();
         logger?.close();
         invocations?.close();
@@ -129,4 +134,10 @@ export function openRunFiles(paths: RunPaths, options: { warn: (line: string) =>
   }
 
   return files;
+}
+
+/** This process's peak RSS so far and the size of V8's young generation now (cli/young-generation.ts holds it for a run). */
+function memoryLine(): string {
+  const young = getHeapSpaceStatistics().find((space) => space.space_name === "new_space")?.space_size ?? 0;
+  return `memory: peak RSS ${humanBytes(process.resourceUsage().maxRSS * 1024)}, V8 young generation ${humanBytes(young)}`;
 }
