@@ -1,7 +1,7 @@
 // -o/--output: the result also written to a file, atomically, for CI steps that read it after the run.
 import { realpathSync, statSync } from "node:fs";
 import { basename, dirname, resolve, sep } from "node:path";
-import { errorMessage, UsageError } from "../errors.js";
+import { DeltaError, errorMessage, UsageError } from "../errors.js";
 import { writeFileAtomic } from "../store/atomic-file.js";
 
 /** A new result file is private, as the run's own files are; an existing one keeps the mode its owner gave it. */
@@ -20,12 +20,14 @@ export function checkOutputFile(given: string): string {
   return path;
 }
 
-/** Replaces the file whole: a reader sees the old content or the new, never half of it. */
-export function writeOutputFile(path: string, content: string): void {
+/** Replaces the file whole: a reader sees the old content or the new, never half of it. `content` may be written piece by piece. */
+export function writeOutputFile(path: string, content: string | ((write: (text: string) => void) => void)): void {
   try {
     const existing = statOrNull(path);
     writeFileAtomic(path, content, { mode: existing?.isFile() ? Number(existing.mode) & 0o7777 : NEW_FILE_MODE, exactMode: true });
   } catch (err) {
+    // What went wrong making the content (a journal line that cannot be read) is its own error, not the file's.
+    if (err instanceof DeltaError) throw err;
     throw new UsageError(`-o ${path}: cannot write the result there (${errorMessage(err)}).`);
   }
 }

@@ -22,6 +22,8 @@ export interface FoldTracker {
    * object means every earlier one is too; otherwise (the file was read afresh) every fold starts over.
    */
   advance(events: readonly JournalEvent[]): void;
+  /** Folds one more event: for a reader that streams the journal and never holds it (journal/reader.ts's streamJournal). */
+  see(event: JournalEvent): void;
 }
 
 interface Registered {
@@ -34,7 +36,7 @@ export function createFoldTracker(): FoldTracker {
   let count = 0;
   let last: JournalEvent | undefined;
 
-  function see(event: JournalEvent): void {
+  function step(event: JournalEvent): void {
     for (const entry of registered) entry.state = entry.fold.step(entry.state, event);
   }
 
@@ -50,9 +52,14 @@ export function createFoldTracker(): FoldTracker {
         for (const entry of registered) entry.state = entry.fold.initial();
         count = 0;
       }
-      for (let index = count; index < events.length; index += 1) see(events[index]!);
+      for (let index = count; index < events.length; index += 1) step(events[index]!);
       count = events.length;
       last = events[count - 1];
+    },
+    see(event) {
+      step(event);
+      count += 1;
+      last = event;
     },
   };
 }

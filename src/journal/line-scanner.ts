@@ -2,10 +2,18 @@
 import { readSync } from "node:fs";
 
 const NEWLINE = 0x0a;
-/** Bytes read from the file at a time. */
-const READ_CHUNK_BYTES = 1 << 20;
-/** The longest line a journal may hold; the writer refuses longer events, the reader longer lines. */
-export const MAX_LINE_BYTES = 64 << 20;
+/**
+ * The longest line a journal may hold; the writer refuses longer events, the reader longer lines. DELTA_JOURNAL_MAX_LINE_BYTES
+ * may only lower it (read here alone): a test proves with a few-MB journal that no reader holds more than a line and a chunk.
+ */
+export const MAX_LINE_BYTES = loweredLimit(process.env.DELTA_JOURNAL_MAX_LINE_BYTES, 64 << 20);
+/** Bytes read from the file at a time: never more than a line may hold. */
+const READ_CHUNK_BYTES = Math.min(1 << 20, MAX_LINE_BYTES);
+
+function loweredLimit(given: string | undefined, limit: number): number {
+  const bytes = given === undefined ? NaN : Number(given);
+  return Number.isSafeInteger(bytes) && bytes > 0 && bytes < limit ? bytes : limit;
+}
 
 interface ScannedTail {
   /** Bytes after the last newline. */

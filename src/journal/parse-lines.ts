@@ -44,21 +44,45 @@ export function refuseJsonArray(path: string, firstBytes: Buffer): void {
 /** Parses the lines of [start, end) of an open journal, reading it in bounded chunks. */
 export function parseRange(fd: number, start: number, end: number, at: ParsePosition): ParsedRange {
   const events: JournalEvent[] = [];
+  const visited = visitRange(fd, start, end, at, (event) => events.push(event));
+  return { ...visited, events };
+}
+
+type VisitedRange = Omit<ParsedRange, "events">;
+
+/**
+ * Hands each event of the newline-terminated lines of [start, end) to `visit` as it is parsed, keeping none: the reader
+ * of a journal of any size. A line, or what `visit` makes of it, too long for one string fails naming the file and line.
+ */
+export function visitRange(fd: number, start: number, end: number, at: ParsePosition, visit: (event: JournalEvent, line: number) => void): VisitedRange {
+  let count = 0;
   const last: { line: Buffer | null } = { line: null };
   const scan = scanLines(fd, start, end, (bytes, _offset, length) => {
-    const line = at.firstLine + events.length;
+    const line = at.firstLine + count;
     if (bytes === null) throw new JournalError(`${at.path} line ${line}: ${length} bytes, more than the ${MAX_LINE_BYTES} bytes a journal line may hold`);
-    const text = bytes.toString("utf8");
-    const seq = at.nextSeq + events.length;
-    events.push(at.written?.take(text, seq) ?? parseLine(text, at.path, line, seq));
+    const seq = at.nextSeq + count;
+    withinStringLimit(at.path, line, () => visit(at.written?.take(bytes.toString("utf8"), seq) ?? parseLine(bytes.toString("utf8"), at.path, line, seq), line));
+    count += 1;
     last.line = bytes;
   });
-  const parsed = { events, completeBytes: scan.completeBytes, lastLineStart: scan.lastLineStart, lastLine: last.line === null ? null : Buffer.from(last.line), bytesRead: scan.bytesRead };
+  const visited = { completeBytes: scan.completeBytes, lastLineStart: scan.lastLineStart, lastLine: last.line === null ? null : Buffer.from(last.line), bytesRead: scan.bytesRead };
   const tail = scan.tail;
-  if (tail.bytes === 0) return { ...parsed, unterminated: null, tornBytes: 0 };
+  if (tail.bytes === 0) return { ...visited, unterminated: null, tornBytes: 0 };
   const text = tail.text?.toString("utf8");
-  if (text === undefined || !isJson(text)) return { ...parsed, unterminated: null, tornBytes: tail.bytes };
-  return { ...parsed, unterminated: parseLine(text, at.path, at.firstLine + events.length, at.nextSeq + events.length), tornBytes: 0 };
+  if (text === undefined || !isJson(text)) return { ...visited, unterminated: null, tornBytes: tail.bytes };
+  return { ...visited, unterminated: parseLine(text, at.path, at.firstLine + count, at.nextSeq + count), tornBytes: 0 };
+}
+
+/** V8 refuses a string over its limit with a bare "Invalid string length": said here with the journal line it came from. */
+function withinStringLimit(path: string, line: number, work: () => void): void {
+  try {
+    work();
+  } catch (err) {
+    if (err instanceof RangeError && /string length/i.test(err.message)) {
+      throw new JournalError(`${path} line ${line}: the event is too large to hold as one string (${err.message}); read that line with a streaming tool such as jq --stream`, { cause: err });
+    }
+    throw err;
+  }
 }
 
 function isJson(text: string): boolean {

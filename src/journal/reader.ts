@@ -1,10 +1,11 @@
-// Reads journal.jsonl into validated events: once in full, or incrementally with the cached prefix verified each time.
+// Reads journal.jsonl into validated events: streamed one at a time, once in full, or incrementally with the cached prefix verified each time.
 import { closeSync, fstatSync, type Stats } from "node:fs";
 import { JournalError, errorMessage } from "../errors.js";
 import { openRunFile } from "../safe-open.js";
 import type { JournalEvent } from "./events.js";
+import type { FoldTracker } from "./fold.js";
 import { MAX_LINE_BYTES, readRange } from "./line-scanner.js";
-import { parseLine, parseRange, refuseJsonArray, type ParsedRange } from "./parse-lines.js";
+import { parseLine, parseRange, refuseJsonArray, visitRange, type ParsedRange } from "./parse-lines.js";
 import type { WrittenLines } from "./written-lines.js";
 
 interface ReadOptions {
@@ -12,10 +13,16 @@ interface ReadOptions {
   warn?: (line: string) => void;
   /** Lines a writer in this process appended: met on disk unchanged, they are not parsed again. */
   written?: WrittenLines;
+  /** false: keep no event; each read returns only what it parsed (a follower printing as the journal grows). Default true. */
+  keepEvents?: boolean;
 }
 
 export interface JournalReader {
-  /** Every event now in the file; parses only bytes appended since the last call when the cache still matches. `quiet`: no warning about a torn last line, which a later read still gives. */
+  /**
+   * Every event now in the file (with `keepEvents: false`, those parsed by this call: the appended ones, or all after the
+   * file was replaced, and a valid unterminated last line again until it is terminated); parses only bytes appended since
+   * the last call when the cache still matches. `quiet`: no warning about a torn last line, which a later read still gives.
+   */
   read(options?: { quiet?: boolean }): JournalEvent[];
   /** What the reads so far cost: bytes read from the file, lines parsed and reads that parsed it from its start, all cumulative. */
   cost(): ReadCost;
@@ -49,6 +56,32 @@ interface VerifiedPrefix {
 /** Reads the whole journal at `path`. */
 export function readJournal(path: string, options: ReadOptions = {}): JournalEvent[] {
   return createJournalReader(path, options).read();
+}
+
+/**
+ * Hands every event now in the journal at `path` to `visit`, in order, and keeps none (a torn last line is left out with
+ * a warning, as a whole read leaves it): a reader that folds or prints as it goes needs a line's memory, not a journal's.
+ */
+export function streamJournal(path: string, visit: (event: JournalEvent) => void, options: Pick<ReadOptions, "warn"> = {}): void {
+  const fd = openJournalForRead(path);
+  try {
+    const size = fstatSync(fd).size;
+    refuseJsonArray(path, readRange(fd, 0, 64));
+    const visited = visitRange(fd, 0, size, { path, firstLine: 1, nextSeq: 1 }, visit);
+    if (visited.unterminated) visit(visited.unterminated);
+    if (visited.tornBytes > 0) options.warn?.(tornWarning(path, visited.tornBytes));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Streams the journal at `path` through the folds registered on `tracker`. */
+export function foldJournal(path: string, tracker: FoldTracker, options: Pick<ReadOptions, "warn"> = {}): void {
+  streamJournal(path, (event) => tracker.see(event), options);
+}
+
+function tornWarning(path: string, bytes: number): string {
+  return `${path}: ignoring a torn last line (${bytes} bytes with no newline, left by an interrupted write)`;
 }
 
 /** The journal's first event (ENGINE_START), without reading the rest; null when it has no complete first line. */
@@ -85,17 +118,17 @@ export function createJournalReader(path: string, options: ReadOptions = {}): Jo
       const parsed = parseRange(fd, base, stats.size, {
         path,
         firstLine: (from?.lines ?? 0) + 1,
-        nextSeq: (from?.events.length ?? 0) + 1,
+        nextSeq: (from?.lines ?? 0) + 1,
         written: options.written,
       });
       spent.bytesRead += parsed.bytesRead;
       spent.linesParsed += parsed.events.length + (parsed.unterminated ? 1 : 0);
       if (parsed.tornBytes > 0 && !quiet && warnedTornAt !== base + parsed.completeBytes) {
         warnedTornAt = base + parsed.completeBytes;
-        options.warn?.(`${path}: ignoring a torn last line (${parsed.tornBytes} bytes with no newline, left by an interrupted write)`);
+        options.warn?.(tornWarning(path, parsed.tornBytes));
       }
-      prefix = extendPrefix(fd, stats, from, parsed);
-      const events = prefix ? [...prefix.events] : [];
+      prefix = extendPrefix(fd, stats, from, parsed, options.keepEvents ?? true);
+      const events = options.keepEvents === false ? parsed.events : prefix ? [...prefix.events] : [];
       if (parsed.unterminated) events.push(parsed.unterminated);
       return events;
     } finally {
@@ -129,7 +162,7 @@ function prefixStillMatches(fd: number, stats: Stats, prefix: VerifiedPrefix, re
   return read(fd, 0, prefix.openingLine.length).equals(prefix.openingLine);
 }
 
-function extendPrefix(fd: number, stats: Stats, from: VerifiedPrefix | null, parsed: ParsedRange): VerifiedPrefix | null {
+function extendPrefix(fd: number, stats: Stats, from: VerifiedPrefix | null, parsed: ParsedRange, keepEvents: boolean): VerifiedPrefix | null {
   if (parsed.events.length === 0 || parsed.lastLine === null) return from ?? emptyPrefix(stats);
   const base = from?.bytes ?? 0;
   const lines = (from?.lines ?? 0) + parsed.events.length;
@@ -138,7 +171,7 @@ function extendPrefix(fd: number, stats: Stats, from: VerifiedPrefix | null, par
     ino: stats.ino,
     bytes: base + parsed.completeBytes,
     lines,
-    events: appendInPlace(from?.events ?? [], parsed.events),
+    events: keepEvents ? appendInPlace(from?.events ?? [], parsed.events) : [],
     openingLine: from && from.bytes > 0 ? from.openingLine : lines === 1 ? Buffer.concat([parsed.lastLine, NEWLINE]) : firstLineOf(fd)!,
     lastLineStart: base + parsed.lastLineStart,
     lastLine: Buffer.concat([parsed.lastLine, NEWLINE]),

@@ -1,6 +1,7 @@
 // What a journal says about its run: status, iteration count, usage and the work left unfinished.
 import type { EventOf, JournalEvent, RunStatus, ToolCall } from "./events.js";
 import { createFoldTracker, type EventFold, type FoldTracker } from "./fold.js";
+import { foldJournal } from "./reader.js";
 import { copyUsageTotals, usageFold, type RunUsage, type UsageTotals } from "./usage-totals.js";
 
 interface PendingCall {
@@ -47,6 +48,14 @@ export function trackRunState(tracker: FoldTracker): () => RunState {
   const fold = tracker.register(statusFold);
   const usage = tracker.register(usageFold);
   return () => stateOf(fold(), usage());
+}
+
+/** The run's state of the journal at `path`, streamed: a line's memory, whatever the journal's size. */
+export function readRunState(path: string, options: { warn?: (line: string) => void } = {}): RunState {
+  const tracker = createFoldTracker();
+  const state = trackRunState(tracker);
+  foldJournal(path, tracker, options);
+  return state();
 }
 
 /** Folds a journal read whole into the run's state; the journal is the authority over metadata.json. */

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { ReplayError, errorMessage } from "../errors.js";
 import { ProviderDataSchema, UsageSchema } from "../journal/events.js";
 import { readInvocationRecords } from "./recorded-requests.js";
-import { readJournal } from "../journal/reader.js";
+import { streamJournal } from "../journal/reader.js";
 import { readRunFile } from "../safe-open.js";
 import type { ContextOverflow } from "./context-overflow.js";
 import type { LlmReply } from "../conversation.js";
@@ -119,12 +119,13 @@ function recordedOverflows(runDir: string): Map<number, ContextOverflow> {
   const path = join(runDir, "journal.jsonl");
   if (!existsSync(path)) return overflows;
   let calls = 0;
-  for (const event of readJournal(path)) {
+  // Streamed: only the overflows are kept, whatever the journal's size.
+  streamJournal(path, (event) => {
     if (event.type === "THOUGHT") calls += 1;
-    if (event.type !== "CONTEXT_WINDOW" || !event.overflow) continue;
+    if (event.type !== "CONTEXT_WINDOW" || !event.overflow) return;
     const { server_limit_tokens: limitTokens, server_requested_tokens: requestedTokens } = event.overflow;
     overflows.set(calls, { ...(limitTokens !== undefined ? { limitTokens } : {}), ...(requestedTokens !== undefined ? { requestedTokens } : {}) });
-  }
+  });
   return overflows;
 }
 

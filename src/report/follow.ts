@@ -24,21 +24,31 @@ type FollowEnd = "ended" | "engine-gone" | "aborted";
  * change notifications do not cross network file systems, where fan-outs often write.
  */
 export async function* followJournal(paths: RunPaths, options: FollowOptions = {}): AsyncGenerator<JournalEvent[], FollowEnd> {
-  const reader = createJournalReader(paths.journal);
+  // Keeps no event: each read parses what was appended, so following a run costs a line's memory, not the journal's.
+  const reader = createJournalReader(paths.journal, { keepEvents: false });
   const pollMs = options.pollMs ?? 100;
   const heartbeat = watchHeartbeat();
-  let printed = 0;
+  let printedSeq = 0;
+  let lastType: JournalEvent["type"] | null = null;
+  /** Events read while judging the engine gone, yielded next. */
+  let carried: JournalEvent[] = [];
   for (;;) {
     if (options.signal?.aborted) return "aborted";
-    const events = reader.read();
-    const fresh = events.slice(printed);
+    const after = carried.at(-1)?.seq ?? printedSeq;
+    // A valid last line not yet terminated is read again until it is: each event is yielded once, by its seq.
+    const fresh = [...carried, ...reader.read().filter((event) => event.seq > after)];
+    carried = [];
     if (fresh.length > 0) {
-      printed = events.length;
+      printedSeq = fresh.at(-1)!.seq;
+      lastType = fresh.at(-1)!.type;
       yield fresh;
     }
-    const last = events.at(-1);
-    if (last?.type === "ENGINE_END" && printed === events.length) return "ended";
-    if (fresh.length === 0 && engineGone(paths, last?.seq ?? 0, reader, heartbeat)) return "engine-gone";
+    if (lastType === "ENGINE_END") return "ended";
+    if (fresh.length === 0 && holderGone(paths, heartbeat)) {
+      // The engine may have appended its last events just before it exited: read once more.
+      carried = reader.read().filter((event) => event.seq > printedSeq);
+      if (carried.length === 0) return "engine-gone";
+    }
     try {
       await sleep(pollMs, undefined, { signal: options.signal });
     } catch {
@@ -47,13 +57,11 @@ export async function* followJournal(paths: RunPaths, options: FollowOptions = {
   }
 }
 
-/** The run's owner is gone and nothing was appended after we looked: the run will not end by itself. */
-function engineGone(paths: RunPaths, seenSeq: number, reader: ReturnType<typeof createJournalReader>, heartbeat: HeartbeatWatch): boolean {
+/** The run's owner is gone: the run will not end by itself, unless it appended its end after we looked. */
+function holderGone(paths: RunPaths, heartbeat: HeartbeatWatch): boolean {
   const reading = readCurrentOwner(paths);
   const holder = assessOwner(reading);
-  if (holder.state === "alive" || (holder.state === "other-host" && !heartbeat.stoppedFor(reading!))) return false;
-  // The engine may have appended its last events just before it exited: read once more.
-  return (reader.read().at(-1)?.seq ?? 0) === seenSeq;
+  return !(holder.state === "alive" || (holder.state === "other-host" && !heartbeat.stoppedFor(reading!)));
 }
 
 interface HeartbeatWatch {

@@ -71,7 +71,14 @@ document.addEventListener("click", function (e) {
 `;
 
 export function page(title: string, body: Html): string {
-  return html`<!doctype html>
+  const { head, tail } = pageAround(title);
+  return `${head}${body.text}${tail}`;
+}
+
+/** The page before and after its body, for a body written piece by piece (a run's events, streamed from its journal). */
+export function pageAround(title: string): { head: string; tail: string } {
+  return {
+    head: html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -81,9 +88,11 @@ export function page(title: string, body: Html): string {
 <style>${new Html(STYLE)}</style>
 </head>
 <body>
-${body}
+`.text,
+    tail: html`
 <script>${new Html(SCRIPT)}</script>
 </body>
 </html>
-`.text;
+`.text,
+  };
 }

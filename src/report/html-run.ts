@@ -1,8 +1,9 @@
-// The HTML report of one run, failures first: the outcome and its error, the facts, a timeline of every model attempt, tool, wait and hook, tokens per iteration, and every event readable.
+// The HTML report of one run, failures first: the outcome and its error, the facts, a timeline of every model attempt, tool, wait and hook, tokens per iteration, and every event readable (written as the journal streams past).
 import { html, type Html } from "./html-escape.js";
 import { timelineSvg, tokensSvg } from "./html-charts.js";
 import { eventDetails } from "./html-events.js";
-import { page } from "./html-page.js";
+import { pageAround } from "./html-page.js";
+import type { JournalEvent } from "../journal/events.js";
 import type { HookRun } from "./hook-runs.js";
 import type { ModelCall } from "./model-calls.js";
 import type { RunAccount } from "./run-account.js";
@@ -11,12 +12,32 @@ import { formatMs, nextStep } from "./show-text.js";
 import { timelineOf } from "./timeline.js";
 import { costText, formatTokens } from "./usage-fields.js";
 
-export function runReportHtml(account: RunAccount, modelCalls: readonly ModelCall[], hooks: readonly HookRun[] = []): string {
+/** The run's events in journal order, each handed to `visit`: the journal streamed a second time, or events in hand. */
+type EventSource = (visit: (event: JournalEvent) => void) => void;
+
+/**
+ * Writes the report piece by piece: the page's head, the outcome, facts and charts (from the account), then one block
+ * per event as `events` streams them, then the page's end. The whole page is never one string: a journal of any size
+ * gives a report of any size (as large as the journal, and readable as long as the browser copes).
+ */
+export function writeRunReport(account: RunAccount, modelCalls: readonly ModelCall[], hooks: readonly HookRun[], events: EventSource, write: (text: string) => void): void {
+  const { head, tail } = pageAround(`Delta run ${account.runId}`);
+  write(head);
+  write(summary(account, modelCalls, hooks).text);
+  const hideSensitive = createSensitiveFilter();
+  events((event) => {
+    // The journal may have grown since the account was folded: the list stops where the account did.
+    if (event.seq <= account.eventCount) write(eventDetails(hideSensitive(event), account.startedAt).text);
+  });
+  write(tail);
+}
+
+/** Everything above the list of events. */
+function summary(account: RunAccount, modelCalls: readonly ModelCall[], hooks: readonly HookRun[]): Html {
   const spans = timelineOf(account, modelCalls, hooks);
-  const origin = account.startedAt;
-  const failedAttempts = account.events.filter((event) => event.type === "LLM_ATTEMPT_FAILED").length;
+  const failedAttempts = account.failedAttempts.length;
   const tools = account.iterations.reduce((sum, iteration) => sum + iteration.actions.length, 0);
-  const body = html`${outcomeBlock(account)}
+  return html`${outcomeBlock(account)}
 <div class="facts">
 <span>agent <b>${account.agentName ?? "?"}</b></span>
 <span>iterations <b>${account.iterations.length}</b></span>
@@ -24,7 +45,7 @@ export function runReportHtml(account: RunAccount, modelCalls: readonly ModelCal
 <span>tool calls <b>${tools}</b></span>
 <span>tokens <b>${formatTokens(account.usage) ?? "none recorded"}</b></span>
 <span>cost <b>${costText(account.usage) ?? "not recorded"}</b></span>
-<span>started <b>${account.events[0]?.timestamp ?? "?"}</b></span>
+<span>started <b>${account.firstTimestamp ?? "?"}</b></span>
 </div>
 <div class="facts"><span>workspace <b class="path">${account.workDir}</b></span><span>run dir <b class="path">${account.paths.runDir}</b></span></div>
 ${account.task === null ? "" : html`<pre class="task">${account.task}</pre>`}
@@ -35,8 +56,7 @@ ${account.task === null ? "" : html`<pre class="task">${account.task}</pre>`}
 <div class="chart">${tokensSvg(account.iterations)}</div>
 <h2>Events</h2>
 <p><button type="button" data-expand="all">Expand all</button><button type="button" data-expand="none">Collapse all</button></p>
-${account.events.map(createSensitiveFilter()).map((event) => eventDetails(event, origin))}`;
-  return page(`Delta run ${account.runId}`, body);
+`;
 }
 
 /** The first block a person sees: which run, how it ended, why, and what to type next. */

@@ -1,7 +1,8 @@
-// One run read from its files for a person: the journal's events grouped by iteration, usage totals, status, and who holds it.
+// One run read from its files for a person, folded as the journal streams past: status, usage, iterations (their timing, not their text), and who holds it.
 import type { EventOf, JournalEvent, RunStatus } from "../journal/events.js";
-import { readJournal } from "../journal/reader.js";
-import { createFoldTracker, type EventFold } from "../journal/fold.js";
+import { foldJournal } from "../journal/reader.js";
+import { createFoldTracker, type EventFold, type FoldTracker } from "../journal/fold.js";
+import { landmarksFold } from "../journal/landmarks.js";
 import { trackRunState } from "../journal/run-state.js";
 import { errorMessage } from "../errors.js";
 import { assessOwner, type HolderAssessment } from "../store/lease/judge.js";
@@ -10,117 +11,156 @@ import { runIdsIn } from "../store/list-runs.js";
 import { runPaths, type RunPaths } from "../store/run-dir.js";
 import { readMetadata, type RunMetadata } from "../store/run-metadata.js";
 import { pricingOf, type Pricing } from "../journal/usage-totals.js";
+import { journalTraceOf, type RunTrace } from "../trace/trace-ids.js";
 import { shownUsage } from "./priced-usage.js";
 import { runUsageShown, type UsageTotals } from "./usage-fields.js";
 
+/** What the timeline needs of a THOUGHT: its timing, not its text. */
+type ThoughtFacts = Pick<EventOf<"THOUGHT">, "seq" | "iteration" | "timestamp" | "started_at" | "duration_ms" | "attempts"> & {
+  /** The event before it: where the call began, for a journal whose THOUGHTs carry no timing of their own. */
+  previousTimestamp: string | null;
+};
+
 interface ActionAccount {
-  request: EventOf<"ACTION_REQUEST">;
+  request: Pick<EventOf<"ACTION_REQUEST">, "seq" | "timestamp" | "tool_name">;
   /** null while the tool runs, or when the engine died before recording it. */
-  result: EventOf<"ACTION_RESULT"> | null;
+  result: Pick<EventOf<"ACTION_RESULT">, "seq" | "timestamp" | "duration_ms" | "status"> | null;
 }
 
 interface IterationAccount {
   iteration: number;
-  thought: EventOf<"THOUGHT">;
+  thought: ThoughtFacts;
   usage: UsageTotals;
   actions: ActionAccount[];
 }
 
+/**
+ * A run's account keeps no event's text but its error, its open question and its failed attempts (each bounded):
+ * `show` and `report` stream the events themselves a second time, as they print them.
+ */
 export interface RunAccount {
   runId: string;
   paths: RunPaths;
   workDir: string;
-  events: JournalEvent[];
+  /** Events the account was folded from: a second pass over a journal still growing stops there. */
+  eventCount: number;
   status: RunStatus;
   /** For a RUNNING run: whether its engine process still lives (judged from the run's owner record). */
   holder: HolderAssessment | null;
   metadata: RunMetadata | null;
   task: string | null;
   agentName: string | null;
+  trace: RunTrace | null;
   iterations: IterationAccount[];
+  failedAttempts: EventOf<"LLM_ATTEMPT_FAILED">[];
   /** The journal's last ERROR: why a FAILED or INTERRUPTED run stopped. */
   lastError: EventOf<"ERROR"> | null;
   /** The open ask_human question of a run WAITING_FOR_INPUT. */
   waiting: EventOf<"HUMAN_INPUT_REQUEST"> | null;
   usage: UsageTotals;
-  /** First and last event, epoch ms. */
+  /** First and last event's timestamps, as journaled and as epoch ms. */
+  firstTimestamp: string | null;
+  lastTimestamp: string | null;
   startedAt: number | null;
   endedAt: number | null;
 }
 
-/** Reads a run; a damaged metadata.json is only a warning, since the journal is the authority. */
+type AccountFacts = Pick<RunAccount, "workDir" | "runId" | "paths" | "metadata">;
+
+/** Reads a run, streaming its journal once; a damaged metadata.json is only a warning, since the journal is the authority. */
 export function loadRunAccount(workDir: string, runId: string, paths: RunPaths, warn: (line: string) => void): RunAccount {
-  const events = readJournal(paths.journal, { warn });
+  const tracker = createFoldTracker();
+  const account = trackRunAccount(tracker);
+  foldJournal(paths.journal, tracker, { warn });
   let metadata: RunMetadata | null = null;
   try {
     metadata = readMetadata(paths);
   } catch (err) {
     warn(`run ${runId}: ${errorMessage(err)}`);
   }
-  return accountOf(workDir, runId, paths, events, metadata);
+  return account({ workDir, runId, paths, metadata });
 }
 
-/** The account of events already read (e.g. by a follower). */
-export function accountOf(workDir: string, runId: string, paths: RunPaths, events: JournalEvent[], metadata: RunMetadata | null): RunAccount {
-  // One pass: the run state and the iterations are folds on one tracker.
+/** The account of events already in hand. */
+export function accountOf(workDir: string, runId: string, paths: RunPaths, events: readonly JournalEvent[], metadata: RunMetadata | null): RunAccount {
   const tracker = createFoldTracker();
-  const runState = trackRunState(tracker);
-  const grouped = tracker.register(iterationsFold);
+  const account = trackRunAccount(tracker);
   tracker.advance(events);
-  const state = runState();
-  const { iterations } = grouped();
-  const usage = runUsageShown(state.usage.total, iterations.map((iteration) => iteration.usage));
-  const start = events.find((event): event is EventOf<"ENGINE_START"> => event.type === "ENGINE_START");
-  return {
-    runId,
-    paths,
-    workDir,
-    events,
-    status: state.status,
-    holder: state.status === "RUNNING" ? assessOwner(readCurrentOwner(paths)) : null,
-    metadata,
-    task: state.initialMessage,
-    agentName: metadata?.agent_name ?? agentNameOf(start),
-    iterations,
-    lastError: state.lastError,
-    waiting: state.waiting,
-    usage,
-    startedAt: timeOf(events[0]),
-    endedAt: timeOf(events.at(-1)),
+  return account({ workDir, runId, paths, metadata });
+}
+
+/** Registers an account's folds on `tracker` (one pass: run state, landmarks, iterations); returns the account after the events it has seen. */
+export function trackRunAccount(tracker: FoldTracker): (facts: AccountFacts) => RunAccount {
+  const runState = trackRunState(tracker);
+  const marks = tracker.register(landmarksFold);
+  const grouped = tracker.register(iterationsFold);
+  return (facts) => {
+    const state = runState();
+    const { first, last, count } = marks();
+    const { iterations, failedAttempts } = grouped();
+    return {
+      ...facts,
+      eventCount: count,
+      status: state.status,
+      holder: state.status === "RUNNING" ? assessOwner(readCurrentOwner(facts.paths)) : null,
+      task: state.initialMessage,
+      agentName: facts.metadata?.agent_name ?? agentNameOf(first),
+      trace: journalTraceOf(first),
+      iterations,
+      failedAttempts,
+      lastError: state.lastError,
+      waiting: state.waiting,
+      usage: runUsageShown(state.usage.total, iterations.map((iteration) => iteration.usage)),
+      firstTimestamp: first?.timestamp ?? null,
+      lastTimestamp: last?.timestamp ?? null,
+      startedAt: timeOf(first),
+      endedAt: timeOf(last),
+    };
   };
 }
 
 interface Grouped {
   iterations: IterationAccount[];
+  failedAttempts: EventOf<"LLM_ATTEMPT_FAILED">[];
   /** Each process prices its own calls with the pricing its ENGINE_START recorded. */
   pricing: Pricing | undefined;
+  /** The actions of the last THOUGHT, by id: a result answers one of them. */
   byAction: Map<string, ActionAccount>;
+  previousTimestamp: string | null;
 }
 
-/** The events grouped by iteration: each THOUGHT with its usage as priced and the actions it asked for. */
+/** The events grouped by iteration: each THOUGHT's timing with its usage as priced and the actions it asked for. */
 const iterationsFold: EventFold<Grouped> = {
-  initial: () => ({ iterations: [], pricing: undefined, byAction: new Map() }),
+  initial: () => ({ iterations: [], failedAttempts: [], pricing: undefined, byAction: new Map(), previousTimestamp: null }),
   step(grouped, event) {
+    const previousTimestamp = grouped.previousTimestamp;
+    grouped.previousTimestamp = event.timestamp;
     switch (event.type) {
       case "ENGINE_START":
         grouped.pricing = pricingOf(event);
         return grouped;
-      case "THOUGHT":
-        grouped.iterations.push({ iteration: event.iteration, thought: event, usage: shownUsage(event, grouped.pricing), actions: [] });
+      case "THOUGHT": {
+        const { seq, iteration, timestamp, started_at, duration_ms, attempts } = event;
+        const thought: ThoughtFacts = { seq, iteration, timestamp, started_at, duration_ms, attempts, previousTimestamp };
+        grouped.iterations.push({ iteration, thought, usage: shownUsage(event, grouped.pricing), actions: [] });
+        grouped.byAction.clear();
         return grouped;
+      }
       case "ACTION_REQUEST": {
-        const action: ActionAccount = { request: event, result: null };
+        const action: ActionAccount = { request: { seq: event.seq, timestamp: event.timestamp, tool_name: event.tool_name }, result: null };
         grouped.byAction.set(event.action_id, action);
         grouped.iterations.at(-1)?.actions.push(action);
         return grouped;
       }
       case "ACTION_RESULT": {
         const action = grouped.byAction.get(event.action_id);
-        if (action) action.result = event;
+        if (action) action.result = { seq: event.seq, timestamp: event.timestamp, duration_ms: event.duration_ms, status: event.status };
         return grouped;
       }
-      case "USER_MESSAGE":
       case "LLM_ATTEMPT_FAILED":
+        grouped.failedAttempts.push(event);
+        return grouped;
+      case "USER_MESSAGE":
       case "HUMAN_INPUT_REQUEST":
       case "HUMAN_INPUT_RECEIVED":
       case "ERROR":
@@ -136,13 +176,13 @@ const iterationsFold: EventFold<Grouped> = {
   },
 };
 
-function agentNameOf(start: EventOf<"ENGINE_START"> | undefined): string | null {
-  const name = start?.config.agent_name;
+function agentNameOf(first: JournalEvent | null): string | null {
+  const name = first?.type === "ENGINE_START" ? first.config.agent_name : undefined;
   return typeof name === "string" ? name : null;
 }
 
 /** Epoch ms of an event's timestamp, or null when it is not a date. */
-export function timeOf(event: JournalEvent | undefined): number | null {
+export function timeOf(event: { timestamp: string } | null | undefined): number | null {
   if (!event) return null;
   const ms = Date.parse(event.timestamp);
   return Number.isNaN(ms) ? null : ms;

@@ -1,5 +1,4 @@
 // A run as text for a person: a header, one block per journal event (shared by `show` and `show --follow`), and a footer.
-import { journalTraceOf } from "../trace/trace-ids.js";
 import { describeJournaledSandbox } from "../tools/sandbox-schema.js";
 import { terminalSafe } from "../terminal-text.js";
 import shellQuote from "shell-quote";
@@ -24,7 +23,7 @@ export function runHeader(account: RunAccount, style: TextStyle): string[] {
   const lines = [`${style.bold(`Run ${account.runId}`)}  ${statusText(account, style)}`];
   if (account.agentName) lines.push(`${style.dim("agent    ")} ${terminalSafe(account.agentName)}`);
   lines.push(`${style.dim("run dir  ")} ${account.paths.runDir}`);
-  const trace = journalTraceOf(account.events);
+  const trace = account.trace;
   if (trace) lines.push(`${style.dim("trace    ")} ${trace.traceId}`);
   return lines;
 }

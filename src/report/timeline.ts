@@ -1,5 +1,5 @@
 // The bars of a run's timeline: every model attempt (failed ones and the waits after them included), tool call, ask_human wait and hook, on one time axis.
-import type { EventOf, JournalEvent } from "../journal/events.js";
+import type { EventOf } from "../journal/events.js";
 import type { HookRun } from "./hook-runs.js";
 import type { ModelCall } from "./model-calls.js";
 import { timeOf, type RunAccount } from "./run-account.js";
@@ -38,8 +38,10 @@ function modelSpans(account: RunAccount, modelCalls: readonly ModelCall[]): Span
   /** Where the next answered attempt of each iteration can start: after the last failed attempt's wait. */
   const retryEnds = new Map<number, number>();
   const recorded = new Map(modelCalls.map((call) => [call.iteration, call]));
-  for (const event of account.events) {
-    if (event.type === "LLM_ATTEMPT_FAILED") {
+  // Failed attempts and THOUGHTs in journal order, as the account keeps them apart.
+  const calls = [...account.failedAttempts, ...account.iterations.map(({ thought }) => thought)].sort((a, b) => a.seq - b.seq);
+  for (const event of calls) {
+    if ("attempt" in event) {
       const start = Date.parse(event.started_at);
       if (Number.isNaN(start)) continue;
       spans.push({ kind: "model", iteration: event.iteration, label: failedLabel(event), start, durationMs: event.duration_ms, outcome: "FAILED", seq: event.seq });
@@ -48,8 +50,8 @@ function modelSpans(account: RunAccount, modelCalls: readonly ModelCall[]): Span
         spans.push({ kind: "wait", iteration: event.iteration, label: `waiting ${event.retry_in_ms} ms before attempt ${event.attempt + 1}`, start: waitStart, durationMs: event.retry_in_ms, outcome: "waiting", seq: event.seq });
       }
       retryEnds.set(event.iteration, waitStart + (event.retry_in_ms ?? 0));
-    } else if (event.type === "THOUGHT") {
-      const call = answeredCall(account.events, event, recorded.get(event.iteration), retryEnds.get(event.iteration));
+    } else {
+      const call = answeredCall(event, recorded.get(event.iteration), retryEnds.get(event.iteration));
       if (call === null) continue;
       const attempts = event.attempts !== undefined && event.attempts > 1 ? ` (attempt ${event.attempts})` : "";
       spans.push({ kind: "model", iteration: event.iteration, label: `model call ${event.iteration}${attempts}${call.guessed ? " (timed from the journal)" : ""}`, start: call.start, durationMs: call.durationMs, outcome: "SUCCESS", seq: event.seq });
@@ -63,7 +65,7 @@ function modelSpans(account: RunAccount, modelCalls: readonly ModelCall[]): Span
  * The attempt that answered: from the THOUGHT's own timing (after any failed attempt and its
  * wait); for an older journal from its io record, or from the event before it to the THOUGHT itself.
  */
-function answeredCall(events: readonly JournalEvent[], thought: EventOf<"THOUGHT">, record: ModelCall | undefined, retryEnd: number | undefined): { start: number; durationMs: number; guessed: boolean } | null {
+function answeredCall(thought: RunAccount["iterations"][number]["thought"], record: ModelCall | undefined, retryEnd: number | undefined): { start: number; durationMs: number; guessed: boolean } | null {
   const callStart = thought.started_at === undefined ? NaN : Date.parse(thought.started_at);
   if (!Number.isNaN(callStart) && thought.duration_ms !== undefined) {
     const end = callStart + thought.duration_ms;
@@ -72,7 +74,7 @@ function answeredCall(events: readonly JournalEvent[], thought: EventOf<"THOUGHT
   }
   if (record) return { start: record.start, durationMs: record.durationMs, guessed: false };
   const end = timeOf(thought);
-  const start = timeOf(events[thought.seq - 2]) ?? end;
+  const start = (thought.previousTimestamp === null ? null : timeOf({ timestamp: thought.previousTimestamp })) ?? end;
   return end === null || start === null ? null : { start, durationMs: end - start, guessed: true };
 }
 

@@ -83,7 +83,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   let runTrace: ReturnType<typeof journalTraceOf> = null;
   // The tool's span, as TRACEPARENT with the run's sampling decision: a `delta` the tool starts joins the run's trace under it.
   const traceParentFor = (seq: number): string | null => {
-    runTrace ??= journalTraceOf(files.events());
+    runTrace ??= journalTraceOf(files.firstEvent());
     return runTrace === null ? null : formatTraceParent(runTrace.traceId, spanIdOf(runTrace.traceId, seq), samplingOf(process.env, runTrace).sampled);
   };
   // A run taken over meanwhile stops what it is doing (a tool, a model call) as an interrupt would.
@@ -199,7 +199,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
     // Bounded by OTEL_EXPORTER_OTLP_TIMEOUT: a dead collector costs that and one warning line, never the outcome.
     const warning = await live?.flush();
     if (warning) progress(warning);
-    return { ...outcome, traceId: journalTraceOf(files.events())?.traceId ?? null };
+    return { ...outcome, traceId: journalTraceOf(files.firstEvent())?.traceId ?? null };
   } finally {
     await hookBox?.close();
   }

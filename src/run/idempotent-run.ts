@@ -2,9 +2,11 @@
 import { journalTraceOf } from "../trace/trace-ids.js";
 import { existsSync, realpathSync } from "node:fs";
 import { RunRefusedError } from "../errors.js";
-import type { JournalEvent } from "../journal/events.js";
-import { readJournal } from "../journal/reader.js";
-import { deriveRunState, type RunState } from "../journal/run-state.js";
+import type { EventOf } from "../journal/events.js";
+import { createFoldTracker } from "../journal/fold.js";
+import { landmarksFold, type Landmarks } from "../journal/landmarks.js";
+import { foldJournal } from "../journal/reader.js";
+import { trackRunState, type RunState } from "../journal/run-state.js";
 import { priceRunUsage } from "../llm/usage.js";
 import { runPaths, type RunPaths } from "../store/run-dir.js";
 import { openRunFiles, type RunFiles } from "../store/run-files.js";
@@ -37,8 +39,8 @@ export async function resumeExistingRun(request: ExistingRunRequest): Promise<Ru
   const paths = runPaths(request.workDir, request.runId);
   // This process's one reader of the run: a run that goes on is continued with it, its journal not parsed again.
   const files = openRunFilesOf(paths, request);
-  const events = files.events();
-  const start = events[0];
+  const marks = files.landmarks();
+  const start = marks.first;
   if (start?.type !== "ENGINE_START") {
     throw new RunRefusedError(`Run ${request.runId} in ${request.workDir} has no ENGINE_START yet: another process is starting it. Retry once it has started, or choose another --run-id.`);
   }
@@ -47,10 +49,10 @@ export async function resumeExistingRun(request: ExistingRunRequest): Promise<Ru
   switch (state.status) {
     case "COMPLETED":
       request.progress(`Run ${request.runId} already COMPLETED; its result is given again from the journal (no model request).`);
-      return finishedOutcome(request, paths, events, state);
+      return finishedOutcome(request, paths, marks, state);
     case "WAITING_FOR_INPUT":
       request.progress(`Run ${request.runId} is WAITING_FOR_INPUT: ${state.waiting!.prompt}\nAnswer with: ${continueCommand(request.runId, request.workDir, "<answer>")}`);
-      return waitingOutcome(request, paths, events, state);
+      return waitingOutcome(request, paths, marks, state);
     case "FAILED":
     case "INTERRUPTED":
     case "RUNNING": {
@@ -72,17 +74,22 @@ type RunRef = Pick<ExistingRunRequest, "runId" | "workDir">;
 export function journaledOutcome(run: RunRef, warn: (message: string) => void): RunOutcome | null {
   const paths = runPaths(run.workDir, run.runId);
   if (!existsSync(paths.journal)) return null;
-  const events = readJournal(paths.journal, { warn });
-  if (events[0]?.type !== "ENGINE_START") return null;
-  const state = deriveRunState(events);
+  // Streamed through the run state and the landmarks: the outcome needs no event kept.
+  const tracker = createFoldTracker();
+  const runState = trackRunState(tracker);
+  const landmarks = tracker.register(landmarksFold);
+  foldJournal(paths.journal, tracker, { warn });
+  const marks = landmarks();
+  if (marks.first?.type !== "ENGINE_START") return null;
+  const state = runState();
   switch (state.status) {
     case "COMPLETED":
-      return finishedOutcome(run, paths, events, state);
+      return finishedOutcome(run, paths, marks, state);
     case "WAITING_FOR_INPUT":
-      return waitingOutcome(run, paths, events, state);
+      return waitingOutcome(run, paths, marks, state);
     case "FAILED":
     case "INTERRUPTED":
-      return endedOutcome(run, paths, events, state);
+      return endedOutcome(run, paths, marks, state);
     case "RUNNING":
       return null;
   }
@@ -111,10 +118,10 @@ function refuseAnotherTask(request: ExistingRunRequest, agentHome: string, first
 }
 
 /** The RunResult the run gave when it completed, rebuilt from the journal: its last process's times, each call priced as its process journaled. */
-function finishedOutcome(request: RunRef, paths: RunPaths, events: JournalEvent[], state: RunState): RunOutcome {
-  const { start, end } = lastProcess(events);
+function finishedOutcome(request: RunRef, paths: RunPaths, marks: Landmarks, state: RunState): RunOutcome {
+  const { start, end } = lastProcess(marks);
   return {
-    ...common(request, paths, events, state),
+    ...common(request, paths, marks, state),
     status: "COMPLETED",
     result: parseResult(state.lastThought?.content ?? null),
     resultText: state.lastThought?.content ?? null,
@@ -126,11 +133,11 @@ function finishedOutcome(request: RunRef, paths: RunPaths, events: JournalEvent[
 }
 
 /** The open question again (exit 101). */
-function waitingOutcome(request: RunRef, paths: RunPaths, events: JournalEvent[], state: RunState): RunOutcome {
-  const { start, end } = lastProcess(events);
+function waitingOutcome(request: RunRef, paths: RunPaths, marks: Landmarks, state: RunState): RunOutcome {
+  const { start, end } = lastProcess(marks);
   const question = state.waiting!;
   return {
-    ...common(request, paths, events, state),
+    ...common(request, paths, marks, state),
     status: "WAITING_FOR_INPUT",
     interaction: { prompt: question.prompt, input_type: question.input_type, sensitive: question.sensitive, request_id: question.request_id },
     startTime: new Date(start.timestamp),
@@ -141,11 +148,11 @@ function waitingOutcome(request: RunRef, paths: RunPaths, events: JournalEvent[]
 }
 
 /** A FAILED or INTERRUPTED end with the error its process journaled just before ENGINE_END. */
-function endedOutcome(request: RunRef, paths: RunPaths, events: JournalEvent[], state: RunState): RunOutcome {
-  const { start, end } = lastProcess(events);
+function endedOutcome(request: RunRef, paths: RunPaths, marks: Landmarks, state: RunState): RunOutcome {
+  const { start, end } = lastProcess(marks);
   const error = state.lastError;
   return {
-    ...common(request, paths, events, state),
+    ...common(request, paths, marks, state),
     status: state.status,
     ...(error ? { error: { type: error.error_type, message: error.error_message } } : {}),
     startTime: new Date(start.timestamp),
@@ -154,21 +161,13 @@ function endedOutcome(request: RunRef, paths: RunPaths, events: JournalEvent[], 
   };
 }
 
-function common(request: RunRef, paths: RunPaths, events: JournalEvent[], state: RunState): Pick<RunOutcome, "runId" | "iterations" | "agentName" | "workspacePath" | "runDir" | "traceId"> {
-  const first = events[0];
+function common(request: RunRef, paths: RunPaths, marks: Landmarks, state: RunState): Pick<RunOutcome, "runId" | "iterations" | "agentName" | "workspacePath" | "runDir" | "traceId"> {
+  const first = marks.first;
   const agentName = first?.type === "ENGINE_START" && typeof first.config.agent_name === "string" ? first.config.agent_name : null;
-  return { runId: request.runId, iterations: state.iterations, agentName, workspacePath: request.workDir, runDir: paths.runDir, traceId: journalTraceOf(events)?.traceId ?? null };
+  return { runId: request.runId, iterations: state.iterations, agentName, workspacePath: request.workDir, runDir: paths.runDir, traceId: journalTraceOf(first)?.traceId ?? null };
 }
 
 /** The last ENGINE_START and the ENGINE_END after it, if any. */
-function lastProcess(events: JournalEvent[]): { start: Extract<JournalEvent, { type: "ENGINE_START" }>; end: Extract<JournalEvent, { type: "ENGINE_END" }> | null } {
-  let start: Extract<JournalEvent, { type: "ENGINE_START" }> | null = null;
-  let end: Extract<JournalEvent, { type: "ENGINE_END" }> | null = null;
-  for (const event of events) {
-    if (event.type === "ENGINE_START") {
-      start = event;
-      end = null;
-    } else if (event.type === "ENGINE_END") end = event;
-  }
-  return { start: start!, end };
+function lastProcess(marks: Landmarks): { start: EventOf<"ENGINE_START">; end: EventOf<"ENGINE_END"> | null } {
+  return { start: marks.starts.at(-1)!, end: marks.lastProcessEnded ? marks.lastEnd : null };
 }

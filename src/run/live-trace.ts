@@ -11,7 +11,7 @@ import { journalTraceOf } from "../trace/trace-ids.js";
  */
 export async function openLiveTrace(earlier: readonly JournalEvent[], fromSeq: number, secrets: readonly string[], warn: (line: string) => void): Promise<LiveTrace | null> {
   // Sampled once per run: from the trace id and the caller's flag its first ENGINE_START journaled.
-  const choice = liveExportChoice(process.env, journalTraceOf(earlier));
+  const choice = liveExportChoice(process.env, journalTraceOf(earlier[0]));
   if (choice.warning !== undefined) warn(choice.warning);
   if (choice.kind !== "on") return null;
   const { startLiveTrace } = await import("../trace/otlp-export.js");

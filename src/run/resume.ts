@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { loadAgent, type AgentPackage } from "../agent/load.js";
 import { preflightAgent } from "../agent/preflight.js";
 import { forAgent, ORPHANED_RUN, RunRefusedError } from "../errors.js";
-import type { EventOf, JournalEvent } from "../journal/events.js";
+import type { EventOf } from "../journal/events.js";
 import { clearInteraction, recordAnswer } from "./ask-human.js";
 import { continueCommand } from "./continue-command.js";
 import type { RunOutcome } from "./outcome.js";
@@ -58,7 +58,7 @@ async function continueLoaded(request: ContinueRequest, files: RunFiles, start: 
   checkTrustedOwner(join(loaded.home, "hooks.yaml"), "the agent's hooks file");
   await preflightAgent(loaded, start.work_dir);
   // Read before the run is taken (quietly: its holder may be writing); read again after, this parses only what changed.
-  const sandbox = continuedSandbox(lastEngineStart(files.events({ quiet: true }))?.config.sandbox, loaded, request.sandbox);
+  const sandbox = continuedSandbox(files.landmarks({ quiet: true }).starts.at(-1)?.config.sandbox, loaded, request.sandbox);
   await checkSandbox(sandbox, loaded, request.warn);
 
   pausePoint("continue-before-lock");
@@ -75,9 +75,10 @@ async function continueLoaded(request: ContinueRequest, files: RunFiles, start: 
   let traceFromSeq: number;
   try {
     // Every decision about the run is made here, from the journal as it is now that this process holds the run.
-    const events = files.events();
+    // Folded on the one read of the journal, beside the run state: no decision here needs the events themselves.
     state = files.state();
-    traceFromSeq = state.status === "RUNNING" ? (lastEngineStart(events)?.seq ?? 1) : events.length + 1;
+    const marks = files.landmarks();
+    traceFromSeq = state.status === "RUNNING" ? (marks.starts.at(-1)?.seq ?? 1) : marks.count + 1;
     answer = planAnswer(request, paths, state);
     // The replay position is the number of THOUGHTs recorded: read, like everything else, now that the run is ours.
     provider = await chooseProvider(loaded, start.work_dir, {
@@ -88,16 +89,16 @@ async function continueLoaded(request: ContinueRequest, files: RunFiles, start: 
       warn: request.warn,
       log: verboseLog(request),
     });
-    checkRunEndpoint(journaledEndpoint(events), {
+    checkRunEndpoint(journaledEndpoint(marks.starts), {
       runId: request.runId,
       endpoint: provider.describe.endpoint,
       accepted: Boolean(request.acceptEndpoint) || request.baseUrl !== undefined,
       source: provider.describe.base_url_source,
     });
     agent = withOutput(withModel(loaded, request.model ?? provider.model), output, provider.protocol, request.warn);
-    metadata = readOrRebuildMetadata(paths, events, state, hold.previous?.owner ?? null, request.warn);
+    metadata = readOrRebuildMetadata(paths, marks, state, hold.previous?.owner ?? null, request.warn);
     reportTakeover(request, hold, state);
-    const leftover = await endLeftoverTool(hold, events, state);
+    const leftover = await endLeftoverTool(hold, marks.requestsOfLastThought, state);
     if (leftover) request.progress(`[Janitor] ${leftover}`);
     // Holding the run, any earlier holder is gone: servers it left running (it was killed) go too, before ours start.
     // Not after a holder that released the run (it stopped its servers; their pids may name other processes by now).
@@ -146,14 +147,6 @@ async function continueLoaded(request: ContinueRequest, files: RunFiles, start: 
   }
 }
 
-function lastEngineStart(events: JournalEvent[]): Extract<JournalEvent, { type: "ENGINE_START" }> | undefined {
-  for (let index = events.length - 1; index >= 0; index--) {
-    const event = events[index]!;
-    if (event.type === "ENGINE_START") return event;
-  }
-  return undefined;
-}
-
 function reportTakeover(request: ContinueRequest, hold: RunHold, state: RunState): void {
   const previous = hold.previous;
   if (previous === null || previous.released) return;
@@ -199,12 +192,13 @@ function planAnswer(request: ContinueRequest, paths: RunPaths, state: RunState):
  * The previous holder died on this host while a tool ran, and the run still waits for that tool's result: its process
  * group may live on. Ends it before the model is told the result is unknown; says what it did, or null.
  */
-async function endLeftoverTool(hold: RunHold, events: JournalEvent[], state: RunState): Promise<string | null> {
+async function endLeftoverTool(hold: RunHold, requestsOfLastThought: readonly EventOf<"ACTION_REQUEST">[], state: RunState): Promise<string | null> {
   const owner = hold.previous?.owner;
   const group = owner?.tool_group;
   if (!owner || !group || hold.previous?.released || !isThisHost(owner)) return null;
-  const request = events.find((event) => event.seq === group.request_seq);
-  const pending = request?.type === "ACTION_REQUEST" && state.pending.some((call) => call.requested && call.call.id === request.action_id);
+  // Only a request of the last THOUGHT can still be pending.
+  const request = requestsOfLastThought.find((event) => event.seq === group.request_seq);
+  const pending = request !== undefined && state.pending.some((call) => call.requested && call.call.id === request.action_id);
   if (!pending) return null;
   const killed = await killLeftoverGroup({ pgid: group.pgid, startedAtUnix: group.started_at_unix });
   if (killed.length === 0) return null;

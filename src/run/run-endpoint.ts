@@ -1,18 +1,17 @@
 // The endpoint a run talks to (protocol and base URL without credentials), as journaled in its ENGINE_START, and the rule that `continue` keeps it.
 import { z } from "zod";
 import { EndpointChangedError } from "../errors.js";
-import type { JournalEvent } from "../journal/events.js";
+import type { EventOf } from "../journal/events.js";
 import { DEFAULT_BASE_URLS, endpointUrl } from "../llm/base-url.js";
 import { PROVIDER_NAMES } from "../llm/types.js";
 
 const RunEndpointSchema = z.object({ provider: z.enum(PROVIDER_NAMES), base_url: z.string() });
 type RunEndpoint = z.infer<typeof RunEndpointSchema>;
 
-/** The endpoint of the run's latest ENGINE_START that named one; null for a run that only ever replayed recordings. */
-export function journaledEndpoint(events: readonly JournalEvent[]): RunEndpoint | null {
-  for (let index = events.length - 1; index >= 0; index -= 1) {
-    const event = events[index]!;
-    if (event.type !== "ENGINE_START") continue;
+/** The endpoint of the run's latest ENGINE_START (of `starts`, every one the journal holds) that named one; null for a run that only ever replayed recordings. */
+export function journaledEndpoint(starts: readonly EventOf<"ENGINE_START">[]): RunEndpoint | null {
+  for (let index = starts.length - 1; index >= 0; index -= 1) {
+    const event = starts[index]!;
     const parsed = RunEndpointSchema.safeParse(event.config.endpoint ?? legacyEndpoint(event.config));
     if (parsed.success) return parsed.data;
   }

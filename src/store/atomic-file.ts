@@ -1,4 +1,4 @@
-// Replaces a small file atomically: readers see the old content or the new, never a half-written file.
+// Replaces a file atomically: readers see the old content or the new, never a half-written file.
 import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { randomHex } from "../random-hex.js";
@@ -12,13 +12,15 @@ interface AtomicWriteOptions {
   exactMode?: boolean;
 }
 
-export function writeFileAtomic(path: string, content: string, options: AtomicWriteOptions = {}): void {
+/** `content`: the text, or a function that writes it piece by piece (a report too large to hold as one string). */
+export function writeFileAtomic(path: string, content: string | ((write: (text: string) => void) => void), options: AtomicWriteOptions = {}): void {
   const temp = tempPathFor(path);
   try {
     const fd = openSync(temp, "wx", options.mode ?? 0o666);
     try {
       if (options.exactMode && options.mode !== undefined) fchmodSync(fd, options.mode);
-      writeSync(fd, content);
+      if (typeof content === "string") writeSync(fd, content);
+      else content((text) => void writeSync(fd, text));
       if (options.durable) fsyncSync(fd);
     } finally {
       closeSync(fd);

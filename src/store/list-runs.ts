@@ -2,10 +2,9 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { RunStatus } from "../journal/events.js";
-import { readJournal } from "../journal/reader.js";
 import { errorMessage } from "../errors.js";
 import { assessOwner } from "./lease/judge.js";
-import { deriveRunState } from "../journal/run-state.js";
+import { readRunState } from "../journal/run-state.js";
 import { readMetadata, RunMetadataSchema } from "./run-metadata.js";
 import { originalRunOf, type OriginalRun } from "./original-run.js";
 import { readRunFile } from "../safe-open.js";
@@ -101,7 +100,7 @@ function summarize(workDir: string, runId: string, warn: (line: string) => void)
   const ended = endedAsWritten(workDir, runId, raw);
   if (ended !== null) return ended;
   try {
-    const state = deriveRunState(readJournal(paths.journal, { warn }));
+    const state = readRunState(paths.journal, { warn });
     let metadata: ReturnType<typeof readMetadata> | null = null;
     try {
       metadata = readMetadata(paths);

@@ -3,8 +3,7 @@ import { lstatSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { errorMessage } from "../errors.js";
 import type { RunStatus } from "../journal/events.js";
-import { readJournal } from "../journal/reader.js";
-import { deriveRunState } from "../journal/run-state.js";
+import { readRunState } from "../journal/run-state.js";
 import { pausePoint } from "../pause-point.js";
 import { randomHex } from "../random-hex.js";
 import type { RunSummary } from "./list-runs.js";
@@ -77,7 +76,7 @@ export async function pruneRun(candidate: PruneCandidate, rule: PruneRule): Prom
     return errorMessage(err);
   }
   try {
-    const status = deriveRunState(readJournal(paths.journal)).status;
+    const status = readRunState(paths.journal).status;
     if (status !== rule.status) return `it is ${status} now`;
     if (rule.ioOnly) {
       rmSync(join(paths.runDir, "io"), { recursive: true, force: true });

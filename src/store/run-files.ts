@@ -8,6 +8,7 @@ import { getHeapSpaceStatistics } from "node:v8";
 import { humanBytes } from "../byte-size.js";
 import type { JournalEvent } from "../journal/events.js";
 import { createFoldTracker } from "../journal/fold.js";
+import { landmarksFold, type Landmarks } from "../journal/landmarks.js";
 import { createJournalReader, readFirstEvent, type JournalReader, type ReadCost } from "../journal/reader.js";
 import { trackRunState, type RunState } from "../journal/run-state.js";
 import { openJournal, type JournalWriter } from "../journal/writer.js";
@@ -26,6 +27,8 @@ export interface RunFiles {
   events(options?: { quiet?: boolean }): JournalEvent[];
   /** The run's state after the journal as it is now (read as `events` reads it). */
   state(): RunState;
+  /** Its first and last events, each ENGINE_START, the last ENGINE_END…, folded on the same read as `state`. `quiet` as for `events`. */
+  landmarks(options?: { quiet?: boolean }): Landmarks;
   /** What reading the journal has cost this process so far: a `continue` parses it fully once. */
   readCost(): ReadCost;
   /** Opens the journal for writing (once: a second call returns the same files), and io/, engine.log and metadata.json with it. */
@@ -65,6 +68,7 @@ export function openRunFiles(paths: RunPaths, options: { warn: (line: string) =>
   const written = createWrittenLines();
   const tracker = createFoldTracker();
   const runState = trackRunState(tracker);
+  const marks = tracker.register(landmarksFold);
   let reader: JournalReader | null = null;
   let writable: Promise<WritableRunFiles> | null = null;
 
@@ -86,6 +90,10 @@ export function openRunFiles(paths: RunPaths, options: { warn: (line: string) =>
       events();
       return runState();
     },
+    landmarks: (read = {}) => {
+      events(read);
+      return marks();
+    },
     readCost: () => reader?.cost() ?? { bytesRead: 0, linesParsed: 0, fullParses: 0 },
     startWriting: (writing) => (writable ??= openWriting(writing)),
   };
@@ -103,6 +111,7 @@ export function openRunFiles(paths: RunPaths, options: { warn: (line: string) =>
       firstEvent: files.firstEvent,
       events,
       state: files.state,
+      landmarks: files.landmarks,
       readCost: files.readCost,
       startWriting: files.startWriting,
       secrets,

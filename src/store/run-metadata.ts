@@ -5,7 +5,8 @@ import { basename } from "node:path";
 import { z } from "zod";
 import { EngineError, RunFileError, RunRefusedError, errorMessage } from "../errors.js";
 import { fsError } from "../fs-errors.js";
-import { RunStatusSchema, type JournalEvent } from "../journal/events.js";
+import { RunStatusSchema } from "../journal/events.js";
+import type { Landmarks } from "../journal/landmarks.js";
 import type { RunState } from "../journal/run-state.js";
 import { thisHost } from "../process/host-probe.js";
 import type { OwnerRecord } from "./lease/owner-record.js";
@@ -118,12 +119,12 @@ export function readMetadata(paths: RunPaths): RunMetadata {
  * metadata.json as read, or, when it is lost or garbled, rebuilt from the journal (the run's truth) and the last
  * owner record, with a warning: it is only a cache, so it never stops a run from being continued.
  */
-export function readOrRebuildMetadata(paths: RunPaths, events: readonly JournalEvent[], state: RunState, lastOwner: OwnerRecord | null, warn: (line: string) => void): RunMetadata {
+export function readOrRebuildMetadata(paths: RunPaths, marks: Landmarks, state: RunState, lastOwner: OwnerRecord | null, warn: (line: string) => void): RunMetadata {
   try {
     return readMetadata(paths);
   } catch (err) {
     if (!(err instanceof RunRefusedError)) throw err;
-    const rebuilt = metadataFromJournal(events, state, lastOwner);
+    const rebuilt = metadataFromJournal(marks, state, lastOwner);
     if (rebuilt === null) throw err;
     warn(`[warning] ${err.message}. Rebuilt it from the journal, which is the run's truth; it is rewritten as the run goes on.`);
     return rebuilt;
@@ -131,14 +132,13 @@ export function readOrRebuildMetadata(paths: RunPaths, events: readonly JournalE
 }
 
 /** What metadata.json says when it agrees with the journal (and `state`, the run state folded from it); null for a journal with no ENGINE_START. */
-function metadataFromJournal(events: readonly JournalEvent[], state: RunState, lastOwner: OwnerRecord | null): RunMetadata | null {
-  const start = events[0];
+function metadataFromJournal(marks: Landmarks, state: RunState, lastOwner: OwnerRecord | null): RunMetadata | null {
+  const start = marks.first;
   if (start?.type !== "ENGINE_START") return null;
-  const last = events.at(-1) ?? start;
+  const last = marks.last ?? start;
   const configured = (key: string): unknown => start.config[key];
   const maxIterations = configured("max_iterations");
-  let lastEnd: JournalEvent | undefined;
-  for (let index = events.length - 1; index >= 0 && lastEnd === undefined; index -= 1) if (events[index]!.type === "ENGINE_END") lastEnd = events[index];
+  const lastEnd = marks.lastEnd;
   return {
     run_id: start.run_id,
     workspace_id: basename(start.work_dir),

@@ -1,6 +1,7 @@
 // The one fold from journal events to OpenTelemetry spans: applied live as events are appended and to a journal read afterwards, it gives the same spans.
 import { ORPHANED_RUN } from "../errors.js";
 import type { EventOf, JournalEvent } from "../journal/events.js";
+import { streamJournal } from "../journal/reader.js";
 import { redactSecrets } from "../secrets.js";
 import { GEN_AI } from "./genai-names.js";
 import { runTraceOf, spanIdOf } from "./trace-ids.js";
@@ -49,10 +50,13 @@ interface Invocation {
   inputMessages: { role: string; content: string }[];
 }
 
-/** All spans of a journal, in the order they end. */
-export function spansOfJournal(events: readonly JournalEvent[], options: SpanFoldOptions): TraceSpan[] {
+/** All spans of the journal at `path`, in the order they end: the journal streamed through the fold, never held. */
+export function spansOfJournal(path: string, options: SpanFoldOptions & { warn?: (line: string) => void }): TraceSpan[] {
   const fold = createSpanFold(options);
-  return [...events.flatMap((event) => fold.push(event)), ...fold.finish()];
+  const spans: TraceSpan[] = [];
+  streamJournal(path, (event) => spans.push(...fold.push(event)), { warn: options.warn });
+  spans.push(...fold.finish());
+  return spans;
 }
 
 export function createSpanFold(options: SpanFoldOptions): SpanFold {

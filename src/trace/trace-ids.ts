@@ -55,9 +55,8 @@ export function runTraceOf(first: EventOf<"ENGINE_START">): RunTrace {
   return { traceId: fnv64(key, 0) + fnv64(key, 1), parentSpanId: null, parentSampled: null };
 }
 
-/** The trace of a journal, from its first event; null when it does not start with ENGINE_START. */
-export function journalTraceOf(events: readonly JournalEvent[]): RunTrace | null {
-  const first = events[0];
+/** The trace of a journal, from its first event (all it needs of the journal); null when it does not start with ENGINE_START. */
+export function journalTraceOf(first: JournalEvent | null | undefined): RunTrace | null {
   return first?.type === "ENGINE_START" ? runTraceOf(first) : null;
 }
 

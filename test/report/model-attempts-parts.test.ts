@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { JournalEvent, NewEvent } from "../../src/journal/events.js";
 import { JournalEventSchema } from "../../src/journal/events.js";
 import { eventDetails } from "../../src/report/html-events.js";
-import { runReportHtml } from "../../src/report/html-run.js";
+import { writeRunReport } from "../../src/report/html-run.js";
 import { accountOf } from "../../src/report/run-account.js";
 import { createEventFormatter } from "../../src/report/show-text.js";
 import { textStyle } from "../../src/report/text-style.js";
@@ -59,7 +59,8 @@ describe("the timeline of a retried call", () => {
     const account = accountOf("/w", "r", runPaths("/w", "r"), events, null);
     const spans = timelineOf(account, []);
     expect(spans.filter((span) => span.kind === "model").map((span) => span.outcome)).toEqual(["FAILED", "FAILED"]);
-    const page = runReportHtml(account, []);
+    let page = "";
+    writeRunReport(account, [], [], (visit) => events.forEach((event) => visit(event)), (text) => (page += text));
     const outcome = page.slice(page.indexOf("<header"), page.indexOf("</header>"));
     expect(outcome).toContain("FAILED");
     expect(outcome).toContain("The model endpoint failed after 2 attempts: HTTP 500");

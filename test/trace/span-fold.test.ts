@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { JournalEvent } from "../../src/journal/events.js";
 import { readJournal } from "../../src/journal/reader.js";
-import { spansOfJournal } from "../../src/trace/span-fold.js";
+import { createSpanFold, spansOfJournal, type TraceSpan } from "../../src/trace/span-fold.js";
 import { journalTraceOf, parseTraceParent, spanIdOf } from "../../src/trace/trace-ids.js";
 
 const OLD_JOURNAL = join("test", "fixtures", "runs", "old-format-run", "work", ".delta", "old-format-run", "journal.jsonl");
@@ -11,21 +11,28 @@ const OLD_JOURNAL = join("test", "fixtures", "runs", "old-format-run", "work", "
 const start = (over: Partial<JournalEvent> = {}): JournalEvent =>
   ({ seq: 1, timestamp: "2026-01-01T00:00:00.000Z", type: "ENGINE_START", run_id: "r", agent_home: "/a", work_dir: "/w", config: { agent_name: "x", model: "m" }, engine_version: "0", ...over }) as JournalEvent;
 
+/** The fold over events in hand, as the live trace applies it. */
+function spansOf(events: readonly JournalEvent[], options: { captureContent: boolean }): TraceSpan[] {
+  const fold = createSpanFold(options);
+  return [...events.flatMap((event) => fold.push(event)), ...fold.finish()];
+}
+
 describe("trace ids", () => {
   it("a journal written before trace ids existed gets one derived trace id, the same on every export, and differing by workspace", () => {
     const events = readJournal(OLD_JOURNAL);
     expect(events[0]).not.toHaveProperty("trace_id");
-    const trace = journalTraceOf(events)!;
+    const trace = journalTraceOf(events[0])!;
     expect(trace.traceId).toMatch(/^[0-9a-f]{32}$/);
-    const once = spansOfJournal(events, { captureContent: false });
+    const once = spansOf(events, { captureContent: false });
     expect(once.length).toBeGreaterThan(0);
     expect(new Set(once.map((span) => span.traceId))).toEqual(new Set([trace.traceId]));
-    expect(spansOfJournal(readJournal(OLD_JOURNAL), { captureContent: false })).toEqual(once);
-    expect(journalTraceOf([start({ work_dir: "/w1" })])!.traceId).not.toBe(journalTraceOf([start({ work_dir: "/w2" })])!.traceId);
+    // The journal streamed from its file gives the same spans as the events in hand.
+    expect(spansOfJournal(OLD_JOURNAL, { captureContent: false })).toEqual(once);
+    expect(journalTraceOf(start({ work_dir: "/w1" }))!.traceId).not.toBe(journalTraceOf(start({ work_dir: "/w2" }))!.traceId);
   });
 
   it("a journaled trace id and parent win over any derivation", () => {
-    expect(journalTraceOf([start({ trace_id: "4bf92f3577b34da6a3ce929d0e0e4736", parent_span_id: "00f067aa0ba902b7" })])).toEqual({ traceId: "4bf92f3577b34da6a3ce929d0e0e4736", parentSpanId: "00f067aa0ba902b7", parentSampled: true });
+    expect(journalTraceOf(start({ trace_id: "4bf92f3577b34da6a3ce929d0e0e4736", parent_span_id: "00f067aa0ba902b7" }))).toEqual({ traceId: "4bf92f3577b34da6a3ce929d0e0e4736", parentSpanId: "00f067aa0ba902b7", parentSampled: true });
   });
 
   it("span ids derive from (trace id, seq): stable, 16 hex digits, distinct across a long run's seqs and across traces", () => {
@@ -54,7 +61,7 @@ describe("the span fold", () => {
       { seq: 3, timestamp: "2026-01-01T00:00:02.000Z", type: "THOUGHT", iteration: 1, content: null, tool_calls: [{ id: "c1", name: "t", arguments: "{}" }], usage: null, model: "m" },
       { seq: 4, timestamp: "2026-01-01T00:00:03.000Z", type: "ACTION_REQUEST", iteration: 1, action_id: "c1", tool_name: "t", tool_args: {}, resolved_command: ["t"] },
     ];
-    const spans = spansOfJournal(events, { captureContent: false });
+    const spans = spansOf(events, { captureContent: false });
     const open = spans.filter((span) => span.attributes["delta.run.incomplete"] === true);
     expect(open.map((span) => span.name).sort()).toEqual(["execute_tool t", "invoke_agent x"]);
     for (const span of open) {
@@ -71,11 +78,11 @@ describe("the span fold", () => {
       { seq: 4, timestamp: "2026-01-01T00:00:03.000Z", type: "ERROR", error_type: "LLM_ERROR", error_message: "failed" },
       { seq: 5, timestamp: "2026-01-01T00:00:04.000Z", type: "ENGINE_END", run_id: "r", status: "FAILED", final_iteration: 0 },
     ];
-    const spans = spansOfJournal(events, { captureContent: false });
+    const spans = spansOf(events, { captureContent: false });
     const chat = spans.find((span) => span.attributes["gen_ai.operation.name"] === "chat")!;
     expect(chat.status.code).toBe("ERROR");
     expect(chat.events.map((event) => event.attributes["delta.attempt"])).toEqual([1, 2]);
-    expect(chat.spanId).toBe(spanIdOf(journalTraceOf(events)!.traceId, 2));
+    expect(chat.spanId).toBe(spanIdOf(journalTraceOf(events[0])!.traceId, 2));
     expect(spans.find((span) => span.name === "invoke_agent x")!.status.code).toBe("ERROR");
   });
 });
@@ -91,14 +98,14 @@ describe("hooks, window moves and hosts", () => {
       { seq: 6, timestamp: "2026-01-01T00:00:09.100Z", type: "ACTION_RESULT", iteration: 1, action_id: "c1", tool_name: "ask_human", status: "SUCCESS", observation_content: "blue", exit_code: null, duration_ms: 7100 },
       { seq: 7, timestamp: "2026-01-01T00:00:10.000Z", type: "ENGINE_END", run_id: "r", status: "COMPLETED", final_iteration: 1 },
     ];
-    const spans = spansOfJournal(events, { captureContent: false });
+    const spans = spansOf(events, { captureContent: false });
     const wait = spans.find((span) => span.name === "ask_human")!;
     const tool = spans.find((span) => span.name === "execute_tool ask_human")!;
     expect([wait.startMs, wait.endMs]).toEqual([Date.parse("2026-01-01T00:00:02.500Z"), Date.parse("2026-01-01T00:00:09.000Z")]);
     expect(wait.parentSpanId).toBe(tool.spanId);
     expect(wait.attributes).toMatchObject({ "delta.human_input.answered": true, "delta.human_input.request_id": "q1" });
     expect(JSON.stringify(spans)).not.toContain("Colour?");
-    expect(JSON.stringify(spansOfJournal(events, { captureContent: true }))).toContain("Colour?");
+    expect(JSON.stringify(spansOf(events, { captureContent: true }))).toContain("Colour?");
   });
 
   it("a window move is an event on its invocation's span", () => {
@@ -107,7 +114,7 @@ describe("hooks, window moves and hosts", () => {
       { seq: 2, timestamp: "2026-01-01T00:00:01.000Z", type: "CONTEXT_WINDOW", iteration: 21, reason: "max_iterations", first_iteration: 11, dropped_from: 1, dropped_to: 10, limit: 20 },
       { seq: 3, timestamp: "2026-01-01T00:00:02.000Z", type: "ENGINE_END", run_id: "r", status: "COMPLETED", final_iteration: 21 },
     ];
-    const [invocation] = spansOfJournal(events, { captureContent: false });
+    const [invocation] = spansOf(events, { captureContent: false });
     expect(invocation!.events).toEqual([{
       name: "delta.context.window_moved",
       timeMs: Date.parse("2026-01-01T00:00:01.000Z"),
@@ -125,7 +132,7 @@ describe("hooks, window moves and hosts", () => {
       { seq: 6, timestamp: "2026-01-01T00:01:01.000Z", type: "THOUGHT", iteration: 1, content: "ok", tool_calls: [], usage: null, model: "m" },
       { seq: 7, timestamp: "2026-01-01T00:01:02.000Z", type: "ENGINE_END", run_id: "r", status: "COMPLETED", final_iteration: 1 },
     ];
-    const spans = spansOfJournal(events, { captureContent: true });
+    const spans = spansOf(events, { captureContent: true });
     const [first, second] = spans.filter((span) => span.name === "invoke_agent x").sort((a, b) => a.startMs - b.startMs);
     expect(first!.events).toEqual([{
       name: "delta.hook",
@@ -136,6 +143,6 @@ describe("hooks, window moves and hosts", () => {
     expect(second!.hostName).toBe("builder-2");
     expect(spans.find((span) => span.name === "chat m")!.hostName).toBe("builder-2");
     // A journal from before hosts were recorded names none (the exporting machine is not the one that ran it).
-    expect(spansOfJournal([start(), { seq: 2, timestamp: "2026-01-01T00:00:01.000Z", type: "ENGINE_END", run_id: "r", status: "COMPLETED", final_iteration: 0 }], { captureContent: false })[0]!.hostName).toBeNull();
+    expect(spansOf([start(), { seq: 2, timestamp: "2026-01-01T00:00:01.000Z", type: "ENGINE_END", run_id: "r", status: "COMPLETED", final_iteration: 0 }], { captureContent: false })[0]!.hostName).toBeNull();
   });
 });

@@ -1,6 +1,5 @@
 // `delta export`: a run's spans (or every run's of a workspace or an agent), rebuilt from the journals alone, to an OTLP collector or as an OTLP/JSON file.
 import { EngineError, UsageError } from "../../errors.js";
-import { readJournal } from "../../journal/reader.js";
 import { runIdsIn } from "../../store/list-runs.js";
 import { scopeWorkspaces } from "../../store/locate-run.js";
 import { runPaths, type RunPaths } from "../../store/run-dir.js";
@@ -23,7 +22,7 @@ export async function exportCommand(runId: string | undefined, flags: Record<str
   if (!toCollector && flags.endpoint !== undefined) throw new UsageError("--endpoint goes with --otlp.");
   if (toCollector && flags.output !== undefined) throw new UsageError("-o/--output goes with --format otlp-json; --otlp sends the spans to a collector.");
   const file = format !== undefined && flags.output !== undefined ? checkOutputFile(optionalString("-o/--output", flags.output) ?? "") : undefined;
-  const spans = (await journalsOf(runId, flags, warn)).flatMap((paths) => spansOfJournal(readJournal(paths.journal, { warn }), { captureContent: captureContentOf(process.env) }));
+  const spans = (await journalsOf(runId, flags, warn)).flatMap((paths) => spansOfJournal(paths.journal, { captureContent: captureContentOf(process.env), warn }));
   if (toCollector) return send(spans, flags, io);
   const { otlpJson } = await import("../../trace/otlp-export.js");
   const text = `${await otlpJson(spans, process.env)}\n`;

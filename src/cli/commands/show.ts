@@ -4,12 +4,15 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { EXIT, RunRefusedError, UsageError } from "../../errors.js";
 import { readInvocationRecords, rebuildRequests } from "../../llm/recorded-requests.js";
 import { followJournal } from "../../report/follow.js";
-import { accountOf, loadRunAccount } from "../../report/run-account.js";
+import { loadRunAccount, trackRunAccount } from "../../report/run-account.js";
+import { createFoldTracker } from "../../journal/fold.js";
+import { streamJournal } from "../../journal/reader.js";
 import { createEventFormatter, runFooter, runHeader } from "../../report/show-text.js";
 import { textStyle } from "../../report/text-style.js";
 import type { LocatedRun } from "../../store/locate-run.js";
 import { isDirectory, runPaths } from "../../store/run-dir.js";
 import { readMetadata } from "../../store/run-metadata.js";
+import { gatherOutput } from "../gathered-output.js";
 import type { CliIo } from "../io.js";
 import { findRun } from "../run-query.js";
 import { runScope } from "../run-scope.js";
@@ -20,9 +23,17 @@ export async function showCommand(runId: string | undefined, flags: Record<strin
   if (flags.request !== undefined) return showRequest(runId, flags, io, warn);
   if (!flags.follow) {
     const run = await findRun(runId, flags, warn);
+    // Two passes over the journal, neither holding it: the account for the header and footer, then each event printed as it is read.
     const account = loadRunAccount(run.workDir, run.runId, run.paths, warn);
     const format = createEventFormatter(style, { full: Boolean(flags.full) });
-    io.out(`${[...runHeader(account, style), "", ...account.events.flatMap(format), "", ...runFooter(account, style)].join("\n")}\n`);
+    const output = gatherOutput((text) => io.out(text));
+    output.write(`${runHeader(account, style).join("\n")}\n\n`);
+    streamJournal(run.paths.journal, (event) => {
+      // The journal may have grown since the account was folded: the listing stops where the account did.
+      if (event.seq <= account.eventCount) output.write(format(event).map((line) => `${line}\n`).join(""));
+    });
+    output.write(`\n${runFooter(account, style).join("\n")}\n`);
+    output.flush();
     return EXIT.COMPLETED;
   }
   const controller = new AbortController();
@@ -42,11 +53,13 @@ export async function showCommand(runId: string | undefined, flags: Record<strin
 async function follow(run: LocatedRun, io: CliIo, style: ReturnType<typeof textStyle>, signal: AbortSignal, full: boolean): Promise<number> {
   const format = createEventFormatter(style, { full });
   io.out(`${style.bold(`Run ${run.runId}`)}  ${style.dim(run.paths.runDir)}\n\n`);
-  const events = [];
+  // The footer's account is folded as the events go by; none is kept.
+  const tracker = createFoldTracker();
+  const account = trackRunAccount(tracker);
   const journal = followJournal(run.paths, { signal });
   let step = await journal.next();
   while (!step.done) {
-    events.push(...step.value);
+    for (const event of step.value) tracker.see(event);
     io.out(step.value.flatMap(format).map((line) => `${line}\n`).join(""));
     step = await journal.next();
   }
@@ -57,7 +70,7 @@ async function follow(run: LocatedRun, io: CliIo, style: ReturnType<typeof textS
   } catch {
     // The journal alone tells the status; metadata only adds whether the engine lives.
   }
-  io.out(`\n${runFooter(accountOf(run.workDir, run.runId, run.paths, events, metadata), style).join("\n")}\n`);
+  io.out(`\n${runFooter(account({ workDir: run.workDir, runId: run.runId, paths: run.paths, metadata }), style).join("\n")}\n`);
   return EXIT.COMPLETED;
 }
 
