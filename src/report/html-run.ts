@@ -32,9 +32,14 @@ export function writeRunReport(account: RunAccount, modelCalls: readonly ModelCa
   write(tail);
 }
 
+/** Iterations the charts draw: a longer run's charts show its last ones (a bar per call would be too thin to see, and the page too large to open). */
+const CHARTED_ITERATIONS = 1_000;
+
 /** Everything above the list of events. */
 function summary(account: RunAccount, modelCalls: readonly ModelCall[], hooks: readonly HookRun[]): Html {
-  const spans = timelineOf(account, modelCalls, hooks);
+  const charted = account.iterations.slice(-CHARTED_ITERATIONS);
+  const cut = charted.length < account.iterations.length ? charted[0]!.iteration : null;
+  const spans = timelineOf(account, modelCalls, hooks).filter((span) => cut === null || span.iteration >= cut);
   const failedAttempts = account.failedAttempts.length;
   const tools = account.iterations.reduce((sum, iteration) => sum + iteration.actions.length, 0);
   return html`${outcomeBlock(account)}
@@ -51,9 +56,10 @@ function summary(account: RunAccount, modelCalls: readonly ModelCall[], hooks: r
 ${account.task === null ? "" : html`<pre class="task">${account.task}</pre>`}
 <h2>Timeline</h2>
 <p class="legend"><span class="swatch key-model"></span>model call <span class="swatch key-bad"></span>failed attempt or tool <span class="swatch key-wait"></span>waiting (retry, ask_human) <span class="swatch key-tool"></span>tool <span class="swatch key-hook"></span>hook · click a bar for its event</p>
-<div class="chart">${timelineSvg(spans, { start: account.startedAt, end: account.endedAt })}</div>
+${cut === null ? "" : html`<p class="legend">The charts draw the last ${charted.length} of the run's ${account.iterations.length} iterations (from iteration ${cut}); every event is listed below.</p>`}
+<div class="chart">${timelineSvg(spans, { start: cut === null ? account.startedAt : null, end: account.endedAt })}</div>
 <h2>Tokens per iteration</h2>
-<div class="chart">${tokensSvg(account.iterations)}</div>
+<div class="chart">${tokensSvg(charted)}</div>
 <h2>Events</h2>
 <p><button type="button" data-expand="all">Expand all</button><button type="button" data-expand="none">Collapse all</button></p>
 `;

@@ -72,12 +72,12 @@ function hrTime(ms: number): [number, number] {
   return [seconds, (micros - seconds * 1_000_000) * 1000];
 }
 
-/** The spans as one OTLP/JSON ExportTraceServiceRequest, exactly as the SDK's JSON exporter would send them. */
-export async function otlpJson(spans: readonly TraceSpan[], env: NodeJS.ProcessEnv): Promise<string> {
+/** Turns spans into one OTLP/JSON ExportTraceServiceRequest, exactly as the SDK's JSON exporter would send them (the SDK loaded once, first). */
+export async function otlpJsonSerializer(env: NodeJS.ProcessEnv): Promise<(spans: readonly TraceSpan[]) => string> {
   const sdk = await import("./otel-sdk.js");
   const resource = resourcesOf(sdk, env);
-  const bytes = sdk.JsonTraceSerializer.serializeRequest(spans.map((span) => toReadable(span, resource(span))));
-  return new TextDecoder().decode(bytes);
+  const decoder = new TextDecoder();
+  return (spans) => decoder.decode(sdk.JsonTraceSerializer.serializeRequest(spans.map((span) => toReadable(span, resource(span)))));
 }
 
 interface Destination {

@@ -50,12 +50,19 @@ interface Invocation {
   inputMessages: { role: string; content: string }[];
 }
 
-/** All spans of the journal at `path`, in the order they end: the journal streamed through the fold, never held. */
-export function spansOfJournal(path: string, options: SpanFoldOptions & { warn?: (line: string) => void }): TraceSpan[] {
+type JournalSpanOptions = SpanFoldOptions & { warn?: (line: string) => void };
+
+/** Streams the journal at `path` through the fold, handing each span to `emit` as it ends: neither the events nor the spans are held. */
+export function foldJournalSpans(path: string, options: JournalSpanOptions, emit: (span: TraceSpan) => void): void {
   const fold = createSpanFold(options);
+  streamJournal(path, (event) => fold.push(event).forEach(emit), { warn: options.warn });
+  fold.finish().forEach(emit);
+}
+
+/** All spans of the journal at `path`, in the order they end. */
+export function spansOfJournal(path: string, options: JournalSpanOptions): TraceSpan[] {
   const spans: TraceSpan[] = [];
-  streamJournal(path, (event) => spans.push(...fold.push(event)), { warn: options.warn });
-  spans.push(...fold.finish());
+  foldJournalSpans(path, options, (span) => spans.push(span));
   return spans;
 }
 

@@ -4,7 +4,7 @@ import { runIdsIn } from "../../store/list-runs.js";
 import { scopeWorkspaces } from "../../store/locate-run.js";
 import { runPaths, type RunPaths } from "../../store/run-dir.js";
 import { captureContentOf } from "../../trace/otel-env.js";
-import { spansOfJournal, type TraceSpan } from "../../trace/span-fold.js";
+import { foldJournalSpans, spansOfJournal, type TraceSpan } from "../../trace/span-fold.js";
 import type { CliIo } from "../io.js";
 import { optionalString } from "../options.js";
 import { checkOutputFile, writeOutputFile } from "../output-file.js";
@@ -12,6 +12,11 @@ import { findRun } from "../run-query.js";
 import { runScope } from "../run-scope.js";
 
 const DEFAULT_ENDPOINT = "http://localhost:4318";
+/**
+ * Spans per OTLP/JSON request written by --format otlp-json: a longer trace becomes JSON Lines, one request per line, as
+ * the OpenTelemetry file exporter writes them (and the collector's otlpjsonfile receiver reads them).
+ */
+const SPANS_PER_LINE = 1_000;
 
 export async function exportCommand(runId: string | undefined, flags: Record<string, unknown>, io: CliIo): Promise<number> {
   const warn = (line: string): void => io.err(`[warning] ${line}\n`);
@@ -22,16 +27,34 @@ export async function exportCommand(runId: string | undefined, flags: Record<str
   if (!toCollector && flags.endpoint !== undefined) throw new UsageError("--endpoint goes with --otlp.");
   if (toCollector && flags.output !== undefined) throw new UsageError("-o/--output goes with --format otlp-json; --otlp sends the spans to a collector.");
   const file = format !== undefined && flags.output !== undefined ? checkOutputFile(optionalString("-o/--output", flags.output) ?? "") : undefined;
-  const spans = (await journalsOf(runId, flags, warn)).flatMap((paths) => spansOfJournal(paths.journal, { captureContent: captureContentOf(process.env), warn }));
-  if (toCollector) return send(spans, flags, io);
-  const { otlpJson } = await import("../../trace/otlp-export.js");
-  const text = `${await otlpJson(spans, process.env)}\n`;
+  const journals = await journalsOf(runId, flags, warn);
+  const options = { captureContent: captureContentOf(process.env), warn };
+  if (toCollector) return send(journals.flatMap((paths) => spansOfJournal(paths.journal, options)), flags, io);
+  const { otlpJsonSerializer } = await import("../../trace/otlp-export.js");
+  const serialize = await otlpJsonSerializer(process.env);
+  let count = 0;
+  // Written as the journals stream past, a request per SPANS_PER_LINE spans: no journal, span list or document is held whole.
+  const write = (out: (text: string) => void): void => {
+    let batch: TraceSpan[] = [];
+    const flush = (): void => {
+      out(`${serialize(batch)}\n`);
+      count += batch.length;
+      batch = [];
+    };
+    for (const paths of journals) {
+      foldJournalSpans(paths.journal, options, (span) => {
+        batch.push(span);
+        if (batch.length === SPANS_PER_LINE) flush();
+      });
+    }
+    if (batch.length > 0 || count === 0) flush();
+  };
   if (file === undefined) {
-    io.out(text);
+    write((text) => io.out(text));
     return 0;
   }
-  writeOutputFile(file, text);
-  io.err(`Wrote ${spans.length} spans to ${file}\n`);
+  writeOutputFile(file, write);
+  io.err(`Wrote ${count} spans to ${file}\n`);
   return 0;
 }
 
