@@ -3,7 +3,7 @@
 //
 // Usage: npm run bench [-- --quick] [-- --cache-only] [-- --folder-only] [-- --long-read-only] [-- --sandbox-only] [-- --json <file>] [-- --bin <path/to/bin/delta.js>] [-- --skip-providers] [-- --skip-traces] [-- --list-runs-only] [-- --big-journal-only]
 // Every number is a median over repetitions with its spread; see bench/README.md for what each means.
-import { closeSync, cpSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, cpSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -35,7 +35,7 @@ const CACHE_ONLY = args.includes("--cache-only") || args.includes("--folder-only
 const LONG_READ_ONLY = args.includes("--long-read-only");
 /** `--list-runs-only`: just the row of a plain `list-runs` in a workspace of 10,000 runs. */
 const LIST_RUNS_ONLY = args.includes("--list-runs-only");
-/** `--big-journal-only`: just the rows of `continue` on a journal of 2 GB (100 MB with --quick). */
+/** `--big-journal-only`: just the rows of `show`, `report`, `list-runs` and `continue` on a journal of 2 GB (100 MB with --quick). */
 const BIG_JOURNAL_ONLY = args.includes("--big-journal-only");
 /** `--folder-only`: just the run-folder rows (deterministic: bytes, not time). */
 const FOLDER_ONLY = args.includes("--folder-only");
@@ -456,8 +456,9 @@ async function listRunsRow(agent, ambient) {
 }
 
 /**
- * `continue` of a journal grown to plan.bigJournalMb from a real run of the `read` agent (2 KB observations, default
- * context, gpt-4o-mini's 128k window): the time until its first model request, its peak RSS, and seconds per GB.
+ * A journal grown to plan.bigJournalMb from a real run of the `read` agent (2 KB observations, default context,
+ * gpt-4o-mini's 128k window): `show`, `report` and `list-runs` read it (seconds per GB, peak RSS), then `continue`
+ * goes on with it (the time until its first model request, its peak RSS, and seconds per GB).
  */
 async function bigJournalRows(ws, ambient) {
   const home = writeCacheAgent(join(root, "big-journal"), cacheCases()[0].contextYaml);
@@ -465,6 +466,23 @@ async function bigJournalRows(ws, ambient) {
   const runDir = join(ws, ".delta", runId);
   const grown = growJournal(runDir, plan.bigJournalMb * 1024 * 1024);
   const size = `${(grown.bytes / 2 ** 30).toFixed(2)} GB journal (${grown.iterations} iterations)`;
+  const gigabytes = grown.bytes / 2 ** 30;
+  // The readers stream the journal: each is timed, and its peak RSS taken, with its output thrown away.
+  for (const [label, command] of [["show", ["show", runId, "-w", ws]], ["report", ["report", runId, "-w", ws]], ["list-runs", ["list-runs", "-w", ws]]]) {
+    const timeOut = join(root, `${runId}.${label}.time`);
+    // list-runs reads the journal only when metadata.json does not describe the run at rest.
+    const metadata = join(runDir, "metadata.json");
+    if (label === "list-runs") renameSync(metadata, `${metadata}.aside`);
+    const read = await spawnTimed(["/bin/sh", "-c", '"$@" >/dev/null', "sh", "/usr/bin/time", "-f", "%M %e", "-o", timeOut, DELTA_BIN, ...command], modelEnv(ambient));
+    if (label === "list-runs") renameSync(`${metadata}.aside`, metadata);
+    if (read.exitCode !== 0) {
+      rows.push({ name: `${label} of a ${size}`, unit: "s", value: "—", spread: `exited ${read.exitCode}: ${oneLineOf(read.stderr)}`, target: "", met: "NO" });
+      continue;
+    }
+    const [rssKb, wall] = readFileSync(timeOut, "utf8").trim().split("\n").at(-1).split(" ").map(Number);
+    rows.push(row(`${label} of a ${size}: seconds per GB of journal`, [wall / gigabytes], "s", undefined, 1));
+    rows.push(row(`${label} of a ${size}: peak RSS`, [rssKb / 1024], "MB", undefined, 0));
+  }
   const out = join(root, `${runId}.continue.time`);
   const startedAt = performance.now();
   const argv = [DELTA_BIN, "continue", "--run-id", runId, "-w", ws, "-m", "go on", "--format", "json", "--accept-endpoint"];
@@ -477,7 +495,7 @@ async function bigJournalRows(ws, ambient) {
   }
   const seconds = (first - startedAt) / 1000;
   rows.push(row(`continue of a ${size}: start → first model request`, [seconds], "s", undefined, 1));
-  rows.push(row(`continue of a ${size}: seconds per GB of journal`, [seconds / (grown.bytes / 2 ** 30)], "s", undefined, 1));
+  rows.push(row(`continue of a ${size}: seconds per GB of journal`, [seconds / gigabytes], "s", undefined, 1));
   rows.push(row(`continue of a ${size}: peak RSS`, [Number(readFileSync(out, "utf8").trim().split("\n").at(-1)) / 1024], "MB", undefined, 0));
 }
 

@@ -32,21 +32,19 @@ export function writeRunReport(account: RunAccount, modelCalls: readonly ModelCa
   write(tail);
 }
 
-/** Iterations the charts draw: a longer run's charts show its last ones (a bar per call would be too thin to see, and the page too large to open). */
-const CHARTED_ITERATIONS = 1_000;
-
 /** Everything above the list of events. */
 function summary(account: RunAccount, modelCalls: readonly ModelCall[], hooks: readonly HookRun[]): Html {
-  const charted = account.iterations.slice(-CHARTED_ITERATIONS);
-  const cut = charted.length < account.iterations.length ? charted[0]!.iteration : null;
+  // The account keeps a long run's last iterations only: a bar per call of more would be too thin to see, and the page too large to open.
+  const charted = account.iterations;
+  const cut = charted.length < account.iterationCount ? charted[0]!.iteration : null;
   const spans = timelineOf(account, modelCalls, hooks).filter((span) => cut === null || span.iteration >= cut);
-  const failedAttempts = account.failedAttempts.length;
-  const tools = account.iterations.reduce((sum, iteration) => sum + iteration.actions.length, 0);
+  const failedAttempts = account.failedAttemptCount;
+  const tools = account.toolCalls;
   return html`${outcomeBlock(account)}
 <div class="facts">
 <span>agent <b>${account.agentName ?? "?"}</b></span>
-<span>iterations <b>${account.iterations.length}</b></span>
-<span>model calls <b>${account.iterations.length}${failedAttempts > 0 ? html` <span class="status status-FAILED">+ ${failedAttempts} failed attempt${failedAttempts === 1 ? "" : "s"}</span>` : ""}</b></span>
+<span>iterations <b>${account.iterationCount}</b></span>
+<span>model calls <b>${account.iterationCount}${failedAttempts > 0 ? html` <span class="status status-FAILED">+ ${failedAttempts} failed attempt${failedAttempts === 1 ? "" : "s"}</span>` : ""}</b></span>
 <span>tool calls <b>${tools}</b></span>
 <span>tokens <b>${formatTokens(account.usage) ?? "none recorded"}</b></span>
 <span>cost <b>${costText(account.usage) ?? "not recorded"}</b></span>
@@ -56,7 +54,7 @@ function summary(account: RunAccount, modelCalls: readonly ModelCall[], hooks: r
 ${account.task === null ? "" : html`<pre class="task">${account.task}</pre>`}
 <h2>Timeline</h2>
 <p class="legend"><span class="swatch key-model"></span>model call <span class="swatch key-bad"></span>failed attempt or tool <span class="swatch key-wait"></span>waiting (retry, ask_human) <span class="swatch key-tool"></span>tool <span class="swatch key-hook"></span>hook · click a bar for its event</p>
-${cut === null ? "" : html`<p class="legend">The charts draw the last ${charted.length} of the run's ${account.iterations.length} iterations (from iteration ${cut}); every event is listed below.</p>`}
+${cut === null ? "" : html`<p class="legend">The charts draw the last ${charted.length} of the run's ${account.iterationCount} iterations (from iteration ${cut}); every event is listed below.</p>`}
 <div class="chart">${timelineSvg(spans, { start: cut === null ? account.startedAt : null, end: account.endedAt })}</div>
 <h2>Tokens per iteration</h2>
 <div class="chart">${tokensSvg(charted)}</div>
@@ -68,7 +66,7 @@ ${cut === null ? "" : html`<p class="legend">The charts draw the last ${charted.
 /** The first block a person sees: which run, how it ended, why, and what to type next. */
 function outcomeBlock(account: RunAccount): Html {
   const duration = account.startedAt !== null && account.endedAt !== null ? ` after ${formatMs(account.endedAt - account.startedAt)}` : "";
-  const iteration = account.iterations.length > 0 ? `, iteration ${account.iterations.length}` : "";
+  const iteration = account.iterationCount > 0 ? `, iteration ${account.iterationCount}` : "";
   return html`<header class="outcome outcome-${account.status}" id="outcome">
 <h1>Run ${account.runId}</h1>
 <p class="verdict"><b class="status status-${account.status}">${account.status}</b>${duration}${iteration}${account.holder?.state === "dead" ? " — its engine is gone: delta continue recovers it" : ""}</p>

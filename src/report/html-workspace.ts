@@ -33,7 +33,7 @@ ${ordered.map((run) => {
     const left = ((start - t0) / span) * 220;
     const error = errorOf(run);
     return html`<tr class="run" data-run="${run.runId}"><td><a href="#${sectionId(run)}">${run.runId}</a></td><td class="status status-${run.status}">${run.status}${run.holder?.state === "dead" ? " (engine gone)" : ""}</td>
-<td class="num">${run.iterations.length}</td><td class="error">${error ? html`<a href="#${sectionId(run)}">${clipped(`${error.error_type}: ${error.error_message}`)}</a>` : ""}</td><td>${formatTokens(run.usage) ?? "-"}</td><td class="num">${costText(run.usage) ?? "-"}</td>
+<td class="num">${run.iterationCount}</td><td class="error">${error ? html`<a href="#${sectionId(run)}">${clipped(`${error.error_type}: ${error.error_message}`)}</a>` : ""}</td><td>${formatTokens(run.usage) ?? "-"}</td><td class="num">${costText(run.usage) ?? "-"}</td>
 <td class="num">${formatMs(end - start)}</td><td class="gantt"><svg viewBox="0 0 220 10" width="220" height="10"><rect class="status-${run.status}" x="${left.toFixed(1)}" y="1" height="8" width="${Math.max(2, ((end - start) / span) * 220).toFixed(1)}"><title>${run.firstTimestamp ?? ""} to ${run.lastTimestamp ?? ""}</title></rect></svg></td>
 <td class="task" title="${run.task ?? ""}">${run.task ?? ""}</td></tr>
 `;

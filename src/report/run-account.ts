@@ -51,6 +51,10 @@ export interface RunAccount {
   task: string | null;
   agentName: string | null;
   trace: RunTrace | null;
+  iterationCount: number;
+  toolCalls: number;
+  failedAttemptCount: number;
+  /** The last KEPT_ITERATIONS iterations (what the report charts), and the failed attempts among them. */
   iterations: IterationAccount[];
   failedAttempts: EventOf<"LLM_ATTEMPT_FAILED">[];
   /** The journal's last ERROR: why a FAILED or INTERRUPTED run stopped. */
@@ -97,7 +101,9 @@ export function trackRunAccount(tracker: FoldTracker): (facts: AccountFacts) => 
   return (facts) => {
     const state = runState();
     const { first, last, count } = marks();
-    const { iterations, failedAttempts } = grouped();
+    const { iterations, failedAttempts, iterationCount, toolCalls, failedAttemptCount, usageKeys } = grouped();
+    const kept = iterations.slice(-KEPT_ITERATIONS);
+    const from = kept[0]?.iteration ?? 0;
     return {
       ...facts,
       eventCount: count,
@@ -106,11 +112,14 @@ export function trackRunAccount(tracker: FoldTracker): (facts: AccountFacts) => 
       task: state.initialMessage,
       agentName: facts.metadata?.agent_name ?? agentNameOf(first),
       trace: journalTraceOf(first),
-      iterations,
-      failedAttempts,
+      iterationCount,
+      toolCalls,
+      failedAttemptCount,
+      iterations: kept,
+      failedAttempts: failedAttempts.filter((attempt) => attempt.iteration >= from),
       lastError: state.lastError,
       waiting: state.waiting,
-      usage: runUsageShown(state.usage.total, iterations.map((iteration) => iteration.usage)),
+      usage: runUsageShown(state.usage.total, usageKeys),
       firstTimestamp: first?.timestamp ?? null,
       lastTimestamp: last?.timestamp ?? null,
       startedAt: timeOf(first),
@@ -119,9 +128,18 @@ export function trackRunAccount(tracker: FoldTracker): (facts: AccountFacts) => 
   };
 }
 
+/** Iterations whose timing an account keeps: a longer run keeps its last ones, so an account is bounded whatever the journal's size. */
+const KEPT_ITERATIONS = 1_000;
+
 interface Grouped {
+  /** The last iterations: between KEPT_ITERATIONS and twice that many, trimmed now and then. */
   iterations: IterationAccount[];
   failedAttempts: EventOf<"LLM_ATTEMPT_FAILED">[];
+  iterationCount: number;
+  toolCalls: number;
+  failedAttemptCount: number;
+  /** The usage fields any call carried. */
+  usageKeys: Set<string>;
   /** Each process prices its own calls with the pricing its ENGINE_START recorded. */
   pricing: Pricing | undefined;
   /** The actions of the last THOUGHT, by id: a result answers one of them. */
@@ -131,7 +149,7 @@ interface Grouped {
 
 /** The events grouped by iteration: each THOUGHT's timing with its usage as priced and the actions it asked for. */
 const iterationsFold: EventFold<Grouped> = {
-  initial: () => ({ iterations: [], failedAttempts: [], pricing: undefined, byAction: new Map(), previousTimestamp: null }),
+  initial: () => ({ iterations: [], failedAttempts: [], iterationCount: 0, toolCalls: 0, failedAttemptCount: 0, usageKeys: new Set(), pricing: undefined, byAction: new Map(), previousTimestamp: null }),
   step(grouped, event) {
     const previousTimestamp = grouped.previousTimestamp;
     grouped.previousTimestamp = event.timestamp;
@@ -142,13 +160,18 @@ const iterationsFold: EventFold<Grouped> = {
       case "THOUGHT": {
         const { seq, iteration, timestamp, started_at, duration_ms, attempts } = event;
         const thought: ThoughtFacts = { seq, iteration, timestamp, started_at, duration_ms, attempts, previousTimestamp };
-        grouped.iterations.push({ iteration, thought, usage: shownUsage(event, grouped.pricing), actions: [] });
+        const usage = shownUsage(event, grouped.pricing);
+        for (const key of Object.keys(usage)) grouped.usageKeys.add(key);
+        grouped.iterations.push({ iteration, thought, usage, actions: [] });
+        grouped.iterationCount += 1;
         grouped.byAction.clear();
+        if (grouped.iterations.length >= 2 * KEPT_ITERATIONS) trimToKept(grouped);
         return grouped;
       }
       case "ACTION_REQUEST": {
         const action: ActionAccount = { request: { seq: event.seq, timestamp: event.timestamp, tool_name: event.tool_name }, result: null };
         grouped.byAction.set(event.action_id, action);
+        grouped.toolCalls += 1;
         grouped.iterations.at(-1)?.actions.push(action);
         return grouped;
       }
@@ -159,6 +182,7 @@ const iterationsFold: EventFold<Grouped> = {
       }
       case "LLM_ATTEMPT_FAILED":
         grouped.failedAttempts.push(event);
+        grouped.failedAttemptCount += 1;
         return grouped;
       case "USER_MESSAGE":
       case "HUMAN_INPUT_REQUEST":
@@ -175,6 +199,12 @@ const iterationsFold: EventFold<Grouped> = {
     }
   },
 };
+
+function trimToKept(grouped: Grouped): void {
+  grouped.iterations = grouped.iterations.slice(-KEPT_ITERATIONS);
+  const from = grouped.iterations[0]!.iteration;
+  grouped.failedAttempts = grouped.failedAttempts.filter((attempt) => attempt.iteration >= from);
+}
 
 function agentNameOf(first: JournalEvent | null): string | null {
   const name = first?.type === "ENGINE_START" ? first.config.agent_name : undefined;

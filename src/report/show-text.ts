@@ -130,7 +130,7 @@ export function runFooter(account: RunAccount, style: TextStyle): string[] {
   const cost = costText(account.usage) === null ? " · cost not recorded" : "";
   const duration = account.startedAt !== null && account.endedAt !== null ? `${formatMs(account.endedAt - account.startedAt)}, ` : "";
   return [
-    `${style.bold("total")}   ${duration}${account.iterations.length} iterations · ${usage}${cost}`,
+    `${style.bold("total")}   ${duration}${account.iterationCount} iterations · ${usage}${cost}`,
     `${style.bold("status")}  ${statusText(account, style)}`,
     ...nextStep(account).map((text) => `${style.bold("next")}    ${text}`),
   ];

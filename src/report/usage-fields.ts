@@ -38,10 +38,9 @@ const TOKEN_KEYS = ["input_tokens", "cached_input_tokens", "cache_write_input_to
 
 /**
  * A run's totals as a report shows them: the journal's own sum (so report, `show` and the RunResult agree, a server's
- * impossible cached count clamped alike), with the token fields any of `calls` carried, and the cost when every call has one.
+ * impossible cached count clamped alike), with the token fields some call carried (`present`), and the cost when every call has one.
  */
-export function runUsageShown(total: RunTotals, calls: readonly UsageTotals[]): UsageTotals {
-  const present = new Set(calls.flatMap((call) => Object.keys(call)));
+export function runUsageShown(total: RunTotals, present: ReadonlySet<string>): UsageTotals {
   const shown: UsageTotals = {};
   for (const key of TOKEN_KEYS) if (present.has(key)) shown[key] = total[key];
   const cost = total.calls === 0 ? null : costOf(total, undefined);

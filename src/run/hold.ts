@@ -78,8 +78,9 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   };
   options.mcp?.attachLog((line) => files.log(line), log);
   const { journal } = files;
-  const earlier = files.events();
-  const live = await openLiveTrace(earlier, options.started ? 1 : (options.traceFromSeq ?? earlier.length + 1), secrets, progress);
+  // Folded on the run files' one read; the events before this process's are replayed only when spans are exported live.
+  const marks = files.landmarks();
+  const live = await openLiveTrace({ first: marks.first, events: () => files.events() }, options.started ? 1 : (options.traceFromSeq ?? marks.count + 1), secrets, progress);
   let runTrace: ReturnType<typeof journalTraceOf> = null;
   // The tool's span, as TRACEPARENT with the run's sampling decision: a `delta` the tool starts joins the run's trace under it.
   const traceParentFor = (seq: number): string | null => {

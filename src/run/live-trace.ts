@@ -4,17 +4,25 @@ import { liveExportChoice } from "../trace/otel-env.js";
 import type { LiveTrace } from "../trace/otlp-export.js";
 import { journalTraceOf } from "../trace/trace-ids.js";
 
+interface JournalSoFar {
+  /** Its first event: the run's trace, and whether it is sampled. */
+  first: JournalEvent | null;
+  /** Every event, asked for only when spans are exported. */
+  events: () => readonly JournalEvent[];
+}
+
 /**
- * The live trace of this process's part of a run, or null when nothing is exported. `earlier`: the journal so far;
+ * The live trace of this process's part of a run, or null when nothing is exported. `journal`: the journal so far;
  * events from `fromSeq` on were written by this process (a janitor's end of a dead invocation included), so the
  * spans they end are sent; those before were sent by the processes that wrote them.
  */
-export async function openLiveTrace(earlier: readonly JournalEvent[], fromSeq: number, secrets: readonly string[], warn: (line: string) => void): Promise<LiveTrace | null> {
+export async function openLiveTrace(journal: JournalSoFar, fromSeq: number, secrets: readonly string[], warn: (line: string) => void): Promise<LiveTrace | null> {
   // Sampled once per run: from the trace id and the caller's flag its first ENGINE_START journaled.
-  const choice = liveExportChoice(process.env, journalTraceOf(earlier[0]));
+  const choice = liveExportChoice(process.env, journalTraceOf(journal.first));
   if (choice.warning !== undefined) warn(choice.warning);
   if (choice.kind !== "on") return null;
   const { startLiveTrace } = await import("../trace/otlp-export.js");
+  const earlier = journal.events();
   const trace = startLiveTrace({ settings: choice.settings, env: process.env, earlier: earlier.filter((event) => event.seq < fromSeq), secrets });
   for (const event of earlier) if (event.seq >= fromSeq) trace.push(event);
   return trace;
