@@ -54,10 +54,6 @@ interface VerifiedPrefix {
 }
 
 /** Reads the whole journal at `path`. */
-export function readJournal(path: string, options: ReadOptions = {}): JournalEvent[] {
-  return createJournalReader(path, options).read();
-}
-
 /**
  * Hands every event now in the journal at `path` to `visit`, in order, and keeps none (a torn last line is left out with
  * a warning, as a whole read leaves it): a reader that folds or prints as it goes needs a line's memory, not a journal's.

@@ -58,14 +58,7 @@ export function readRunState(path: string, options: { warn?: (line: string) => v
   return state();
 }
 
-/** Folds a journal read whole into the run's state; the journal is the authority over metadata.json. */
-export function deriveRunState(events: readonly JournalEvent[]): RunState {
-  const tracker = createFoldTracker();
-  const state = trackRunState(tracker);
-  tracker.advance(events);
-  return state();
-}
-
+/** The run's status and pending calls, folded event by event; the journal is the authority over metadata.json. */
 const statusFold: EventFold<Fold> = { initial: emptyFold, step: foldEvent };
 
 function emptyFold(): Fold {

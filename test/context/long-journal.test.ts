@@ -1,12 +1,11 @@
 // A journal of 250,000 events is read, folded and turned into the model's context: nothing on that path recurses per event.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { deriveRunState, readJournal } from "../support/journal-read.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { buildContext } from "../../src/context/build.js";
 import { ContextConfigSchema } from "../../src/context/schema.js";
-import { readJournal } from "../../src/journal/reader.js";
-import { deriveRunState } from "../../src/journal/run-state.js";
 
 const EVENTS = 250_000;
 let dir: string;

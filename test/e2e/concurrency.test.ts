@@ -1,8 +1,9 @@
 // End to end: many engine processes at once share nothing but the file system.
 import { readdirSync } from "node:fs";
+import { readJournal } from "../support/journal-read.js";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readJournal } from "../../src/journal/reader.js";
+
 import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
 import { delta, modelEnv, removeDir, tempDir, writeAgent } from "./harness.js";
 

@@ -1,9 +1,9 @@
 // A full disk and a read-only workspace: a clear error, the documented exit code, and a journal that stays valid.
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { deriveRunState, readJournal } from "../support/journal-read.js";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readJournal } from "../../src/journal/reader.js";
-import { deriveRunState } from "../../src/journal/run-state.js";
+
 import { reply, startMockLlm } from "../support/mock-llm.js";
 import { inMountNamespace, mountUnsupportedReason } from "../support/mount-namespace.js";
 import { CRASH_TRACE, DELTA_BIN, modelEnv, NO_MODEL_KEYS, removeDir, tempDir, writeAgent } from "./harness.js";

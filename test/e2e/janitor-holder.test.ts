@@ -1,9 +1,10 @@
 // End to end: the janitor judges the run's owner record: a reused pid is not the live engine, --force never takes a run whose heartbeat moves, a dead holder elsewhere is taken over.
 import { spawn } from "node:child_process";
+import { readJournal } from "../support/journal-read.js";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readJournal } from "../../src/journal/reader.js";
+
 import { type MockLlm, reply, startMockLlm, taskOf, toolResultsOf } from "../support/mock-llm.js";
 import { delta, eventTypes, journalHas, modelEnv, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
 

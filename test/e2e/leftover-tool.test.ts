@@ -1,8 +1,9 @@
 // A tool left running by an engine killed with -9: continue on the same host ends what is left of its process group before the model hears of it.
 import { readFileSync } from "node:fs";
+import { readJournal } from "../support/journal-read.js";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readJournal } from "../../src/journal/reader.js";
+
 import { readCurrentOwner } from "../../src/store/lease/take-run.js";
 import { runPaths } from "../../src/store/run-dir.js";
 import { reply, startMockLlm, toolResultsOf, type MockLlm } from "../support/mock-llm.js";

@@ -1,9 +1,10 @@
 // Races between processes on one run, forced with pause points and SIGSTOP (never with sleeps): one writer, always.
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { readJournal } from "../support/journal-read.js";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventOf, JournalEvent } from "../../src/journal/events.js";
-import { readJournal } from "../../src/journal/reader.js";
+
 import { messagesOf, reply, startMockLlm, taskOf, type MockLlm } from "../support/mock-llm.js";
 import { pauseGate } from "../support/pause-points.js";
 import { delta, modelEnv, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";

@@ -1,8 +1,9 @@
 // End to end: kill -9 and continue, the janitor, SIGINT, ask_human both ways, and the state table.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { readJournal } from "../support/journal-read.js";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { readJournal } from "../../src/journal/reader.js";
+
 import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
 import { pauseGate } from "../support/pause-points.js";
 import { delta, eventTypes, modelEnv, readEvents, readMetadataFile, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";

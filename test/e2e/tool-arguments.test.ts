@@ -1,7 +1,8 @@
 // Tool-call arguments nested too deep or grown too large become an ERROR observation, and the run stays resumable.
 import { join } from "node:path";
+import { readJournal } from "../support/journal-read.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readJournal } from "../../src/journal/reader.js";
+
 import { MAX_ARGUMENT_BYTES, MAX_ARGUMENT_DEPTH } from "../../src/tools/argument-limits.js";
 import { reply, startMockLlm, toolResultsOf } from "../support/mock-llm.js";
 import { actionResults, CRASH_TRACE, delta, modelEnv, removeDir, runDir, tempDir, writeAgent } from "./harness.js";

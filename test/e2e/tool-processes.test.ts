@@ -1,10 +1,11 @@
 // End to end: tools that leave processes behind (a daemon holding stdout) and interrupting a run whose tool, hook or MCP server hangs.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { readJournal } from "../support/journal-read.js";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
 import { diesSoon, pidFrom } from "../support/processes.js";
-import { readJournal } from "../../src/journal/reader.js";
+
 import { stdioServerYaml } from "../support/mcp-servers.js";
 import { actionResults, delta, modelEnv, readEvents, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
 

@@ -1,7 +1,8 @@
 // The crash-recovery example: fan out runs with client-made ids, kill -9 some mid-tool, recover all with list-runs + continue.
 import { join } from "node:path";
+import { readJournal } from "../support/journal-read.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readJournal } from "../../src/journal/reader.js";
+
 import type { JournalEvent } from "../../src/journal/events.js";
 import { type MockLlm, reply, startMockLlm, taskOf, toolResultsOf } from "../support/mock-llm.js";
 import { modelEnv, removeDir, runDir, tempDir } from "../e2e/harness.js";

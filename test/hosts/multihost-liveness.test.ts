@@ -1,10 +1,11 @@
 // Liveness across hosts: a run held on one simulated machine, judged from another (paused, clock ahead, same hostname, over sshfs, dead) — never two writers.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readJournal } from "../support/journal-read.js";
 import { join } from "node:path";
 import { quote } from "shell-quote";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { EventOf, JournalEvent } from "../../src/journal/events.js";
-import { readJournal } from "../../src/journal/reader.js";
+
 import { startHosts, type Host, type Hosts } from "../support/hosts.js";
 import { messagesOf, reply, startMockLlm, taskOf, type MockLlm } from "../support/mock-llm.js";
 import { multihostUnsupportedReason } from "../support/multihost-preflight.js";

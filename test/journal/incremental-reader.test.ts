@@ -1,8 +1,9 @@
 import { appendFileSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { readJournal } from "../support/journal-read.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createJournalReader, readJournal } from "../../src/journal/reader.js";
+import { createJournalReader } from "../../src/journal/reader.js";
 import { openJournal } from "../../src/journal/writer.js";
 import { runSecrets } from "../../src/secrets.js";
 

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { readJournal } from "../support/journal-read.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { JournalError } from "../../src/errors.js";
-import { readJournal } from "../../src/journal/reader.js";
 
 const line = (seq: number, content = `m${seq}`): string =>
   JSON.stringify({ seq, timestamp: "2025-01-01T00:00:00.000Z", type: "USER_MESSAGE", content });

@@ -1,8 +1,9 @@
 // The run's state folded from its journal, at once or incrementally as the journal grows.
 import { describe, expect, it } from "vitest";
+import { deriveRunState } from "../support/journal-read.js";
 import type { JournalEvent } from "../../src/journal/events.js";
 import { createFoldTracker } from "../../src/journal/fold.js";
-import { deriveRunState, trackRunState, type RunState } from "../../src/journal/run-state.js";
+import { trackRunState, type RunState } from "../../src/journal/run-state.js";
 
 const at = "2026-01-01T00:00:00.000Z";
 const calls = [

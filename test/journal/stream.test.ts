@@ -1,10 +1,11 @@
 // streamJournal: each event handed over as its line is parsed, none kept, with the whole read's checks and warnings.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { readJournal } from "../support/journal-read.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { JournalEvent } from "../../src/journal/events.js";
-import { readJournal, streamJournal } from "../../src/journal/reader.js";
+import { streamJournal } from "../../src/journal/reader.js";
 
 const line = (seq: number, content = `m${seq}`): string =>
   JSON.stringify({ seq, timestamp: "2025-01-01T00:00:00.000Z", type: "USER_MESSAGE", content });

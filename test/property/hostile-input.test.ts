@@ -1,12 +1,13 @@
 // Properties over hostile input, in-process: agent packages, tool arguments, run ids, .env files and journal lines.
 import fc from "fast-check";
+import { readJournal } from "../support/journal-read.js";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadAgent } from "../../src/agent/load.js";
 import { ConfigError, JournalError, RunRefusedError } from "../../src/errors.js";
-import { readJournal } from "../../src/journal/reader.js";
+
 import { openJournal } from "../../src/journal/writer.js";
 import { parseDotenv } from "../../src/llm/dotenv.js";
 import { resolveProviderEnv } from "../../src/llm/env.js";

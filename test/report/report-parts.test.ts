@@ -1,5 +1,6 @@
 // The report's parts on their own: usage fields present or not, timeline bars with and without io records, escaping.
 import { describe, expect, it } from "vitest";
+import { deriveRunState } from "../support/journal-read.js";
 import type { JournalEvent, NewEvent } from "../../src/journal/events.js";
 import { escapeHtml, html } from "../../src/report/html-escape.js";
 import { createEventFormatter } from "../../src/report/show-text.js";
@@ -11,7 +12,7 @@ import { resolve } from "node:path";
 import { timelineOf } from "../../src/report/timeline.js";
 import { formatUsage, usageNumbers } from "../../src/report/usage-fields.js";
 import { runPaths } from "../../src/store/run-dir.js";
-import { deriveRunState } from "../../src/journal/run-state.js";
+
 import { priceRunUsage } from "../../src/llm/usage.js";
 
 const at = (ms: number): string => new Date(Date.UTC(2026, 0, 1, 0, 0, 0, ms)).toISOString();

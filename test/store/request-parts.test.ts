@@ -1,10 +1,11 @@
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { readJournal } from "../support/journal-read.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ChatMessage, LlmRequest } from "../../src/conversation.js";
 import { journalToMessages } from "../../src/context/journal-messages.js";
-import { readJournal } from "../../src/journal/reader.js";
+
 import { openRequestParts, partsOf, readRequestParts, rebuildRequest, requestPartsPath } from "../../src/store/request-parts.js";
 import { stageRunDir, type RunPaths } from "../../src/store/run-dir.js";
 

@@ -1,10 +1,11 @@
 // Crash campaign: starts many multi-step runs, kill -9s each at a chosen moment, recovers them and checks every journal.
 import { existsSync, mkdirSync, readFileSync, readdirSync, watch } from "node:fs";
+import { deriveRunState, readJournal } from "./journal-read.js";
 import { join } from "node:path";
-import { readJournal } from "../../src/journal/reader.js";
+
 import type { EventOf, JournalEvent } from "../../src/journal/events.js";
 import { STAGING_PREFIX } from "../../src/store/run-dir.js";
-import { deriveRunState } from "../../src/journal/run-state.js";
+
 import { delta, modelEnv, runDir, spawnDelta, tempDir, removeDir, waitFor, writeAgent } from "../e2e/harness.js";
 import { fault, messagesOf, type RecordedRequest, reply, startMockLlm, type Step } from "./mock-llm.js";
 
@@ -159,7 +160,6 @@ function scriptedModel(plans: Map<string, RunPlan>, request: RecordedRequest, or
   }
   return step;
 }
-
 
 async function crashAndRecover(plan: RunPlan, agent: string, workDir: string, baseUrl: string, racers: number): Promise<RunReport> {
   const env = modelEnv(baseUrl);

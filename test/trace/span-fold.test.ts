@@ -1,8 +1,9 @@
 // The span fold and trace ids on their own: old journals, determinism, id derivation and TRACEPARENT parsing.
 import { join } from "node:path";
+import { readJournal } from "../support/journal-read.js";
 import { describe, expect, it } from "vitest";
 import type { JournalEvent } from "../../src/journal/events.js";
-import { readJournal } from "../../src/journal/reader.js";
+
 import { createSpanFold, spansOfJournal, type TraceSpan } from "../../src/trace/span-fold.js";
 import { journalTraceOf, parseTraceParent, spanIdOf } from "../../src/trace/trace-ids.js";
 

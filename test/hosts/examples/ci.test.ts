@@ -1,9 +1,10 @@
 // The CI example: run-agent.sh replays a recording, maps delta's exit codes for the job, and names the run directory to upload.
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { readJournal } from "../../support/journal-read.js";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { readJournal } from "../../../src/journal/reader.js";
+
 import { removeDir, tempDir } from "../../e2e/harness.js";
 import { requireBinary } from "../../support/system-packages.js";
 import { EXAMPLES, binDir, pathWith, runScript } from "../../examples/helpers.js";
