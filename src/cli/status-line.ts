@@ -1,5 +1,5 @@
 // One line at the bottom of a terminal's stderr saying what the run is doing now, redrawn in place, cleared when done.
-import type { Activity } from "../run/activity.js";
+import type { Activity } from "../loop/activity.js";
 import { terminalSafe } from "../terminal-text.js";
 
 /** How often the elapsed time is redrawn. */

@@ -11,7 +11,7 @@ import { redactText } from "../secrets.js";
 import { serverPolicy } from "./sandbox-policy.js";
 import { describePolicy, type RunSandbox } from "../tools/sandbox-schema.js";
 import { openBox, type OpenBox } from "./tool-box.js";
-import type { ActivitySink } from "./activity.js";
+import type { ActivitySink } from "../loop/activity.js";
 
 /** Log lines kept while no engine.log is open yet; a server that talks more than this at start has the rest dropped. */
 const MAX_EARLY_LOG_LINES = 1_000;

@@ -6,7 +6,7 @@ import { loadAgent, type AgentPackage } from "../agent/load.js";
 import { preflightAgent } from "../agent/preflight.js";
 import { forAgent, ORPHANED_RUN, RunRefusedError } from "../errors.js";
 import type { EventOf } from "../journal/events.js";
-import { clearInteraction, recordAnswer } from "./ask-human.js";
+import { clearInteraction, recordAnswer } from "../loop/ask-human.js";
 import { continueCommand } from "./continue-command.js";
 import type { RunOutcome } from "./outcome.js";
 import { chooseProvider, type ProviderChoice } from "../llm/provider-choice.js";

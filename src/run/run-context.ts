@@ -10,7 +10,7 @@ import type { InvocationLog, IoRecord } from "../store/io-log.js";
 import type { RunState } from "../journal/run-state.js";
 import type { RunSecrets } from "../secrets.js";
 import type { RunPaths } from "../store/run-dir.js";
-import type { ActivitySink } from "./activity.js";
+import type { ActivitySink } from "../loop/activity.js";
 import type { McpServers } from "../tools/mcp/servers.js";
 import type { SandboxMode } from "../tools/sandbox-schema.js";
 import type { OpenBox } from "./tool-box.js";

@@ -8,7 +8,7 @@ import { accountOf } from "../../src/report/run-account.js";
 import { createEventFormatter } from "../../src/report/show-text.js";
 import { textStyle } from "../../src/report/text-style.js";
 import { timelineOf } from "../../src/report/timeline.js";
-import { failedAttemptEvent } from "../../src/run/failed-attempt.js";
+import { failedAttemptEvent } from "../../src/loop/failed-attempt.js";
 import { runPaths } from "../../src/store/run-dir.js";
 
 const at = (ms: number): string => new Date(Date.UTC(2026, 0, 1, 0, 0, 0, ms)).toISOString();

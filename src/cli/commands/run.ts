@@ -8,7 +8,7 @@ import { onAppendedLine } from "../../journal/writer.js";
 import { continueCommand } from "../../run/continue-command.js";
 import type { RunOutcome } from "../../run/outcome.js";
 import type { DriveOptions } from "../../run/run-context.js";
-import type { ActivitySink } from "../../run/activity.js";
+import type { ActivitySink } from "../../loop/activity.js";
 import { continueRun } from "../../run/resume.js";
 import { startRun } from "../../run/start.js";
 import { locateRun, newestRun } from "../../store/locate-run.js";

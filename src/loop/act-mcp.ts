@@ -5,7 +5,7 @@ import type { McpTool } from "../tools/mcp/advertise.js";
 import { resultText } from "../tools/mcp/result-text.js";
 import { boundText, DEFAULT_MAX_OBSERVATION_BYTES } from "../tools/output-bound.js";
 import type { ActionFacts } from "./action-facts.js";
-import type { RunContext } from "./run-context.js";
+import type { RunContext } from "../run/run-context.js";
 
 /** What ACTION_REQUEST records as the command of an MCP call: no argv runs, the server is asked. */
 export function mcpCommand(tool: McpTool): string[] {

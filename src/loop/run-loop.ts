@@ -3,10 +3,10 @@ import { replyEnding } from "../conversation.js";
 import { DeltaError, MAX_ITERATIONS, MODEL_PAUSED, MODEL_REFUSED, MODEL_TRUNCATED, OUTPUT_INVALID } from "../errors.js";
 import type { EventOf, JournalEvent } from "../journal/events.js";
 import { act } from "./act.js";
-import { continueCommand } from "./continue-command.js";
+import { continueCommand } from "../run/continue-command.js";
 import { clearInteraction, recordAnswerResult, type InteractionRequest } from "./ask-human.js";
 import { answersReask, checkFinalAnswer, reaskMessage, unansweredFinalAnswer } from "./final-answer.js";
-import type { RunContext } from "./run-context.js";
+import type { RunContext } from "../run/run-context.js";
 import { think } from "./think.js";
 
 export type LoopEnd =

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { compileOutputSchema } from "../../src/agent/output-schema.js";
 import type { JournalEvent } from "../../src/journal/events.js";
-import { answersReask, checkFinalAnswer, reaskMessage, unansweredFinalAnswer } from "../../src/run/final-answer.js";
+import { answersReask, checkFinalAnswer, reaskMessage, unansweredFinalAnswer } from "../../src/loop/final-answer.js";
 
 const output = await compileOutputSchema({
   source: "agent.yaml: output_schema",

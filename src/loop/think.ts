@@ -10,7 +10,7 @@ import { toFunctionTool } from "../tools/function-schema.js";
 import { toMcpFunctionTool } from "../tools/mcp/advertise.js";
 import { ASK_HUMAN_TOOL } from "./ask-human.js";
 import { loadSkillTool } from "./load-skill.js";
-import type { RunContext } from "./run-context.js";
+import type { RunContext } from "../run/run-context.js";
 import { failedAttemptEvent } from "./failed-attempt.js";
 
 /**

@@ -6,7 +6,7 @@ import type { ToolCall } from "../journal/events.js";
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "../private-modes.js";
 import { writeFileAtomic } from "../store/atomic-file.js";
 import type { FunctionTool } from "../conversation.js";
-import type { HumanQuestion, RunContext } from "./run-context.js";
+import type { HumanQuestion, RunContext } from "../run/run-context.js";
 
 export const ASK_HUMAN = "ask_human";
 
