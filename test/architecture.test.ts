@@ -26,6 +26,7 @@ const FLOORS = [
   "llm",
   "context",
   "agent",
+  "loop",
   "run",
   "report",
   "sessions",
@@ -118,6 +119,13 @@ describe("the house", () => {
     expect(reaches("secrets", FLOORS.filter((room) => room !== "secrets" && room !== "errors"))).toEqual([]);
     expect(reaches("errors", FLOORS.filter((room) => room !== "errors"))).toEqual([]);
     expect(reaches("store", ["run", "cli", "report"])).toEqual([]);
+  });
+
+  it("keeps the loop out of report: reading a run never drives one", () => {
+    const intoLoop = files
+      .filter((file) => roomOf(file) === "report")
+      .flatMap((file) => importsOf(file).filter((target) => roomOf(target) === "loop").map((target) => `${relative(".", file)} → ${relative(".", target)}`));
+    expect(intoLoop).toEqual([]);
   });
 
   it("has no import cycle between files, type-only imports included", () => {

@@ -2,7 +2,7 @@
 import { terminalSafe } from "../terminal-text.js";
 import type { Interface } from "node:readline";
 import { UsageError } from "../errors.js";
-import type { HumanQuestion } from "../run/run-context.js";
+import type { HumanQuestion } from "../loop/ports.js";
 
 let lines: AsyncIterator<string> | null = null;
 let reader: Interface | null = null;

@@ -5,7 +5,8 @@ import type { McpTool } from "../tools/mcp/advertise.js";
 import { resultText } from "../tools/mcp/result-text.js";
 import { boundText, DEFAULT_MAX_OBSERVATION_BYTES } from "../tools/output-bound.js";
 import type { ActionFacts } from "./action-facts.js";
-import type { RunContext } from "../run/run-context.js";
+import type { CatalogueEntry, LoopPorts } from "./ports.js";
+
 
 /** What ACTION_REQUEST records as the command of an MCP call: no argv runs, the server is asked. */
 export function mcpCommand(tool: McpTool): string[] {
@@ -17,13 +18,14 @@ export function mcpCommand(tool: McpTool): string[] {
  * a result the server marks `isError`, a protocol error, a timeout or a stopped server is ERROR.
  * `record`: the call and its whole result, for io/tool_executions/.
  */
-export async function callMcpTool(ctx: RunContext, call: ToolCall, tool: McpTool, args: Record<string, unknown>): Promise<{ facts: ActionFacts; record: IoRecord }> {
-  const outcome = await ctx.mcp!.call(tool, args, ctx.signal);
+export async function callMcpTool(ports: LoopPorts, call: ToolCall, entry: Extract<CatalogueEntry, { kind: "mcp" }>, args: Record<string, unknown>): Promise<{ facts: ActionFacts; record: IoRecord }> {
+  const { tool } = entry;
+  const outcome = await entry.call(tool, args, ports.signal);
   const facts: ActionFacts =
     outcome.kind === "result"
       ? { status: outcome.result.isError ? "ERROR" : "SUCCESS", observation: boundedText(resultText(outcome.result)), exitCode: null, durationMs: outcome.durationMs }
       : { status: "ERROR", observation: outcome.reason, exitCode: null, durationMs: outcome.durationMs };
-  ctx.log(`tool ${call.name}: MCP server '${tool.server}' tool '${tool.tool}' → ${facts.status}${outcome.kind === "failed" ? ` (${outcome.reason})` : ""} in ${outcome.durationMs} ms`);
+  ports.log.log(`tool ${call.name}: MCP server '${tool.server}' tool '${tool.tool}' → ${facts.status}${outcome.kind === "failed" ? ` (${outcome.reason})` : ""} in ${outcome.durationMs} ms`);
   const record = {
     command: mcpCommand(tool),
     mcp_server: tool.server,

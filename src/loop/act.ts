@@ -3,13 +3,12 @@ import type { JournalEvent, ToolCall } from "../journal/events.js";
 import { boundTokens } from "../context/observation-tokens.js";
 import { argumentsOverLimit } from "../tools/argument-limits.js";
 import { bindToolCall } from "../tools/bind.js";
-import { invokeTool, type InvokeResult } from "../tools/invoke.js";
-import type { McpTool } from "../tools/mcp/advertise.js";
-import { ASK_HUMAN, openQuestion, parseAskHumanArgs, recordAnswer, writeInteractionRequest, type InteractionRequest } from "./ask-human.js";
-import type { RunContext } from "../run/run-context.js";
+import type { ExpandedTool } from "../tools/expand.js";
+import type { InvokeResult } from "../tools/invoke.js";
+import { openQuestion, parseAskHumanArgs, recordAnswer } from "./ask-human.js";
+import type { CatalogueEntry, InteractionRequest, LoopPorts, PreparedCall } from "./ports.js";
 import { oneLine } from "./think.js";
 import { callMcpTool, mcpCommand } from "./act-mcp.js";
-import type { OpenBox } from "../run/tool-box.js";
 import { errorMessage } from "../errors.js";
 import { LOAD_SKILL } from "../context/skills-listing.js";
 import { planSkillRead, readSkill } from "./load-skill.js";
@@ -19,79 +18,72 @@ const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
 
 type ActOutcome = { kind: "done" } | { kind: "waiting"; request: InteractionRequest };
 
-export async function act(ctx: RunContext, call: ToolCall, iteration: number): Promise<ActOutcome> {
-  const pre = await ctx.hook("pre_tool_execution", iteration, call, { TOOL_NAME: call.name });
+export async function act(ports: LoopPorts, call: ToolCall, iteration: number): Promise<ActOutcome> {
+  const pre = await ports.hook("pre_tool_execution", iteration, call, { TOOL_NAME: call.name });
   if (pre.kind === "block") {
-    await refuse(ctx, call, iteration, parseArguments(call).value, `Blocked by pre_tool_execution hook: ${pre.reason}`);
+    await refuse(ports, call, iteration, parseArguments(call).value, `Blocked by pre_tool_execution hook: ${pre.reason}`);
     return { kind: "done" };
   }
 
   const args = parseArguments(call);
   if (args.error !== null) {
-    await refuse(ctx, call, iteration, args.value, args.error);
+    await refuse(ports, call, iteration, args.value, args.error);
     return { kind: "done" };
   }
-  if (call.name === ASK_HUMAN) return askHuman(ctx, call, iteration, args.value);
-  if (call.name === LOAD_SKILL && ctx.agent.skills.length > 0) return loadSkill(ctx, call, iteration, args.value);
+  const entry = ports.tools.find(call.name);
+  if (entry === undefined) {
+    const known = ports.tools.advertised.map((tool) => tool.function.name).join(", ");
+    await refuse(ports, call, iteration, args.value, `Unknown tool '${call.name}'. Available tools: ${known}.`);
+    return { kind: "done" };
+  }
+  switch (entry.kind) {
+    case "ask_human":
+      return askHuman(ports, call, iteration, args.value);
+    case "load_skill":
+      return loadSkill(ports, entry, call, iteration, args.value);
+    case "mcp":
+      return actMcp(ports, entry, call, iteration, args.value);
+    case "exec":
+      return actExec(ports, entry.tool, call, iteration, args.value);
+    default: {
+      const unknown: never = entry;
+      throw new Error(`unknown catalogue entry ${JSON.stringify(unknown)}`);
+    }
+  }
+}
 
-  const mcpTool = ctx.mcp?.find(call.name);
-  if (mcpTool) return actMcp(ctx, call, iteration, args.value, mcpTool);
-  const tool = ctx.agent.tools.find((candidate) => candidate.name === call.name);
-  if (!tool) {
-    const builtIn = ctx.agent.skills.length > 0 ? [ASK_HUMAN, LOAD_SKILL] : [ASK_HUMAN];
-    const known = [...ctx.agent.tools.map((t) => t.name), ...(ctx.mcp?.tools ?? []).map((t) => t.name), ...builtIn].join(", ");
-    await refuse(ctx, call, iteration, args.value, `Unknown tool '${call.name}'. Available tools: ${known}.`);
-    return { kind: "done" };
-  }
-  const bound = bindToolCall(tool, args.value, { AGENT_HOME: ctx.agent.home, CWD: ctx.workDir });
+async function actExec(ports: LoopPorts, tool: ExpandedTool, call: ToolCall, iteration: number, args: unknown): Promise<ActOutcome> {
+  const { settings } = ports;
+  const bound = bindToolCall(tool, args, { AGENT_HOME: settings.agentHome, CWD: settings.workDir });
   if (!bound.ok) {
-    await refuse(ctx, call, iteration, args.value, bound.error);
+    await refuse(ports, call, iteration, args, bound.error);
     return { kind: "done" };
   }
 
-  let box: OpenBox | null;
+  let prepared: PreparedCall;
   try {
-    box = await ctx.openToolBox(tool.name);
+    prepared = await ports.processes.prepare(tool.name);
   } catch (err) {
-    await refuse(ctx, call, iteration, args.value, `[sandbox] the box of tool '${call.name}' could not be made (${errorMessage(err)}); fix its sandbox: in agent.yaml`);
+    await refuse(ports, call, iteration, args, `[sandbox] the box of tool '${call.name}' could not be made (${errorMessage(err)}); fix its sandbox: in agent.yaml`);
     return { kind: "done" };
   }
-  const request = requestAction(ctx, call, iteration, args.value, bound.argv);
-  const traceParent = ctx.traceParentFor(request.seq);
+  const request = requestAction(ports, call, iteration, args, bound.argv);
 
-  let result: InvokeResult;
-  let refused: string[];
-  ctx.activity({ kind: "tool", iteration, tool: call.name });
-  try {
-    result = await invokeTool({
-      argv: bound.argv,
-      stdin: bound.stdin,
-      cwd: ctx.workDir,
-      env: { DELTA_RUN_ID: ctx.runId, DELTA_AGENT_HOME: ctx.agent.home, DELTA_CWD: ctx.workDir, ...(traceParent === null ? {} : { TRACEPARENT: traceParent }) },
-      baseEnv: box === null ? ctx.childEnv : box.env,
-      timeoutMs: tool.timeout_ms ?? DEFAULT_TOOL_TIMEOUT_MS,
-      signal: ctx.signal,
-      // In the owner record before anything else happens: a `continue` after this engine is killed ends what is left of it.
-      onSpawn: (pgid) => ctx.noteToolGroup({ request_seq: request.seq, pgid, started_at_unix: Date.now() }),
-      sandbox: box?.box,
-    });
-  } finally {
-    refused = box?.refused() ?? [];
-    await box?.close();
-  }
-  ctx.noteToolGroup(null);
-  ctx.activity({ kind: "idle" });
-  const sandboxNote = box === null ? null : sandboxCause(call.name, result, refused);
+  ports.log.activity({ kind: "tool", iteration, tool: call.name });
+  const ran = await prepared.run({ argv: bound.argv, stdin: bound.stdin, timeoutMs: tool.timeout_ms ?? DEFAULT_TOOL_TIMEOUT_MS, requestSeq: request.seq });
+  let result = ran.result;
+  ports.log.activity({ kind: "idle" });
+  const sandboxNote = prepared.policy === null ? null : sandboxCause(call.name, result, ran.refused);
   if (sandboxNote !== null) result = { ...result, observation: `${result.observation}\n${sandboxNote}` };
-  ctx.log(`tool ${call.name}: ${JSON.stringify(bound.argv)} → ${result.status}, exit ${result.exitCode ?? result.signal ?? "none"}${result.timedOut ? " (timed out)" : ""} in ${result.durationMs} ms`);
+  ports.log.log(`tool ${call.name}: ${JSON.stringify(bound.argv)} → ${result.status}, exit ${result.exitCode ?? result.signal ?? "none"}${result.timedOut ? " (timed out)" : ""} in ${result.durationMs} ms`);
   // The result first: a full disk while the full output is recorded must not cost the run the tool's real result.
   const outputLines = lineCount(result.stdout) + lineCount(result.stderr);
-  const recorded = await appendResult(ctx, call, iteration, { status: result.status, observation: result.observation, exitCode: result.exitCode, durationMs: result.durationMs, outputLines });
-  ctx.recordToolExecution({
+  const recorded = await appendResult(ports, call, iteration, { status: result.status, observation: result.observation, exitCode: result.exitCode, durationMs: result.durationMs, outputLines });
+  ports.records.toolExecution({
     iteration,
     action_id: call.id,
     tool_name: call.name,
-    tool_args: args.value,
+    tool_args: args,
     command: bound.argv,
     stdin: bound.stdin ?? null,
     exit_code: result.exitCode,
@@ -102,9 +94,9 @@ export async function act(ctx: RunContext, call: ToolCall, iteration: number): P
     duration_ms: result.durationMs,
     stdout: result.stdout,
     stderr: result.stderr,
-    ...(box === null ? {} : { sandbox: { policy: box.policy, refused_connections: refused } }),
+    ...(prepared.policy === null ? {} : { sandbox: { policy: prepared.policy, refused_connections: ran.refused } }),
   });
-  await observed(ctx, iteration, recorded);
+  await observed(ports, iteration, recorded);
   return { kind: "done" };
 }
 
@@ -124,46 +116,46 @@ function sandboxCause(toolName: string, result: InvokeResult, refused: readonly 
 }
 
 /** An MCP call is journaled as any tool's: requested and flushed before the server hears of it, its result after. */
-async function actMcp(ctx: RunContext, call: ToolCall, iteration: number, args: unknown, tool: McpTool): Promise<ActOutcome> {
+async function actMcp(ports: LoopPorts, entry: Extract<CatalogueEntry, { kind: "mcp" }>, call: ToolCall, iteration: number, args: unknown): Promise<ActOutcome> {
   if (args !== null && args !== undefined && (typeof args !== "object" || Array.isArray(args))) {
-    await refuse(ctx, call, iteration, args, `Arguments for '${call.name}' must be a JSON object.`);
+    await refuse(ports, call, iteration, args, `Arguments for '${call.name}' must be a JSON object.`);
     return { kind: "done" };
   }
   const given = (args ?? {}) as Record<string, unknown>;
-  requestAction(ctx, call, iteration, given, mcpCommand(tool));
-  ctx.activity({ kind: "tool", iteration, tool: call.name });
-  const { facts, record } = await callMcpTool(ctx, call, tool, given);
-  ctx.activity({ kind: "idle" });
-  const recorded = await appendResult(ctx, call, iteration, facts);
-  ctx.recordToolExecution({ iteration, action_id: call.id, tool_name: call.name, tool_args: given, ...record });
-  await observed(ctx, iteration, recorded);
+  requestAction(ports, call, iteration, given, mcpCommand(entry.tool));
+  ports.log.activity({ kind: "tool", iteration, tool: call.name });
+  const { facts, record } = await callMcpTool(ports, call, entry, given);
+  ports.log.activity({ kind: "idle" });
+  const recorded = await appendResult(ports, call, iteration, facts);
+  ports.records.toolExecution({ iteration, action_id: call.id, tool_name: call.name, tool_args: given, ...record });
+  await observed(ports, iteration, recorded);
   return { kind: "done" };
 }
 
 /** load_skill is journaled as any tool's call: the file it will read is requested (and flushed) first, then read, bounded; nothing is run. */
-async function loadSkill(ctx: RunContext, call: ToolCall, iteration: number, args: unknown): Promise<ActOutcome> {
-  const plan = planSkillRead(ctx.agent.skills, args);
+async function loadSkill(ports: LoopPorts, entry: Extract<CatalogueEntry, { kind: "load_skill" }>, call: ToolCall, iteration: number, args: unknown): Promise<ActOutcome> {
+  const plan = planSkillRead(entry.skills, args);
   if (typeof plan === "string") {
-    await refuse(ctx, call, iteration, args, plan);
+    await refuse(ports, call, iteration, args, plan);
     return { kind: "done" };
   }
   const command = [LOAD_SKILL, plan.path];
-  requestAction(ctx, call, iteration, args, command);
+  requestAction(ports, call, iteration, args, command);
   const started = Date.now();
   const read = readSkill(plan);
   const facts: ActionFacts = { status: read.ok ? "SUCCESS" : "ERROR", observation: read.ok ? read.text : read.problem, exitCode: null, durationMs: Date.now() - started };
-  ctx.log(`tool ${call.name}: ${plan.path} → ${facts.status}${read.ok ? `, ${read.text.length} chars` : ""}`);
-  const recorded = await appendResult(ctx, call, iteration, facts);
-  ctx.recordToolExecution({ iteration, action_id: call.id, tool_name: call.name, tool_args: args, command, duration_ms: facts.durationMs, ...(read.ok ? { content: read.text } : { error: read.problem }) });
-  await observed(ctx, iteration, recorded);
+  ports.log.log(`tool ${call.name}: ${plan.path} → ${facts.status}${read.ok ? `, ${read.text.length} chars` : ""}`);
+  const recorded = await appendResult(ports, call, iteration, facts);
+  ports.records.toolExecution({ iteration, action_id: call.id, tool_name: call.name, tool_args: args, command, duration_ms: facts.durationMs, ...(read.ok ? { content: read.text } : { error: read.problem }) });
+  await observed(ports, iteration, recorded);
   return { kind: "done" };
 }
 
 /** ACTION_REQUEST, flushed to disk before the tool runs: after a crash, the call is known to have maybe run. */
-function requestAction(ctx: RunContext, call: ToolCall, iteration: number, args: unknown, command: string[]): JournalEvent {
-  const request = ctx.append({ type: "ACTION_REQUEST", iteration, action_id: call.id, tool_name: call.name, tool_args: args, resolved_command: command });
-  ctx.sync();
-  ctx.progress(`[${iteration}] ACT: ${call.name} ${oneLine(JSON.stringify(args), 160)}`);
+function requestAction(ports: LoopPorts, call: ToolCall, iteration: number, args: unknown, command: string[]): JournalEvent {
+  const request = ports.journal.append({ type: "ACTION_REQUEST", iteration, action_id: call.id, tool_name: call.name, tool_args: args, resolved_command: command });
+  ports.journal.sync();
+  ports.log.progress(`[${iteration}] ACT: ${call.name} ${oneLine(JSON.stringify(args), 160)}`);
   return request;
 }
 
@@ -172,11 +164,11 @@ function lineCount(text: string): number {
 }
 
 /** ACTION_RESULT, its observation bounded in tokens when a token limit applies (the whole output goes to io/tool_executions/). */
-async function appendResult(ctx: RunContext, call: ToolCall, iteration: number, facts: ActionFacts): Promise<JournalEvent> {
-  const { observationTokens, model } = ctx.budget;
+async function appendResult(ports: LoopPorts, call: ToolCall, iteration: number, facts: ActionFacts): Promise<JournalEvent> {
+  const { observationTokens, model } = ports.settings.budget;
   const observation = observationTokens === null ? facts.observation : await boundTokens(facts.observation, observationTokens, model);
-  if (observation !== facts.observation) ctx.log(`tool ${call.name}: output cut to ${observationTokens} tokens for the context; the whole output is in io/tool_executions/`);
-  return ctx.append({
+  if (observation !== facts.observation) ports.log.log(`tool ${call.name}: output cut to ${observationTokens} tokens for the context; the whole output is in io/tool_executions/`);
+  return ports.journal.append({
     type: "ACTION_RESULT",
     iteration,
     action_id: call.id,
@@ -191,15 +183,15 @@ async function appendResult(ctx: RunContext, call: ToolCall, iteration: number, 
 }
 
 /** The OBSERVE line and the hooks that follow a result. */
-async function observed(ctx: RunContext, iteration: number, recorded: JournalEvent): Promise<void> {
-  if (recorded.type === "ACTION_RESULT") ctx.progress(`[${iteration}] OBSERVE: ${recorded.status} ${oneLine(recorded.observation_content, 160)}`);
-  await afterTool(ctx, iteration, recorded);
+async function observed(ports: LoopPorts, iteration: number, recorded: JournalEvent): Promise<void> {
+  if (recorded.type === "ACTION_RESULT") ports.log.progress(`[${iteration}] OBSERVE: ${recorded.status} ${oneLine(recorded.observation_content, 160)}`);
+  await afterTool(ports, iteration, recorded);
 }
 
 /** A call that cannot run still gets a request and a result, so the model learns why, and the hooks that follow a result. */
-async function refuse(ctx: RunContext, call: ToolCall, iteration: number, toolArgs: unknown, reason: string): Promise<void> {
-  ctx.append({ type: "ACTION_REQUEST", iteration, action_id: call.id, tool_name: call.name, tool_args: toolArgs, resolved_command: null });
-  const recorded = ctx.append({
+async function refuse(ports: LoopPorts, call: ToolCall, iteration: number, toolArgs: unknown, reason: string): Promise<void> {
+  ports.journal.append({ type: "ACTION_REQUEST", iteration, action_id: call.id, tool_name: call.name, tool_args: toolArgs, resolved_command: null });
+  const recorded = ports.journal.append({
     type: "ACTION_RESULT",
     iteration,
     action_id: call.id,
@@ -209,15 +201,15 @@ async function refuse(ctx: RunContext, call: ToolCall, iteration: number, toolAr
     exit_code: null,
     duration_ms: 0,
   });
-  ctx.progress(`[${iteration}] OBSERVE: ERROR ${oneLine(reason, 200)}`);
-  await afterTool(ctx, iteration, recorded);
+  ports.log.progress(`[${iteration}] OBSERVE: ERROR ${oneLine(reason, 200)}`);
+  await afterTool(ports, iteration, recorded);
 }
 
-async function afterTool(ctx: RunContext, iteration: number, result: ReturnType<RunContext["append"]>): Promise<void> {
+async function afterTool(ports: LoopPorts, iteration: number, result: JournalEvent): Promise<void> {
   if (result.type !== "ACTION_RESULT") return;
-  await ctx.hook("post_tool_execution", iteration, result, { TOOL_NAME: result.tool_name, TOOL_RESULT: result.observation_content });
+  await ports.hook("post_tool_execution", iteration, result, { TOOL_NAME: result.tool_name, TOOL_RESULT: result.observation_content });
   if (result.status !== "SUCCESS") {
-    await ctx.hook("on_error", iteration, result, { TOOL_NAME: result.tool_name, ERROR_MESSAGE: result.observation_content });
+    await ports.hook("on_error", iteration, result, { TOOL_NAME: result.tool_name, ERROR_MESSAGE: result.observation_content });
   }
 }
 
@@ -232,23 +224,23 @@ function parseArguments(call: ToolCall): { value: unknown; error: string | null 
   }
 }
 
-async function askHuman(ctx: RunContext, call: ToolCall, iteration: number, args: unknown): Promise<ActOutcome> {
+async function askHuman(ports: LoopPorts, call: ToolCall, iteration: number, args: unknown): Promise<ActOutcome> {
   const question = parseAskHumanArgs(args);
   if (typeof question === "string") {
-    await refuse(ctx, call, iteration, args, question);
+    await refuse(ports, call, iteration, args, question);
     return { kind: "done" };
   }
   const startedAt = Date.now();
-  ctx.append({ type: "ACTION_REQUEST", iteration, action_id: call.id, tool_name: ASK_HUMAN, tool_args: args, resolved_command: null });
-  const request = openQuestion(ctx, call, iteration, question);
-  if (ctx.askInteractively) {
-    const answer = await ctx.askInteractively(question);
-    recordAnswer(ctx, { iteration, action_id: call.id, request_id: request.request_id }, answer, startedAt);
+  ports.journal.append({ type: "ACTION_REQUEST", iteration, action_id: call.id, tool_name: call.name, tool_args: args, resolved_command: null });
+  const request = openQuestion(ports, call, iteration, question);
+  if (ports.human.askInteractively) {
+    const answer = await ports.human.askInteractively(question);
+    recordAnswer(ports.journal, { iteration, action_id: call.id, request_id: request.request_id }, answer, startedAt);
     return { kind: "done" };
   }
   // Synced (and still this process's run) before the question is shown to anyone.
-  ctx.sync();
-  writeInteractionRequest(ctx.paths.interactionDir, request);
+  ports.journal.sync();
+  ports.human.publish(request);
   return { kind: "waiting", request };
 }
 

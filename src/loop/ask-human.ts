@@ -1,12 +1,8 @@
 // The built-in ask_human tool: asks on the terminal with -i, otherwise pauses the run for a human.
-import { mkdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
 import { z } from "zod";
 import type { ToolCall } from "../journal/events.js";
-import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "../private-modes.js";
-import { writeFileAtomic } from "../store/atomic-file.js";
 import type { FunctionTool } from "../conversation.js";
-import type { HumanQuestion, RunContext } from "../run/run-context.js";
+import type { HumanQuestion, InteractionRequest, LoopJournal, LoopPorts } from "./ports.js";
 
 export const ASK_HUMAN = "ask_human";
 
@@ -44,23 +40,16 @@ export function parseAskHumanArgs(args: unknown): HumanQuestion | string {
   return { prompt, input_type, sensitive: sensitive ?? input_type === "password" };
 }
 
-export interface InteractionRequest extends HumanQuestion {
-  request_id: string;
-  timestamp: string;
-  run_id: string;
-  action_id: string;
-}
-
-/** Writes interaction/request.json (atomically) and records the question in the journal. */
-export function openQuestion(ctx: RunContext, call: ToolCall, iteration: number, question: HumanQuestion): InteractionRequest {
+/** The question as interaction/request.json shows it, recorded in the journal. */
+export function openQuestion(ports: LoopPorts, call: ToolCall, iteration: number, question: HumanQuestion): InteractionRequest {
   const request: InteractionRequest = {
     request_id: globalThis.crypto.randomUUID(),
     timestamp: new Date().toISOString(),
-    run_id: ctx.runId,
+    run_id: ports.settings.runId,
     action_id: call.id,
     ...question,
   };
-  ctx.append({
+  ports.journal.append({
     type: "HUMAN_INPUT_REQUEST",
     iteration,
     action_id: call.id,
@@ -72,31 +61,21 @@ export function openQuestion(ctx: RunContext, call: ToolCall, iteration: number,
   return request;
 }
 
-export function writeInteractionRequest(interactionDir: string, request: InteractionRequest): void {
-  mkdirSync(interactionDir, { recursive: true, mode: PRIVATE_DIR_MODE });
-  writeFileAtomic(join(interactionDir, "request.json"), `${JSON.stringify(request, null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
-}
-
-export function clearInteraction(interactionDir: string): void {
-  rmSync(join(interactionDir, "request.json"), { force: true });
-  rmSync(join(interactionDir, "response.txt"), { force: true });
-}
-
 /** Records the human's answer as HUMAN_INPUT_RECEIVED followed by the ask_human ACTION_RESULT. */
-export function recordAnswer(ctx: RunContext, request: { iteration: number; action_id: string; request_id: string }, answer: string, startedAt: number): void {
-  ctx.append({
+export function recordAnswer(journal: Pick<LoopJournal, "append">, request: { iteration: number; action_id: string; request_id: string }, answer: string, startedAt: number): void {
+  journal.append({
     type: "HUMAN_INPUT_RECEIVED",
     iteration: request.iteration,
     action_id: request.action_id,
     request_id: request.request_id,
     response: answer,
   });
-  recordAnswerResult(ctx, request, answer, Math.max(0, Date.now() - startedAt));
+  recordAnswerResult(journal, request, answer, Math.max(0, Date.now() - startedAt));
 }
 
 /** The ask_human ACTION_RESULT for a recorded answer; also how resume completes an answer whose result a crash cut off. */
-export function recordAnswerResult(ctx: RunContext, request: { iteration: number; action_id: string }, answer: string, durationMs: number): void {
-  ctx.append({
+export function recordAnswerResult(journal: Pick<LoopJournal, "append">, request: { iteration: number; action_id: string }, answer: string, durationMs: number): void {
+  journal.append({
     type: "ACTION_RESULT",
     iteration: request.iteration,
     action_id: request.action_id,

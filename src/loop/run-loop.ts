@@ -3,10 +3,9 @@ import { replyEnding } from "../conversation.js";
 import { DeltaError, MAX_ITERATIONS, MODEL_PAUSED, MODEL_REFUSED, MODEL_TRUNCATED, OUTPUT_INVALID } from "../errors.js";
 import type { EventOf, JournalEvent } from "../journal/events.js";
 import { act } from "./act.js";
-import { continueCommand } from "../run/continue-command.js";
-import { clearInteraction, recordAnswerResult, type InteractionRequest } from "./ask-human.js";
+import { recordAnswerResult } from "./ask-human.js";
 import { answersReask, checkFinalAnswer, reaskMessage, unansweredFinalAnswer } from "./final-answer.js";
-import type { RunContext } from "../run/run-context.js";
+import type { InteractionRequest, LoopPorts } from "./ports.js";
 import { think } from "./think.js";
 
 export type LoopEnd =
@@ -17,16 +16,16 @@ export type LoopEnd =
   | { status: "INTERRUPTED"; error: { type: string; message: string } };
 
 /** Runs iterations until the run leaves RUNNING; each one starts from the journal on disk. */
-export async function runLoop(ctx: RunContext, maxIterations: number): Promise<LoopEnd> {
+export async function runLoop(ports: LoopPorts, maxIterations: number): Promise<LoopEnd> {
   try {
-    const leftover = await finishPendingCalls(ctx);
+    const leftover = await finishPendingCalls(ports);
     if (leftover) return leftover;
-    reaskLeftAnswer(ctx);
+    reaskLeftAnswer(ports);
     for (let done = 0; done < maxIterations; done += 1) {
-      if (ctx.signal.aborted) return interrupted(ctx);
+      if (ports.signal.aborted) return interrupted();
       // One read per iteration: the events that number it are the ones its context is built from.
-      const events = ctx.readEvents();
-      const end = await iterate(ctx, ctx.runState().iterations + 1, events);
+      const events = ports.journal.readEvents();
+      const end = await iterate(ports, ports.journal.runState().iterations + 1, events);
       if (end) return end;
     }
     return {
@@ -34,27 +33,27 @@ export async function runLoop(ctx: RunContext, maxIterations: number): Promise<L
       error: { type: MAX_ITERATIONS, message: `Reached --max-iterations (${maxIterations}) before the model finished; each continue of the run allows it as many more (--max-iterations N on continue sets how many)` },
     };
   } catch (err) {
-    if (ctx.signal.aborted) return interrupted(ctx);
+    if (ports.signal.aborted) return interrupted();
     if (err instanceof DeltaError) return { status: "FAILED", error: { type: err.type, message: err.message } };
     throw err;
   }
 }
 
-async function iterate(ctx: RunContext, iteration: number, events: JournalEvent[]): Promise<LoopEnd | null> {
-  await ctx.hook("on_iteration_start", iteration, { iteration });
-  const thought = await think(ctx, iteration, events);
-  if (ctx.signal.aborted) return interrupted(ctx);
+async function iterate(ports: LoopPorts, iteration: number, events: JournalEvent[]): Promise<LoopEnd | null> {
+  await ports.hook("on_iteration_start", iteration, { iteration });
+  const thought = await think(ports, iteration, events);
+  if (ports.signal.aborted) return interrupted();
   if (thought.tool_calls.length === 0) {
     // The final iteration is an iteration too: it ends before the run does.
-    await ctx.hook("on_iteration_end", iteration, { iteration });
-    return unfinishedReply(ctx, thought) ?? finalAnswer(ctx, thought, events);
+    await ports.hook("on_iteration_end", iteration, { iteration });
+    return unfinishedReply(ports, thought) ?? finalAnswer(ports, thought, events);
   }
   for (const call of thought.tool_calls) {
-    const outcome = await act(ctx, call, iteration);
+    const outcome = await act(ports, call, iteration);
     if (outcome.kind === "waiting") return { status: "WAITING_FOR_INPUT", request: outcome.request };
-    if (ctx.signal.aborted) return interrupted(ctx);
+    if (ports.signal.aborted) return interrupted();
   }
-  await ctx.hook("on_iteration_end", iteration, { iteration });
+  await ports.hook("on_iteration_end", iteration, { iteration });
   return null;
 }
 
@@ -64,18 +63,18 @@ async function iterate(ctx: RunContext, iteration: number, events: JournalEvent[
  * model's back. Calls never requested had not started, so they run now, in the model's order. An
  * ask_human call whose answer was recorded gets that answer as its result.
  */
-async function finishPendingCalls(ctx: RunContext): Promise<LoopEnd | null> {
-  const state = ctx.runState();
+async function finishPendingCalls(ports: LoopPorts): Promise<LoopEnd | null> {
+  const state = ports.journal.runState();
   for (const pending of state.pending) {
     if (pending.answer !== null) {
       // The human's answer was recorded but its result was not: the answer is the result.
-      recordAnswerResult(ctx, { iteration: pending.iteration, action_id: pending.call.id }, pending.answer, 0);
-      clearInteraction(ctx.paths.interactionDir);
-      ctx.progress(`[${pending.iteration}] ${pending.call.name}: recorded the answer given before the engine stopped`);
+      recordAnswerResult(ports.journal, { iteration: pending.iteration, action_id: pending.call.id }, pending.answer, 0);
+      ports.human.clear();
+      ports.log.progress(`[${pending.iteration}] ${pending.call.name}: recorded the answer given before the engine stopped`);
       continue;
     }
     if (pending.requested) {
-      ctx.append({
+      ports.journal.append({
         type: "ACTION_RESULT",
         iteration: pending.iteration,
         action_id: pending.call.id,
@@ -85,12 +84,12 @@ async function finishPendingCalls(ctx: RunContext): Promise<LoopEnd | null> {
         exit_code: null,
         duration_ms: 0,
       });
-      ctx.progress(`[${pending.iteration}] ${pending.call.name}: no result was recorded before the engine stopped; told the model it may or may not have taken effect`);
+      ports.log.progress(`[${pending.iteration}] ${pending.call.name}: no result was recorded before the engine stopped; told the model it may or may not have taken effect`);
       continue;
     }
-    const outcome = await act(ctx, pending.call, pending.iteration);
+    const outcome = await act(ports, pending.call, pending.iteration);
     if (outcome.kind === "waiting") return { status: "WAITING_FOR_INPUT", request: outcome.request };
-    if (ctx.signal.aborted) return interrupted(ctx);
+    if (ports.signal.aborted) return interrupted();
   }
   return null;
 }
@@ -100,8 +99,8 @@ async function finishPendingCalls(ctx: RunContext): Promise<LoopEnd | null> {
  * then the engine re-asks once (a USER_MESSAGE of its own), and an answer to that re-ask that
  * still does not match ends the run FAILED with OUTPUT_INVALID. `events`: the journal before the answer.
  */
-function finalAnswer(ctx: RunContext, thought: EventOf<"THOUGHT">, events: readonly JournalEvent[]): LoopEnd | null {
-  const output = ctx.agent.output;
+function finalAnswer(ports: LoopPorts, thought: EventOf<"THOUGHT">, events: readonly JournalEvent[]): LoopEnd | null {
+  const output = ports.settings.output;
   if (output === undefined) return { status: "COMPLETED", result: thought.content };
   const check = checkFinalAnswer(thought.content, output);
   if (check.valid) return { status: "COMPLETED", result: thought.content, parsed: { value: check.value } };
@@ -116,28 +115,28 @@ function finalAnswer(ctx: RunContext, thought: EventOf<"THOUGHT">, events: reado
       },
     };
   }
-  ctx.append({ type: "USER_MESSAGE", source: "engine", content: reaskMessage(check.problems, output) });
-  ctx.progress(`[${thought.iteration}] the final answer does not match the output schema (${check.problems[0]}); asking the model once more`);
+  ports.journal.append({ type: "USER_MESSAGE", source: "engine", content: reaskMessage(check.problems, output) });
+  ports.log.progress(`[${thought.iteration}] the final answer does not match the output schema (${check.problems[0]}); asking the model once more`);
   return null;
 }
 
 /** After a run ended on an unmatched answer (OUTPUT_INVALID, or a stop before the re-ask), `continue` without -m re-asks before the next model call. */
-function reaskLeftAnswer(ctx: RunContext): void {
-  const output = ctx.agent.output;
+function reaskLeftAnswer(ports: LoopPorts): void {
+  const output = ports.settings.output;
   if (output === undefined) return;
-  const answer = unansweredFinalAnswer(ctx.readEvents());
+  const answer = unansweredFinalAnswer(ports.journal.readEvents());
   if (answer === null || replyEnding(answer.finish_reason) !== "finished") return;
   const check = checkFinalAnswer(answer.content, output);
   if (check.valid) return;
-  ctx.append({ type: "USER_MESSAGE", source: "engine", content: reaskMessage(check.problems, output) });
-  ctx.progress(`[${answer.iteration}] the last answer does not match the output schema (${check.problems[0]}); asking the model once more`);
+  ports.journal.append({ type: "USER_MESSAGE", source: "engine", content: reaskMessage(check.problems, output) });
+  ports.log.progress(`[${answer.iteration}] the last answer does not match the output schema (${check.problems[0]}); asking the model once more`);
 }
 
 /** A final reply the model did not finish (cut off, refused, or paused by the server) ends the run FAILED; `continue` asks again (the context leaves the reply out). */
-function unfinishedReply(ctx: RunContext, thought: EventOf<"THOUGHT">): LoopEnd | null {
+function unfinishedReply(ports: LoopPorts, thought: EventOf<"THOUGHT">): LoopEnd | null {
   const ending = replyEnding(thought.finish_reason);
   if (ending === "finished") return null;
-  const limit = ctx.agent.llm.max_tokens;
+  const limit = ports.settings.llm.max_tokens;
   const resume = "continue the run to ask the model again";
   if (ending === "truncated") {
     const raise = limit === undefined ? "set llm.max_tokens in agent.yaml higher than the server's default" : `raise llm.max_tokens in agent.yaml (now ${limit})`;
@@ -154,10 +153,10 @@ function unfinishedReply(ctx: RunContext, thought: EventOf<"THOUGHT">): LoopEnd 
   }
   return {
     status: "FAILED",
-    error: { type: MODEL_REFUSED, message: `The provider stopped the model's reply (finish_reason: ${thought.finish_reason}): a content filter or the model refused; rephrase the task with ${continueCommand(ctx.runId, ctx.workDir, "<rephrased task>")}, or ${resume}.` },
+    error: { type: MODEL_REFUSED, message: `The provider stopped the model's reply (finish_reason: ${thought.finish_reason}): a content filter or the model refused; rephrase the task with ${ports.settings.continueCommand("<rephrased task>")}, or ${resume}.` },
   };
 }
 
-function interrupted(ctx: RunContext): LoopEnd {
+function interrupted(): LoopEnd {
   return { status: "INTERRUPTED", error: { type: "INTERRUPTED", message: "The run was interrupted by a signal." } };
 }

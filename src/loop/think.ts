@@ -1,16 +1,12 @@
 // THINK: rebuild the context from the journal, ask the model, record its reply as a THOUGHT.
-import { buildContext, countRequest, type BuiltContext, type ContextEnv } from "../context/build.js";
+import { countRequest, type BuiltContext, type ContextEnv } from "../context/build.js";
 import { BYTES_ESTIMATE } from "../context/window-rule.js";
 import { ContextOverflowError, HookBlockedError } from "../errors.js";
 import { validateLlmRequestReplacement, validatePostResponseAnnotation } from "../hooks/run-hook.js";
 import type { EventOf, JournalEvent } from "../journal/events.js";
-import type { FunctionTool, LlmReply, LlmRequest } from "../conversation.js";
+import type { LlmReply, LlmRequest } from "../conversation.js";
 import { samplingParams } from "../llm/settings-schema.js";
-import { toFunctionTool } from "../tools/function-schema.js";
-import { toMcpFunctionTool } from "../tools/mcp/advertise.js";
-import { ASK_HUMAN_TOOL } from "./ask-human.js";
-import { loadSkillTool } from "./load-skill.js";
-import type { RunContext } from "../run/run-context.js";
+import type { LoopPorts } from "./ports.js";
 import { failedAttemptEvent } from "./failed-attempt.js";
 
 /**
@@ -18,28 +14,28 @@ import { failedAttemptEvent } from "./failed-attempt.js";
  * too long is built once more from a smaller window (the move journaled as CONTEXT_WINDOW) and
  * sent again; a second refusal ends the run with CONTEXT_OVERFLOW.
  */
-export async function think(ctx: RunContext, iteration: number, events: JournalEvent[]): Promise<EventOf<"THOUGHT">> {
-  let built = await prepare(ctx, iteration, events);
+export async function think(ports: LoopPorts, iteration: number, events: JournalEvent[]): Promise<EventOf<"THOUGHT">> {
+  let built = await prepare(ports, iteration, events);
   let attempt: Answered;
   try {
-    attempt = await ask(ctx, iteration, built);
+    attempt = await ask(ports, iteration, built);
   } catch (err) {
-    if (!(err instanceof ContextOverflowError) || ctx.signal.aborted) throw err;
+    if (!(err instanceof ContextOverflowError) || ports.signal.aborted) throw err;
     // The server's count calibrates a tokenizer's: an estimate from bytes is counted again.
-    const sent = built.estimatedTokens !== null && built.estimatedBy !== BYTES_ESTIMATE ? built.estimatedTokens : await countRequest(ctx.budget.model, built.messages, toolsOf(ctx));
-    ctx.progress(`[${iteration}] the model's server refused the request as too long; retrying once with fewer iterations in the context`);
-    ctx.log(`context overflow at iteration ${iteration}: ${err.message}`);
-    built = await prepare(ctx, iteration, ctx.readEvents(), { sizes: err.sizes, sentEstimate: sent }).catch((smaller: unknown) => {
+    const sent = built.estimatedTokens !== null && built.estimatedBy !== BYTES_ESTIMATE ? built.estimatedTokens : await countRequest(ports.settings.budget.model, built.messages, ports.tools.advertised);
+    ports.log.progress(`[${iteration}] the model's server refused the request as too long; retrying once with fewer iterations in the context`);
+    ports.log.log(`context overflow at iteration ${iteration}: ${err.message}`);
+    built = await prepare(ports, iteration, ports.journal.readEvents(), { sizes: err.sizes, sentEstimate: sent }).catch((smaller: unknown) => {
       // Nothing left to drop: the server's words first, then why no smaller request exists.
       throw smaller instanceof ContextOverflowError ? new ContextOverflowError(`${err.message} ${smaller.message}`, err.sizes) : smaller;
     });
-    attempt = await ask(ctx, iteration, built);
+    attempt = await ask(ports, iteration, built);
   }
   const { request, reply, started, durationMs, attempts } = attempt;
-  ctx.log(`model call ${iteration}: ${request.messages.length} messages, ${request.tools.length} tools → ${reply.tool_calls.length} tool calls in ${durationMs} ms${describeUsage(reply)}`);
+  ports.log.log(`model call ${iteration}: ${request.messages.length} messages, ${request.tools.length} tools → ${reply.tool_calls.length} tool calls in ${durationMs} ms${describeUsage(reply)}`);
   // Reasoning is for people reading the log or -v; stdout never carries it.
-  if (reply.reasoning) ctx.log(`[${iteration}] REASONING: ${oneLine(reply.reasoning, 2000)}`);
-  ctx.invocations.write({
+  if (reply.reasoning) ports.log.log(`[${iteration}] REASONING: ${oneLine(reply.reasoning, 2000)}`);
+  ports.records.invocation({
     iteration,
     timestamp: new Date(started).toISOString(),
     request,
@@ -47,9 +43,9 @@ export async function think(ctx: RunContext, iteration: number, events: JournalE
     duration_ms: durationMs,
   });
 
-  await runPostResponseHook(ctx, iteration, reply);
+  await runPostResponseHook(ports, iteration, reply);
 
-  const thought = ctx.append({
+  const thought = ports.journal.append({
     type: "THOUGHT",
     iteration,
     content: reply.content,
@@ -66,7 +62,7 @@ export async function think(ctx: RunContext, iteration: number, events: JournalE
     attempts,
   });
   if (thought.type !== "THOUGHT") throw new Error("journal returned a different event than appended");
-  if (reply.content) ctx.progress(`[${iteration}] THINK: ${oneLine(reply.content)}`);
+  if (reply.content) ports.log.progress(`[${iteration}] THINK: ${oneLine(reply.content)}`);
   return thought;
 }
 
@@ -81,32 +77,16 @@ interface Answered {
 }
 
 /** The context for this iteration, its window move journaled before anything is sent. */
-async function prepare(ctx: RunContext, iteration: number, events: JournalEvent[], overflow?: ContextEnv["overflow"]): Promise<BuiltContext> {
-  const built = await buildContext(ctx.agent.context, {
-    agentHome: ctx.agent.home,
-    cwd: ctx.workDir,
-    runId: ctx.runId,
-    runDir: ctx.paths.runDir,
-    journalPath: ctx.paths.journal,
-    events,
-    baseEnv: () => ctx.hookBox?.env ?? ctx.childEnv,
-    sandbox: ctx.hookBox?.box,
-    signal: ctx.signal,
-    log: (line) => ctx.log(line),
-    budget: ctx.budget,
-    tools: toolsOf(ctx),
-    skillListings: ctx.agent.skillListings,
-    iteration,
-    ...(overflow ? { overflow } : {}),
-  });
-  if (built.windowEvent) ctx.append(built.windowEvent);
+async function prepare(ports: LoopPorts, iteration: number, events: JournalEvent[], overflow?: ContextEnv["overflow"]): Promise<BuiltContext> {
+  const built = await ports.context.build(events, iteration, overflow);
+  if (built.windowEvent) ports.journal.append(built.windowEvent);
   return built;
 }
 
 /** pre_llm_request, then the model call. */
-async function ask(ctx: RunContext, iteration: number, built: BuiltContext): Promise<Answered> {
-  let request = buildRequest(ctx, built.messages);
-  const pre = await ctx.hook("pre_llm_request", iteration, request);
+async function ask(ports: LoopPorts, iteration: number, built: BuiltContext): Promise<Answered> {
+  let request = buildRequest(ports, built.messages);
+  const pre = await ports.hook("pre_llm_request", iteration, request);
   if (pre.kind === "block") throw new HookBlockedError(`pre_llm_request hook blocked the model request: ${pre.reason}`);
   if (pre.kind === "continue" && pre.output && "payload" in pre.output) {
     const replaced = validateLlmRequestReplacement(pre.output.payload);
@@ -117,55 +97,42 @@ async function ask(ctx: RunContext, iteration: number, built: BuiltContext): Pro
   }
   const started = Date.now();
   let failed = 0;
-  ctx.activity({ kind: "model", iteration, model: request.model });
-  const reply = await ctx.provider.complete(request, {
-    signal: ctx.signal,
-    onText: (text) => ctx.activity({ kind: "model-text", iteration, text }),
+  ports.log.activity({ kind: "model", iteration, model: request.model });
+  const reply = await ports.model.complete(request, {
+    signal: ports.signal,
+    onText: (text) => ports.log.activity({ kind: "model-text", iteration, text }),
     onFailedAttempt: (attempt) => {
       failed += 1;
       // Journaled before the wait: a run that fails or dies while retrying keeps every attempt.
-      ctx.append(failedAttemptEvent(iteration, attempt, ctx.secrets));
+      ports.journal.append(failedAttemptEvent(iteration, attempt, ports.settings.secrets));
       if (attempt.retryInMs === null) {
-        ctx.log(`llm attempt ${attempt.attempt} failed after ${attempt.durationMs} ms, not retried: ${attempt.reason}`);
+        ports.log.log(`llm attempt ${attempt.attempt} failed after ${attempt.durationMs} ms, not retried: ${attempt.reason}`);
         return;
       }
-      ctx.progress(`[${iteration}] model request failed (${attempt.reason}); retry ${attempt.attempt} in ${attempt.retryInMs} ms`);
-      ctx.log(`llm retry ${attempt.attempt} after ${attempt.retryInMs} ms: ${attempt.reason}`);
+      ports.log.progress(`[${iteration}] model request failed (${attempt.reason}); retry ${attempt.attempt} in ${attempt.retryInMs} ms`);
+      ports.log.log(`llm retry ${attempt.attempt} after ${attempt.retryInMs} ms: ${attempt.reason}`);
     },
   });
-  ctx.activity({ kind: "idle" });
+  ports.log.activity({ kind: "idle" });
   return { request, reply, started, durationMs: Date.now() - started, attempts: failed + 1 };
 }
 
-// One list per process's run (its agent's tools and its MCP servers'): the context builder keys its count of the tool definitions on it.
-const runTools = new WeakMap<RunContext, FunctionTool[]>();
-
-function toolsOf(ctx: RunContext): FunctionTool[] {
-  let tools = runTools.get(ctx);
-  if (!tools) {
-    const skills = ctx.agent.skills.length > 0 ? [loadSkillTool(ctx.agent.skills)] : [];
-    tools = [...ctx.agent.tools.map(toFunctionTool), ...(ctx.mcp?.tools ?? []).map(toMcpFunctionTool), ASK_HUMAN_TOOL, ...skills];
-    runTools.set(ctx, tools);
-  }
-  return tools;
-}
-
-function buildRequest(ctx: RunContext, messages: LlmRequest["messages"]): LlmRequest {
+function buildRequest(ports: LoopPorts, messages: LlmRequest["messages"]): LlmRequest {
   return {
-    model: ctx.agent.llm.model,
+    model: ports.settings.llm.model,
     messages,
-    tools: toolsOf(ctx),
-    params: samplingParams(ctx.agent.llm),
-    ...(ctx.agent.output?.format ? { output_format: ctx.agent.output.format } : {}),
+    tools: ports.tools.advertised,
+    params: samplingParams(ports.settings.llm),
+    ...(ports.settings.output?.format ? { output_format: ports.settings.output.format } : {}),
   };
 }
 
-async function runPostResponseHook(ctx: RunContext, iteration: number, reply: LlmReply): Promise<void> {
-  const post = await ctx.hook("post_llm_response", iteration, reply);
+async function runPostResponseHook(ports: LoopPorts, iteration: number, reply: LlmReply): Promise<void> {
+  const post = await ports.hook("post_llm_response", iteration, reply);
   if (post.kind !== "continue") return;
   const { annotation, warning } = validatePostResponseAnnotation(reply, post.output);
-  if (warning) ctx.progress(`[warning] post_llm_response: ${warning}`);
-  if (annotation !== undefined) ctx.log(`post_llm_response annotation: ${JSON.stringify(annotation)}`);
+  if (warning) ports.log.progress(`[warning] post_llm_response: ${warning}`);
+  if (annotation !== undefined) ports.log.log(`post_llm_response annotation: ${JSON.stringify(annotation)}`);
 }
 
 function describeUsage(reply: LlmReply): string {

@@ -1,4 +1,4 @@
-// One engine process's hold on a run: drives the loop over the run's files (opened by start or resume, store/run-files.ts) and closes cleanly.
+// One engine process's hold on a run: builds the loop's ports over the run's files (opened by start or resume, store/run-files.ts), drives the loop and closes cleanly.
 import { statSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -11,11 +11,16 @@ import { runHook } from "../hooks/run-hook.js";
 import { agentChildEnv } from "./child-env.js";
 import type { EventOf, JournalEvent, NewEvent, RunStatus } from "../journal/events.js";
 import { runLoop, type LoopEnd } from "../loop/run-loop.js";
+import type { HumanQuestion, LoopPorts } from "../loop/ports.js";
+import { toolCatalogue } from "../loop/tool-catalogue.js";
+import { buildContext } from "../context/build.js";
+import { continueCommand } from "./continue-command.js";
+import { clearInteraction, writeInteractionRequest } from "./interaction-files.js";
+import { toolProcesses } from "./tool-processes.js";
 import type { RunOutcome } from "./outcome.js";
 import { parseResult, redactOutcome } from "./outcome.js";
 import { EMPTY_USAGE, priceRunUsage } from "../llm/usage.js";
 import type { ProviderChoice } from "../llm/provider-choice.js";
-import type { HumanQuestion, RunContext } from "./run-context.js";
 import type { AgentMcp } from "./mcp-start.js";
 import { hookPolicy, journaledSandbox, toolPolicy } from "./sandbox-policy.js";
 import type { RunSandbox } from "../tools/sandbox-schema.js";
@@ -54,7 +59,7 @@ export interface SessionOptions {
   verbose: boolean;
   askInteractively?: (question: HumanQuestion) => Promise<string>;
   /** Events to append right after ENGINE_START (the user's message, a janitor's note…). */
-  opening?: (ctx: RunContext) => Promise<void> | void;
+  opening?: (ports: LoopPorts) => Promise<void> | void;
   /** ENGINE_START and metadata.json were already written by this process, before the run directory was published. */
   started?: boolean;
   /** This process's hold on the run: the journal is written only while it lasts. */
@@ -108,56 +113,75 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   const hookBox = hooksPolicy === null
     ? null
     : await openBox(hooksPolicy, { workDir: options.workDir, agentHome: agent.home, passthrough: agent.envPassthrough, writableInProtected: [join(options.workDir, ".delta", "context_artifacts")] }, childEnvOf());
-  const ctx: RunContext = {
-    hookBox,
-    runId,
-    workDir: options.workDir,
-    paths,
-    agent,
-    invocations: files.invocations,
-    mcp: options.mcp?.servers ?? null,
-    budget: contextBudget(agent.llm, agent.context, options.provider.protocol),
-    provider: options.provider.provider,
-    secrets,
-    get childEnv() {
-      return childEnvOf();
-    },
-    openToolBox: async (toolName) => {
-      const policy = toolPolicy(options.sandbox, toolName);
-      return policy === null ? null : openBox(policy, { workDir: options.workDir, agentHome: agent.home, passthrough: agent.envPassthrough }, childEnvOf());
-    },
-    signal,
-    append: (event: NewEvent): JournalEvent => {
-      const written = journal.append(event);
-      live?.push(written);
-      if (written.type === "THOUGHT") {
-        metadata = { ...metadata, iterations: written.iteration, updated_at: written.timestamp };
-        // A cache of the journal: refreshed at most once a second while RUNNING; every status change is written at once.
-        const now = Date.now();
-        if (now - metadataWrittenAt >= METADATA_REFRESH_MS) {
-          files.writeMetadata(metadata);
-          metadataWrittenAt = now;
-        }
+  const tools = toolCatalogue(agent.tools, options.mcp?.servers ?? null, agent.skills);
+  const budget = contextBudget(agent.llm, agent.context, options.provider.protocol);
+  const append = (event: NewEvent): JournalEvent => {
+    const written = journal.append(event);
+    live?.push(written);
+    if (written.type === "THOUGHT") {
+      metadata = { ...metadata, iterations: written.iteration, updated_at: written.timestamp };
+      // A cache of the journal: refreshed at most once a second while RUNNING; every status change is written at once.
+      const now = Date.now();
+      if (now - metadataWrittenAt >= METADATA_REFRESH_MS) {
+        files.writeMetadata(metadata);
+        metadataWrittenAt = now;
       }
-      return written;
+    }
+    return written;
+  };
+  const ports: LoopPorts = {
+    journal: {
+      append,
+      sync: () => journal.sync(),
+      // Each iteration starts here: a process that lost the run stops before it calls the model again.
+      readEvents: () => {
+        journal.verify();
+        return files.events();
+      },
+      runState: () => {
+        journal.verify();
+        return files.state();
+      },
     },
-    sync: () => journal.sync(),
-    traceParentFor,
-    noteToolGroup: (group) => options.hold.noteToolGroup(group),
-    // Each iteration starts here: a process that lost the run stops before it calls the model again.
-    readEvents: () => {
-      journal.verify();
-      return files.events();
+    records: {
+      invocation: (record) => files.invocations.write(record),
+      toolExecution: (record) => files.writeToolExecution(record),
     },
-    runState: () => {
-      journal.verify();
-      return files.state();
+    model: options.provider.provider,
+    context: {
+      build: (events, iteration, overflow) =>
+        buildContext(agent.context, {
+          agentHome: agent.home,
+          cwd: options.workDir,
+          runId,
+          runDir: paths.runDir,
+          journalPath: paths.journal,
+          events,
+          baseEnv: () => hookBox?.env ?? childEnvOf(),
+          sandbox: hookBox?.box,
+          signal,
+          log,
+          budget,
+          tools: tools.advertised,
+          skillListings: agent.skillListings,
+          iteration,
+          ...(overflow ? { overflow } : {}),
+        }),
     },
-    recordToolExecution: (record) => files.writeToolExecution(record),
-    log,
-    progress,
-    activity,
-    askInteractively: options.askInteractively,
+    tools,
+    processes: toolProcesses({
+      runId,
+      workDir: options.workDir,
+      agent,
+      signal,
+      openToolBox: async (toolName) => {
+        const policy = toolPolicy(options.sandbox, toolName);
+        return policy === null ? null : openBox(policy, { workDir: options.workDir, agentHome: agent.home, passthrough: agent.envPassthrough }, childEnvOf());
+      },
+      childEnv: childEnvOf,
+      traceParentFor,
+      noteToolGroup: (group) => options.hold.noteToolGroup(group),
+    }),
     hook: async (name, iteration, payload, env) => {
       const outcome = await runHook(agent.hooks, { name, payload, env }, {
         agentHome: agent.home,
@@ -170,21 +194,38 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
         sandbox: hookBox?.box,
         record: (hookName, record) => {
           const file = files.writeHookRecord(hookName, record);
-          if (journalsHookResult(hookName)) ctx.append(hookResultEvent(record, iteration, file, paths.runDir));
+          if (journalsHookResult(hookName)) append(hookResultEvent(record, iteration, file, paths.runDir));
         },
         log,
         signal: closing ? undefined : signal,
       });
       return reportHookOutcome(name, outcome, progress);
     },
+    log: { log, progress, activity },
+    human: {
+      askInteractively: options.askInteractively,
+      publish: (request) => writeInteractionRequest(paths.interactionDir, request),
+      clear: () => clearInteraction(paths.interactionDir),
+    },
+    settings: {
+      runId,
+      workDir: options.workDir,
+      agentHome: agent.home,
+      llm: agent.llm,
+      output: agent.output,
+      budget,
+      secrets,
+      continueCommand: (message) => continueCommand(runId, options.workDir, message),
+    },
+    signal,
   };
 
   let end: LoopEnd;
   try {
-    if (!options.started) ctx.append(engineStartEvent(options, false));
-    await options.opening?.(ctx);
+    if (!options.started) append(engineStartEvent(options, false));
+    await options.opening?.(ports);
     journal.sync();
-    end = await runLoop(ctx, options.maxIterations);
+    end = await runLoop(ports, options.maxIterations);
   } catch (err) {
     end = { status: "FAILED", error: { type: err instanceof DeltaError ? err.type : ENGINE_ERROR, message: errorMessage(err) } };
   }
@@ -196,7 +237,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   const open = { files, metadata, startTime };
   const lost = journal.lostReason() ?? options.hold.lostReason();
   try {
-    const outcome = lost !== null ? stopLost(ctx, open, lost) : await finish(ctx, options, open, end);
+    const outcome = lost !== null ? stopLost(options, open, lost) : await finish(ports, options, open, end);
     // Bounded by OTEL_EXPORTER_OTLP_TIMEOUT: a dead collector costs that and one warning line, never the outcome.
     const warning = await live?.flush();
     if (warning) progress(warning);
@@ -220,13 +261,13 @@ interface OpenSession {
 }
 
 /** The run was taken over: write nothing more (no event, no metadata, no hook, no release of a lock that is not ours). */
-function stopLost(ctx: RunContext, open: OpenSession, lost: string): RunOutcome {
+function stopLost(options: SessionOptions, open: OpenSession, lost: string): RunOutcome {
   open.files.close();
-  const { message } = OwnershipLostError.of(ctx.runId, lost);
-  ctx.progress(`[error] ${message}`);
+  const { message } = OwnershipLostError.of(options.runId, lost);
+  options.progress(redactText(`[error] ${message}`, open.files.secrets));
   const endTime = new Date();
   return redactOutcome({
-    runId: ctx.runId,
+    runId: options.runId,
     status: "FAILED",
     result: undefined,
     error: { type: OWNERSHIP_LOST, message },
@@ -235,10 +276,10 @@ function stopLost(ctx: RunContext, open: OpenSession, lost: string): RunOutcome 
     startTime: open.startTime,
     endTime,
     usage: EMPTY_USAGE,
-    agentName: ctx.agent.name,
-    workspacePath: ctx.workDir,
-    runDir: ctx.paths.runDir,
-  }, ctx.secrets);
+    agentName: options.agent.name,
+    workspacePath: options.workDir,
+    runDir: open.files.paths.runDir,
+  }, open.files.secrets);
 }
 
 /** What must never reach a file or the terminal: the provider's key, the values MCP servers read from the environment and the OTLP exporter's headers. */
@@ -288,30 +329,31 @@ export function engineStartEvent(options: Pick<SessionOptions, "runId" | "workDi
   };
 }
 
-async function finish(ctx: RunContext, options: SessionOptions, open: OpenSession, end: LoopEnd): Promise<RunOutcome> {
+async function finish(ports: LoopPorts, options: SessionOptions, open: OpenSession, end: LoopEnd): Promise<RunOutcome> {
+  const { journal, hook } = ports;
   let status: RunStatus = end.status;
   const error = "error" in end ? end.error : undefined;
   let finalError = error;
   let journalBytes: number | undefined;
   try {
     if (error) {
-      ctx.append({ type: "ERROR", error_type: error.type, error_message: error.message });
-      await ctx.hook("on_error", ctx.runState().iterations, error, { ERROR_MESSAGE: error.message });
+      journal.append({ type: "ERROR", error_type: error.type, error_message: error.message });
+      await hook("on_error", journal.runState().iterations, error, { ERROR_MESSAGE: error.message });
     }
-    const state = ctx.runState();
-    ctx.append({ type: "ENGINE_END", run_id: ctx.runId, status, final_iteration: state.iterations });
+    const state = journal.runState();
+    journal.append({ type: "ENGINE_END", run_id: options.runId, status, final_iteration: state.iterations });
     open.files.journal.sync();
-    journalBytes = statSync(ctx.paths.journal).size;
+    journalBytes = statSync(open.files.paths.journal).size;
   } catch (err) {
     const lost = open.files.journal.lostReason() ?? options.hold.lostReason();
-    if (lost !== null) return stopLost(ctx, open, lost);
+    if (lost !== null) return stopLost(options, open, lost);
     // Without ENGINE_END on disk the outcome is not recorded: never report it as a success.
     status = "FAILED";
     finalError = { type: ENGINE_ERROR, message: `Could not record the end of the run: ${errorMessage(err)}` };
   }
   const endTime = new Date();
-  const state = ctx.runState();
-  const usage = priceRunUsage(state.usage, ctx.agent.llm.pricing);
+  const state = journal.runState();
+  const usage = priceRunUsage(state.usage, options.agent.llm.pricing);
   const { model_usage: _perModel, ...usageTotals } = usage;
   try {
     open.files.writeMetadata({
@@ -326,15 +368,15 @@ async function finish(ctx: RunContext, options: SessionOptions, open: OpenSessio
     }, { durable: true });
   } catch (err) {
     // metadata.json is only a cache of the journal: still release the lock and report the outcome.
-    ctx.progress(`[warning] ${errorMessage(err)}`);
+    ports.log.progress(`[warning] ${errorMessage(err)}`);
   }
-  await ctx.hook("on_run_end", state.iterations, { status, error: finalError ?? null });
+  await hook("on_run_end", state.iterations, { status, error: finalError ?? null });
   open.files.close();
   options.hold.release();
 
   // The one redaction point of the RunResult on stdout: the result and error quote the model and the server.
   return redactOutcome({
-    runId: ctx.runId,
+    runId: options.runId,
     status,
     ...completedResult(end, status),
     error: finalError,
@@ -345,8 +387,8 @@ async function finish(ctx: RunContext, options: SessionOptions, open: OpenSessio
     startTime: open.startTime,
     endTime,
     usage,
-    agentName: ctx.agent.name,
-    workspacePath: ctx.workDir,
-    runDir: ctx.paths.runDir,
-  }, ctx.secrets);
+    agentName: options.agent.name,
+    workspacePath: options.workDir,
+    runDir: open.files.paths.runDir,
+  }, open.files.secrets);
 }

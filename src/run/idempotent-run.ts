@@ -12,7 +12,7 @@ import { runPaths, type RunPaths } from "../store/run-dir.js";
 import { openRunFiles, type RunFiles } from "../store/run-files.js";
 import { continueCommand } from "./continue-command.js";
 import { parseResult, type RunOutcome } from "./outcome.js";
-import type { DriveOptions } from "./run-context.js";
+import type { DriveOptions } from "./drive-options.js";
 import { continueRun } from "./resume.js";
 
 /** What `--if-exists` does when the run id is taken: refuse (126, as always) or resume the same task. */

@@ -1,6 +1,6 @@
 // Which model a run asks: --model, else DELTA_MODEL (a .env or the environment), else llm.model in agent.yaml.
 import type { AgentPackage } from "../agent/load.js";
-import type { DriveOptions } from "./run-context.js";
+import type { DriveOptions } from "./drive-options.js";
 
 /** The agent with `model` in place of llm.model for this invocation; ENGINE_START and metadata.json record the model used. */
 export function withModel(agent: AgentPackage, model: string | undefined): AgentPackage {

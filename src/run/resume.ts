@@ -6,13 +6,15 @@ import { loadAgent, type AgentPackage } from "../agent/load.js";
 import { preflightAgent } from "../agent/preflight.js";
 import { forAgent, ORPHANED_RUN, RunRefusedError } from "../errors.js";
 import type { EventOf } from "../journal/events.js";
-import { clearInteraction, recordAnswer } from "../loop/ask-human.js";
+import { recordAnswer } from "../loop/ask-human.js";
+import type { LoopPorts } from "../loop/ports.js";
+import { clearInteraction } from "./interaction-files.js";
 import { continueCommand } from "./continue-command.js";
 import type { RunOutcome } from "./outcome.js";
 import { chooseProvider, type ProviderChoice } from "../llm/provider-choice.js";
 import { verboseLog, withModel } from "./model-choice.js";
 import { journaledOutput, withOutput } from "./output-choice.js";
-import type { DriveOptions, RunContext } from "./run-context.js";
+import type { DriveOptions } from "./drive-options.js";
 import { validateRunId } from "../store/run-id.js";
 import type { RunState } from "../journal/run-state.js";
 import { runSession, sessionSecrets } from "./hold.js";
@@ -140,7 +142,7 @@ async function continueLoaded(request: ContinueRequest, files: RunFiles, start: 
       askInteractively: request.askInteractively,
       hold,
       traceFromSeq,
-      opening: (ctx) => open(ctx, paths, state, answer),
+      opening: (ports) => open(ports, paths, state, answer),
     });
   } finally {
     await mcp?.servers.close();
@@ -224,13 +226,13 @@ function markInterrupted(files: WritableRunFiles, runId: string, state: RunState
   journal.sync();
 }
 
-async function open(ctx: RunContext, paths: RunPaths, state: RunState, answer: Answer): Promise<void> {
+async function open(ports: LoopPorts, paths: RunPaths, state: RunState, answer: Answer): Promise<void> {
   const waiting = state.status === "WAITING_FOR_INPUT" ? state.waiting : null;
   if (waiting) {
-    const text = answer.kind === "text" ? answer.text : await ctx.askInteractively!(waiting);
-    recordAnswer(ctx, waiting, text, Date.parse(waiting.timestamp));
+    const text = answer.kind === "text" ? answer.text : await ports.human.askInteractively!(waiting);
+    recordAnswer(ports.journal, waiting, text, Date.parse(waiting.timestamp));
     clearInteraction(paths.interactionDir);
     return;
   }
-  if (answer.kind === "text") ctx.append({ type: "USER_MESSAGE", content: answer.text });
+  if (answer.kind === "text") ports.journal.append({ type: "USER_MESSAGE", content: answer.text });
 }

@@ -6,7 +6,7 @@ import { preflightAgent } from "../agent/preflight.js";
 import { forAgent } from "../errors.js";
 import { chooseProvider, type ProviderChoice } from "../llm/provider-choice.js";
 import type { RunOutcome } from "./outcome.js";
-import type { DriveOptions } from "./run-context.js";
+import type { DriveOptions } from "./drive-options.js";
 import { validateRunId } from "../store/run-id.js";
 import { engineStartEvent, runSession, sessionSecrets, type SessionOptions } from "./hold.js";
 import { checkTrustedOwner } from "../store/trusted-owner.js";

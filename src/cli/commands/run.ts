@@ -7,7 +7,7 @@ import { resumeExistingRun, runExists, type IfExists } from "../../run/idempoten
 import { onAppendedLine } from "../../journal/writer.js";
 import { continueCommand } from "../../run/continue-command.js";
 import type { RunOutcome } from "../../run/outcome.js";
-import type { DriveOptions } from "../../run/run-context.js";
+import type { DriveOptions } from "../../run/drive-options.js";
 import type { ActivitySink } from "../../loop/activity.js";
 import { continueRun } from "../../run/resume.js";
 import { startRun } from "../../run/start.js";

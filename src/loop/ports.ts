@@ -1,0 +1,137 @@
+// What the Think-Act-Observe loop needs from the run around it, one narrow port each: the journal, the model, the context, the tools, hooks, the log and the human.
+import type { StructuredOutput } from "../agent/output-schema.js";
+import type { BuiltContext, ContextEnv } from "../context/build.js";
+import type { ContextBudget } from "../context/budget.js";
+import type { HookOutcome } from "../hooks/run-hook.js";
+import type { HookName } from "../hooks/schema.js";
+import type { JournalEvent, NewEvent } from "../journal/events.js";
+import type { RunState } from "../journal/run-state.js";
+import type { LlmConfig } from "../llm/settings-schema.js";
+import type { Provider } from "../llm/types.js";
+import type { Invocation, IoRecord } from "../store/io-log.js";
+import type { InvokeResult } from "../tools/invoke.js";
+import type { SandboxPolicy } from "../tools/sandbox-schema.js";
+import type { ActivitySink } from "./activity.js";
+import type { Skill } from "../agent/skills/scan.js";
+import type { FunctionTool } from "../conversation.js";
+import type { ExpandedTool } from "../tools/expand.js";
+import type { McpTool } from "../tools/mcp/advertise.js";
+import type { McpServers } from "../tools/mcp/servers.js";
+
+export interface HumanQuestion {
+  prompt: string;
+  input_type: string;
+  sensitive: boolean;
+}
+
+/** An open question as interaction/request.json shows it. */
+export interface InteractionRequest extends HumanQuestion {
+  request_id: string;
+  timestamp: string;
+  run_id: string;
+  action_id: string;
+}
+
+/** What a call of a name runs. */
+export type CatalogueEntry =
+  | { kind: "exec"; tool: ExpandedTool }
+  | { kind: "mcp"; tool: McpTool; call: McpServers["call"] }
+  | { kind: "ask_human" }
+  | { kind: "load_skill"; skills: readonly Skill[] };
+
+/** The run's tools, computed once per run (loop/tool-catalogue.ts). */
+export interface ToolCatalogue {
+  /** Sent with every request, in this order: the agent's tools, its MCP servers', ask_human, load_skill when there are skills. One array for the run (the context keys its count of them on it). */
+  advertised: FunctionTool[];
+  /** The entry of a name the model called; undefined for a name the run does not offer. */
+  find(name: string): CatalogueEntry | undefined;
+}
+
+/** The run's journal: the loop's only state between iterations. */
+export interface LoopJournal {
+  /** Appends one event and returns it with seq and timestamp. */
+  append(event: NewEvent): JournalEvent;
+  /** Makes what was appended durable before anything depends on it (a tool run, a question shown). */
+  sync(): void;
+  /** The journal as it is now. */
+  readEvents(): JournalEvent[];
+  /** The run's state after the journal as it is now. */
+  runState(): RunState;
+}
+
+/** The audit trail beside the journal (io/). */
+interface LoopRecords {
+  /** One model exchange. */
+  invocation(record: Invocation): void;
+  /** One tool call's whole facts: its command, full output, box. */
+  toolExecution(record: IoRecord & { tool_name: string }): void;
+}
+
+/** Builds the messages of one request from the journal; the run's sources (files, generators) and budget are the port's. */
+interface LoopContext {
+  build(events: JournalEvent[], iteration: number, overflow?: ContextEnv["overflow"]): Promise<BuiltContext>;
+}
+
+/** An exec tool's argv as the run runs it: in its box, through the process runner, noted in the owner record, with the run's TRACEPARENT. */
+export interface ToolProcesses {
+  /** Opens the box a call of this tool runs in; throws, saying why, when it cannot be made. */
+  prepare(toolName: string): Promise<PreparedCall>;
+}
+
+export interface PreparedCall {
+  /** The box's policy as declared, for the io record; null when the tool runs unboxed. */
+  policy: SandboxPolicy | null;
+  /** Runs the call whose ACTION_REQUEST has seq `requestSeq`, then closes the box; `refused`: connections its proxy refused. */
+  run(call: { argv: string[]; stdin: string | undefined; timeoutMs: number; requestSeq: number }): Promise<{ result: InvokeResult; refused: string[] }>;
+}
+
+type LoopHook = (name: HookName, iteration: number, payload: unknown, env?: Record<string, string>) => Promise<HookOutcome>;
+
+/** Where the loop says what it does: engine.log, the live stream on stderr, the status line. */
+interface LoopLog {
+  log(line: string): void;
+  progress(line: string): void;
+  activity: ActivitySink;
+}
+
+/** The person ask_human reaches. */
+interface LoopHuman {
+  /** Present with -i: asks on the terminal and returns the answer. */
+  askInteractively?: ((question: HumanQuestion) => Promise<string>) | undefined;
+  /** Puts an open question where the person answering it finds it (interaction/request.json). */
+  publish(request: InteractionRequest): void;
+  /** Removes a question once its answer is recorded. */
+  clear(): void;
+}
+
+/** What the loop knows of the run's settings. */
+interface LoopSettings {
+  runId: string;
+  /** The tools' working directory, `${CWD}` in their arguments. */
+  workDir: string;
+  /** `${AGENT_HOME}` in tools' arguments. */
+  agentHome: string;
+  llm: LlmConfig;
+  /** The schema a final answer must meet. */
+  output: StructuredOutput | undefined;
+  /** The observation bound and the model whose tokenizer counts it. */
+  budget: ContextBudget;
+  /** Removed from a failed attempt's server words before they are journaled. */
+  secrets: readonly string[];
+  /** The `delta continue` that resumes this run with a message. */
+  continueCommand(message: string): string;
+}
+
+export interface LoopPorts {
+  journal: LoopJournal;
+  records: LoopRecords;
+  model: Provider;
+  context: LoopContext;
+  tools: ToolCatalogue;
+  processes: ToolProcesses;
+  hook: LoopHook;
+  log: LoopLog;
+  human: LoopHuman;
+  settings: LoopSettings;
+  signal: AbortSignal;
+}

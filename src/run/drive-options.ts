@@ -1,0 +1,25 @@
+// How `delta run` and `delta continue` alike drive a process: the options the command line gives both.
+import type { ActivitySink } from "../loop/activity.js";
+import type { HumanQuestion } from "../loop/ports.js";
+import type { SandboxMode } from "../tools/sandbox-schema.js";
+
+/** How `delta run` and `delta continue` alike drive a process: limits, model source, signal and output. */
+export interface DriveOptions {
+  maxIterations: number;
+  replay?: string;
+  /** --model: overrides DELTA_MODEL and llm.model for this invocation. */
+  model?: string;
+  /** --sandbox MODE: the mode of every tool's and server's box for this invocation (continue journals it). */
+  sandbox?: SandboxMode;
+  /** --base-url: the model endpoint for this invocation, over .env files, the environment and agent.yaml. */
+  baseUrl?: string;
+  /** --accept-endpoint: `continue` may send the run to another endpoint than the one it was started with. */
+  acceptEndpoint?: boolean;
+  signal: AbortSignal;
+  progress: (line: string) => void;
+  /** What the engine is doing now, for a status line; text a model streams arrives here too. */
+  activity?: ActivitySink;
+  verbose: boolean;
+  warn: (line: string) => void;
+  askInteractively?: (question: HumanQuestion) => Promise<string>;
+}
