@@ -6,6 +6,7 @@ import { Readable } from "node:stream";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, startMockLlm } from "../support/mock-llm.js";
+import { requestViolations } from "../support/request-invariants.js";
 import { delta, modelEnv, readEvents, removeDir, tempDir, writeAgent } from "./harness.js";
 
 let root: string;
@@ -14,11 +15,18 @@ beforeAll(() => {
 });
 afterAll(() => removeDir(root));
 
-/** A server that sends `head`, then `body()` with backpressure (so the test process never buffers it), for as long as the client reads. */
+/** A server that sends `head`, then `body()` with backpressure (so the test process never buffers it), for as long as the client reads; a request that breaks the protocol (request-invariants.ts) gets 400. */
 async function streamingServer(contentType: string, body: () => AsyncIterable<string | Buffer>): Promise<{ baseUrl: string; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
-    req.resume();
+    const received: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => received.push(chunk));
     req.on("end", () => {
+      const problems = requestViolations("chat-completions", JSON.parse(Buffer.concat(received).toString("utf8")));
+      if (problems.length > 0) {
+        res.writeHead(400, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: { message: `test server: ${problems.join("; ")}`, type: "invalid_request_error", code: null } }));
+        return;
+      }
       res.writeHead(200, { "content-type": contentType });
       const source = Readable.from(body());
       source.pipe(res);

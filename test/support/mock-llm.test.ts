@@ -137,4 +137,25 @@ describe("startMockLlm", () => {
     expect(server.requests[0]?.stepIndex).toBeNull();
     expect(server.remaining()).toBe(1);
   });
+
+  it("refuses with 400, using no step, a request whose tool result answers no call of the assistant message before it", async () => {
+    server = await startMockLlm([reply.text("done")]);
+    const orphan = { model: "m", messages: [{ role: "user", content: "go" }, { role: "assistant", content: null, tool_calls: [{ id: "a", type: "function", function: { name: "ls", arguments: "{}" } }] }, { role: "tool", tool_call_id: "b", content: "x" }] };
+    const refused = await post(server.baseUrl, orphan);
+    expect(refused.status).toBe(400);
+    expect((await refused.json()).error.message).toMatch(/answers 'b', which is not a call/);
+    expect(server.violations).toEqual([expect.stringMatching(/^request 1: message 2 \(tool\) answers 'b'/), expect.stringMatching(/^request 1: the calls \["a"\] of message 1 have no tool result$/)]);
+    expect(server.remaining()).toBe(1);
+    const answered = { ...orphan, messages: [...orphan.messages.slice(0, 2), { role: "tool", tool_call_id: "a", content: "x" }] };
+    expect((await post(server.baseUrl, answered)).status).toBe(200);
+  });
+
+  it("refuses an Anthropic request whose tool_use has no tool_result in the next turn", async () => {
+    server = await startMockLlm([reply.text("done")], { protocol: "anthropic" });
+    const body = { model: "m", max_tokens: 10, system: [{ type: "text", text: "s", cache_control: { type: "ephemeral" } }], messages: [{ role: "user", content: [{ type: "text", text: "go" }] }, { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "ls", input: {} }] }, { role: "user", content: [{ type: "text", text: "and?" }] }] };
+    const refused = await post(server.baseUrl, body, "/messages");
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ type: "error", error: { type: "invalid_request_error" } });
+    expect(server.violations).toEqual([expect.stringMatching(/tool results \[\] do not answer the calls \["t1"\]/)]);
+  });
 });

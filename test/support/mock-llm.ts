@@ -2,6 +2,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
+import { requestViolations } from "./request-invariants.js";
 
 export interface ScriptedToolCall {
   name: string;
@@ -73,6 +74,8 @@ export interface MockLlm {
   remaining(): number;
   /** TCP connections clients opened to this server so far. */
   connections(): number;
+  /** Every broken protocol rule (request-invariants.ts) of the requests so far, each refused with 400 without using a step. */
+  readonly violations: string[];
   push(...steps: Step[]): void;
   close(): Promise<void>;
 }
@@ -141,6 +144,7 @@ export interface MockLlmOptions {
 export async function startMockLlm(script: Script = [], options: MockLlmOptions = {}): Promise<MockLlm> {
   const queue: Step[] = Array.isArray(script) ? [...script] : [];
   const requests: RecordedRequest[] = [];
+  const violations: string[] = [];
   const sockets = new Set<Socket>();
   let answered = 0;
   let connections = 0;
@@ -164,6 +168,13 @@ export async function startMockLlm(script: Script = [], options: MockLlmOptions 
       requests.push(recorded);
       if (req.method !== "POST" || !PATHS[protocol].has(path)) {
         sendJson(res, 404, errorBody(`mock LLM: no route for ${req.method} ${path}; use POST ${[...PATHS[protocol]][0]}`));
+        return;
+      }
+      // Every request the engine sends is checked: one that breaks its protocol is refused as a real server would refuse it.
+      const problems = requestViolations(protocol, recorded.body);
+      if (problems.length > 0) {
+        violations.push(...problems.map((problem) => `request ${requests.length}: ${problem}`));
+        sendJson(res, 400, invalidRequestBody(protocol, `mock LLM: the request breaks the protocol: ${problems.join("; ")}`));
         return;
       }
       const step = nextStep(recorded);
@@ -197,6 +208,7 @@ export async function startMockLlm(script: Script = [], options: MockLlmOptions 
   return {
     baseUrl: `${options.tls ? "https" : "http"}://127.0.0.1:${port}/v1`,
     requests,
+    violations,
     remaining: () => queue.length,
     connections: () => connections,
     push: (...steps) => {
@@ -353,6 +365,11 @@ function derivedUsage(request: RecordedRequest, message: object): { prompt_token
 
 function modelOf(request: RecordedRequest): string {
   return isRecord(request.body) && typeof request.body.model === "string" ? request.body.model : "mock-model";
+}
+
+/** A 400's body as the protocol's server writes it. */
+function invalidRequestBody(protocol: Protocol, message: string): object {
+  return protocol === "anthropic" ? { type: "error", error: { type: "invalid_request_error", message } } : { error: { message, type: "invalid_request_error", code: null } };
 }
 
 function errorBody(message: string): object {

@@ -1,7 +1,8 @@
-// What every request of a native protocol must hold, checked on each captured request: results answer calls, earlier thinking and reasoning come back byte for byte and in order, cache breakpoints within Anthropic's limit.
+// What every request of a native protocol must hold given the replies served before it: earlier thinking and reasoning come back byte for byte and in order, besides the rules every request holds (request-invariants.ts).
 import type { RecordedRequest, Step } from "./mock-llm.js";
 import { reply } from "./mock-llm.js";
 import { recordedJson, recordedStep } from "./recorded.js";
+import { anthropicRequestViolations, responsesRequestViolations } from "./request-invariants.js";
 
 type Json = Record<string, unknown>;
 export type NativeProtocol = "anthropic" | "openai-responses";
@@ -27,22 +28,9 @@ function responsesReplyParts(items: Json[]): string[] {
 
 /** The violations of one Anthropic Messages request, given the replies served before it in this run. */
 export function anthropicViolations(body: unknown, served: readonly Json[]): string[] {
-  const problems: string[] = [];
-  if (!isJson(body) || !Array.isArray(body.messages)) return ["the body has no messages"];
+  const problems = anthropicRequestViolations(body);
+  if (!isJson(body) || !Array.isArray(body.messages)) return problems;
   const messages = body.messages as { role: string; content: Json[] }[];
-  if (typeof body.max_tokens !== "number") problems.push("max_tokens is missing");
-  messages.forEach((message, index) => {
-    if (index > 0 && messages[index - 1]!.role === message.role) problems.push(`messages ${index - 1} and ${index} are both ${message.role}`);
-    const uses = message.content.filter((block) => block.type === "tool_use").map((block) => block.id);
-    const next = messages[index + 1];
-    const results = (next?.content ?? []).filter((block) => block.type === "tool_result").map((block) => block.tool_use_id);
-    if (message.role === "assistant" && next && JSON.stringify(results) !== JSON.stringify(uses)) problems.push(`message ${index + 1}'s tool results ${JSON.stringify(results)} do not answer the calls ${JSON.stringify(uses)}`);
-    const firstOther = message.content.findIndex((block) => block.type !== "tool_result");
-    if (firstOther !== -1 && message.content.slice(firstOther).some((block) => block.type === "tool_result")) problems.push(`message ${index} has a tool result after other blocks`);
-  });
-  const marked = [...((body.tools as Json[]) ?? []), ...((body.system as Json[]) ?? []), ...messages.flatMap((message) => message.content)].filter((block) => block.cache_control !== undefined);
-  if (marked.length === 0 || marked.length > 4) problems.push(`${marked.length} cache breakpoints (want 1 to 4)`);
-  if (marked.some((block) => block.type === "thinking" || block.type === "redacted_thinking")) problems.push("a thinking block carries cache_control");
   const sent = anthropicReplyParts(messages.filter((message) => message.role === "assistant").flatMap((message) => message.content));
   const expected = anthropicReplyParts(served.flatMap((reply) => (reply.content as Json[]) ?? []));
   if (JSON.stringify(sent) !== JSON.stringify(expected)) problems.push(`the assistant turns sent back differ from the replies served:\n  sent     ${JSON.stringify(sent).slice(0, 600)}\n  expected ${JSON.stringify(expected).slice(0, 600)}`);
@@ -51,23 +39,9 @@ export function anthropicViolations(body: unknown, served: readonly Json[]): str
 
 /** The violations of one OpenAI Responses request, given the replies served before it in this run. */
 export function responsesViolations(body: unknown, served: readonly Json[]): string[] {
-  const problems: string[] = [];
-  if (!isJson(body) || !Array.isArray(body.input)) return ["the body has no input"];
-  if (body.store !== false) problems.push("store is not false");
-  if (!Array.isArray(body.include) || !body.include.includes("reasoning.encrypted_content")) problems.push("encrypted reasoning is not asked for");
+  const problems = responsesRequestViolations(body);
+  if (!isJson(body) || !Array.isArray(body.input)) return problems;
   const input = body.input as Json[];
-  const calls: string[] = [];
-  const answered = new Set<string>();
-  for (const item of input) {
-    if (item.type === "function_call") calls.push(String(item.call_id));
-    if (item.type === "function_call_output") {
-      const id = String(item.call_id);
-      if (!calls.includes(id)) problems.push(`function_call_output ${id} answers no earlier function_call`);
-      if (answered.has(id)) problems.push(`function_call ${id} is answered twice`);
-      answered.add(id);
-    }
-  }
-  for (const id of calls) if (!answered.has(id)) problems.push(`function_call ${id} has no output`);
   const sent = responsesReplyParts(input.filter((item) => item.type === "reasoning" || item.type === "function_call" || (item.type === "message" && item.role === "assistant")));
   const expected = responsesReplyParts(served.flatMap((reply) => (reply.output as Json[]) ?? []));
   if (JSON.stringify(sent) !== JSON.stringify(expected)) problems.push(`the assistant items sent back differ from the replies served:\n  sent     ${JSON.stringify(sent).slice(0, 600)}\n  expected ${JSON.stringify(expected).slice(0, 600)}`);
