@@ -121,6 +121,21 @@ describe("the house", () => {
     expect(reaches("store", ["run", "cli", "report"])).toEqual([]);
   });
 
+  it("keeps the loop behind its ports: no Node built-in, no process runner, no run files, lease or run paths of its own", () => {
+    const loopFiles = files.filter((file) => roomOf(file) === "loop");
+    expect(loopFiles.map((file) => relative(SRC, file))).toContain(join("loop", "run-loop.ts"));
+    const forbidden = ["process", join("store", "lease"), join("store", "run-files.ts"), join("store", "run-dir.ts")].map((path) => join(SRC, path));
+    const reached = loopFiles.flatMap((file) => {
+      const text = readFileSync(file, "utf8");
+      const builtIns = [...text.matchAll(/\bfrom\s+"(node:[^"]+)"/g)].map((match) => `${relative(".", file)} → ${match[1]}`);
+      const inside = importsOf(file)
+        .filter((target) => forbidden.some((path) => target.replace(/\.js$/, ".ts") === path || target.startsWith(`${path}${sep}`)))
+        .map((target) => `${relative(".", file)} → ${relative(".", target)}`);
+      return [...builtIns, ...inside];
+    });
+    expect(reached).toEqual([]);
+  });
+
   it("keeps the loop out of report: reading a run never drives one", () => {
     const intoLoop = files
       .filter((file) => roomOf(file) === "report")
