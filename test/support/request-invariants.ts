@@ -62,16 +62,22 @@ export function anthropicRequestViolations(body: unknown): string[] {
   return problems;
 }
 
-/** OpenAI Responses: nothing stored, encrypted reasoning asked for, each function_call answered once by a later function_call_output. */
+/**
+ * OpenAI Responses: nothing stored; a reasoning item sent back only with its encrypted content and only
+ * when encrypted reasoning is asked for (a model that refused it gets neither); each function_call
+ * answered once by a later function_call_output.
+ */
 export function responsesRequestViolations(body: unknown): string[] {
   if (!isJson(body) || !Array.isArray(body.input)) return ["the body has no input"];
   const problems: string[] = [];
   if (body.store !== false) problems.push("store is not false");
-  if (!Array.isArray(body.include) || !body.include.includes("reasoning.encrypted_content")) problems.push("encrypted reasoning is not asked for");
+  const asksReasoning = Array.isArray(body.include) && body.include.includes("reasoning.encrypted_content");
   const calls: string[] = [];
   const answered = new Set<string>();
   for (const item of body.input as Json[]) {
     if (item.type === "function_call") calls.push(String(item.call_id));
+    if (item.type === "reasoning" && !asksReasoning) problems.push(`reasoning item ${String(item.id)} is sent back without encrypted reasoning asked for`);
+    if (item.type === "reasoning" && typeof item.encrypted_content !== "string") problems.push(`reasoning item ${String(item.id)} is sent back without its encrypted content (store is false: the server cannot find it)`);
     if (item.type === "function_call_output") {
       const id = String(item.call_id);
       if (!calls.includes(id)) problems.push(`function_call_output ${id} answers no earlier function_call`);
