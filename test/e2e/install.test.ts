@@ -9,7 +9,8 @@ let root: string;
 beforeAll(() => {
   root = tempDir("delta-install-");
 });
-afterAll(() => removeDir(root));
+// Two global installs' node_modules: removing them can take a while on a busy machine.
+afterAll(() => removeDir(root), 120_000);
 
 it("installs from a clone through npm pack and npm install -g: delta and delta-sessions are on PATH and ship their schemas and templates", async () => {
   const clone = join(root, "clone");

@@ -254,7 +254,8 @@ describe("a stdio server that fails to start or to list its tools", () => {
 
   it("on continue: refused (126) before the journal or metadata.json change; the run goes on once the server starts again", async () => {
     model = await startMockLlm([reply.text("first"), reply.text("second")]);
-    const yamlOf = (argv: string[]): string => `name: later\nllm:\n  model: mock-model\nmcp_servers:\n${stdioServerYaml("fs", argv, `    timeout_ms: ${TIMEOUT_MS}\n`)}`;
+    // A real server's start on a busy machine can pass 1.5 s; the refused start below exits at once whatever the timeout.
+    const yamlOf = (argv: string[]): string => `name: later\nllm:\n  model: mock-model\nmcp_servers:\n${stdioServerYaml("fs", argv, "    timeout_ms: 30000\n")}`;
     const agent = writeAgent(root, { agentYaml: yamlOf(filesystemServer("${CWD}")) }, "agent-later");
     const ws = join(root, "ws-later");
     const run = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "r1", "-m", "one"], { env: modelEnv(model.baseUrl) });
