@@ -10,6 +10,7 @@ const FLOORS = [
   "zod-config",
   "random-hex",
   "byte-size",
+  "continue-command",
   "pause-point",
   "private-modes",
   "secrets",
@@ -141,6 +142,11 @@ describe("the house", () => {
       .filter((file) => roomOf(file) === "report")
       .flatMap((file) => importsOf(file).filter((target) => roomOf(target) === "loop").map((target) => `${relative(".", file)} → ${relative(".", target)}`));
     expect(intoLoop).toEqual([]);
+  });
+
+  it("keeps report free of run: reading a run never needs the engine that runs one", () => {
+    const reached = files.filter((file) => roomOf(file) === "report").flatMap((file) => importsOf(file).filter((target) => roomOf(target) === "run").map((target) => `${relative(".", file)} → ${relative(".", target)}`));
+    expect(reached).toEqual([]);
   });
 
   it("has no import cycle between files, type-only imports included", () => {

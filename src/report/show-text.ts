@@ -3,7 +3,7 @@ import { describeJournaledSandbox } from "../tools/sandbox-schema.js";
 import { terminalSafe } from "../terminal-text.js";
 import shellQuote from "shell-quote";
 import type { EventOf, JournalEvent, RunStatus } from "../journal/events.js";
-import { continueCommand } from "../run/continue-command.js";
+import { continueCommand } from "../continue-command.js";
 import type { RunAccount } from "./run-account.js";
 import { createSensitiveFilter } from "./sensitive-answers.js";
 import type { TextStyle } from "./text-style.js";

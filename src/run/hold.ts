@@ -14,7 +14,7 @@ import { runLoop, type LoopEnd } from "../loop/run-loop.js";
 import type { HumanQuestion, LoopPorts } from "../loop/ports.js";
 import { toolCatalogue } from "../loop/tool-catalogue.js";
 import { buildContext } from "../context/build.js";
-import { continueCommand } from "./continue-command.js";
+import { continueCommand } from "../continue-command.js";
 import { clearInteraction, writeInteractionRequest } from "./interaction-files.js";
 import { toolProcesses } from "./tool-processes.js";
 import type { RunOutcome } from "./outcome.js";

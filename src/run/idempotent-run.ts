@@ -10,7 +10,7 @@ import { trackRunState, type RunState } from "../journal/run-state.js";
 import { priceRunUsage } from "../llm/usage.js";
 import { runPaths, type RunPaths } from "../store/run-dir.js";
 import { openRunFiles, type RunFiles } from "../store/run-files.js";
-import { continueCommand } from "./continue-command.js";
+import { continueCommand } from "../continue-command.js";
 import { parseResult, type RunOutcome } from "./outcome.js";
 import type { DriveOptions } from "./drive-options.js";
 import { continueRun } from "./resume.js";

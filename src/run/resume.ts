@@ -9,7 +9,7 @@ import type { EventOf } from "../journal/events.js";
 import { recordAnswer } from "../loop/ask-human.js";
 import type { LoopPorts } from "../loop/ports.js";
 import { clearInteraction } from "./interaction-files.js";
-import { continueCommand } from "./continue-command.js";
+import { continueCommand } from "../continue-command.js";
 import type { RunOutcome } from "./outcome.js";
 import { chooseProvider, type ProviderChoice } from "../llm/provider-choice.js";
 import { verboseLog, withModel } from "./model-choice.js";

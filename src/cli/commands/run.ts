@@ -5,7 +5,7 @@ import { agentHomeOf } from "../../agent/agent-home.js";
 import { EXIT, RunRefusedError, UsageError, errorMessage } from "../../errors.js";
 import { resumeExistingRun, runExists, type IfExists } from "../../run/idempotent-run.js";
 import { onAppendedLine } from "../../journal/writer.js";
-import { continueCommand } from "../../run/continue-command.js";
+import { continueCommand } from "../../continue-command.js";
 import type { RunOutcome } from "../../run/outcome.js";
 import type { DriveOptions } from "../../run/drive-options.js";
 import type { ActivitySink } from "../../loop/activity.js";
