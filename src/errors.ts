@@ -88,6 +88,14 @@ export class LlmError extends DeltaError {
   readonly exitCode = EXIT.FAILED;
 }
 
+/** What a context-length refusal says of sizes, in tokens: the window and the request's size, when the server named them. */
+export interface ContextOverflow {
+  /** The window, when the server named it. */
+  limitTokens?: number;
+  /** What the request needed, when the server said. */
+  requestedTokens?: number;
+}
+
 /**
  * The conversation no longer fits the model's context window: the server said so, in any of the
  * phrasings llm/context-overflow.ts knows. Exit 1, resumable once the context is made smaller.
@@ -97,8 +105,7 @@ export class ContextOverflowError extends DeltaError {
   readonly exitCode = EXIT.FAILED;
   constructor(
     message: string,
-    /** The window and the request's size in tokens, when the server named them. */
-    readonly sizes: { limitTokens?: number; requestedTokens?: number } = {},
+    readonly sizes: ContextOverflow = {},
   ) {
     super(message);
   }

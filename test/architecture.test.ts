@@ -144,6 +144,11 @@ describe("the house", () => {
     expect(intoLoop).toEqual([]);
   });
 
+  it("keeps context free of llm: the context knows no provider", () => {
+    const reached = files.filter((file) => roomOf(file) === "context").flatMap((file) => importsOf(file).filter((target) => roomOf(target) === "llm").map((target) => `${relative(".", file)} → ${relative(".", target)}`));
+    expect(reached).toEqual([]);
+  });
+
   it("keeps report free of run: reading a run never needs the engine that runs one", () => {
     const reached = files.filter((file) => roomOf(file) === "report").flatMap((file) => importsOf(file).filter((target) => roomOf(target) === "run").map((target) => `${relative(".", file)} → ${relative(".", target)}`));
     expect(reached).toEqual([]);

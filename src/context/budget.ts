@@ -1,6 +1,4 @@
 // A run's token budget from agent.yaml and context.yaml: the model's window, the room kept for the reply, the bound of one observation.
-import { requestedReplyTokens } from "../llm/reply-tokens.js";
-import type { ProviderName } from "../llm/types.js";
 import { modelFamily } from "./model-windows.js";
 import type { ContextConfig } from "./schema.js";
 
@@ -26,13 +24,14 @@ interface LlmLimits {
   model: string;
   context_window?: number | undefined;
   max_tokens?: number | undefined;
-  thinking?: { budget_tokens: number } | undefined;
 }
 
-/** `protocol`: the provider the run talks to, whose requests may carry a max_tokens of their own (Anthropic's). */
-export function contextBudget(llm: LlmLimits, context: ContextConfig, protocol: ProviderName = "openai"): ContextBudget {
+/**
+ * `maxReplyTokens`: the max_tokens the run's requests carry, which the caller knows from its
+ * provider (llm/reply-tokens.ts: a protocol may send one of its own); by default llm.max_tokens.
+ */
+export function contextBudget(llm: LlmLimits, context: ContextConfig, maxReplyTokens: number | null = llm.max_tokens ?? null): ContextBudget {
   const contextWindow = llm.context_window ?? modelFamily(llm.model).contextWindow;
-  const maxReplyTokens = requestedReplyTokens(protocol, llm.max_tokens, llm.thinking?.budget_tokens);
   const journals = context.sources.flatMap((source) => (source.type === "journal" ? [source] : []));
   const maxIterations = smallest(journals.map((source) => source.max_iterations));
   const maxTokens = smallest(journals.map((source) => source.max_tokens));

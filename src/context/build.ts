@@ -2,8 +2,7 @@
 import { basename } from "node:path";
 import type { JournalEvent, NewEvent } from "../journal/events.js";
 import type { ChatMessage, FunctionTool } from "../conversation.js";
-import { ContextOverflowError } from "../errors.js";
-import type { ContextOverflow } from "../llm/context-overflow.js";
+import { ContextOverflowError, type ContextOverflow } from "../errors.js";
 import { contextBudget, replyReserve, type ContextBudget } from "./budget.js";
 import { ContextMeter, MESSAGE_OVERHEAD_TOKENS, messageEstimate, messageSize } from "./context-meter.js";
 import { estimateRoom, estimateScale } from "./request-estimate.js";

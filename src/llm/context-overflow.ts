@@ -1,4 +1,5 @@
 // Recognises "the conversation is longer than the model's window" in any provider's words, so the engine can tell it from other refusals.
+import type { ContextOverflow } from "../errors.js";
 import type { ServerWords } from "./server-words.js";
 
 const OVERFLOW_CODES = new Set(["context_length_exceeded", "model_context_window_exceeded", "exceed_context_size_error"]);
@@ -26,13 +27,6 @@ const OVERFLOW_PATTERNS = [
 
 // A rate limit counted in tokens ("Request too large … tokens per minute") is not a window overflow.
 const RATE_LIMIT = /tokens per (minute|day)|\bTPM\b|\bTPD\b|rate[ _-]?limit/i;
-
-export interface ContextOverflow {
-  /** The window, when the server named it. */
-  limitTokens?: number;
-  /** What the request needed, when the server said. */
-  requestedTokens?: number;
-}
 
 /** The overflow a refusal reports, or null when it is about something else. */
 export function contextOverflow(status: number, words: ServerWords | undefined): ContextOverflow | null {

@@ -1,5 +1,6 @@
 // Sorts a failed model request attempt: retried, retried once, retried without the echoed extras, or final, with the server's words and a hint that fits the cause.
-import { contextOverflow, type ContextOverflow } from "./context-overflow.js";
+import type { ContextOverflow } from "../errors.js";
+import { contextOverflow } from "./context-overflow.js";
 import { ErrorBodyError, UnusableReplyError } from "./reply-errors.js";
 import { serverWordsOfText, type ServerWords } from "./server-words.js";
 import { retryAfterMs } from "./transport/backoff.js";

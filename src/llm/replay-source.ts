@@ -2,12 +2,11 @@
 import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
 import { z } from "zod";
-import { ReplayError, errorMessage } from "../errors.js";
+import { ReplayError, errorMessage, type ContextOverflow } from "../errors.js";
 import { ProviderDataSchema, UsageSchema } from "../journal/events.js";
 import { readInvocationRecords } from "./recorded-requests.js";
 import { streamJournal } from "../journal/reader.js";
 import { readRunFile } from "../safe-open.js";
-import type { ContextOverflow } from "./context-overflow.js";
 import type { LlmReply } from "../conversation.js";
 
 interface Recording {

@@ -4,6 +4,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import type { AgentPackage } from "../agent/load.js";
 import { contextBudget } from "../context/budget.js";
+import { requestedReplyTokens } from "../llm/reply-tokens.js";
 import { ENGINE_VERSION } from "../engine-version.js";
 import { DeltaError, ENGINE_ERROR, OWNERSHIP_LOST, OwnershipLostError, errorMessage } from "../errors.js";
 import { redactText, runSecrets, type RunSecrets } from "../secrets.js";
@@ -114,7 +115,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
     ? null
     : await openBox(hooksPolicy, { workDir: options.workDir, agentHome: agent.home, passthrough: agent.envPassthrough, writableInProtected: [join(options.workDir, ".delta", "context_artifacts")] }, childEnvOf());
   const tools = toolCatalogue(agent.tools, options.mcp?.servers ?? null, agent.skills);
-  const budget = contextBudget(agent.llm, agent.context, options.provider.protocol);
+  const budget = contextBudget(agent.llm, agent.context, requestedReplyTokens(options.provider.protocol, agent.llm.max_tokens, agent.llm.thinking?.budget_tokens));
   const append = (event: NewEvent): JournalEvent => {
     const written = journal.append(event);
     live?.push(written);

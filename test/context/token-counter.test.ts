@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { contextBudget, replyReserve } from "../../src/context/budget.js";
+import { requestedReplyTokens } from "../../src/llm/reply-tokens.js";
 import { modelFamily } from "../../src/context/model-windows.js";
 import { boundTokens } from "../../src/context/observation-tokens.js";
 import { ContextConfigSchema } from "../../src/context/schema.js";
@@ -40,9 +41,12 @@ describe("contextBudget", () => {
   });
 
   it("keeps for the reply the max_tokens Anthropic's requests carry when llm.max_tokens is not set: 8192 plus the thinking budget", () => {
-    expect(contextBudget({ model: "claude-sonnet-4-5" }, journalOnly, "anthropic").maxReplyTokens).toBe(8_192);
-    expect(contextBudget({ model: "claude-sonnet-4-5", thinking: { budget_tokens: 2_048 } }, journalOnly, "anthropic").maxReplyTokens).toBe(10_240);
-    expect(contextBudget({ model: "claude-sonnet-4-5", max_tokens: 1_000 }, journalOnly, "anthropic").maxReplyTokens).toBe(1_000);
+    // As run/hold.ts makes it: the provider's max_tokens (llm/reply-tokens.ts) handed to the budget.
+    const anthropic = (llm: { model: string; max_tokens?: number; thinking?: { budget_tokens: number } }) =>
+      contextBudget(llm, journalOnly, requestedReplyTokens("anthropic", llm.max_tokens, llm.thinking?.budget_tokens));
+    expect(anthropic({ model: "claude-sonnet-4-5" }).maxReplyTokens).toBe(8_192);
+    expect(anthropic({ model: "claude-sonnet-4-5", thinking: { budget_tokens: 2_048 } }).maxReplyTokens).toBe(10_240);
+    expect(anthropic({ model: "claude-sonnet-4-5", max_tokens: 1_000 }).maxReplyTokens).toBe(1_000);
     // The same model through a Chat Completions router sends no max_tokens: the server decides, a quarter of the window up to 4096 is kept.
     expect(contextBudget({ model: "anthropic/claude-sonnet-4-5" }, journalOnly).maxReplyTokens).toBeNull();
   });
