@@ -1,7 +1,7 @@
 // Checks, once the workspace is known and before a run leaves any trace, what would otherwise fail only once it ran.
 import { accessSync, constants, statSync } from "node:fs";
 import path from "node:path";
-import { fileSourceFile } from "../context/build.js";
+import { fileSourceFile } from "../context/sources.js";
 import { readSourceFile } from "../context/read-source-file.js";
 import { ConfigError } from "../errors.js";
 import { expandHookCommand } from "../hooks/hook-env.js";

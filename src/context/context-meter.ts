@@ -1,5 +1,6 @@
-// Sizes of the context's messages in bytes and tokens, each journal event measured once per process.
+// Sizes of the context's messages in bytes and tokens: each journal event measured once per process, each source's message and the tools once per build.
 import type { ChatMessage } from "../conversation.js";
+import type { PartSize } from "./fit.js";
 import type { JournalEntry } from "./journal-messages.js";
 import { estimateTokens, loadTokenCounter, type TokenCounter } from "./token-counter.js";
 
@@ -73,25 +74,22 @@ export class ContextMeter {
     return tokens;
   }
 
-  /** The estimate of a message, for logs when nothing was counted. */
-  static estimate(bytes: number): number {
-    return estimateTokens(bytes);
-  }
-
   private loaded(): TokenCounter {
     if (!this.counter) throw new Error("ContextMeter: tokens asked for before load()");
     return this.counter;
   }
 }
 
-/** Bytes of any message's texts plus its overhead. */
-export function messageSize(message: ChatMessage): number {
-  return messageBytes(message) + MESSAGE_OVERHEAD_TOKENS;
+/** A source's message measured once for a build: its bytes (with the overhead) and their estimate; its tokens when counted (messageTokens). */
+export function measureMessage(message: ChatMessage): PartSize {
+  const bytes = messageBytes(message);
+  return { bytes: bytes + MESSAGE_OVERHEAD_TOKENS, estimate: estimateTokens(bytes) + MESSAGE_OVERHEAD_TOKENS, tokens: null };
 }
 
-/** The three-bytes-a-token estimate of any message's texts plus its overhead. */
-export function messageEstimate(message: ChatMessage): number {
-  return estimateTokens(messageBytes(message)) + MESSAGE_OVERHEAD_TOKENS;
+/** A text sent whole (the tool definitions' JSON) measured once for a build; its tokens when counted (textTokens). */
+export function measureText(text: string): PartSize {
+  const bytes = Buffer.byteLength(text, "utf8");
+  return { bytes, estimate: estimateTokens(bytes), tokens: null };
 }
 
 function cached(cache: WeakMap<object, number>, key: object | null, measure: () => number): number {

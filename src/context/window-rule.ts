@@ -7,7 +7,7 @@
 //    so that half the limit is left, so between jumps each request starts with the previous one, byte for byte.
 // 3. Every jump is journaled (CONTEXT_WINDOW) and the next build starts from the last one.
 import type { EventOf, JournalEvent, NewEvent, WindowReason } from "../journal/events.js";
-import { journalSegments, segmentMessages, type JournalEntry, type JournalSegment } from "./journal-messages.js";
+import { segmentMessages, type JournalEntry, type JournalSegment } from "./journal-messages.js";
 import type { ChatMessage } from "../conversation.js";
 import { foldIncrementally, type EventFold } from "../journal/fold.js";
 
@@ -164,18 +164,13 @@ export interface JournalWindow {
 }
 
 /**
- * The conversation the journal source shows under `budget` (limits in calibrated tokens).
- * `rawTokens` counts one message before calibration; it may return an upper bound (its bytes) to
- * learn without a tokenizer that no token limit can be passed.
+ * The conversation the journal source shows under `budget` (limits in calibrated tokens), from
+ * the journal's segments since the state's first iteration (one build walks the journal once and
+ * windows the same segments under several limits). `rawTokens` counts one message before
+ * calibration; it may return an upper bound (its bytes) to learn without a tokenizer that no
+ * token limit can be passed.
  */
-export function windowJournal(
-  events: readonly JournalEvent[],
-  budget: JournalBudget,
-  rawTokens: (entry: JournalEntry) => number,
-  state: WindowState = windowState(events),
-  // One build windows the same conversation under several limits: it walks the journal once and passes the segments.
-  segments: readonly JournalSegment[] = journalSegments(events, state.first),
-): JournalWindow {
+export function windowJournal(segments: readonly JournalSegment[], budget: JournalBudget, rawTokens: (entry: JournalEntry) => number, state: WindowState): JournalWindow {
   const blocks: Block[] = [];
   let fixedTokens = 0;
   for (const segment of segments) {

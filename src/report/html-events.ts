@@ -4,7 +4,7 @@ import shellQuote from "shell-quote";
 import type { EventOf, JournalEvent } from "../journal/events.js";
 import { html, type Html } from "./html-escape.js";
 import { describeHookResult, formatMs } from "./show-text.js";
-import { describeWindowMove } from "./window-move.js";
+import { describeWindowMove } from "../journal/window-move.js";
 import { formatUsage, usageNumbers } from "./usage-fields.js";
 
 /** Lines of a tool's output shown before the rest is folded away. */

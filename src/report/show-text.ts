@@ -9,7 +9,7 @@ import { createSensitiveFilter } from "./sensitive-answers.js";
 import type { TextStyle } from "./text-style.js";
 import { pricingOf, type Pricing } from "../journal/usage-totals.js";
 import { shownUsage } from "./priced-usage.js";
-import { describeWindowMove } from "./window-move.js";
+import { describeWindowMove } from "../journal/window-move.js";
 import { costText, formatUsage } from "./usage-fields.js";
 
 /** Observation lines shown under a tool result; the full output is in the journal and io/tool_executions/. */

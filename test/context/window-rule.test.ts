@@ -1,7 +1,7 @@
 // The windowing rule as a pure function of events and budget: blocks, jumps to half, journaled moves, calibration.
 import { describe, expect, it } from "vitest";
-import { applyLimits, windowEvent, windowJournal, windowState, type JournalBudget } from "../../src/context/window-rule.js";
-import type { JournalEntry } from "../../src/context/journal-messages.js";
+import { applyLimits, windowEvent, windowJournal, windowState, type JournalBudget, type WindowState } from "../../src/context/window-rule.js";
+import { journalSegments, type JournalEntry } from "../../src/context/journal-messages.js";
 import type { ChatMessage } from "../../src/conversation.js";
 import type { JournalEvent, NewEvent, Usage } from "../../src/journal/events.js";
 
@@ -28,9 +28,14 @@ class Journal {
 /** One token per character of content: sizes the tests can reason about. */
 const chars = (entry: JournalEntry): number => entry.message.content?.length ?? 0;
 
+/** The window of a whole journal, as a build takes it: its segments from the window state's first iteration on. */
+function windowOf(events: JournalEvent[], budget: JournalBudget, size: (entry: JournalEntry) => number, state: WindowState = windowState(events)) {
+  return windowJournal(journalSegments(events, state.first), budget, size, state);
+}
+
 /** Builds the window the way the engine does each iteration: a move is journaled before the request. */
 function build(journal: Journal, budget: JournalBudget, iteration: number): ChatMessage[] {
-  const window = windowJournal(journal.events, budget, chars);
+  const window = windowOf(journal.events, budget, chars);
   if (window.move) journal.add(windowEvent(iteration, window.move, 1));
   return window.messages;
 }
@@ -122,7 +127,7 @@ describe("windowJournal", () => {
     const journal = new Journal();
     journal.user("task");
     for (let n = 1; n <= 50; n += 1) {
-      const window = windowJournal(journal.events, { maxTokens: 500 }, chars);
+      const window = windowOf(journal.events, { maxTokens: 500 }, chars);
       expect(window.rawTokens).toBeLessThanOrEqual(500);
       if (window.move) journal.add(windowEvent(n, window.move, 1));
       journal.iteration(n, 40);
@@ -141,7 +146,7 @@ describe("windowJournal", () => {
     const lengthAt = (iteration: number) => journal.events.findIndex((event) => event.type === "THOUGHT" && event.iteration === iteration);
     for (let n = 2; n <= 25; n += 1) {
       const before = journal.events.slice(0, lengthAt(n));
-      expect(windowJournal(before, { maxTokens: 300 }, chars).messages).toEqual(requests[n - 1]);
+      expect(windowOf(before, { maxTokens: 300 }, chars).messages).toEqual(requests[n - 1]);
     }
   });
 
@@ -149,7 +154,7 @@ describe("windowJournal", () => {
     const journal = new Journal();
     journal.user("task");
     for (let n = 1; n <= 10; n += 1) journal.iteration(n, 50);
-    const window = windowJournal(journal.events, { windowTokens: 200, overflow: true }, chars);
+    const window = windowOf(journal.events, { windowTokens: 200, overflow: true }, chars);
     expect(window.move).toMatchObject({ reason: "overflow", droppedFrom: 1 });
     const event = windowEvent(11, window.move!, 1, { window_tokens: 900, sent_estimate: 1_000 });
     expect(event).toMatchObject({ type: "CONTEXT_WINDOW", reason: "overflow", overflow: { window_tokens: 900 }, tokens_after: window.rawTokens });
@@ -160,8 +165,8 @@ describe("windowJournal", () => {
     journal.user("task");
     for (let n = 1; n <= 4; n += 1) journal.iteration(n, 100);
     // 4 + 4 × (2 + 100) = 412 raw: within 500 as counted, over it once the provider's count (×1.5) is known.
-    expect(windowJournal(journal.events, { maxTokens: 500 }, chars).move).toBeNull();
-    const calibrated = windowJournal(journal.events, { maxTokens: 500 }, chars, { first: 1, learnedWindow: null, calibration: 1.5, lastEstimate: null });
+    expect(windowOf(journal.events, { maxTokens: 500 }, chars).move).toBeNull();
+    const calibrated = windowOf(journal.events, { maxTokens: 500 }, chars, { first: 1, learnedWindow: null, calibration: 1.5, lastEstimate: null });
     expect(calibrated.move).toMatchObject({ reason: "max_tokens", limit: 500 });
     expect(calibrated.rawTokens * 1.5).toBeLessThanOrEqual(500);
   });

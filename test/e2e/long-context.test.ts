@@ -252,7 +252,7 @@ it("-v shows, every iteration, the tokens of each source and what the window dro
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/\[log\] context: 'system_prompt' \(sources\[0\]\) \/\S+\/system_prompt.md: \d+ chars, ≈\d+ tokens/);
     expect(run.stderr).toMatch(/\[log\] context: 'history' \(sources\[1\]\) → \d+ messages, ≈\d+ tokens/);
-    expect(run.stderr).toMatch(/\[log\] context: window moved \(max_iterations, limit 2\): iterations 1–2 dropped, shown from 3/);
+    expect(run.stderr).toMatch(/\[log\] context: window moved: iterations 1–2 dropped \(more than max_iterations 2\); the context shows iteration 3 on/);
     expect(run.stderr).toMatch(/iterations before 3 dropped/);
     // delta show prints the same move from the journal's CONTEXT_WINDOW event.
     const shown = await delta(["show", "v", "-w", ws]);

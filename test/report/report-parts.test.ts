@@ -5,7 +5,7 @@ import type { JournalEvent, NewEvent } from "../../src/journal/events.js";
 import { escapeHtml, html } from "../../src/report/html-escape.js";
 import { createEventFormatter } from "../../src/report/show-text.js";
 import { textStyle } from "../../src/report/text-style.js";
-import { describeWindowMove } from "../../src/report/window-move.js";
+import { describeWindowMove } from "../../src/journal/window-move.js";
 import { accountOf, loadRunAccount } from "../../src/report/run-account.js";
 import { modelCallsFor } from "../../src/report/model-calls.js";
 import { resolve } from "node:path";

@@ -1,0 +1,148 @@
+// The context's I/O: each `file`, `computed_file` and `skills` source read as it is now (files re-read, generators run) into a system message.
+import { basename } from "node:path";
+import type { ChatMessage } from "../conversation.js";
+import { expandArgvPathVariables, type PathVariables } from "../tools/path-variables.js";
+import type { SandboxBox } from "../process/sandbox-argv.js";
+import { resolveSourcePath } from "./path-variables.js";
+import { readSourceFile, type SourceFile } from "./read-source-file.js";
+import { runGenerator } from "./run-generator.js";
+import type { ComputedFileSource, ContextConfig, ContextSource, FileSource, SkillsSource } from "./schema.js";
+
+/** What reading the sources needs of the run. */
+export interface SourcesEnv {
+  agentHome: string;
+  cwd: string;
+  runId: string;
+  runDir: string;
+  journalPath: string;
+  /** The environment generators start from, asked for when one runs; by default the engine's own without its API keys. */
+  baseEnv?: () => Record<string, string>;
+  /** The box generators run in, when the agent boxes hooks and generators. */
+  sandbox?: SandboxBox | undefined;
+  signal?: AbortSignal;
+  /** Each `skills` source's listing, by source index: rendered and bounded when the agent loaded. */
+  skillListings?: ReadonlyMap<number, string>;
+}
+
+type BlockSource = FileSource | ComputedFileSource | SkillsSource;
+
+/** A `file`, `computed_file` or `skills` source's system message, or null when it adds nothing. */
+export interface SourceBlock {
+  index: number;
+  source: BlockSource;
+  message: ChatMessage | null;
+  /** For engine.log: the file read and how it went. */
+  where: string;
+}
+
+/** Variable generators get: the first iteration the journal shows in full (iterations before it were dropped). */
+const WINDOW_FIRST_ITERATION_ENV = "DELTA_WINDOW_FIRST_ITERATION";
+
+/**
+ * Every source but the journal, in order. When the context opens with a `file` source, that file
+ * is the system prompt and is sent verbatim; every other block is labelled
+ * `# Context Block: <id or file name>` so the model can tell the blocks apart. A missing file
+ * follows on_missing; an empty one adds nothing. `firstIteration` is what generators are told the
+ * window shows.
+ */
+export async function readBlocks(config: ContextConfig, env: SourcesEnv, firstIteration: number): Promise<SourceBlock[]> {
+  const variables: PathVariables = { AGENT_HOME: env.agentHome, CWD: env.cwd };
+  const blocks: SourceBlock[] = [];
+  let first = true;
+  for (const [index, source] of config.sources.entries()) {
+    if (source.type === "journal") {
+      first = false;
+      continue;
+    }
+    const { path, content, ran } = await readSource(source, index, variables, env, firstIteration);
+    const where = `${ran}${path}: ${content === null ? "missing, skipped" : `${content.length} chars`}`;
+    if (content === null || content === "") {
+      blocks.push({ index, source, message: null, where });
+      continue;
+    }
+    const isSystemPrompt = first && source.type === "file";
+    first = false;
+    blocks.push({ index, source, message: { role: "system", content: isSystemPrompt ? content : `# Context Block: ${blockName(source)}\n\n${content}` }, where });
+  }
+  return blocks;
+}
+
+/** How a `file` source is read: its label for messages, the field to fix, its expanded path and on_missing rule. */
+export function fileSourceFile(source: FileSource, index: number, variables: PathVariables): SourceFile {
+  return {
+    label: describeSource(source, index),
+    field: `sources[${index}].path`,
+    path: resolveSourcePath(source.path, variables),
+    onMissing: source.on_missing,
+    missingHint: "Create the file or fix the path",
+  };
+}
+
+/** A source as messages and engine.log name it: `'<id or type>' (sources[i])`. */
+export function describeSource(source: ContextSource, index: number): string {
+  return `'${source.id ?? source.type}' (sources[${index}])`;
+}
+
+async function readSource(source: BlockSource, index: number, variables: PathVariables, env: SourcesEnv, firstIteration: number): Promise<SourceRead> {
+  switch (source.type) {
+    case "file":
+      return readFileSource(source, index, variables);
+    case "computed_file":
+      return readComputedSource(source, index, variables, env, firstIteration);
+    case "skills":
+      // Read when the agent loaded (agent/skills/), so every request lists the same skills.
+      return { path: "the skills listing", content: env.skillListings?.get(index) ?? "", ran: "" };
+    default: {
+      const unknown: never = source;
+      throw new Error(`unknown context source ${JSON.stringify(unknown)}`);
+    }
+  }
+}
+
+interface SourceRead {
+  path: string;
+  content: string | null;
+  /** How the generator ran, for the log ("" for a file). */
+  ran: string;
+}
+
+async function readFileSource(source: FileSource, index: number, variables: PathVariables): Promise<SourceRead> {
+  const file = fileSourceFile(source, index, variables);
+  return { path: file.path, content: await readSourceFile(file), ran: "" };
+}
+
+async function readComputedSource(source: ComputedFileSource, index: number, variables: PathVariables, env: SourcesEnv, firstIteration: number): Promise<SourceRead> {
+  const label = describeSource(source, index);
+  const durationMs = await runGenerator({
+    label,
+    field: `sources[${index}].generator`,
+    argv: expandArgvPathVariables(source.generator.command, variables),
+    cwd: env.cwd,
+    env: {
+      DELTA_RUN_ID: env.runId,
+      DELTA_AGENT_HOME: env.agentHome,
+      DELTA_CWD: env.cwd,
+      JOURNAL_PATH: env.journalPath,
+      RUN_DIR: env.runDir,
+      [WINDOW_FIRST_ITERATION_ENV]: String(firstIteration),
+    },
+    timeoutMs: source.generator.timeout_ms,
+    ...(env.baseEnv ? { baseEnv: env.baseEnv() } : {}),
+    sandbox: env.sandbox,
+    ...(env.signal ? { signal: env.signal } : {}),
+  });
+  const path = resolveSourcePath(source.output_path, variables);
+  const content = await readSourceFile({
+    label,
+    field: `sources[${index}].output_path`,
+    path,
+    onMissing: source.on_missing,
+    missingHint: "The generator exited 0 without writing it: make it write there or fix output_path",
+  });
+  return { path, content, ran: `generator ran in ${durationMs} ms; ` };
+}
+
+function blockName(source: BlockSource): string {
+  if (source.type === "skills") return source.id ?? "skills";
+  return source.id ?? basename(source.type === "file" ? source.path : source.output_path);
+}
