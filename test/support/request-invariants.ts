@@ -28,6 +28,8 @@ function chatCompletionsViolations(body: unknown): string[] {
     const unanswered = open.filter((id) => !answered.has(id));
     if (unanswered.length > 0) problems.push(`the calls ${JSON.stringify(unanswered)} of message ${openAt} have no tool result before message ${index}`);
     open = [];
+    // Ids are unique within a turn only: a conversation may reuse one (two servers, two runs of one mock).
+    answered.clear();
     if (message.role === "assistant" && Array.isArray(message.tool_calls)) {
       open = (message.tool_calls as Json[]).map((call) => String(call.id));
       openAt = index;
@@ -72,20 +74,20 @@ export function responsesRequestViolations(body: unknown): string[] {
   const problems: string[] = [];
   if (body.store !== false) problems.push("store is not false");
   const asksReasoning = Array.isArray(body.include) && body.include.includes("reasoning.encrypted_content");
-  const calls: string[] = [];
-  const answered = new Set<string>();
+  // Calls not yet answered, by id: an id may come back in a later turn (two servers, two runs of one mock).
+  const pending = new Map<string, number>();
   for (const item of body.input as Json[]) {
-    if (item.type === "function_call") calls.push(String(item.call_id));
+    if (item.type === "function_call") pending.set(String(item.call_id), (pending.get(String(item.call_id)) ?? 0) + 1);
     if (item.type === "reasoning" && !asksReasoning) problems.push(`reasoning item ${String(item.id)} is sent back without encrypted reasoning asked for`);
     if (item.type === "reasoning" && typeof item.encrypted_content !== "string") problems.push(`reasoning item ${String(item.id)} is sent back without its encrypted content (store is false: the server cannot find it)`);
     if (item.type === "function_call_output") {
       const id = String(item.call_id);
-      if (!calls.includes(id)) problems.push(`function_call_output ${id} answers no earlier function_call`);
-      if (answered.has(id)) problems.push(`function_call ${id} is answered twice`);
-      answered.add(id);
+      const open = pending.get(id) ?? 0;
+      if (open === 0) problems.push(`function_call_output ${id} answers no earlier function_call left unanswered`);
+      else pending.set(id, open - 1);
     }
   }
-  for (const id of calls) if (!answered.has(id)) problems.push(`function_call ${id} has no output`);
+  for (const [id, open] of pending) if (open > 0) problems.push(`function_call ${id} has no output`);
   return problems;
 }
 
