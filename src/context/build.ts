@@ -1,5 +1,6 @@
 // Builds the model's messages for one request: reads the sources (sources.ts), measures each part once, fits the journal's window (fit.ts), writes the log's account.
 import type { JournalEvent, NewEvent } from "../journal/events.js";
+import type { ShownJournal } from "../journal/shown-journal.js";
 import type { ChatMessage, FunctionTool } from "../conversation.js";
 import type { ContextOverflow } from "../errors.js";
 import { contextBudget, type ContextBudget } from "./budget.js";
@@ -9,11 +10,12 @@ import { journalSegments, journalToMessages, type JournalEntry } from "./journal
 import { conversationChars, logAccount } from "./log-account.js";
 import type { ContextConfig } from "./schema.js";
 import { readBlocks, type SourceBlock, type SourcesEnv } from "./sources.js";
-import { BYTES_ESTIMATE, type JournalBudget, type JournalWindow } from "./window-rule.js";
+import type { JournalBudget, JournalWindow } from "./window-rule.js";
+import { BYTES_ESTIMATE } from "../journal/window-state.js";
 
 export interface ContextEnv extends SourcesEnv {
-  /** The journal as read this iteration. */
-  events: JournalEvent[];
+  /** The journal as read this iteration: the events a request can still show, and the window state of all of it. */
+  journal: ShownJournal;
   /** Debug lines for engine.log. */
   log?: (line: string) => void;
   /** The run's budget; without one, only the journal sources' own limits apply and nothing needs a tokenizer. */
@@ -50,8 +52,9 @@ type MeasuredBlock = SourceBlock & { size: PartSize | null };
 export async function buildContext(config: ContextConfig, env: ContextEnv): Promise<BuiltContext> {
   const budget = env.budget ?? contextBudget({ model: "" }, config);
   const meter = new ContextMeter(budget.model);
-  const iteration = env.iteration ?? nextIteration(env.events);
-  const { state, window: modelWindow, overflow } = windowFacts(env.events, budget, env.overflow ?? null);
+  const { events } = env.journal;
+  const iteration = env.iteration ?? nextIteration(events);
+  const { state, window: modelWindow, overflow } = windowFacts(env.journal.window, budget, env.overflow ?? null);
   const own: JournalBudget = {
     ...(budget.maxIterations !== undefined ? { maxIterations: budget.maxIterations } : {}),
     ...(budget.maxTokens !== undefined ? { maxTokens: budget.maxTokens } : {}),
@@ -59,13 +62,13 @@ export async function buildContext(config: ContextConfig, env: ContextEnv): Prom
   const read = async (first: number): Promise<MeasuredBlock[]> => (await readBlocks(config, env, first)).map((block) => ({ ...block, size: block.message ? measureMessage(block.message) : null }));
   if (own.maxIterations === undefined && own.maxTokens === undefined && modelWindow === null && overflow === null) {
     // No limit at all: the conversation from the last recorded move on, nothing measured but for the log.
-    const window: JournalWindow = { messages: journalToMessages(env.events, state.first), first: state.first, rawTokens: conversationChars(env.events, state.first), rawMinimum: 0, move: null };
+    const window: JournalWindow = { messages: journalToMessages(events, state.first), first: state.first, rawTokens: conversationChars(events, state.first), rawMinimum: 0, move: null };
     const blocks = await read(window.first);
     if (env.log) logAccount(env.log, config, blocks, window, { counted: false, calibration: state.calibration, counterName: null, modelWindow, budget, estimatedTokens: null, event: null });
     return { messages: assemble(config, blocks, window), windowEvent: null, estimatedTokens: null, estimatedBy: null };
   }
 
-  const conversation: FitConversation = { segments: journalSegments(env.events, state.first), state, size: conversationSizes(meter) };
+  const conversation: FitConversation = { segments: journalSegments(events, state.first), state, size: conversationSizes(meter) };
   const tools = measureText(toolsJson(env.tools));
   const follows = config.sources.some((source) => source.type === "computed_file");
   // The sources as read for each first iteration this build showed generators; files alone are read once.

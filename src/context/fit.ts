@@ -1,10 +1,11 @@
 // The fit: which iterations a request shows beside its other parts, a pure function of sizes measured once and the budget — the window, its CONTEXT_WINDOW event, or CONTEXT_OVERFLOW.
 import { ContextOverflowError, type ContextOverflow } from "../errors.js";
-import type { EventOf, JournalEvent, NewEvent } from "../journal/events.js";
+import type { EventOf, NewEvent } from "../journal/events.js";
 import { replyReserve, type ContextBudget } from "./budget.js";
 import type { JournalEntry, JournalSegment } from "./journal-messages.js";
 import { estimateRoom, estimateScale } from "./request-estimate.js";
-import { trustedRatio, windowEvent, windowJournal, windowState, type JournalBudget, type JournalWindow, type WindowState } from "./window-rule.js";
+import { trustedRatio, type WindowState } from "../journal/window-state.js";
+import { windowEvent, windowJournal, type JournalBudget, type JournalWindow } from "./window-rule.js";
 
 /**
  * How a size is taken: bytes (an upper bound of any BPE count: every token is at least one byte),
@@ -188,13 +189,12 @@ interface WindowFacts {
 }
 
 /**
- * The journal's window state, and on an overflow what the server taught: its count of our request
+ * The journal's window state (`state`), and on an overflow what the server taught: its count of our request
  * calibrates ours when it is believable, its window is believed when its count was, and
  * otherwise the run keeps to OVERFLOW_SHRINK of what it sent (`sentEstimate`: what the engine
  * counted of the refused prompt, before calibration).
  */
-export function windowFacts(events: readonly JournalEvent[], budget: ContextBudget, refused: { sizes: ContextOverflow; sentEstimate: number } | null): WindowFacts {
-  const state = windowState(events);
+export function windowFacts(state: WindowState, budget: ContextBudget, refused: { sizes: ContextOverflow; sentEstimate: number } | null): WindowFacts {
   const known = smallestOf(budget.contextWindow, state.learnedWindow);
   if (!refused) return { state, window: known, overflow: null };
   const { sizes, sentEstimate } = refused;

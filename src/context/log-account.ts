@@ -1,6 +1,5 @@
 // The build's account for engine.log (and -v): each source's size, the conversation shown, a window move in the report's words, the request against the budget.
 import type { JournalEvent, NewEvent } from "../journal/events.js";
-import { foldIncrementally, type EventFold } from "../journal/fold.js";
 import { describeWindowMove } from "../journal/window-move.js";
 import { replyReserve, type ContextBudget } from "./budget.js";
 import { MESSAGE_OVERHEAD_TOKENS } from "./context-meter.js";
@@ -41,27 +40,24 @@ export function logAccount(log: (line: string) => void, config: ContextConfig, b
   }
 }
 
-/** Characters the conversation's messages hold: all user messages', and each iteration's (its reply, calls and results). */
-interface ConversationTally {
-  user: number;
-  /** By iteration number; iterations that never held a message stay 0. */
-  byIteration: number[];
-  total: number;
-}
-
-const conversationFold: EventFold<ConversationTally> = {
-  initial: () => ({ user: 0, byIteration: [], total: 0 }),
-  step(tally, event) {
+/**
+ * Characters of the conversation from `first` on (user messages, replies and their calls, results), each message with
+ * its overhead: near enough its bytes for the log's estimate when nothing else measures the conversation. `events` are
+ * those a request can still show (journal/shown-journal.ts), so this costs a pass over the window, not the run.
+ */
+export function conversationChars(events: readonly JournalEvent[], first: number): number {
+  let chars = 0;
+  for (const event of events) {
     switch (event.type) {
       case "USER_MESSAGE":
-        tally.user += event.content.length + MESSAGE_OVERHEAD_TOKENS;
-        return tally;
-      case "THOUGHT": {
-        const calls = event.tool_calls.reduce((sum, call) => sum + call.arguments.length, 0);
-        return addToIteration(tally, event.iteration, (event.content?.length ?? 0) + calls + MESSAGE_OVERHEAD_TOKENS);
-      }
+        chars += event.content.length + MESSAGE_OVERHEAD_TOKENS;
+        break;
+      case "THOUGHT":
+        if (event.iteration >= first) chars += (event.content?.length ?? 0) + event.tool_calls.reduce((sum, call) => sum + call.arguments.length, 0) + MESSAGE_OVERHEAD_TOKENS;
+        break;
       case "ACTION_RESULT":
-        return addToIteration(tally, event.iteration, event.observation_content.length + MESSAGE_OVERHEAD_TOKENS);
+        if (event.iteration >= first) chars += event.observation_content.length + MESSAGE_OVERHEAD_TOKENS;
+        break;
       case "ENGINE_START":
       case "LLM_ATTEMPT_FAILED":
       case "ACTION_REQUEST":
@@ -71,37 +67,12 @@ const conversationFold: EventFold<ConversationTally> = {
       case "CONTEXT_WINDOW":
       case "HOOK_RESULT":
       case "ENGINE_END":
-        return tally;
+        break;
       default: {
         const unknown: never = event;
-        throw new Error(`conversation tally: unhandled event ${JSON.stringify(unknown)}`);
+        throw new Error(`conversation characters: unhandled event ${JSON.stringify(unknown)}`);
       }
     }
-  },
-};
-
-function addToIteration(tally: ConversationTally, iteration: number, chars: number): ConversationTally {
-  while (tally.byIteration.length <= iteration) tally.byIteration.push(0);
-  tally.byIteration[iteration]! += chars;
-  tally.total += chars;
-  return tally;
-}
-
-/**
- * Characters of the conversation from `first` on (user messages, replies and their calls, results):
- * near enough its bytes for the log's estimate when nothing else measures the conversation, folded
- * incrementally so a long run's log costs no pass over the journal; a move of the window sums the
- * iterations on the shorter side of `first`.
- */
-export function conversationChars(events: readonly JournalEvent[], first: number): number {
-  const tally = foldIncrementally(conversationFold, events);
-  const { byIteration } = tally;
-  let shown = 0;
-  if (first < byIteration.length - first) {
-    shown = tally.total;
-    for (let iteration = 0; iteration < first; iteration += 1) shown -= byIteration[iteration]!;
-  } else {
-    for (let iteration = Math.max(first, 0); iteration < byIteration.length; iteration += 1) shown += byIteration[iteration]!;
   }
-  return tally.user + shown;
+  return chars;
 }

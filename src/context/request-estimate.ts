@@ -1,5 +1,5 @@
 // Sizes a request without a tokenizer: the provider's count of the previous request plus an estimate of what was added, trusted only far from the limit.
-import { MAX_CALIBRATION, type WindowState } from "./window-rule.js";
+import { MAX_CALIBRATION, type WindowState } from "../journal/window-state.js";
 
 /** With a provider's count to go by, the estimate is trusted up to this share of the room: nearer, the tokenizer counts. */
 const ESTIMATE_SHARE = 0.9;

@@ -15,9 +15,14 @@ interface ParsePosition {
   written?: WrittenLines;
 }
 
-export interface ParsedRange {
+export interface ParsedRange extends VisitedRange {
   /** Events of the range's newline-terminated lines. */
   events: JournalEvent[];
+}
+
+export interface VisitedRange {
+  /** Newline-terminated lines of the range (each one event). */
+  lines: number;
   /** Bytes of the range up to and including its last newline. */
   completeBytes: number;
   /** Where the last newline-terminated line starts (from the range's start), or -1 when the range has none. */
@@ -48,8 +53,6 @@ export function parseRange(fd: number, start: number, end: number, at: ParsePosi
   return { ...visited, events };
 }
 
-type VisitedRange = Omit<ParsedRange, "events">;
-
 /**
  * Hands each event of the newline-terminated lines of [start, end) to `visit` as it is parsed, keeping none: the reader
  * of a journal of any size. A line, or what `visit` makes of it, too long for one string fails naming the file and line.
@@ -65,7 +68,7 @@ export function visitRange(fd: number, start: number, end: number, at: ParsePosi
     count += 1;
     last.line = bytes;
   });
-  const visited = { completeBytes: scan.completeBytes, lastLineStart: scan.lastLineStart, lastLine: last.line === null ? null : Buffer.from(last.line), bytesRead: scan.bytesRead };
+  const visited = { lines: count, completeBytes: scan.completeBytes, lastLineStart: scan.lastLineStart, lastLine: last.line === null ? null : Buffer.from(last.line), bytesRead: scan.bytesRead };
   const tail = scan.tail;
   if (tail.bytes === 0) return { ...visited, unterminated: null, tornBytes: 0 };
   const text = tail.text?.toString("utf8");

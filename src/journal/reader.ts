@@ -1,11 +1,11 @@
-// Reads journal.jsonl into validated events: streamed one at a time, once in full, or incrementally with the cached prefix verified each time.
+// Reads journal.jsonl into validated events, one at a time as each line is parsed: once through, or incrementally with the prefix already read verified each time.
 import { closeSync, fstatSync, type Stats } from "node:fs";
 import { JournalError, errorMessage } from "../errors.js";
 import { openRunFile } from "../safe-open.js";
 import type { JournalEvent } from "./events.js";
 import type { FoldTracker } from "./fold.js";
 import { MAX_LINE_BYTES, readRange } from "./line-scanner.js";
-import { parseLine, parseRange, refuseJsonArray, visitRange, type ParsedRange } from "./parse-lines.js";
+import { parseLine, refuseJsonArray, visitRange, type VisitedRange } from "./parse-lines.js";
 import type { WrittenLines } from "./written-lines.js";
 
 interface ReadOptions {
@@ -13,17 +13,24 @@ interface ReadOptions {
   warn?: (line: string) => void;
   /** Lines a writer in this process appended: met on disk unchanged, they are not parsed again. */
   written?: WrittenLines;
-  /** false: keep no event; each read returns only what it parsed (a follower printing as the journal grows). Default true. */
-  keepEvents?: boolean;
+}
+
+/** Where an incremental read hands the events it parses. */
+export interface JournalSink {
+  /** The file is read from its first line (the first read, or the file is not the one read before): forget every event handed over. */
+  restart(): void;
+  /** The next newline-terminated event, in order. */
+  event(event: JournalEvent): void;
 }
 
 export interface JournalReader {
   /**
-   * Every event now in the file (with `keepEvents: false`, those parsed by this call: the appended ones, or all after the
-   * file was replaced, and a valid unterminated last line again until it is terminated); parses only bytes appended since
-   * the last call when the cache still matches. `quiet`: no warning about a torn last line, which a later read still gives.
+   * Hands `sink` each newline-terminated event appended since the last read, or every one after a restart (when the file
+   * no longer begins with what was read, or `fromStart`), and keeps none; returns the event of a valid last line not yet
+   * terminated, which a later read hands over again once it is. `quiet`: no warning about a torn last line, which a
+   * later read still gives. A read that fails part-way leaves the next one to start over.
    */
-  read(options?: { quiet?: boolean }): JournalEvent[];
+  read(sink: JournalSink, options?: { quiet?: boolean; fromStart?: boolean }): JournalEvent | null;
   /** What the reads so far cost: bytes read from the file, lines parsed and reads that parsed it from its start, all cumulative. */
   cost(): ReadCost;
   /**
@@ -46,14 +53,12 @@ interface VerifiedPrefix {
   ino: number;
   bytes: number;
   lines: number;
-  events: JournalEvent[];
   /** The first line (ENGINE_START) as read: a journal replaced by another run's cannot pass for this one. */
   openingLine: Buffer;
   lastLineStart: number;
   lastLine: Buffer;
 }
 
-/** Reads the whole journal at `path`. */
 /**
  * Hands every event now in the journal at `path` to `visit`, in order, and keeps none (a torn last line is left out with
  * a warning, as a whole read leaves it): a reader that folds or prints as it goes needs a line's memory, not a journal's.
@@ -101,32 +106,28 @@ export function createJournalReader(path: string, options: ReadOptions = {}): Jo
     return bytes;
   };
 
-  function read({ quiet = false }: { quiet?: boolean } = {}): JournalEvent[] {
+  function read(sink: JournalSink, { quiet = false, fromStart = false }: { quiet?: boolean; fromStart?: boolean } = {}): JournalEvent | null {
     const fd = openJournalForRead(path);
     try {
       const stats = fstatSync(fd);
-      const from = prefix && prefixStillMatches(fd, stats, prefix, readCounted) ? prefix : null;
+      const from = !fromStart && prefix && prefixStillMatches(fd, stats, prefix, readCounted) ? prefix : null;
       const base = from?.bytes ?? 0;
       if (!from) {
         refuseJsonArray(path, readCounted(fd, 0, 64));
         spent.fullParses += 1;
+        sink.restart();
       }
-      const parsed = parseRange(fd, base, stats.size, {
-        path,
-        firstLine: (from?.lines ?? 0) + 1,
-        nextSeq: (from?.lines ?? 0) + 1,
-        written: options.written,
-      });
-      spent.bytesRead += parsed.bytesRead;
-      spent.linesParsed += parsed.events.length + (parsed.unterminated ? 1 : 0);
-      if (parsed.tornBytes > 0 && !quiet && warnedTornAt !== base + parsed.completeBytes) {
-        warnedTornAt = base + parsed.completeBytes;
-        options.warn?.(tornWarning(path, parsed.tornBytes));
+      // Until this read ends well, the events handed over are not a prefix the next read can build on.
+      prefix = null;
+      const visited = visitRange(fd, base, stats.size, { path, firstLine: (from?.lines ?? 0) + 1, nextSeq: (from?.lines ?? 0) + 1, written: options.written }, (event) => sink.event(event));
+      spent.bytesRead += visited.bytesRead;
+      spent.linesParsed += visited.lines + (visited.unterminated ? 1 : 0);
+      if (visited.tornBytes > 0 && !quiet && warnedTornAt !== base + visited.completeBytes) {
+        warnedTornAt = base + visited.completeBytes;
+        options.warn?.(tornWarning(path, visited.tornBytes));
       }
-      prefix = extendPrefix(fd, stats, from, parsed, options.keepEvents ?? true);
-      const events = options.keepEvents === false ? parsed.events : prefix ? [...prefix.events] : [];
-      if (parsed.unterminated) events.push(parsed.unterminated);
-      return events;
+      prefix = extendPrefix(fd, stats, from, visited);
+      return visited.unterminated;
     } finally {
       closeSync(fd);
     }
@@ -158,19 +159,18 @@ function prefixStillMatches(fd: number, stats: Stats, prefix: VerifiedPrefix, re
   return read(fd, 0, prefix.openingLine.length).equals(prefix.openingLine);
 }
 
-function extendPrefix(fd: number, stats: Stats, from: VerifiedPrefix | null, parsed: ParsedRange, keepEvents: boolean): VerifiedPrefix | null {
-  if (parsed.events.length === 0 || parsed.lastLine === null) return from ?? emptyPrefix(stats);
+function extendPrefix(fd: number, stats: Stats, from: VerifiedPrefix | null, visited: VisitedRange): VerifiedPrefix | null {
+  if (visited.lines === 0 || visited.lastLine === null) return from ?? emptyPrefix(stats);
   const base = from?.bytes ?? 0;
-  const lines = (from?.lines ?? 0) + parsed.events.length;
+  const lines = (from?.lines ?? 0) + visited.lines;
   return {
     dev: stats.dev,
     ino: stats.ino,
-    bytes: base + parsed.completeBytes,
+    bytes: base + visited.completeBytes,
     lines,
-    events: keepEvents ? appendInPlace(from?.events ?? [], parsed.events) : [],
-    openingLine: from && from.bytes > 0 ? from.openingLine : lines === 1 ? Buffer.concat([parsed.lastLine, NEWLINE]) : firstLineOf(fd)!,
-    lastLineStart: base + parsed.lastLineStart,
-    lastLine: Buffer.concat([parsed.lastLine, NEWLINE]),
+    openingLine: from && from.bytes > 0 ? from.openingLine : lines === 1 ? Buffer.concat([visited.lastLine, NEWLINE]) : firstLineOf(fd)!,
+    lastLineStart: base + visited.lastLineStart,
+    lastLine: Buffer.concat([visited.lastLine, NEWLINE]),
   };
 }
 
@@ -186,12 +186,6 @@ function firstLineOf(fd: number): Buffer | null {
   }
 }
 
-/** The cache owns its array, so growing it in place keeps each read O(new events). */
-function appendInPlace(target: JournalEvent[], added: JournalEvent[]): JournalEvent[] {
-  for (const event of added) target.push(event);
-  return target;
-}
-
 function emptyPrefix(stats: Stats): VerifiedPrefix {
-  return { dev: stats.dev, ino: stats.ino, bytes: 0, lines: 0, events: [], openingLine: Buffer.alloc(0), lastLineStart: 0, lastLine: Buffer.alloc(0) };
+  return { dev: stats.dev, ino: stats.ino, bytes: 0, lines: 0, openingLine: Buffer.alloc(0), lastLineStart: 0, lastLine: Buffer.alloc(0) };
 }

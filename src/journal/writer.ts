@@ -32,7 +32,7 @@ interface OpenOptions {
   /** Strings that must never reach the file (the API key): an event holding one is written with [REDACTED] in its place. Required: only secrets.ts makes the type. */
   secrets: RunSecrets;
   /** A reader of this journal in this process: the prefix it verified is not parsed again to find the tail. */
-  reader?: JournalReader;
+  reader?: Pick<JournalReader, "verifiedPrefixOf">;
   /** Told every line this writer appends, for a reader of the same journal (see written-lines.ts). */
   written?: WrittenLines;
   /** Why this process no longer owns the run, or null while it does; asked before every write (see store/lease/take-run.ts). */

@@ -6,6 +6,7 @@ import type { HookOutcome } from "../hooks/run-hook.js";
 import type { HookName } from "../hooks/schema.js";
 import type { JournalEvent, NewEvent } from "../journal/events.js";
 import type { RunState } from "../journal/run-state.js";
+import type { ShownJournal } from "../journal/shown-journal.js";
 import type { LlmConfig } from "../llm/settings-schema.js";
 import type { Provider } from "../llm/types.js";
 import type { Invocation, IoRecord } from "../store/io-log.js";
@@ -53,8 +54,8 @@ export interface LoopJournal {
   append(event: NewEvent): JournalEvent;
   /** Makes what was appended durable before anything depends on it (a tool run, a question shown). */
   sync(): void;
-  /** The journal as it is now. */
-  readEvents(): JournalEvent[];
+  /** The journal as it is now, as a request can show it: the events from the context window on, and the window state of all of it. */
+  read(): ShownJournal;
   /** The run's state after the journal as it is now. */
   runState(): RunState;
 }
@@ -69,7 +70,7 @@ interface LoopRecords {
 
 /** Builds the messages of one request from the journal; the run's sources (files, generators) and budget are the port's. */
 interface LoopContext {
-  build(events: JournalEvent[], iteration: number, overflow?: ContextEnv["overflow"]): Promise<BuiltContext>;
+  build(journal: ShownJournal, iteration: number, overflow?: ContextEnv["overflow"]): Promise<BuiltContext>;
 }
 
 /** An exec tool's argv as the run runs it: in its box, through the process runner, noted in the owner record, with the run's TRACEPARENT. */

@@ -2,6 +2,7 @@
 import { replyEnding } from "../conversation.js";
 import { DeltaError, MAX_ITERATIONS, MODEL_PAUSED, MODEL_REFUSED, MODEL_TRUNCATED, OUTPUT_INVALID } from "../errors.js";
 import type { EventOf, JournalEvent } from "../journal/events.js";
+import type { ShownJournal } from "../journal/shown-journal.js";
 import { act } from "./act.js";
 import { recordAnswerResult } from "./ask-human.js";
 import { answersReask, checkFinalAnswer, reaskMessage, unansweredFinalAnswer } from "./final-answer.js";
@@ -24,8 +25,8 @@ export async function runLoop(ports: LoopPorts, maxIterations: number): Promise<
     for (let done = 0; done < maxIterations; done += 1) {
       if (ports.signal.aborted) return interrupted();
       // One read per iteration: the events that number it are the ones its context is built from.
-      const events = ports.journal.readEvents();
-      const end = await iterate(ports, ports.journal.runState().iterations + 1, events);
+      const journal = ports.journal.read();
+      const end = await iterate(ports, ports.journal.runState().iterations + 1, journal);
       if (end) return end;
     }
     return {
@@ -39,14 +40,14 @@ export async function runLoop(ports: LoopPorts, maxIterations: number): Promise<
   }
 }
 
-async function iterate(ports: LoopPorts, iteration: number, events: JournalEvent[]): Promise<LoopEnd | null> {
+async function iterate(ports: LoopPorts, iteration: number, journal: ShownJournal): Promise<LoopEnd | null> {
   await ports.hook("on_iteration_start", iteration, { iteration });
-  const thought = await think(ports, iteration, events);
+  const thought = await think(ports, iteration, journal);
   if (ports.signal.aborted) return interrupted();
   if (thought.tool_calls.length === 0) {
     // The final iteration is an iteration too: it ends before the run does.
     await ports.hook("on_iteration_end", iteration, { iteration });
-    return unfinishedReply(ports, thought) ?? finalAnswer(ports, thought, events);
+    return unfinishedReply(ports, thought) ?? finalAnswer(ports, thought, journal.events);
   }
   for (const call of thought.tool_calls) {
     const outcome = await act(ports, call, iteration);
@@ -124,7 +125,7 @@ function finalAnswer(ports: LoopPorts, thought: EventOf<"THOUGHT">, events: read
 function reaskLeftAnswer(ports: LoopPorts): void {
   const output = ports.settings.output;
   if (output === undefined) return;
-  const answer = unansweredFinalAnswer(ports.journal.readEvents());
+  const answer = unansweredFinalAnswer(ports.journal.read().events);
   if (answer === null || replyEnding(answer.finish_reason) !== "finished") return;
   const check = checkFinalAnswer(answer.content, output);
   if (check.valid) return;

@@ -1,21 +1,22 @@
 // THINK: rebuild the context from the journal, ask the model, record its reply as a THOUGHT.
 import { countRequest, type BuiltContext, type ContextEnv } from "../context/build.js";
-import { BYTES_ESTIMATE } from "../context/window-rule.js";
+import { BYTES_ESTIMATE } from "../journal/window-state.js";
 import { ContextOverflowError, HookBlockedError } from "../errors.js";
 import { validateLlmRequestReplacement, validatePostResponseAnnotation } from "../hooks/run-hook.js";
-import type { EventOf, JournalEvent } from "../journal/events.js";
+import type { EventOf } from "../journal/events.js";
+import type { ShownJournal } from "../journal/shown-journal.js";
 import type { LlmReply, LlmRequest } from "../conversation.js";
 import { samplingParams } from "../llm/settings-schema.js";
 import type { LoopPorts } from "./ports.js";
 import { failedAttemptEvent } from "./failed-attempt.js";
 
 /**
- * `events`: the journal as read at the start of this iteration. A request the server refuses as
+ * `journal`: the journal as read at the start of this iteration. A request the server refuses as
  * too long is built once more from a smaller window (the move journaled as CONTEXT_WINDOW) and
  * sent again; a second refusal ends the run with CONTEXT_OVERFLOW.
  */
-export async function think(ports: LoopPorts, iteration: number, events: JournalEvent[]): Promise<EventOf<"THOUGHT">> {
-  let built = await prepare(ports, iteration, events);
+export async function think(ports: LoopPorts, iteration: number, journal: ShownJournal): Promise<EventOf<"THOUGHT">> {
+  let built = await prepare(ports, iteration, journal);
   let attempt: Answered;
   try {
     attempt = await ask(ports, iteration, built);
@@ -25,7 +26,7 @@ export async function think(ports: LoopPorts, iteration: number, events: Journal
     const sent = built.estimatedTokens !== null && built.estimatedBy !== BYTES_ESTIMATE ? built.estimatedTokens : await countRequest(ports.settings.budget.model, built.messages, ports.tools.advertised);
     ports.log.progress(`[${iteration}] the model's server refused the request as too long; retrying once with fewer iterations in the context`);
     ports.log.log(`context overflow at iteration ${iteration}: ${err.message}`);
-    built = await prepare(ports, iteration, ports.journal.readEvents(), { sizes: err.sizes, sentEstimate: sent }).catch((smaller: unknown) => {
+    built = await prepare(ports, iteration, ports.journal.read(), { sizes: err.sizes, sentEstimate: sent }).catch((smaller: unknown) => {
       // Nothing left to drop: the server's words first, then why no smaller request exists.
       throw smaller instanceof ContextOverflowError ? new ContextOverflowError(`${err.message} ${smaller.message}`, err.sizes) : smaller;
     });
@@ -77,8 +78,8 @@ interface Answered {
 }
 
 /** The context for this iteration, its window move journaled before anything is sent. */
-async function prepare(ports: LoopPorts, iteration: number, events: JournalEvent[], overflow?: ContextEnv["overflow"]): Promise<BuiltContext> {
-  const built = await ports.context.build(events, iteration, overflow);
+async function prepare(ports: LoopPorts, iteration: number, journal: ShownJournal, overflow?: ContextEnv["overflow"]): Promise<BuiltContext> {
+  const built = await ports.context.build(journal, iteration, overflow);
   if (built.windowEvent) ports.journal.append(built.windowEvent);
   return built;
 }

@@ -25,7 +25,14 @@ type FollowEnd = "ended" | "engine-gone" | "aborted";
  */
 export async function* followJournal(paths: RunPaths, options: FollowOptions = {}): AsyncGenerator<JournalEvent[], FollowEnd> {
   // Keeps no event: each read parses what was appended, so following a run costs a line's memory, not the journal's.
-  const reader = createJournalReader(paths.journal, { keepEvents: false });
+  const reader = createJournalReader(paths.journal);
+  const eventsAfter = (seq: number): JournalEvent[] => {
+    const fresh: JournalEvent[] = [];
+    // A file read from its start again (replaced) hands over what was printed: the seq says what is new.
+    const unterminated = reader.read({ restart: () => {}, event: (event) => void (event.seq > seq && fresh.push(event)) });
+    if (unterminated && unterminated.seq > seq) fresh.push(unterminated);
+    return fresh;
+  };
   const pollMs = options.pollMs ?? 100;
   const heartbeat = watchHeartbeat();
   let printedSeq = 0;
@@ -36,7 +43,7 @@ export async function* followJournal(paths: RunPaths, options: FollowOptions = {
     if (options.signal?.aborted) return "aborted";
     const after = carried.at(-1)?.seq ?? printedSeq;
     // A valid last line not yet terminated is read again until it is: each event is yielded once, by its seq.
-    const fresh = [...carried, ...reader.read().filter((event) => event.seq > after)];
+    const fresh = [...carried, ...eventsAfter(after)];
     carried = [];
     if (fresh.length > 0) {
       printedSeq = fresh.at(-1)!.seq;
@@ -46,7 +53,7 @@ export async function* followJournal(paths: RunPaths, options: FollowOptions = {
     if (lastType === "ENGINE_END") return "ended";
     if (fresh.length === 0 && holderGone(paths, heartbeat)) {
       // The engine may have appended its last events just before it exited: read once more.
-      carried = reader.read().filter((event) => event.seq > printedSeq);
+      carried = eventsAfter(printedSeq);
       if (carried.length === 0) return "engine-gone";
     }
     try {

@@ -89,7 +89,7 @@ export function loadRunAccount(workDir: string, runId: string, paths: RunPaths, 
 export function accountOf(workDir: string, runId: string, paths: RunPaths, events: readonly JournalEvent[], metadata: RunMetadata | null): RunAccount {
   const tracker = createFoldTracker();
   const account = trackRunAccount(tracker);
-  tracker.advance(events);
+  for (const event of events) tracker.see(event);
   return account({ workDir, runId, paths, metadata });
 }
 

@@ -2,19 +2,23 @@
 //
 // Opened once per process and passed down. Reading needs nothing; writing needs the run's secrets
 // (RunSecrets, made only by secrets.ts), so nothing can write a run's files unredacted. The reader,
-// the writer and the run-state fold share what they learn: a journal is parsed once per process,
-// its later reads parse only what was appended (and not even that when this process wrote it).
+// the writer and the folds share what they learn: a journal is parsed once per process, its later
+// reads parse only what was appended (and not even that when this process wrote it). Each event is
+// folded as it is parsed and kept only while a request can still show it (journal/shown-journal.ts),
+// so a journal of any size costs what its window holds.
 import { getHeapSpaceStatistics } from "node:v8";
 import { humanBytes } from "../byte-size.js";
 import type { JournalEvent } from "../journal/events.js";
 import { createFoldTracker } from "../journal/fold.js";
 import { landmarksFold, type Landmarks } from "../journal/landmarks.js";
-import { createJournalReader, readFirstEvent, type JournalReader, type ReadCost } from "../journal/reader.js";
+import { createJournalReader, readFirstEvent, type JournalReader, type JournalSink, type ReadCost } from "../journal/reader.js";
+import { createShownEvents, type ShownJournal } from "../journal/shown-journal.js";
 import { trackRunState, type RunState } from "../journal/run-state.js";
 import { openJournal, type JournalWriter } from "../journal/writer.js";
 import { createWrittenLines } from "../journal/written-lines.js";
 import type { RunSecrets } from "../secrets.js";
 import { createEngineLogger, createInvocationLog, writeHookRecord, writeToolExecution, type EngineLogger, type InvocationLog, type IoRecord, type RequestRecords } from "./io-log.js";
+import { windowFold } from "../journal/window-state.js";
 import { writeMetadata, type RunMetadata } from "./run-metadata.js";
 import type { RunPaths } from "./run-dir.js";
 
@@ -23,11 +27,11 @@ export interface RunFiles {
   readonly paths: RunPaths;
   /** The journal's first event (ENGINE_START), from the events already read or else from its first line alone. */
   firstEvent(): JournalEvent | null;
-  /** Every event now in the journal; parses only what was appended since the last read. `quiet`: no warning about a torn last line (a read before the run is taken). */
-  events(options?: { quiet?: boolean }): JournalEvent[];
+  /** The journal as the next request can show it, with the window state of all of it; parses only what was appended since the last read. */
+  shown(): ShownJournal;
   /** The run's state after the journal as it is now (read as `events` reads it). */
   state(): RunState;
-  /** Its first and last events, each ENGINE_START, the last ENGINE_END…, folded on the same read as `state`. `quiet` as for `events`. */
+  /** Its first and last events, each ENGINE_START, the last ENGINE_END…, folded on the same read as `state`. `quiet`: no warning about a torn last line (a read before the run is taken). */
   landmarks(options?: { quiet?: boolean }): Landmarks;
   /** What reading the journal has cost this process so far: a `continue` parses it fully once. */
   readCost(): ReadCost;
@@ -69,29 +73,46 @@ export function openRunFiles(paths: RunPaths, options: { warn: (line: string) =>
   const tracker = createFoldTracker();
   const runState = trackRunState(tracker);
   const marks = tracker.register(landmarksFold);
+  const window = tracker.register(windowFold);
+  const kept = createShownEvents();
   let reader: JournalReader | null = null;
   let writable: Promise<WritableRunFiles> | null = null;
+  // A valid last line not yet terminated was folded: the next read starts over rather than fold it twice once it is.
+  let foldedUnterminated = false;
+  const sink: JournalSink = {
+    restart: () => {
+      tracker.reset();
+      kept.clear();
+    },
+    event: (event) => {
+      tracker.see(event);
+      kept.add(event, window().first);
+    },
+  };
 
-  const events = (read: { quiet?: boolean } = {}): JournalEvent[] => {
+  const read = (how: { quiet?: boolean } = {}): void => {
     // Made on first read: a new run's journal is written in its staged directory, and read only once it is published.
     reader ??= createJournalReader(current.journal, { written, warn: options.warn });
-    const all = reader.read(read);
-    tracker.advance(all);
-    return all;
+    const unterminated = reader.read(sink, { quiet: how.quiet, fromStart: foldedUnterminated });
+    foldedUnterminated = unterminated !== null;
+    if (unterminated) sink.event(unterminated);
   };
 
   const files: RunFiles = {
     get paths() {
       return current;
     },
-    firstEvent: () => (reader === null ? readFirstEvent(current.journal) : (events()[0] ?? null)),
-    events,
+    firstEvent: () => (reader === null ? readFirstEvent(current.journal) : marks().first),
+    shown: () => {
+      read();
+      return { events: kept.events(), window: window() };
+    },
     state: () => {
-      events();
+      read();
       return runState();
     },
-    landmarks: (read = {}) => {
-      events(read);
+    landmarks: (how = {}) => {
+      read(how);
       return marks();
     },
     readCost: () => reader?.cost() ?? { bytesRead: 0, linesParsed: 0, fullParses: 0 },
@@ -109,7 +130,7 @@ export function openRunFiles(paths: RunPaths, options: { warn: (line: string) =>
         return current;
       },
       firstEvent: files.firstEvent,
-      events,
+      shown: files.shown,
       state: files.state,
       landmarks: files.landmarks,
       readCost: files.readCost,

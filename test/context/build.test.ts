@@ -7,6 +7,7 @@ import { ContextConfigSchema } from "../../src/context/schema.js";
 import { ConfigError, ContextOverflowError, EngineError } from "../../src/errors.js";
 import { contextBudget } from "../../src/context/budget.js";
 import type { JournalEvent } from "../../src/journal/events.js";
+import { shownJournalOf } from "../support/journal-read.js";
 
 let root: string;
 let agentHome: string;
@@ -24,9 +25,9 @@ afterEach(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-function env(overrides: Partial<ContextEnv> = {}): ContextEnv {
+function env({ events = [], ...overrides }: Partial<Omit<ContextEnv, "journal">> & { events?: JournalEvent[] } = {}): ContextEnv {
   const runDir = join(cwd, ".delta", "run-1");
-  return { agentHome, cwd, runId: "run-1", runDir, journalPath: join(runDir, "journal.jsonl"), events: [], ...overrides };
+  return { agentHome, cwd, runId: "run-1", runDir, journalPath: join(runDir, "journal.jsonl"), journal: shownJournalOf(events), ...overrides };
 }
 
 /** The messages a build makes. */

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { fitContext, type Fit, type FitInput, type Measure, type PartSize } from "../../src/context/fit.js";
 import type { JournalEntry, JournalSegment } from "../../src/context/journal-messages.js";
-import type { WindowState } from "../../src/context/window-rule.js";
+import type { WindowState } from "../../src/journal/window-state.js";
 import { ContextOverflowError } from "../../src/errors.js";
 
 const STATE: WindowState = { first: 1, learnedWindow: null, calibration: 1, lastEstimate: null };

@@ -1,6 +1,6 @@
 // A journal of 250,000 events is read, folded and turned into the model's context: nothing on that path recurses per event.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { deriveRunState, readJournal } from "../support/journal-read.js";
+import { deriveRunState, readJournal, shownJournalOf } from "../support/journal-read.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -32,7 +32,7 @@ it("reads, folds and builds the whole conversation of a 250,000-event journal", 
   const events = readJournal(path);
   expect(events).toHaveLength(EVENTS);
   expect(deriveRunState(events)).toMatchObject({ status: "RUNNING", iterations: (EVENTS - 2) / 2, pending: [] });
-  const env = { agentHome: dir, cwd: dir, runId: "r", runDir: dir, journalPath: path, events };
+  const env = { agentHome: dir, cwd: dir, runId: "r", runDir: dir, journalPath: path, journal: shownJournalOf(events) };
   const { messages } = await buildContext(ContextConfigSchema.parse({ sources: [{ type: "journal" }] }), env);
   // The task, then per iteration the assistant's call and its tool result.
   expect(messages).toHaveLength(1 + (EVENTS - 2));

@@ -8,6 +8,7 @@ import { contextBudget } from "../../src/context/budget.js";
 import { ContextConfigSchema } from "../../src/context/schema.js";
 import type { FunctionTool } from "../../src/conversation.js";
 import type { JournalEvent } from "../../src/journal/events.js";
+import { shownJournalOf } from "../support/journal-read.js";
 
 // Every text the model's tokenizer is asked to count.
 const counted = vi.hoisted(() => [] as string[]);
@@ -65,7 +66,7 @@ it("counts each source's message, the tools and each journal message once in a b
     runId: "run-1",
     runDir: root,
     journalPath: join(root, "journal.jsonl"),
-    events: journal(30),
+    journal: shownJournalOf(journal(30)),
     budget: contextBudget({ model: "gpt-4o", context_window: 4_000, max_tokens: 200 }, config),
     tools,
     log: (line) => lines.push(line),

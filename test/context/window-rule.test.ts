@@ -1,6 +1,8 @@
 // The windowing rule as a pure function of events and budget: blocks, jumps to half, journaled moves, calibration.
 import { describe, expect, it } from "vitest";
-import { applyLimits, windowEvent, windowJournal, windowState, type JournalBudget, type WindowState } from "../../src/context/window-rule.js";
+import { applyLimits, windowEvent, windowJournal, type JournalBudget } from "../../src/context/window-rule.js";
+import type { WindowState } from "../../src/journal/window-state.js";
+import { shownJournalOf } from "../support/journal-read.js";
 import { journalSegments, type JournalEntry } from "../../src/context/journal-messages.js";
 import type { ChatMessage } from "../../src/conversation.js";
 import type { JournalEvent, NewEvent, Usage } from "../../src/journal/events.js";
@@ -26,6 +28,9 @@ class Journal {
 }
 
 /** One token per character of content: sizes the tests can reason about. */
+/** The window state the journal's events fold to (the run files fold it as they read). */
+const windowState = (events: readonly JournalEvent[]): WindowState => shownJournalOf(events).window;
+
 const chars = (entry: JournalEntry): number => entry.message.content?.length ?? 0;
 
 /** The window of a whole journal, as a build takes it: its segments from the window state's first iteration on. */
@@ -200,23 +205,5 @@ describe("windowState", () => {
     const journal = new Journal();
     journal.add({ type: "CONTEXT_WINDOW", iteration: 4, reason: "overflow", first_iteration: 3, dropped_from: 1, dropped_to: 2, limit: 100, overflow: { window_tokens: 3_000, sent_estimate: 4_000, server_requested_tokens: 1_250_025 } });
     expect(windowState(journal.events).calibration).toBe(1);
-  });
-});
-
-describe("windowState, folded as the journal grows", () => {
-  it("gives what a fresh read of the same events gives, after every append", () => {
-    const journal = new Journal();
-    journal.user("task");
-    const fresh = (events: JournalEvent[]) => windowState(events.map((event) => ({ ...event })));
-    for (let n = 1; n <= 12; n += 1) {
-      journal.iteration(n, 10, { input_tokens: 100 + n * 10, output_tokens: 1 }, 100);
-      if (n % 4 === 0) journal.add({ type: "CONTEXT_WINDOW", iteration: n + 1, reason: "overflow", first_iteration: n, dropped_from: 1, dropped_to: n - 1, limit: 10, overflow: { window_tokens: 1_000 * n, sent_estimate: 100, server_requested_tokens: 150 } });
-      expect(windowState(journal.events)).toEqual(fresh(journal.events));
-    }
-    expect(windowState(journal.events)).toEqual({ first: 12, learnedWindow: 12_000, calibration: 1.5, lastEstimate: null });
-    // A journal that is not the one folded before (an event replaced) is folded anew.
-    const changed = [...journal.events];
-    changed[changed.length - 1] = { ...changed.at(-1)!, first_iteration: 11 } as JournalEvent;
-    expect(windowState(changed).first).toBe(11);
   });
 });

@@ -1,8 +1,9 @@
 import { appendFileSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
-import { readJournal } from "../support/journal-read.js";
+import { holdingReader, readJournal } from "../support/journal-read.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { JournalEvent } from "../../src/journal/events.js";
 import { createJournalReader } from "../../src/journal/reader.js";
 import { openJournal } from "../../src/journal/writer.js";
 import { runSecrets } from "../../src/secrets.js";
@@ -23,7 +24,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 describe("createJournalReader", () => {
   it("returns every event, including those appended since the previous read", async () => {
     const writer = await openJournal(path, { secrets: runSecrets([]) });
-    const reader = createJournalReader(path);
+    const reader = holdingReader(path);
     expect(reader.read()).toEqual([]);
     writer.append({ type: "USER_MESSAGE", content: "a" });
     expect(contents(reader.read())).toEqual(["a"]);
@@ -37,7 +38,7 @@ describe("createJournalReader", () => {
 
   it("parses only appended bytes while the cached prefix's first and last lines are unchanged", () => {
     writeFileSync(path, line(1) + line(2, "aa") + line(3));
-    const reader = createJournalReader(path);
+    const reader = holdingReader(path);
     reader.read();
     // A same-length edit in the middle is invisible to the cheap checks: seeing "aa" proves the prefix was not re-parsed.
     writeFileSync(path, line(1) + line(2, "zz") + line(3) + line(4));
@@ -46,7 +47,7 @@ describe("createJournalReader", () => {
 
   it("numbers lines of later chunks from the start of the file in errors", () => {
     writeFileSync(path, line(1) + line(2));
-    const reader = createJournalReader(path);
+    const reader = holdingReader(path);
     reader.read();
     appendFileSync(path, "{broken\n");
     expect(() => reader.read()).toThrow(`${path} line 3`);
@@ -54,7 +55,7 @@ describe("createJournalReader", () => {
 
   it("detects a truncated file and re-reads it in full", () => {
     writeFileSync(path, line(1) + line(2) + line(3));
-    const reader = createJournalReader(path);
+    const reader = holdingReader(path);
     reader.read();
     truncateSync(path, line(1).length);
     expect(contents(reader.read())).toEqual(["m1"]);
@@ -62,7 +63,7 @@ describe("createJournalReader", () => {
 
   it("detects a rewrite of the last cached line even when the file grew", () => {
     writeFileSync(path, line(1) + line(2, "old"));
-    const reader = createJournalReader(path);
+    const reader = holdingReader(path);
     reader.read();
     writeFileSync(path, line(1) + line(2, "new") + line(3));
     expect(contents(reader.read())).toEqual(["m1", "new", "m3"]);
@@ -70,7 +71,7 @@ describe("createJournalReader", () => {
 
   it("detects a rewrite of the first line of the same length", () => {
     writeFileSync(path, line(1, "aa") + line(2));
-    const reader = createJournalReader(path);
+    const reader = holdingReader(path);
     reader.read();
     writeFileSync(path, line(1, "bb") + line(2) + line(3));
     expect(contents(reader.read())).toEqual(["bb", "m2", "m3"]);
@@ -78,7 +79,7 @@ describe("createJournalReader", () => {
 
   it("detects a file replaced by another one", () => {
     writeFileSync(path, line(1) + line(2));
-    const reader = createJournalReader(path);
+    const reader = holdingReader(path);
     reader.read();
     const replacement = join(dir, "other.jsonl");
     writeFileSync(replacement, line(1, "x") + line(2) + line(3));
@@ -89,7 +90,7 @@ describe("createJournalReader", () => {
   it("does not cache an unterminated last event, so completing it does not duplicate it", () => {
     const third = line(3);
     writeFileSync(path, line(1) + line(2) + third.slice(0, -1));
-    const reader = createJournalReader(path);
+    const reader = holdingReader(path);
     expect(contents(reader.read())).toEqual(["m1", "m2", "m3"]);
     appendFileSync(path, `\n${line(4)}`);
     expect(contents(reader.read())).toEqual(["m1", "m2", "m3", "m4"]);
@@ -98,7 +99,7 @@ describe("createJournalReader", () => {
   it("warns about the same torn tail once and picks up the line that replaces it", () => {
     writeFileSync(path, `${line(1)}{"seq":2`);
     const warnings: string[] = [];
-    const reader = createJournalReader(path, { warn: (text) => warnings.push(text) });
+    const reader = holdingReader(path, { warn: (text) => warnings.push(text) });
     expect(contents(reader.read())).toEqual(["m1"]);
     expect(contents(reader.read())).toEqual(["m1"]);
     expect(warnings).toHaveLength(1);
@@ -107,11 +108,35 @@ describe("createJournalReader", () => {
     expect(contents(reader.read())).toEqual(["m1", "m2"]);
   });
 
-  it("returns arrays the caller may change without corrupting later reads", () => {
+  it("hands its sink only what was appended, restarts it when the file is not the one read before, and keeps no event", () => {
+    writeFileSync(path, line(1) + line(2));
+    const reader = createJournalReader(path);
+    const handed: string[] = [];
+    const sink = { restart: () => handed.push("restart"), event: (event: JournalEvent) => handed.push(String(event.seq)) };
+    reader.read(sink);
+    appendFileSync(path, line(3));
+    reader.read(sink);
+    reader.read(sink);
+    expect(handed).toEqual(["restart", "1", "2", "3"]);
+    writeFileSync(`${path}.new`, line(1, "other") + line(2));
+    renameSync(`${path}.new`, path);
+    reader.read(sink);
+    expect(handed.slice(4)).toEqual(["restart", "1", "2"]);
+    reader.read(sink, { fromStart: true });
+    expect(handed.slice(7)).toEqual(["restart", "1", "2"]);
+  });
+
+  it("starts over after a read that failed part-way: the events it handed over are not a prefix to build on", () => {
     writeFileSync(path, line(1));
     const reader = createJournalReader(path);
-    reader.read().pop();
-    expect(contents(reader.read())).toEqual(["m1"]);
+    const handed: string[] = [];
+    const sink = { restart: () => handed.push("restart"), event: (event: JournalEvent) => handed.push(String(event.seq)) };
+    reader.read(sink);
+    appendFileSync(path, line(2) + "not json\n");
+    expect(() => reader.read(sink)).toThrow(`${path} line 3`);
+    truncateSync(path, Buffer.byteLength(line(1) + line(2)));
+    reader.read(sink);
+    expect(handed).toEqual(["restart", "1", "2", "restart", "1", "2"]);
   });
 });
 
@@ -127,7 +152,7 @@ describe("read cost over a long run (why iteration 1000 costs what iteration 10 
 
   it("reads only the new bytes plus the first and last cached lines, as much at event 1000 as at event 10", async () => {
     const writer = await openJournal(path, { secrets: runSecrets([]) });
-    const reader = createJournalReader(path);
+    const reader = holdingReader(path);
     writer.append({ type: "USER_MESSAGE", content: "start" });
     reader.read();
     const costOfOneRead = (iteration: number) => {
@@ -155,7 +180,7 @@ describe("read cost over a long run (why iteration 1000 costs what iteration 10 
 
   it("parses each line exactly once when reads follow appends as in the engine loop", async () => {
     const writer = await openJournal(path, { secrets: runSecrets([]) });
-    const reader = createJournalReader(path);
+    const reader = holdingReader(path);
     writer.append({ type: "USER_MESSAGE", content: "start" });
     for (let iteration = 1; iteration <= 500; iteration += 1) {
       reader.read(); // deriving the next iteration number

@@ -1,11 +1,10 @@
 import { appendFileSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
-import { readJournal } from "../support/journal-read.js";
+import { holdingReader, readJournal } from "../support/journal-read.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EngineError, JournalError, OwnershipLostError } from "../../src/errors.js";
 import type { NewEvent } from "../../src/journal/events.js";
-import { createJournalReader } from "../../src/journal/reader.js";
 import { openJournal } from "../../src/journal/writer.js";
 import { runSecrets } from "../../src/secrets.js";
 
@@ -181,7 +180,7 @@ describe("openJournal after a reader of the same journal", () => {
 
   it("starts after the prefix the reader verified: the next seq follows the lines appended since, and a torn tail is cut", async () => {
     writeFileSync(path, line(1, "a") + line(2, "b"));
-    const reader = createJournalReader(path);
+    const reader = holdingReader(path);
     expect(reader.read()).toHaveLength(2);
     appendFileSync(path, `${line(3, "c")}{"seq":4,"ti`);
     const warnings: string[] = [];
@@ -194,7 +193,7 @@ describe("openJournal after a reader of the same journal", () => {
 
   it("validates the whole file again when it is no longer the one the reader verified", async () => {
     writeFileSync(path, line(1, "a") + line(2, "b"));
-    const reader = createJournalReader(path);
+    const reader = holdingReader(path);
     expect(reader.read()).toHaveLength(2);
     writeFileSync(join(dir, "other.jsonl"), line(1, "x") + line(3, "gap"));
     renameSync(join(dir, "other.jsonl"), path);

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createJournalReader } from "../../src/journal/reader.js";
+import { holdingReader } from "../support/journal-read.js";
 import { openJournal } from "../../src/journal/writer.js";
 import { createWrittenLines } from "../../src/journal/written-lines.js";
 import { runSecrets } from "../../src/secrets.js";
@@ -19,7 +19,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 async function writerAndReader() {
   const written = createWrittenLines();
   const writer = await openJournal(path, { secrets: runSecrets([]), written });
-  return { writer, reader: createJournalReader(path, { written }) };
+  return { writer, reader: holdingReader(path, { written }) };
 }
 
 describe("written lines", () => {

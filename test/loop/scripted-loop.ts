@@ -16,6 +16,8 @@ import { runLoop, type LoopEnd } from "../../src/loop/run-loop.js";
 import { toolCatalogue } from "../../src/loop/tool-catalogue.js";
 import { expandTool } from "../../src/tools/expand.js";
 import type { InvokeResult } from "../../src/tools/invoke.js";
+import { createShownEvents } from "../../src/journal/shown-journal.js";
+import { windowFold } from "../../src/journal/window-state.js";
 
 /** One model turn: a reply, or an error the call throws. */
 export type Turn = LlmReply | Error;
@@ -59,6 +61,9 @@ export function scriptedRun(options: Options): ScriptedRun {
   const journal: JournalEvent[] = [];
   const tracker = createFoldTracker();
   const state = trackRunState(tracker);
+  const window = tracker.register(windowFold);
+  // Folded and kept as the run files fold and keep what they read.
+  const shown = createShownEvents();
   const requests: LlmRequest[] = [];
   const ran: string[][] = [];
   const published: InteractionRequest[] = [];
@@ -66,6 +71,8 @@ export function scriptedRun(options: Options): ScriptedRun {
   const append = (event: NewEvent): JournalEvent => {
     const written = JournalEventSchema.parse({ seq: journal.length + 1, timestamp: new Date().toISOString(), ...event });
     journal.push(written);
+    tracker.see(written);
+    shown.add(written, window().first);
     return written;
   };
   const model: Provider = {
@@ -86,16 +93,13 @@ export function scriptedRun(options: Options): ScriptedRun {
     journal: {
       append,
       sync: () => {},
-      readEvents: () => [...journal],
-      runState: () => {
-        tracker.advance(journal);
-        return state();
-      },
+      read: () => ({ events: shown.events(), window: window() }),
+      runState: () => state(),
     },
     records: { invocation: () => {}, toolExecution: () => {} },
     model,
     context: {
-      build: (events, iteration, overflow) => buildContext(CONTEXT, { agentHome: "/agent", cwd: "/work", runId: "run-1", runDir: "/work/.delta/run-1", journalPath: "/work/.delta/run-1/journal.jsonl", events, budget, tools: tools.advertised, iteration, ...(overflow ? { overflow } : {}) }),
+      build: (shownJournal, iteration, overflow) => buildContext(CONTEXT, { agentHome: "/agent", cwd: "/work", runId: "run-1", runDir: "/work/.delta/run-1", journalPath: "/work/.delta/run-1/journal.jsonl", journal: shownJournal, budget, tools: tools.advertised, iteration, ...(overflow ? { overflow } : {}) }),
     },
     tools,
     processes: {

@@ -1,0 +1,81 @@
+// `continue` of a long run holds what its next request can show, not the run: the journal is folded as it streams past and only the iterations from the last window move are kept.
+//
+// The journal is a long run's as the engine writes it with `max_iterations: 10`: tool-calling iterations of 16 KB
+// results, a CONTEXT_WINDOW every ten. It is larger than the heap `continue` is given, so an engine that held the
+// events of the whole journal runs out of memory before its first request.
+import { closeSync, openSync, readFileSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import type { EventOf, JournalEvent, NewEvent } from "../../src/journal/events.js";
+import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
+import { delta, modelEnv, readEvents, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
+
+const ITERATIONS = 5_000;
+const RESULT_BYTES = 16_384;
+/** The heap `continue` is given: a third of the journal. */
+const HEAP_MB = 24;
+
+let root: string;
+let server: MockLlm;
+let ws: string;
+let journalBytes = 0;
+
+/** Rewrites the run's journal as a run of ITERATIONS tool calls that moved its window every ten, as the engine journals it. */
+function writeLongRun(path: string, [start, message]: JournalEvent[]): void {
+  const fd = openSync(path, "w", 0o600);
+  let seq = 0;
+  const put = (event: JournalEvent | NewEvent): void => {
+    seq += 1;
+    const line = `${JSON.stringify({ ...event, seq, timestamp: start!.timestamp })}\n`;
+    journalBytes += writeSync(fd, line);
+  };
+  try {
+    put(start!);
+    put(message!);
+    let first = 1;
+    for (let n = 1; n <= ITERATIONS; n += 1) {
+      if (n - first >= 10) {
+        put({ type: "CONTEXT_WINDOW", iteration: n, reason: "max_iterations", first_iteration: n - 5, dropped_from: first, dropped_to: n - 6, limit: 10 });
+        first = n - 5;
+      }
+      const id = `call_${n}`;
+      put({ type: "THOUGHT", iteration: n, content: null, tool_calls: [{ id, name: "echo", arguments: JSON.stringify({ text: `page ${n}` }) }], usage: { input_tokens: 900, output_tokens: 20 }, model: "mock-model" });
+      put({ type: "ACTION_REQUEST", iteration: n, action_id: id, tool_name: "echo", tool_args: { text: `page ${n}` }, resolved_command: ["echo", `page ${n}`] });
+      put({ type: "ACTION_RESULT", iteration: n, action_id: id, tool_name: "echo", status: "SUCCESS", observation_content: `page ${n} `.padEnd(RESULT_BYTES, "."), exit_code: 0, duration_ms: 1 });
+    }
+    put({ type: "ENGINE_END", run_id: (start as EventOf<"ENGINE_START">).run_id, status: "COMPLETED", final_iteration: ITERATIONS });
+  } finally {
+    closeSync(fd);
+  }
+}
+
+beforeAll(async () => {
+  root = tempDir();
+  server = await startMockLlm(() => reply.text("the last page is read"));
+  ws = join(root, "ws");
+  const home = writeAgent(root, { contextYaml: "sources:\n  - type: file\n    path: '${AGENT_HOME}/system_prompt.md'\n  - type: journal\n    max_iterations: 10\n" });
+  const run = await delta(["run", "--agent", home, "-w", ws, "--run-id", "long", "-m", "read every page"], { env: modelEnv(server.baseUrl) });
+  expect(run.exitCode, run.stderr).toBe(0);
+  writeLongRun(join(runDir(ws, "long"), "journal.jsonl"), readEvents(ws, "long"));
+}, 60_000);
+afterAll(async () => {
+  await server.close();
+  removeDir(root);
+});
+
+it("continues a journal three times its heap, sending the window the journal's last move left", async () => {
+  expect(journalBytes).toBeGreaterThan(3 * HEAP_MB * 2 ** 20);
+  const before = server.requests.length;
+  const continued = await delta(["continue", "--run-id", "long", "-w", ws, "-m", "now the index"], { env: modelEnv(server.baseUrl, { NODE_OPTIONS: `--max-old-space-size=${HEAP_MB}` }) });
+  expect(continued.exitCode, continued.stderr).toBe(0);
+  expect(server.requests.length).toBe(before + 1);
+  // The system prompt, the two user messages and the iterations from the last move on: each a call and its result.
+  const lastFirst = ITERATIONS - ((ITERATIONS - 1) % 5) - 5;
+  const sent = server.requests.at(-1)!.body as { messages: { role: string; content: unknown }[] };
+  expect(sent.messages.filter((message) => message.role === "user").map((message) => message.content)).toEqual(["read every page", "now the index"]);
+  expect(sent.messages.filter((message) => message.role === "tool")).toHaveLength(ITERATIONS - lastFirst + 1);
+  expect(readEvents(ws, "long").slice(-3).map((event) => event.type)).toEqual(["USER_MESSAGE", "THOUGHT", "ENGINE_END"]);
+  // Read once from the start, folded on that one read.
+  const log = readFileSync(join(runDir(ws, "long"), "engine.log"), "utf8");
+  expect(log).toMatch(/journal reads: 1 from the start/);
+}, 120_000);
