@@ -121,7 +121,7 @@ function estimatedBy(measure: Measure, meter: ContextMeter): string | null {
 
 /** Each journal message's size by a measure: an event's is kept for the process (context-meter.ts), a placeholder's for this build. */
 function conversationSizes(meter: ContextMeter): FitConversation["size"] {
-  const placeholders = { bytes: new Map<JournalEntry, number>(), estimate: new Map<JournalEntry, number>(), tokens: new Map<JournalEntry, number>() };
+  const placeholders = new Map<JournalEntry, Partial<Record<Measure, number>>>();
   const measure = (entry: JournalEntry, by: Measure): number => {
     switch (by) {
       case "bytes":
@@ -138,12 +138,9 @@ function conversationSizes(meter: ContextMeter): FitConversation["size"] {
   };
   return (entry, by) => {
     if (entry.source !== null) return measure(entry, by);
-    let size = placeholders[by].get(entry);
-    if (size === undefined) {
-      size = measure(entry, by);
-      placeholders[by].set(entry, size);
-    }
-    return size;
+    let sizes = placeholders.get(entry);
+    if (sizes === undefined) placeholders.set(entry, (sizes = {}));
+    return (sizes[by] ??= measure(entry, by));
   };
 }
 

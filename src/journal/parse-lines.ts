@@ -15,7 +15,7 @@ interface ParsePosition {
   written?: WrittenLines;
 }
 
-export interface ParsedRange extends VisitedRange {
+interface ParsedRange extends VisitedRange {
   /** Events of the range's newline-terminated lines. */
   events: JournalEvent[];
 }

@@ -19,7 +19,7 @@ function isShown(event: JournalEvent, first: number): boolean {
   return !("iteration" in event) || event.iteration >= first;
 }
 
-export interface ShownEvents {
+interface ShownEvents {
   /** Keeps `event` if it can be shown under `first`, the window state after it; a window that moved drops what it left behind. */
   add(event: JournalEvent, first: number): void;
   clear(): void;
