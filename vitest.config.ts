@@ -11,7 +11,8 @@ export default defineConfig({
     maxWorkers: "100%",
     projects: [
       { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, "test/hosts/**"] } },
-      { extends: true, test: { name: "hosts", include: ["test/hosts/**/*.test.ts"] } },
+      // Booting and stopping the hosts' machines (sshd, Slurm, sshfs mounts) takes tens of seconds on a busy machine.
+      { extends: true, test: { name: "hosts", include: ["test/hosts/**/*.test.ts"], hookTimeout: 120_000 } },
     ],
   },
 });
