@@ -455,17 +455,22 @@ async function listRunsRow(agent, ambient) {
   rows.push(row(`plain \`list-runs\` of ${plan.listRuns} finished runs in one workspace, wall`, walls, "s", plan.listRuns === 10_000 ? { target: 1.5, le: true } : undefined, 2));
 }
 
+/** The model window of the big journal's run: small enough that its 40 turns of 2 KB observations move the window every 10 or so. */
+const BIG_JOURNAL_WINDOW = 16_000;
+
 /**
- * A journal grown to plan.bigJournalMb from a real run of the `read` agent (2 KB observations, default context,
- * gpt-4o-mini's 128k window): `show`, `report` and `list-runs` read it (seconds per GB, peak RSS), then `continue`
- * goes on with it (the time until its first model request, its peak RSS, and seconds per GB).
+ * A journal grown to plan.bigJournalMb as a long run writes it: a real 40-turn run of the `read` agent (2 KB
+ * observations, default context, `llm.context_window: 16000`, so its window moves every 10 or so iterations, each
+ * move journaled as CONTEXT_WINDOW), one period between two moves repeated and renumbered. `show`, `report` and
+ * `list-runs` read it (seconds per GB, peak RSS), then `continue` goes on with it (the time until its first model
+ * request, its peak RSS, and seconds per GB).
  */
 async function bigJournalRows(ws, ambient) {
-  const home = writeCacheAgent(join(root, "big-journal"), cacheCases()[0].contextYaml);
-  const { runId } = await readRun(home, ws, 4, ambient, false);
+  const home = writeCacheAgent(join(root, "big-journal"), cacheCases()[0].contextYaml, `  context_window: ${BIG_JOURNAL_WINDOW}\n`);
+  const { runId } = await readRun(home, ws, 40, ambient, false);
   const runDir = join(ws, ".delta", runId);
   const grown = growJournal(runDir, plan.bigJournalMb * 1024 * 1024);
-  const size = `${(grown.bytes / 2 ** 30).toFixed(2)} GB journal (${grown.iterations} iterations)`;
+  const size = `${(grown.bytes / 2 ** 30).toFixed(2)} GB journal (${grown.iterations} iterations, window moved ${grown.windowMoves} times, every ${grown.periodIterations})`;
   const gigabytes = grown.bytes / 2 ** 30;
   // The readers stream the journal: each is timed, and its peak RSS taken, with its output thrown away.
   for (const [label, command] of [["show", ["show", runId, "-w", ws]], ["report", ["report", runId, "-w", ws]], ["list-runs", ["list-runs", "-w", ws]]]) {
