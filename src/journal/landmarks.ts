@@ -1,4 +1,4 @@
-// The few events a reader looks up in a journal it does not hold: the first and last, each process's ENGINE_START, the last ENGINE_END, the last THOUGHT's tool requests.
+// The few events a reader looks up in a journal it does not hold: the first and last, each process's ENGINE_START, the last ENGINE_END.
 import type { EventOf, JournalEvent } from "./events.js";
 import type { EventFold } from "./fold.js";
 
@@ -12,12 +12,10 @@ export interface Landmarks {
   /** The last ENGINE_END, and whether it came after the last ENGINE_START (that process ended). */
   lastEnd: EventOf<"ENGINE_END"> | null;
   lastProcessEnded: boolean;
-  /** ACTION_REQUESTs since the last THOUGHT: the only ones a tool can still be running for. */
-  requestsOfLastThought: EventOf<"ACTION_REQUEST">[];
 }
 
 export const landmarksFold: EventFold<Landmarks> = {
-  initial: () => ({ first: null, last: null, count: 0, starts: [], lastEnd: null, lastProcessEnded: false, requestsOfLastThought: [] }),
+  initial: () => ({ first: null, last: null, count: 0, starts: [], lastEnd: null, lastProcessEnded: false }),
   step(marks, event) {
     marks.first ??= event;
     marks.last = event;
@@ -32,11 +30,7 @@ export const landmarksFold: EventFold<Landmarks> = {
         marks.lastProcessEnded = true;
         break;
       case "THOUGHT":
-        marks.requestsOfLastThought = [];
-        break;
       case "ACTION_REQUEST":
-        marks.requestsOfLastThought.push(event);
-        break;
       case "USER_MESSAGE":
       case "ACTION_RESULT":
       case "LLM_ATTEMPT_FAILED":

@@ -9,6 +9,8 @@ interface PendingCall {
   iteration: number;
   /** An ACTION_REQUEST was recorded: the tool may have started, so it must not run again. */
   requested: boolean;
+  /** That ACTION_REQUEST's seq, or null: a leftover tool's process group names the request it ran for by it. */
+  requestSeq: number | null;
   /** An ask_human call whose answer was recorded (HUMAN_INPUT_RECEIVED) before its result could be: the answer. */
   answer: string | null;
 }
@@ -36,8 +38,8 @@ interface Fold {
   lastError: EventOf<"ERROR"> | null;
   waiting: EventOf<"HUMAN_INPUT_REQUEST"> | null;
   initialMessage: string | null;
-  /** Calls of the last THOUGHT with an ACTION_REQUEST, and with an ACTION_RESULT. */
-  requested: Set<string>;
+  /** Calls of the last THOUGHT with an ACTION_REQUEST (the request's seq by call id), and with an ACTION_RESULT. */
+  requested: Map<string, number>;
   answered: Set<string>;
   /** Human answers recorded for calls of the last THOUGHT, by call id. */
   received: Map<string, string>;
@@ -69,7 +71,7 @@ function emptyFold(): Fold {
     lastError: null,
     waiting: null,
     initialMessage: null,
-    requested: new Set(),
+    requested: new Map(),
     answered: new Set(),
     received: new Map(),
   };
@@ -92,7 +94,7 @@ function foldEvent(fold: Fold, event: JournalEvent): Fold {
       break;
     }
     case "ACTION_REQUEST":
-      fold.requested.add(event.action_id);
+      fold.requested.set(event.action_id, event.seq);
       break;
     case "ACTION_RESULT":
       fold.answered.add(event.action_id);
@@ -130,7 +132,8 @@ function stateOf(fold: Fold, runUsage: RunUsage): RunState {
   const pending: PendingCall[] = [];
   for (const call of lastThought?.tool_calls ?? []) {
     if (fold.answered.has(call.id)) continue;
-    pending.push({ call, iteration: lastThought!.iteration, requested: fold.requested.has(call.id), answer: fold.received.get(call.id) ?? null });
+    const requestSeq = fold.requested.get(call.id) ?? null;
+    pending.push({ call, iteration: lastThought!.iteration, requested: requestSeq !== null, requestSeq, answer: fold.received.get(call.id) ?? null });
   }
   const byModel = new Map([...runUsage.byModel].map(([model, totals]) => [model, copyUsageTotals(totals)]));
   const usage = { total: copyUsageTotals(runUsage.total), byModel };

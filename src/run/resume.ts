@@ -100,7 +100,7 @@ async function continueLoaded(request: ContinueRequest, files: RunFiles, start: 
     agent = withOutput(withModel(loaded, request.model ?? provider.model), output, provider.protocol, request.warn);
     metadata = readOrRebuildMetadata(paths, marks, state, hold.previous?.owner ?? null, request.warn);
     reportTakeover(request, hold, state);
-    const leftover = await endLeftoverTool(hold, marks.requestsOfLastThought, state);
+    const leftover = await endLeftoverTool(hold, state);
     if (leftover) request.progress(`[Janitor] ${leftover}`);
     // Holding the run, any earlier holder is gone: servers it left running (it was killed) go too, before ours start.
     // Not after a holder that released the run (it stopped its servers; their pids may name other processes by now).
@@ -194,17 +194,16 @@ function planAnswer(request: ContinueRequest, paths: RunPaths, state: RunState):
  * The previous holder died on this host while a tool ran, and the run still waits for that tool's result: its process
  * group may live on. Ends it before the model is told the result is unknown; says what it did, or null.
  */
-async function endLeftoverTool(hold: RunHold, requestsOfLastThought: readonly EventOf<"ACTION_REQUEST">[], state: RunState): Promise<string | null> {
+async function endLeftoverTool(hold: RunHold, state: RunState): Promise<string | null> {
   const owner = hold.previous?.owner;
   const group = owner?.tool_group;
   if (!owner || !group || hold.previous?.released || !isThisHost(owner)) return null;
-  // Only a request of the last THOUGHT can still be pending.
-  const request = requestsOfLastThought.find((event) => event.seq === group.request_seq);
-  const pending = request !== undefined && state.pending.some((call) => call.requested && call.call.id === request.action_id);
+  // The group ran for the ACTION_REQUEST it names; only a call of the last THOUGHT still without a result can be left running.
+  const pending = state.pending.find((call) => call.requestSeq === group.request_seq);
   if (!pending) return null;
   const killed = await killLeftoverGroup({ pgid: group.pgid, startedAtUnix: group.started_at_unix });
   if (killed.length === 0) return null;
-  return `Killed what was left of the previous engine's tool ${request.tool_name} (process group ${group.pgid}: ${killed.length} process${killed.length === 1 ? "" : "es"})`;
+  return `Killed what was left of the previous engine's tool ${pending.call.name} (process group ${group.pgid}: ${killed.length} process${killed.length === 1 ? "" : "es"})`;
 }
 
 /** Records the janitor's RUNNING → INTERRUPTED transition in the journal and metadata, naming the old holder. */
