@@ -455,9 +455,6 @@ async function listRunsRow(agent, ambient) {
   rows.push(row(`plain \`list-runs\` of ${plan.listRuns} finished runs in one workspace, wall`, walls, "s", plan.listRuns === 10_000 ? { target: 1.5, le: true } : undefined, 2));
 }
 
-/** The model window of the big journal's run: small enough that its 40 turns of 2 KB observations move the window every 10 or so. */
-const BIG_JOURNAL_WINDOW = 16_000;
-
 /**
  * A journal grown to plan.bigJournalMb as a long run writes it: a real 40-turn run of the `read` agent (2 KB
  * observations, default context, `llm.context_window: 16000`, so its window moves every 10 or so iterations, each
@@ -466,7 +463,8 @@ const BIG_JOURNAL_WINDOW = 16_000;
  * request, its peak RSS, and seconds per GB).
  */
 async function bigJournalRows(ws, ambient) {
-  const home = writeCacheAgent(join(root, "big-journal"), cacheCases()[0].contextYaml, `  context_window: ${BIG_JOURNAL_WINDOW}\n`);
+  // A model window small enough that 40 turns of 2 KB observations move it every 10 or so.
+  const home = writeCacheAgent(join(root, "big-journal"), cacheCases()[0].contextYaml, "  context_window: 16000\n");
   const { runId } = await readRun(home, ws, 40, ambient, false);
   const runDir = join(ws, ".delta", runId);
   const grown = growJournal(runDir, plan.bigJournalMb * 1024 * 1024);
