@@ -11,7 +11,6 @@ import { redactText, runSecrets, type RunSecrets } from "../secrets.js";
 import { runHook } from "../hooks/run-hook.js";
 import { agentChildEnv } from "./child-env.js";
 import type { EventOf, JournalEvent, NewEvent, RunStatus } from "../journal/events.js";
-import { streamJournal } from "../journal/reader.js";
 import { runLoop, type LoopEnd } from "../loop/run-loop.js";
 import type { HumanQuestion, LoopPorts } from "../loop/ports.js";
 import { toolCatalogue } from "../loop/tool-catalogue.js";
@@ -87,7 +86,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
   const { journal } = files;
   // Folded on the run files' one read; the events before this process's are replayed only when spans are exported live.
   const marks = files.landmarks();
-  const live = await openLiveTrace({ first: marks.first, events: () => eventsOnDisk(files.paths.journal) }, options.started ? 1 : (options.traceFromSeq ?? marks.count + 1), secrets, progress);
+  const live = await openLiveTrace({ first: marks.first, path: files.paths.journal }, options.started ? 1 : (options.traceFromSeq ?? marks.count + 1), secrets, progress);
   let runTrace: ReturnType<typeof journalTraceOf> = null;
   // The tool's span, as TRACEPARENT with the run's sampling decision: a `delta` the tool starts joins the run's trace under it.
   const traceParentFor = (seq: number): string | null => {
@@ -393,11 +392,4 @@ async function finish(ports: LoopPorts, options: SessionOptions, open: OpenSessi
     workspacePath: options.workDir,
     runDir: open.files.paths.runDir,
   }, open.files.secrets);
-}
-
-/** Every event of the journal at `path`, read from disk: only for live export, which folds the spans of those before this process. */
-function eventsOnDisk(path: string): JournalEvent[] {
-  const events: JournalEvent[] = [];
-  streamJournal(path, (event) => events.push(event));
-  return events;
 }

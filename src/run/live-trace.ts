@@ -7,8 +7,8 @@ import { journalTraceOf } from "../trace/trace-ids.js";
 interface JournalSoFar {
   /** Its first event: the run's trace, and whether it is sampled. */
   first: JournalEvent | null;
-  /** Every event, asked for only when spans are exported. */
-  events: () => readonly JournalEvent[];
+  /** The journal file, streamed from its start only when spans are exported. */
+  path: string;
 }
 
 /**
@@ -22,8 +22,5 @@ export async function openLiveTrace(journal: JournalSoFar, fromSeq: number, secr
   if (choice.warning !== undefined) warn(choice.warning);
   if (choice.kind !== "on") return null;
   const { startLiveTrace } = await import("../trace/otlp-export.js");
-  const earlier = journal.events();
-  const trace = startLiveTrace({ settings: choice.settings, env: process.env, earlier: earlier.filter((event) => event.seq < fromSeq), secrets });
-  for (const event of earlier) if (event.seq >= fromSeq) trace.push(event);
-  return trace;
+  return startLiveTrace({ settings: choice.settings, env: process.env, journal: journal.path, fromSeq, secrets });
 }

@@ -2,9 +2,10 @@
 import { ENGINE_VERSION } from "../engine-version.js";
 import { errorMessage } from "../errors.js";
 import type { JournalEvent } from "../journal/events.js";
+import { streamJournal } from "../journal/reader.js";
 import type { ReadableSpan, SpanExporter } from "./otel-sdk.js";
 import { batchBoundsOf, type LiveExportSettings, type OtlpProtocol } from "./otel-env.js";
-import { createSpanFold, type Attributes, type TraceSpan } from "./span-fold.js";
+import { createSpanFold, foldJournalSpansPaced, type Attributes, type JournalSpanOptions, type TraceSpan } from "./span-fold.js";
 
 type Sdk = typeof import("./otel-sdk.js");
 
@@ -92,19 +93,60 @@ function exporterFor(sdk: Sdk, destination: Destination): SpanExporter {
   return destination.protocol === "http/json" ? new sdk.OtlpJsonExporter(config) : new sdk.OtlpProtoExporter(config);
 }
 
-/** Sends spans once (`delta export --otlp`); the reason they could not be sent, or null. */
-export async function sendSpans(spans: readonly TraceSpan[], destination: Destination, env: NodeJS.ProcessEnv): Promise<string | null> {
+/** What `delta export --otlp` sent: the spans the collector took, and why it stopped early (null when every span went). */
+interface Sent {
+  spans: number;
+  failure: string | null;
+}
+
+/**
+ * Sends the spans of `journals` once (`delta export --otlp`): each journal folded as it streams, its spans sent in batches of
+ * OTEL_BSP_MAX_EXPORT_BATCH_SIZE (512) as they fill, the fold waiting for each answer: what is held is a batch and a window
+ * of the journal, whatever the runs' size. The first batch the collector refuses, or does not answer in time, ends the export.
+ */
+export async function sendJournalSpans(journals: readonly string[], destination: Destination, env: NodeJS.ProcessEnv, options: JournalSpanOptions): Promise<Sent> {
   const sdk = await import("./otel-sdk.js");
   const resource = resourcesOf(sdk, env);
   const exporter = exporterFor(sdk, destination);
-  const sent = new Promise<string | null>((done) => {
-    exporter.export(spans.map((span) => toReadable(span, resource(span))), (result) =>
-      done(result.code === sdk.ExportResultCode.SUCCESS ? null : errorMessage(result.error ?? "the collector refused the spans")));
-  });
-  const failure = await withinBound(sent, destination.timeoutMs + 1000);
-  void exporter.shutdown().catch(() => {});
-  return failure === TIMED_OUT ? `no answer from ${destination.url} within ${destination.timeoutMs} ms` : failure;
+  const batchSize = batchBoundsOf(env).maxExportBatchSize ?? DEFAULT_BATCH_SPANS;
+  const sent: Sent = { spans: 0, failure: null };
+  let batch: TraceSpan[] = [];
+  /** Sends the spans folded so far, a full batch at a time (`all`: the last, short one too); false once a batch failed. */
+  const drain = async (all: boolean): Promise<boolean> => {
+    while (sent.failure === null && (batch.length >= batchSize || (all && batch.length > 0))) {
+      const spans = batch.slice(0, batchSize);
+      batch = batch.slice(batchSize);
+      const answer = new Promise<string | null>((done) => {
+        exporter.export(spans.map((span) => toReadable(span, resource(span))), (result) =>
+          done(result.code === sdk.ExportResultCode.SUCCESS ? null : errorMessage(result.error ?? "the collector refused the spans")));
+      });
+      const failure = await withinBound(answer, destination.timeoutMs + 1000);
+      if (failure === null) sent.spans += spans.length;
+      else sent.failure = failure === TIMED_OUT ? `no answer from ${destination.url} within ${destination.timeoutMs} ms` : failure;
+    }
+    return sent.failure === null;
+  };
+  try {
+    for (const journal of journals) {
+      await foldJournalSpansPaced(journal, options, (span) => batch.push(span), async () => {
+        if (!(await drain(false))) throw STOPPED;
+      });
+      // A workspace of short runs fills its batches between journals.
+      if (!(await drain(false))) return sent;
+    }
+    await drain(true);
+  } catch (err) {
+    if (err !== STOPPED) throw err;
+  } finally {
+    void exporter.shutdown().catch(() => {});
+  }
+  return sent;
 }
+
+/** The SDK's own default batch size (OTEL_BSP_MAX_EXPORT_BATCH_SIZE). */
+const DEFAULT_BATCH_SPANS = 512;
+/** Thrown through the journal's fold to end it once a batch could not be sent. */
+const STOPPED = Symbol("stopped");
 
 /** A run's spans exported as they end: the journal's events go in, spans go out in batches. */
 export interface LiveTrace {
@@ -117,19 +159,19 @@ export interface LiveTrace {
 interface LiveTraceOptions {
   settings: LiveExportSettings;
   env: NodeJS.ProcessEnv;
-  /** The run's journal before this process's first event: folded so ids and open spans match, not sent again. */
-  earlier: readonly JournalEvent[];
+  /** The run's journal on disk, streamed once now: its events before `fromSeq` are folded so ids and open spans match, not sent again; those from `fromSeq` on are this process's, and sent. */
+  journal: string;
+  fromSeq: number;
   secrets: readonly string[];
 }
 
 /**
- * Folds from the start; the SDK is loaded when the first span ends (after the first model call), so a run with
+ * Folds from the journal's start, streamed from disk (a line held at a time, never the journal); the SDK is loaded when the first span ends (after the first model call), so a run with
  * export on reaches its model as soon as one with export off. Spans ended before it is loaded wait for it.
  */
 export function startLiveTrace(options: LiveTraceOptions): LiveTrace {
   const { settings } = options;
   const fold = createSpanFold({ captureContent: settings.captureContent, secrets: options.secrets });
-  for (const event of options.earlier) fold.push(event);
   let failure: string | null = null;
   let waiting: TraceSpan[] = [];
   let loading: Promise<(span: TraceSpan) => void> | null = null;
@@ -156,16 +198,18 @@ export function startLiveTrace(options: LiveTraceOptions): LiveTrace {
       waiting = [];
       return send;
     }));
-  return {
-    push: (event) => {
-      for (const span of fold.push(event)) {
-        if (send) send(span);
-        else {
-          waiting.push(span);
-          void load().catch((err: unknown) => (failure ??= errorMessage(err)));
-        }
+  const push = (event: JournalEvent): void => {
+    for (const span of fold.push(event)) {
+      if (send) send(span);
+      else {
+        waiting.push(span);
+        void load().catch((err: unknown) => (failure ??= errorMessage(err)));
       }
-    },
+    }
+  };
+  streamJournal(options.journal, (event) => (event.seq < options.fromSeq ? void fold.push(event) : push(event)));
+  return {
+    push,
     flush: async () => {
       if (loading === null) return null;
       const deadline = Date.now() + settings.flushMs;

@@ -1,6 +1,7 @@
 // The one fold from journal events to OpenTelemetry spans: applied live as events are appended and to a journal read afterwards, it gives the same spans.
 import { ORPHANED_RUN } from "../errors.js";
 import type { EventOf, JournalEvent } from "../journal/events.js";
+import { streamJournalPaced } from "../journal/paced-reader.js";
 import { streamJournal } from "../journal/reader.js";
 import { redactSecrets } from "../secrets.js";
 import { GEN_AI } from "./genai-names.js";
@@ -50,7 +51,7 @@ interface Invocation {
   inputMessages: { role: string; content: string }[];
 }
 
-type JournalSpanOptions = SpanFoldOptions & { warn?: (line: string) => void };
+export type JournalSpanOptions = SpanFoldOptions & { warn?: (line: string) => void };
 
 /** Streams the journal at `path` through the fold, handing each span to `emit` as it ends: neither the events nor the spans are held. */
 export function foldJournalSpans(path: string, options: JournalSpanOptions, emit: (span: TraceSpan) => void): void {
@@ -59,11 +60,11 @@ export function foldJournalSpans(path: string, options: JournalSpanOptions, emit
   fold.finish().forEach(emit);
 }
 
-/** All spans of the journal at `path`, in the order they end. */
-export function spansOfJournal(path: string, options: JournalSpanOptions): TraceSpan[] {
-  const spans: TraceSpan[] = [];
-  foldJournalSpans(path, options, (span) => spans.push(span));
-  return spans;
+/** As foldJournalSpans, awaiting `pause` between windows of the journal: a sender waits there until its collector has taken what was folded. */
+export async function foldJournalSpansPaced(path: string, options: JournalSpanOptions, emit: (span: TraceSpan) => void, pause: () => Promise<void>): Promise<void> {
+  const fold = createSpanFold(options);
+  await streamJournalPaced(path, (event) => fold.push(event).forEach(emit), pause, { warn: options.warn });
+  fold.finish().forEach(emit);
 }
 
 export function createSpanFold(options: SpanFoldOptions): SpanFold {

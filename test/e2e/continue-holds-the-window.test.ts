@@ -3,10 +3,10 @@
 // The journal is a long run's as the engine writes it with `max_iterations: 10`: tool-calling iterations of 16 KB
 // results, a CONTEXT_WINDOW every ten. It is larger than the heap `continue` is given, so an engine that held the
 // events of the whole journal runs out of memory before its first request.
-import { closeSync, openSync, readFileSync, writeSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { EventOf, JournalEvent, NewEvent } from "../../src/journal/events.js";
+import { writeLongRun } from "../support/long-run-journal.js";
 import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
 import { delta, modelEnv, readEvents, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
 
@@ -20,35 +20,6 @@ let server: MockLlm;
 let ws: string;
 let journalBytes = 0;
 
-/** Rewrites the run's journal as a run of ITERATIONS tool calls that moved its window every ten, as the engine journals it. */
-function writeLongRun(path: string, [start, message]: JournalEvent[]): void {
-  const fd = openSync(path, "w", 0o600);
-  let seq = 0;
-  const put = (event: JournalEvent | NewEvent): void => {
-    seq += 1;
-    const line = `${JSON.stringify({ ...event, seq, timestamp: start!.timestamp })}\n`;
-    journalBytes += writeSync(fd, line);
-  };
-  try {
-    put(start!);
-    put(message!);
-    let first = 1;
-    for (let n = 1; n <= ITERATIONS; n += 1) {
-      if (n - first >= 10) {
-        put({ type: "CONTEXT_WINDOW", iteration: n, reason: "max_iterations", first_iteration: n - 5, dropped_from: first, dropped_to: n - 6, limit: 10 });
-        first = n - 5;
-      }
-      const id = `call_${n}`;
-      put({ type: "THOUGHT", iteration: n, content: null, tool_calls: [{ id, name: "echo", arguments: JSON.stringify({ text: `page ${n}` }) }], usage: { input_tokens: 900, output_tokens: 20 }, model: "mock-model" });
-      put({ type: "ACTION_REQUEST", iteration: n, action_id: id, tool_name: "echo", tool_args: { text: `page ${n}` }, resolved_command: ["echo", `page ${n}`] });
-      put({ type: "ACTION_RESULT", iteration: n, action_id: id, tool_name: "echo", status: "SUCCESS", observation_content: `page ${n} `.padEnd(RESULT_BYTES, "."), exit_code: 0, duration_ms: 1 });
-    }
-    put({ type: "ENGINE_END", run_id: (start as EventOf<"ENGINE_START">).run_id, status: "COMPLETED", final_iteration: ITERATIONS });
-  } finally {
-    closeSync(fd);
-  }
-}
-
 beforeAll(async () => {
   root = tempDir();
   server = await startMockLlm(() => reply.text("the last page is read"));
@@ -56,7 +27,7 @@ beforeAll(async () => {
   const home = writeAgent(root, { contextYaml: "sources:\n  - type: file\n    path: '${AGENT_HOME}/system_prompt.md'\n  - type: journal\n    max_iterations: 10\n" });
   const run = await delta(["run", "--agent", home, "-w", ws, "--run-id", "long", "-m", "read every page"], { env: modelEnv(server.baseUrl) });
   expect(run.exitCode, run.stderr).toBe(0);
-  writeLongRun(join(runDir(ws, "long"), "journal.jsonl"), readEvents(ws, "long"));
+  journalBytes = writeLongRun(join(runDir(ws, "long"), "journal.jsonl"), readEvents(ws, "long"), ITERATIONS, RESULT_BYTES);
 }, 60_000);
 afterAll(async () => {
   await server.close();

@@ -4,7 +4,7 @@ import { readJournal } from "../support/journal-read.js";
 import { describe, expect, it } from "vitest";
 import type { JournalEvent } from "../../src/journal/events.js";
 
-import { createSpanFold, spansOfJournal, type TraceSpan } from "../../src/trace/span-fold.js";
+import { createSpanFold, foldJournalSpans, type TraceSpan } from "../../src/trace/span-fold.js";
 import { journalTraceOf, parseTraceParent, spanIdOf } from "../../src/trace/trace-ids.js";
 
 const OLD_JOURNAL = join("test", "fixtures", "runs", "old-format-run", "work", ".delta", "old-format-run", "journal.jsonl");
@@ -28,7 +28,9 @@ describe("trace ids", () => {
     expect(once.length).toBeGreaterThan(0);
     expect(new Set(once.map((span) => span.traceId))).toEqual(new Set([trace.traceId]));
     // The journal streamed from its file gives the same spans as the events in hand.
-    expect(spansOfJournal(OLD_JOURNAL, { captureContent: false })).toEqual(once);
+    const streamed: TraceSpan[] = [];
+    foldJournalSpans(OLD_JOURNAL, { captureContent: false }, (span) => streamed.push(span));
+    expect(streamed).toEqual(once);
     expect(journalTraceOf(start({ work_dir: "/w1" }))!.traceId).not.toBe(journalTraceOf(start({ work_dir: "/w2" }))!.traceId);
   });
 

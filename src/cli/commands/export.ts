@@ -4,7 +4,7 @@ import { runIdsIn } from "../../store/list-runs.js";
 import { scopeWorkspaces } from "../../store/locate-run.js";
 import { runPaths, type RunPaths } from "../../store/run-dir.js";
 import { captureContentOf } from "../../trace/otel-env.js";
-import { foldJournalSpans, spansOfJournal, type TraceSpan } from "../../trace/span-fold.js";
+import { foldJournalSpans, type JournalSpanOptions, type TraceSpan } from "../../trace/span-fold.js";
 import type { CliIo } from "../io.js";
 import { optionalString } from "../options.js";
 import { checkOutputFile, writeOutputFile } from "../output-file.js";
@@ -29,7 +29,7 @@ export async function exportCommand(runId: string | undefined, flags: Record<str
   const file = format !== undefined && flags.output !== undefined ? checkOutputFile(optionalString("-o/--output", flags.output) ?? "") : undefined;
   const journals = await journalsOf(runId, flags, warn);
   const options = { captureContent: captureContentOf(process.env), warn };
-  if (toCollector) return send(journals.flatMap((paths) => spansOfJournal(paths.journal, options)), flags, io);
+  if (toCollector) return send(journals.map((paths) => paths.journal), options, flags, io);
   const { otlpJsonSerializer } = await import("../../trace/otlp-export.js");
   const serialize = await otlpJsonSerializer(process.env);
   let count = 0;
@@ -64,8 +64,9 @@ async function journalsOf(runId: string | undefined, flags: Record<string, unkno
   return scopeWorkspaces(await runScope(flags)).flatMap((workDir) => runIdsIn(workDir).map((id) => runPaths(workDir, id)));
 }
 
-async function send(spans: TraceSpan[], flags: Record<string, unknown>, io: CliIo): Promise<number> {
-  const { sendSpans } = await import("../../trace/otlp-export.js");
+/** Sends the journals' spans as they are folded, a batch at a time. */
+async function send(journals: string[], options: JournalSpanOptions, flags: Record<string, unknown>, io: CliIo): Promise<number> {
+  const { sendJournalSpans } = await import("../../trace/otlp-export.js");
   const { liveExportChoice } = await import("../../trace/otel-env.js");
   const given = optionalString("--endpoint", flags.endpoint);
   // --endpoint is a collector's base URL (/v1/traces is added) or its traces URL; else the OTEL_* environment's, else a local collector.
@@ -80,9 +81,9 @@ async function send(spans: TraceSpan[], flags: Record<string, unknown>, io: CliI
   const choice = liveExportChoice(env, null);
   if (choice.kind !== "on") throw new UsageError(choice.kind === "refused" ? choice.warning.replace(/^\[warning\] /, "").replace("no spans are exported", "nothing was sent") : "Nothing to send to.");
   const { url, protocol, flushMs: timeoutMs } = choice.settings;
-  const failure = await sendSpans(spans, { url, protocol, timeoutMs }, process.env);
-  if (failure !== null) throw new EngineError(`Could not send ${spans.length} spans to ${url}: ${failure}`);
-  io.err(`Sent ${spans.length} spans to ${url}\n`);
+  const sent = await sendJournalSpans(journals, { url, protocol, timeoutMs }, process.env, options);
+  if (sent.failure !== null) throw new EngineError(`Could not send the spans to ${url} (${sent.spans} sent before it stopped): ${sent.failure}`);
+  io.err(`Sent ${sent.spans} spans to ${url}\n`);
   return 0;
 }
 

@@ -1,0 +1,75 @@
+// Spans of a long run go to a collector as they are folded: `continue` with live export streams the journal's earlier
+// events from disk to rebuild the fold, and `delta export --otlp` sends batches as the journal streams past.
+//
+// The journal is a long run's (a CONTEXT_WINDOW every ten iterations of 16 KB tool results), three times the heap each
+// command is given: an engine that held the journal's events, or the spans of the run with their content, runs out of memory.
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { writeLongRun } from "../support/long-run-journal.js";
+import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
+import { startOtlpCollector } from "../support/otlp-collector.js";
+import { delta, modelEnv, readEvents, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
+
+const ITERATIONS = 5_000;
+const RESULT_BYTES = 16_384;
+/** The heap each command is given: a third of the journal. */
+const HEAP_MB = 24;
+
+let root: string;
+let server: MockLlm;
+let ws: string;
+let journalBytes = 0;
+
+beforeAll(async () => {
+  root = tempDir();
+  server = await startMockLlm(() => reply.text("the last page is read"));
+  ws = join(root, "ws");
+  const home = writeAgent(root, { contextYaml: "sources:\n  - type: file\n    path: '${AGENT_HOME}/system_prompt.md'\n  - type: journal\n    max_iterations: 10\n" });
+  const run = await delta(["run", "--agent", home, "-w", ws, "--run-id", "long", "-m", "read every page"], { env: modelEnv(server.baseUrl) });
+  expect(run.exitCode, run.stderr).toBe(0);
+  journalBytes = writeLongRun(join(runDir(ws, "long"), "journal.jsonl"), readEvents(ws, "long"), ITERATIONS, RESULT_BYTES);
+}, 60_000);
+afterAll(async () => {
+  await server.close();
+  removeDir(root);
+});
+
+const heapCapped = (extra: Record<string, string>): Record<string, string> => modelEnv(server.baseUrl, { NODE_OPTIONS: `--max-old-space-size=${HEAP_MB}`, ...extra });
+
+it("continue with live export folds the journal's earlier events from disk and sends only its own spans, under a third of the journal's heap", async () => {
+  expect(journalBytes).toBeGreaterThan(3 * HEAP_MB * 2 ** 20);
+  const collector = await startOtlpCollector();
+  try {
+    const continued = await delta(["continue", "--run-id", "long", "-w", ws, "-m", "now the index"], { env: heapCapped({ OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_EXPORTER_OTLP_TIMEOUT: "10000" }), timeoutMs: 120_000 });
+    expect(continued.exitCode, continued.stderr).toBe(0);
+    expect(continued.stderr).not.toMatch(/could not export/);
+    const spans = collector.spans();
+    // This invocation's: its own span and its one model call, the chat span under it; none of the earlier 5,000 iterations'.
+    const chats = spans.filter((span) => span.name.startsWith("chat"));
+    expect(chats).toHaveLength(1);
+    expect(spans.filter((span) => span.name.startsWith("execute_tool"))).toHaveLength(0);
+    const invocation = spans.find((span) => span.spanId === chats[0]!.parentSpanId);
+    expect(invocation?.name).toMatch(/^invoke_agent/);
+  } finally {
+    await collector.close();
+  }
+}, 180_000);
+
+it("export --otlp sends a long run's spans with their content in batches as the journal streams, under a third of the journal's heap", async () => {
+  const collector = await startOtlpCollector();
+  try {
+    const exported = await delta(["export", "long", "-w", ws, "--otlp", "--endpoint", collector.endpoint], { env: heapCapped({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: "true", OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "100" }), timeoutMs: 120_000 });
+    expect(exported.exitCode, exported.stderr).toBe(0);
+    const spans = collector.spans();
+    expect(exported.stderr).toContain(`Sent ${spans.length} spans to ${collector.endpoint}/v1/traces`);
+    // Every tool call's span, each with its 16 KB result, in requests of at most a batch.
+    const tools = spans.filter((span) => span.name.startsWith("execute_tool"));
+    expect(tools).toHaveLength(ITERATIONS);
+    expect(String(tools.at(-1)!.attributes["gen_ai.tool.call.result"]).length).toBeGreaterThanOrEqual(RESULT_BYTES);
+    expect(new Set(spans.map((span) => span.spanId)).size).toBe(spans.length);
+    expect(collector.requests()).toBeGreaterThanOrEqual(Math.ceil(spans.length / 100));
+    expect(Math.max(...collector.exports.map((received) => received.spans.length))).toBeLessThanOrEqual(100);
+  } finally {
+    await collector.close();
+  }
+}, 180_000);
