@@ -1,7 +1,8 @@
-// The requests a run sent, rebuilt from its io/invocations/ records: whole ones as written, content-addressed ones from request-parts.jsonl.
+// The requests a run sent, rebuilt from its io/invocations/ records (whole ones as written, content-addressed ones from request-parts.jsonl), and the records in call order, one read at a time, for replay.
+import { join } from "node:path";
 import type { LlmRequest } from "../conversation.js";
 import { JournalError } from "../errors.js";
-import { readIoRecords } from "../store/io-records.js";
+import { ioRecordNames, readIoRecord, readIoRecords } from "../store/io-records.js";
 import { partsOf, readRequestParts, rebuildRequest } from "../store/request-parts.js";
 import type { RunPaths } from "../store/run-dir.js";
 import { InvocationRecordSchema, type InvocationRecord } from "./invocation-record.js";
@@ -15,17 +16,42 @@ export interface RecordedRequest {
 
 /** The invocation records of a run with their file names, in the order the calls were made. */
 export function readInvocationRecords(paths: Pick<RunPaths, "invocationsDir">): { file: string; record: InvocationRecord }[] {
-  const refuse = (file: string, problem: string): never => {
-    throw new JournalError(`${file}: not a valid invocation record (${problem}).`);
-  };
-  const records = readIoRecords(paths.invocationsDir, InvocationRecordSchema, refuse).map(({ file, name, data, raw }) => {
-    // Validated, but kept as written: the schema's output would put each message's fields in the schema's order.
-    const request = (raw as { request?: LlmRequest }).request;
-    return { file, name, record: request === undefined ? data : { ...data, request } };
+  const records = readIoRecords(paths.invocationsDir, InvocationRecordSchema, refuseRecord).map(({ file, name, data, raw }) => ({ file, name, record: keptAsWritten(data, raw) }));
+  return inCallOrder(records).map(({ file, record }) => ({ file, record }));
+}
+
+/**
+ * The files of a run's invocation records in the order the calls were made, each record read and validated once and
+ * none kept: a replay reads the one its next call needs with readInvocationRecord.
+ */
+export function indexInvocationRecords(paths: Pick<RunPaths, "invocationsDir">): string[] {
+  const entries = ioRecordNames(paths.invocationsDir, refuseRecord).map((name) => {
+    const file = join(paths.invocationsDir, name);
+    const { iteration, timestamp } = readInvocationRecord(file);
+    return { file, name, record: { iteration, timestamp } };
   });
-  // Iteration orders the calls; timestamp and file name only break ties.
-  records.sort((a, b) => a.record.iteration - b.record.iteration || a.record.timestamp.localeCompare(b.record.timestamp) || a.name.localeCompare(b.name));
-  return records.map(({ file, record }) => ({ file, record }));
+  return inCallOrder(entries).map(({ file }) => file);
+}
+
+/** One invocation record, validated. */
+export function readInvocationRecord(file: string): InvocationRecord {
+  const read = readIoRecord(file, InvocationRecordSchema);
+  return "problem" in read ? refuseRecord(file, read.problem) : keptAsWritten(read.data, read.raw);
+}
+
+function refuseRecord(file: string, problem: string): never {
+  throw new JournalError(`${file}: not a valid invocation record (${problem}).`);
+}
+
+/** Validated, but the request kept as written: the schema's output would put each message's fields in the schema's order. */
+function keptAsWritten(data: InvocationRecord, raw: unknown): InvocationRecord {
+  const request = (raw as { request?: LlmRequest }).request;
+  return request === undefined ? data : { ...data, request };
+}
+
+/** Iteration orders the calls; timestamp and file name only break ties. */
+function inCallOrder<T extends { name: string; record: Pick<InvocationRecord, "iteration" | "timestamp"> }>(records: T[]): T[] {
+  return records.sort((a, b) => a.record.iteration - b.record.iteration || a.record.timestamp.localeCompare(b.record.timestamp) || a.name.localeCompare(b.name));
 }
 
 /** The requests of the given records, rebuilt: request-parts.jsonl is read once, keeping only the parts they use (and the journal once when a part points there). */

@@ -4,7 +4,7 @@ import { extname, join } from "node:path";
 import { z } from "zod";
 import { ReplayError, errorMessage, type ContextOverflow } from "../errors.js";
 import { ProviderDataSchema, UsageSchema } from "../journal/events.js";
-import { readInvocationRecords } from "./recorded-requests.js";
+import { indexInvocationRecords, readInvocationRecord } from "./recorded-requests.js";
 import { streamJournal } from "../journal/reader.js";
 import { readRunFile } from "../safe-open.js";
 import type { LlmReply } from "../conversation.js";
@@ -12,7 +12,10 @@ import type { LlmReply } from "../conversation.js";
 interface Recording {
   /** A description of where the replies came from, for messages. */
   origin: string;
-  replies: LlmReply[];
+  /** How many replies it holds. */
+  count: number;
+  /** The reply to model call `index` (0-based, below count): a run directory's read from its record when asked, so one record is held at a time. */
+  reply(index: number): LlmReply;
   /**
    * Model calls (0-based, as replies) the recorded run's server first refused as too long, with the
    * sizes it named: a replay refuses them once too, so the engine shrinks its window as it did.
@@ -41,7 +44,7 @@ const ReplyLineSchema = z
   })
   .refine((reply) => reply.content !== null || reply.tool_calls.length > 0, "a reply needs content or tool_calls");
 
-/** Reads the whole recording now, so a broken one is refused before the run starts. */
+/** Reads the whole recording now, so a broken one is refused before the run starts (a run directory's records read one at a time, only their order kept). */
 export function loadRecording(source: string): Recording {
   let isDirectory: boolean;
   try {
@@ -51,9 +54,14 @@ export function loadRecording(source: string): Recording {
   }
   if (isDirectory) return loadRunDir(source);
   const extension = extname(source).toLowerCase();
-  if (extension === ".jsonl") return { origin: `file ${source}`, replies: parseJsonl(source, readText(source)), overflows: new Map() };
-  if (extension === ".json") return { origin: `file ${source}`, replies: parseJsonArray(source, readText(source)), overflows: new Map() };
+  if (extension === ".jsonl") return inHand(`file ${source}`, parseJsonl(source, readText(source)));
+  if (extension === ".json") return inHand(`file ${source}`, parseJsonArray(source, readText(source)));
   throw new ReplayError(`The replay source ${source} must be a .jsonl file (one reply a line), a .json file (an array of replies) or a run directory.`);
+}
+
+/** A replies file's recording: the file is bounded (MAX_REPLIES_FILE_BYTES), its replies held. */
+function inHand(origin: string, replies: LlmReply[]): Recording {
+  return { origin, count: replies.length, reply: (index) => replies[index]!, overflows: new Map() };
 }
 
 function parseJsonl(file: string, text: string): LlmReply[] {
@@ -102,14 +110,22 @@ function loadRunDir(runDir: string): Recording {
   } catch (err) {
     throw new ReplayError(`The replay source ${runDir} is a directory without a readable io/invocations/ (${errorMessage(err)}); pass a run directory (.delta/<run_id>) or a replies file.`);
   }
-  let records: ReturnType<typeof readInvocationRecords>;
+  const records = asReplayError(() => indexInvocationRecords({ invocationsDir }));
+  // A reply is all a replay needs: content-addressed requests are not rebuilt.
+  return {
+    origin: `run directory ${runDir}`,
+    count: records.length,
+    reply: (index) => asReplayError(() => readInvocationRecord(records[index]!).reply),
+    overflows: recordedOverflows(runDir),
+  };
+}
+
+function asReplayError<T>(read: () => T): T {
   try {
-    records = readInvocationRecords({ invocationsDir });
+    return read();
   } catch (err) {
     throw new ReplayError(errorMessage(err));
   }
-  // A reply is all a replay needs: content-addressed requests are not rebuilt.
-  return { origin: `run directory ${runDir}`, replies: records.map(({ record }) => record.reply), overflows: recordedOverflows(runDir) };
 }
 
 /** Where the run's journal says a request was refused as too long: the CONTEXT_WINDOW overflow events, by the model calls before them. */

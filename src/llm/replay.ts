@@ -16,7 +16,8 @@ interface ReplayOptions {
 }
 
 export function createReplayProvider(source: ReplaySource, options: ReplayOptions = {}): Provider {
-  const { origin, replies, overflows } = loadRecording(source);
+  const recording = loadRecording(source);
+  const { origin, overflows } = recording;
   let next = options.startIndex ?? 0;
   const refused = new Set<number>();
   if (!Number.isInteger(next) || next < 0) throw new ReplayError(`The replay start index must be a whole number ≥ 0, got ${next}.`);
@@ -28,10 +29,10 @@ export function createReplayProvider(source: ReplaySource, options: ReplayOption
         refused.add(next);
         throw new ContextOverflowError(`Recorded: the server refused model call ${next + 1} as longer than its context window (${origin}).`, overflow);
       }
-      const reply = replies[next];
-      if (!reply) {
-        throw new ReplayError(`No recorded reply for model call ${next + 1}: recording exhausted after ${replies.length} replies (${origin}).`);
+      if (next >= recording.count) {
+        throw new ReplayError(`No recorded reply for model call ${next + 1}: recording exhausted after ${recording.count} replies (${origin}).`);
       }
+      const reply = recording.reply(next);
       checkToolsOffered(reply, request, next + 1, origin);
       next += 1;
       return reply;

@@ -2,5 +2,6 @@
 import { loadRecording } from "../../src/llm/replay-source.js";
 
 export function exportReplies(runDir: string): string {
-  return loadRecording(runDir).replies.map((reply) => `${JSON.stringify(reply)}\n`).join("");
+  const recording = loadRecording(runDir);
+  return Array.from({ length: recording.count }, (_, index) => `${JSON.stringify(recording.reply(index))}\n`).join("");
 }
