@@ -70,11 +70,6 @@ document.addEventListener("click", function (e) {
 });
 `;
 
-export function page(title: string, body: Html): string {
-  const { head, tail } = pageAround(title);
-  return `${head}${body.text}${tail}`;
-}
-
 /** The page before and after its body, for a body written piece by piece (a run's events, streamed from its journal). */
 export function pageAround(title: string): { head: string; tail: string } {
   return {

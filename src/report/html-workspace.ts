@@ -1,25 +1,32 @@
-// The HTML report of a workspace: one row per run (status, error, iterations, tokens, cost, duration) on a shared time axis, and a section per run below.
+// The HTML report of a workspace, written piece by piece: one row per run (status, error, iterations, tokens, cost, duration) on a shared time axis, and a section per run below.
 import { pathToFileURL } from "node:url";
 import shellQuote from "shell-quote";
 import type { EventOf } from "../journal/events.js";
 import { html, type Html } from "./html-escape.js";
-import { page } from "./html-page.js";
-import type { RunAccount } from "./run-account.js";
+import { pageAround } from "./html-page.js";
+import type { RunRow } from "./run-account.js";
 import { formatMs } from "./show-text.js";
 import { addRunUsage, costText, formatTokens, type UsageTotals } from "./usage-fields.js";
 
 const ERROR_CHARS = 240;
 
-export function workspaceReportHtml(workDirs: readonly string[], runs: readonly RunAccount[]): string {
+/** Writes the page piece by piece (the summary, a table row per run, a section per run): never the whole page as one string. */
+export function writeWorkspaceReport(workDirs: readonly string[], runs: readonly RunRow[], write: (text: string) => void): void {
   const ordered = [...runs].sort((a, b) => (a.startedAt ?? 0) - (b.startedAt ?? 0) || a.runId.localeCompare(b.runId));
-  const t0 = Math.min(...ordered.map((run) => run.startedAt ?? Infinity));
-  const t1 = Math.max(...ordered.map((run) => run.endedAt ?? -Infinity));
-  const span = Math.max(1, t1 - t0);
+  let t0 = Infinity;
+  let t1 = -Infinity;
   const counts = new Map<string, number>();
-  for (const run of ordered) counts.set(run.status, (counts.get(run.status) ?? 0) + 1);
   const total: UsageTotals = {};
-  for (const run of ordered) addRunUsage(total, run.usage);
-  const body = html`<header class="outcome" id="outcome"><h1>Runs</h1>
+  for (const run of ordered) {
+    t0 = Math.min(t0, run.startedAt ?? Infinity);
+    t1 = Math.max(t1, run.endedAt ?? -Infinity);
+    counts.set(run.status, (counts.get(run.status) ?? 0) + 1);
+    addRunUsage(total, run.usage);
+  }
+  const span = Math.max(1, t1 - t0);
+  const { head, tail } = pageAround(`Delta runs in ${workDirs.join(", ")}`);
+  write(head);
+  write(html`<header class="outcome" id="outcome"><h1>Runs</h1>
 <ul class="paths">${workDirs.map((dir) => html`<li>${dir}</li>`)}</ul>
 <div class="facts"><span>runs <b>${ordered.length}</b></span>${[...counts].map(([status, count]) => html`<span class="status status-${status}">${status} ${count}</span>`)}
 <span>tokens <b>${formatTokens(total) ?? "none recorded"}</b></span><span>cost <b>${costText(total) ?? "not recorded"}</b></span>
@@ -27,23 +34,28 @@ ${Number.isFinite(span) && ordered.length > 0 ? html`<span>wall time <b>${format
 ${ordered.length === 0 ? html`<p class="empty">No runs here.</p>` : html`<div class="table-wrap"><table>
 <thead><tr><th>run</th><th>status</th><th>iterations</th><th>error</th><th>tokens</th><th>cost</th><th>duration</th><th class="gantt">when</th><th>task</th></tr></thead>
 <tbody>
-${ordered.map((run) => {
-    const start = run.startedAt ?? t0;
-    const end = run.endedAt ?? start;
-    const left = ((start - t0) / span) * 220;
-    const error = errorOf(run);
-    return html`<tr class="run" data-run="${run.runId}"><td><a href="#${sectionId(run)}">${run.runId}</a></td><td class="status status-${run.status}">${run.status}${run.holder?.state === "dead" ? " (engine gone)" : ""}</td>
+`}`.text);
+  for (const run of ordered) write(tableRow(run, t0, span).text);
+  if (ordered.length > 0) write("</tbody></table></div>");
+  write("\n");
+  for (const run of ordered) write(runSection(run).text);
+  write(tail);
+}
+
+function tableRow(run: RunRow, t0: number, span: number): Html {
+  const start = run.startedAt ?? t0;
+  const end = run.endedAt ?? start;
+  const left = ((start - t0) / span) * 220;
+  const error = errorOf(run);
+  return html`<tr class="run" data-run="${run.runId}"><td><a href="#${sectionId(run)}">${run.runId}</a></td><td class="status status-${run.status}">${run.status}${run.holder?.state === "dead" ? " (engine gone)" : ""}</td>
 <td class="num">${run.iterationCount}</td><td class="error">${error ? html`<a href="#${sectionId(run)}">${clipped(`${error.error_type}: ${error.error_message}`)}</a>` : ""}</td><td>${formatTokens(run.usage) ?? "-"}</td><td class="num">${costText(run.usage) ?? "-"}</td>
 <td class="num">${formatMs(end - start)}</td><td class="gantt"><svg viewBox="0 0 220 10" width="220" height="10"><rect class="status-${run.status}" x="${left.toFixed(1)}" y="1" height="8" width="${Math.max(2, ((end - start) / span) * 220).toFixed(1)}"><title>${run.firstTimestamp ?? ""} to ${run.lastTimestamp ?? ""}</title></rect></svg></td>
 <td class="task" title="${run.task ?? ""}">${run.task ?? ""}</td></tr>
 `;
-  })}</tbody></table></div>`}
-${ordered.map(runSection)}`;
-  return page(`Delta runs in ${workDirs.join(", ")}`, body);
 }
 
 /** A run's section: its outcome and whole error, and where to read more (its journal, the command for its own report). */
-function runSection(run: RunAccount): Html {
+function runSection(run: RunRow): Html {
   const error = errorOf(run);
   const report = shellQuote.quote(["delta", "report", run.runId, "-w", run.workDir, "-o", `${run.runId}.html`]);
   return html`<section class="run" id="${sectionId(run)}"><h3>${run.runId} <span class="status status-${run.status}">${run.status}</span></h3>
@@ -53,12 +65,12 @@ ${run.task === null ? "" : html`<p class="dim">task: ${clipped(run.task)}</p>`}
 `;
 }
 
-function sectionId(run: RunAccount): string {
+function sectionId(run: RunRow): string {
   return `run-${run.runId}`;
 }
 
 /** The error that ended a FAILED or INTERRUPTED run. */
-function errorOf(run: RunAccount): EventOf<"ERROR"> | null {
+function errorOf(run: RunRow): EventOf<"ERROR"> | null {
   return run.status === "FAILED" || run.status === "INTERRUPTED" ? run.lastError : null;
 }
 

@@ -218,16 +218,24 @@ export function timeOf(event: { timestamp: string } | null | undefined): number 
   return Number.isNaN(ms) ? null : ms;
 }
 
-/** Every readable run of some workspaces; a run that cannot be read is reported through warn and left out. */
-export function loadWorkspaceAccounts(workDirs: readonly string[], warn: (line: string) => void): RunAccount[] {
+/** Every readable run of some workspaces, a row each: each account is cut down to its row before the next run is read. A run that cannot be read is reported through warn and left out. */
+export function loadWorkspaceRows(workDirs: readonly string[], warn: (line: string) => void): RunRow[] {
   return workDirs.flatMap((workDir) =>
     runIdsIn(workDir).flatMap((runId) => {
       try {
-        return [loadRunAccount(workDir, runId, runPaths(workDir, runId), warn)];
+        return [runRowOf(loadRunAccount(workDir, runId, runPaths(workDir, runId), warn))];
       } catch (err) {
         warn(`run ${runId} in ${workDir}: skipped: ${errorMessage(err)}`);
         return [];
       }
     }),
   );
+}
+
+/** What the workspace page shows of a run: a row's facts, none of its iterations, so the page's input grows by a row per run. */
+export type RunRow = Pick<RunAccount, "runId" | "workDir" | "paths" | "status" | "holder" | "iterationCount" | "usage" | "task" | "lastError" | "firstTimestamp" | "lastTimestamp" | "startedAt" | "endedAt">;
+
+function runRowOf(account: RunAccount): RunRow {
+  const { runId, workDir, paths, status, holder, iterationCount, usage, task, lastError, firstTimestamp, lastTimestamp, startedAt, endedAt } = account;
+  return { runId, workDir, paths, status, holder, iterationCount, usage, task, lastError, firstTimestamp, lastTimestamp, startedAt, endedAt };
 }

@@ -3,9 +3,9 @@ import { resolve } from "node:path";
 import { readHookRuns } from "../../report/hook-runs.js";
 import { writeRunReport } from "../../report/html-run.js";
 import { streamJournal } from "../../journal/reader.js";
-import { workspaceReportHtml } from "../../report/html-workspace.js";
+import { writeWorkspaceReport } from "../../report/html-workspace.js";
 import { modelCallsFor } from "../../report/model-calls.js";
-import { loadRunAccount, loadWorkspaceAccounts } from "../../report/run-account.js";
+import { loadRunAccount, loadWorkspaceRows } from "../../report/run-account.js";
 import { scopeWorkspaces } from "../../store/locate-run.js";
 import type { CliIo } from "../io.js";
 import { optionalString } from "../options.js";
@@ -25,8 +25,8 @@ export async function reportCommand(runId: string | undefined, flags: Record<str
   let name: string;
   if (runId === undefined && !flags.last) {
     const workDirs = scopeWorkspaces(await runScope(flags));
-    const text = workspaceReportHtml(workDirs, loadWorkspaceAccounts(workDirs, warn));
-    report = (write) => write(text);
+    const rows = loadWorkspaceRows(workDirs, warn);
+    report = (write) => writeWorkspaceReport(workDirs, rows, write);
     name = WORKSPACE_REPORT_FILE;
   } else {
     const run = await findRun(runId, flags, warn);
