@@ -34,8 +34,12 @@ export async function streamJournalPaced(path: string, visit: (event: JournalEve
         if (visited.tornBytes > 0) options.warn?.(`${path}: ignoring a torn last line (${visited.tornBytes} bytes with no newline, left by an interrupted write)`);
         return;
       }
-      // A window ending mid-line leaves that line to the next one; a window holding no whole line is widened.
-      window = visited.lines === 0 ? window * 2 : WINDOW_BYTES;
+      // A window ending mid-line leaves that line to the next one; a window holding no whole line is widened, with no pause.
+      if (visited.lines === 0) {
+        window *= 2;
+        continue;
+      }
+      window = WINDOW_BYTES;
       start += visited.completeBytes;
       line += visited.lines;
       await pause();
