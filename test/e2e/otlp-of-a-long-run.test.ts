@@ -73,3 +73,17 @@ it("export --otlp sends a long run's spans with their content in batches as the 
     await collector.close();
   }
 }, 180_000);
+
+it("export --otlp to a collector answering 503 stops at the first batch, exit 1, saying how many spans went before", async () => {
+  const collector = await startOtlpCollector("unavailable");
+  try {
+    const exported = await delta(["export", "long", "-w", ws, "--otlp", "--endpoint", collector.endpoint], { env: heapCapped({ OTEL_EXPORTER_OTLP_TIMEOUT: "2000" }), timeoutMs: 60_000 });
+    expect(exported.exitCode).toBe(1);
+    expect(exported.stderr).toContain(`Could not send the spans to ${collector.endpoint}/v1/traces (0 sent before it stopped)`);
+    // The run's 10,000 spans and more would be twenty batches: only the first was tried (with the exporter's own retries).
+    expect(collector.requests()).toBeGreaterThan(0);
+    expect(collector.requests()).toBeLessThan(10);
+  } finally {
+    await collector.close();
+  }
+}, 120_000);
