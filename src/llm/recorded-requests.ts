@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import type { LlmRequest } from "../conversation.js";
 import { JournalError } from "../errors.js";
-import { ioRecordNames, readIoRecord, readIoRecords } from "../store/io-records.js";
+import { ioRecordNames, readIoRecord } from "../store/io-records.js";
 import { partsOf, readRequestParts, rebuildRequest } from "../store/request-parts.js";
 import type { RunPaths } from "../store/run-dir.js";
 import { InvocationRecordSchema, type InvocationRecord } from "./invocation-record.js";
@@ -14,23 +14,17 @@ export interface RecordedRequest {
   request: LlmRequest;
 }
 
-/** The invocation records of a run with their file names, in the order the calls were made. */
-export function readInvocationRecords(paths: Pick<RunPaths, "invocationsDir">): { file: string; record: InvocationRecord }[] {
-  const records = readIoRecords(paths.invocationsDir, InvocationRecordSchema, refuseRecord).map(({ file, name, data, raw }) => ({ file, name, record: keptAsWritten(data, raw) }));
-  return inCallOrder(records).map(({ file, record }) => ({ file, record }));
-}
-
 /**
- * The files of a run's invocation records in the order the calls were made, each record read and validated once and
- * none kept: a replay reads the one its next call needs with readInvocationRecord.
+ * A run's invocation records, file and iteration, in the order the calls were made: each record read and validated once
+ * and none kept, so a replay or `show --request` reads the one it needs with readInvocationRecord.
  */
-export function indexInvocationRecords(paths: Pick<RunPaths, "invocationsDir">): string[] {
+export function indexInvocationRecords(paths: Pick<RunPaths, "invocationsDir">): { file: string; iteration: number }[] {
   const entries = ioRecordNames(paths.invocationsDir, refuseRecord).map((name) => {
     const file = join(paths.invocationsDir, name);
     const { iteration, timestamp } = readInvocationRecord(file);
     return { file, name, record: { iteration, timestamp } };
   });
-  return inCallOrder(entries).map(({ file }) => file);
+  return inCallOrder(entries).map(({ file, record }) => ({ file, iteration: record.iteration }));
 }
 
 /** One invocation record, validated. */

@@ -115,7 +115,7 @@ function loadRunDir(runDir: string): Recording {
   return {
     origin: `run directory ${runDir}`,
     count: records.length,
-    reply: (index) => asReplayError(() => readInvocationRecord(records[index]!).reply),
+    reply: (index) => asReplayError(() => readInvocationRecord(records[index]!.file).reply),
     overflows: recordedOverflows(runDir),
   };
 }

@@ -1,5 +1,6 @@
 // Replay from a run directory reads the reply its next model call needs, one record at a time: a recording of whole
-// requests (io.requests: full, as every run before content-addressed records wrote) far larger than the heap replays.
+// requests (io.requests: full, as every run before content-addressed records wrote) far larger than the heap replays,
+// and `show --request N` prints one of its requests.
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -14,13 +15,14 @@ const HEAP_MB = 24;
 let root: string;
 let server: MockLlm;
 let agent: string;
+let ws: string;
 let recording: string;
 
 beforeAll(async () => {
   root = tempDir();
   server = await startMockLlm(() => reply.text("recorded"));
   agent = writeAgent(root, { agentYaml: "name: test-agent\nllm:\n  model: mock-model\nio:\n  requests: full\ntools:\n  - name: echo\n    exec: \"echo ${text}\"\n" });
-  const ws = join(root, "ws");
+  ws = join(root, "ws");
   const run = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "source", "-m", "go"], { env: modelEnv(server.baseUrl) });
   expect(run.exitCode, run.stderr).toBe(0);
   recording = runDir(ws, "source");
@@ -50,6 +52,14 @@ it("replays a run directory whose records are over twice the heap, answering fro
   expect(JSON.parse(replayed.stdout)).toMatchObject({ status: "COMPLETED", result_text: "reply 1" });
   expect(server.requests.length).toBe(before);
 }, 180_000);
+
+it("show --request prints one request of such a recording under the same heap", async () => {
+  const shown = await delta(["show", "source", "-w", ws, "--request", String(RECORDS)], { env: { NODE_OPTIONS: `--max-old-space-size=${HEAP_MB}` }, timeoutMs: 60_000 });
+  expect(shown.exitCode, shown.stderr.slice(-2000)).toBe(0);
+  const request = JSON.parse(shown.stdout) as { messages: { content: string }[] };
+  expect(request.messages[0]!.content.startsWith(`call ${RECORDS} `)).toBe(true);
+  expect(request.messages[0]!.content).toHaveLength(REQUEST_BYTES);
+}, 120_000);
 
 it("still refuses a recording with a broken record before the run starts, naming the file", async () => {
   const dir = join(recording, "io", "invocations");

@@ -2,7 +2,7 @@
 import { existsSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { EXIT, RunRefusedError, UsageError } from "../../errors.js";
-import { readInvocationRecords, rebuildRequests } from "../../llm/recorded-requests.js";
+import { indexInvocationRecords, readInvocationRecord, rebuildRequests } from "../../llm/recorded-requests.js";
 import { followJournal } from "../../report/follow.js";
 import { loadRunAccount, trackRunAccount } from "../../report/run-account.js";
 import { createFoldTracker } from "../../journal/fold.js";
@@ -103,14 +103,15 @@ async function showRequest(runId: string | undefined, flags: Record<string, unkn
   if (!Number.isInteger(wanted) || wanted < 1) throw new UsageError(`--request takes an iteration number (1, 2, …), got ${JSON.stringify(String(flags.request))}.`);
   if (flags.follow) throw new UsageError("--request prints one recorded request; it cannot be combined with --follow.");
   const run = await findRun(runId, flags, warn);
-  const records = readInvocationRecords(run.paths);
-  const matching = records.filter(({ record }) => record.iteration === wanted);
+  // The records are checked one at a time and only the one asked for is kept.
+  const records = indexInvocationRecords(run.paths);
+  const matching = records.filter(({ iteration }) => iteration === wanted);
   const last = matching[matching.length - 1];
   if (!last) {
-    const known = records.length > 0 ? `it has requests for iterations ${records[0]!.record.iteration} to ${records[records.length - 1]!.record.iteration}` : "its io/invocations/ holds no record (pruned, or no model call yet)";
+    const known = records.length > 0 ? `it has requests for iterations ${records[0]!.iteration} to ${records[records.length - 1]!.iteration}` : "its io/invocations/ holds no record (pruned, or no model call yet)";
     throw new RunRefusedError(`Run ${run.runId} has no recorded request for iteration ${wanted}: ${known}.`);
   }
-  const [rebuilt] = rebuildRequests(run.paths, [last]);
+  const [rebuilt] = rebuildRequests(run.paths, [{ file: last.file, record: readInvocationRecord(last.file) }]);
   io.out(`${JSON.stringify(rebuilt!.request, null, 2)}\n`);
   return EXIT.COMPLETED;
 }
