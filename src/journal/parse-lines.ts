@@ -13,6 +13,8 @@ interface ParsePosition {
   nextSeq: number;
   /** Lines this process wrote, whose events need no second parse (see written-lines.ts). */
   written?: WrittenLines;
+  /** The range ends before the file does: bytes after its last newline begin a line the next range reads, and are not looked at. */
+  endsMidFile?: boolean;
 }
 
 interface ParsedRange extends VisitedRange {
@@ -70,7 +72,7 @@ export function visitRange(fd: number, start: number, end: number, at: ParsePosi
   });
   const visited = { lines: count, completeBytes: scan.completeBytes, lastLineStart: scan.lastLineStart, lastLine: last.line === null ? null : Buffer.from(last.line), bytesRead: scan.bytesRead };
   const tail = scan.tail;
-  if (tail.bytes === 0) return { ...visited, unterminated: null, tornBytes: 0 };
+  if (tail.bytes === 0 || at.endsMidFile) return { ...visited, unterminated: null, tornBytes: 0 };
   const text = tail.text?.toString("utf8");
   if (text === undefined || !isJson(text)) return { ...visited, unterminated: null, tornBytes: tail.bytes };
   return { ...visited, unterminated: parseLine(text, at.path, at.firstLine + count, at.nextSeq + count), tornBytes: 0 };

@@ -64,13 +64,47 @@ interface VerifiedPrefix {
  * a warning, as a whole read leaves it): a reader that folds or prints as it goes needs a line's memory, not a journal's.
  */
 export function streamJournal(path: string, visit: (event: JournalEvent) => void, options: Pick<ReadOptions, "warn"> = {}): void {
+  for (const _window of journalWindows(path, visit, options));
+}
+
+/**
+ * streamJournal with an awaited `pause` after each window of lines: a consumer that sends what it folds to a slower
+ * sink (a collector) holds a window's worth, never the journal.
+ */
+export async function streamJournalPaced(path: string, visit: (event: JournalEvent) => void, pause: () => Promise<void>, options: Pick<ReadOptions, "warn"> = {}): Promise<void> {
+  for (const _window of journalWindows(path, visit, options)) await pause();
+}
+
+/** Journal bytes parsed between two pauses; a window widens (doubling) only to hold a line longer than this. */
+const WINDOW_BYTES = 1 << 20;
+
+/** Visits the journal's events a window of lines at a time, yielding between windows (never after the last). */
+function* journalWindows(path: string, visit: (event: JournalEvent) => void, options: Pick<ReadOptions, "warn">): Generator<void> {
   const fd = openJournalForRead(path);
   try {
     const size = fstatSync(fd).size;
     refuseJsonArray(path, readRange(fd, 0, 64));
-    const visited = visitRange(fd, 0, size, { path, firstLine: 1, nextSeq: 1 }, visit);
-    if (visited.unterminated) visit(visited.unterminated);
-    if (visited.tornBytes > 0) options.warn?.(tornWarning(path, visited.tornBytes));
+    let start = 0;
+    let line = 1;
+    let window = WINDOW_BYTES;
+    while (start < size) {
+      const end = Math.min(size, start + window);
+      const visited = visitRange(fd, start, end, { path, firstLine: line, nextSeq: line, endsMidFile: end < size }, visit);
+      if (end === size) {
+        if (visited.unterminated) visit(visited.unterminated);
+        if (visited.tornBytes > 0) options.warn?.(tornWarning(path, visited.tornBytes));
+        return;
+      }
+      // A window ending mid-line leaves that line to the next one; a window holding no whole line is widened, with no pause.
+      if (visited.lines === 0) {
+        window *= 2;
+        continue;
+      }
+      window = WINDOW_BYTES;
+      start += visited.completeBytes;
+      line += visited.lines;
+      yield;
+    }
   } finally {
     closeSync(fd);
   }

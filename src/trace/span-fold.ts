@@ -1,8 +1,7 @@
 // The one fold from journal events to OpenTelemetry spans: applied live as events are appended and to a journal read afterwards, it gives the same spans.
 import { ORPHANED_RUN } from "../errors.js";
 import type { EventOf, JournalEvent } from "../journal/events.js";
-import { streamJournalPaced } from "../journal/paced-reader.js";
-import { streamJournal } from "../journal/reader.js";
+import { streamJournal, streamJournalPaced } from "../journal/reader.js";
 import { redactSecrets } from "../secrets.js";
 import { GEN_AI } from "./genai-names.js";
 import { runTraceOf, spanIdOf } from "./trace-ids.js";

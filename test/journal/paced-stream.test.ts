@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { JournalEvent } from "../../src/journal/events.js";
-import { streamJournalPaced } from "../../src/journal/paced-reader.js";
+import { streamJournalPaced } from "../../src/journal/reader.js";
 import { streamJournal } from "../../src/journal/reader.js";
 
 const line = (seq: number, content = `m${seq}`): string =>
