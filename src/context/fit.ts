@@ -79,9 +79,9 @@ export const REPLY_PRIMING = 3;
 /**
  * The journal's own limits first (max_iterations, max_tokens), then what the model's window leaves
  * once the other sources, the tools and the reply are counted. Bytes decide while no token limit
- * could be passed; then the estimate, while it stays far enough from the limit (request-estimate.ts);
- * nearer, the tokenizer (`count`). When even the user messages and the last iteration do not fit,
- * it throws CONTEXT_OVERFLOW.
+ * could be passed; then the estimate, while it stays far enough from the limit (request-estimate.ts),
+ * the window moving on it when it must; nearer, the tokenizer (`count`). When even the user
+ * messages and the last iteration do not fit, it throws CONTEXT_OVERFLOW.
  */
 export function fitContext<B extends { size: PartSize | null }>(input: FitInput<B>): Fit<B> {
   const { conversation, limits, counted } = input;
@@ -89,9 +89,10 @@ export function fitContext<B extends { size: PartSize | null }>(input: FitInput<
   const { state } = conversation;
   const blocksFor = (first: number): readonly B[] | undefined => (input.blocksFollowWindow ? input.blocks.get(first) : input.blocks.values().next().value);
 
-  // The journal under its own limits, in bytes first: only a move on tokens needs a count.
-  const window = journalWindow(conversation, own, counted ? "tokens" : "bytes");
-  if (!counted && window.move !== null && window.move.reason !== "max_iterations") return { kind: "count" };
+  // The journal under its own limits: once counted, in tokens; else in bytes, or past max_tokens by the estimate while it is far from the limit.
+  const mine = counted ? { window: journalWindow(conversation, own, "tokens"), measure: "tokens" as const } : ownWindow(conversation, own);
+  if (mine === null) return { kind: "count" };
+  const { window } = mine;
   const blocks = blocksFor(window.first);
   if (blocks === undefined) return { kind: "read", first: window.first };
   const fitted = (measure: Measure, chosen: JournalWindow, shown: readonly B[], estimatedTokens: number | null): Fit<B> => ({
@@ -103,13 +104,16 @@ export function fitContext<B extends { size: PartSize | null }>(input: FitInput<
     measure,
   });
   const requestTokens = (shown: readonly B[], chosen: JournalWindow): number => partsSize(shown, input.tools, "tokens") + chosen.rawTokens + REPLY_PRIMING;
-  if (modelWindow === null) return counted ? fitted("tokens", window, blocks, requestTokens(blocks, window)) : fitted("bytes", window, blocks, null);
+  if (modelWindow === null) {
+    if (mine.measure === "tokens") return fitted("tokens", window, blocks, requestTokens(blocks, window));
+    return mine.measure === "estimate" ? fitted("estimate", window, blocks, partsSize(blocks, input.tools, "estimate") + REPLY_PRIMING + window.rawTokens) : fitted("bytes", window, blocks, null);
+  }
 
   const room = modelWindow - replyReserve(limits.maxReplyTokens, modelWindow);
   if (!counted) {
-    if ((partsSize(blocks, input.tools, "bytes") + window.rawTokens + REPLY_PRIMING) * state.calibration <= room) return fitted("bytes", window, blocks, null);
-    // The bytes could pass the window: an estimate will do while it is far from the limit; nearer, the tokenizer counts.
-    const guess = estimateFit(input, blocks, room);
+    if (mine.measure === "bytes" && (partsSize(blocks, input.tools, "bytes") + window.rawTokens + REPLY_PRIMING) * state.calibration <= room) return fitted("bytes", window, blocks, null);
+    // The bytes could pass the window (or max_tokens already took the estimate): an estimate will do while it is far from the limit; nearer, the tokenizer counts.
+    const guess = estimateFit(input, blocks, room, mine.measure === "estimate" ? window : journalWindow(conversation, own, "estimate"));
     if (guess.kind !== "fitted") return guess;
     return fitted("estimate", guess.window, guess.blocks, guess.tokens);
   }
@@ -127,21 +131,40 @@ function journalWindow(conversation: FitConversation, budget: JournalBudget, mea
 }
 
 /**
+ * The journal under its own limits without a tokenizer: in bytes while they pass no max_tokens;
+ * past it, by the estimate scaled by the provider's count of the previous request, trusted while
+ * far enough below max_tokens (request-estimate.ts), the window moving on it when it must, as it
+ * does for the model's window (estimateFit). Null when only a tokenizer's count can tell.
+ */
+function ownWindow(conversation: FitConversation, own: JournalBudget): { window: JournalWindow; measure: "bytes" | "estimate" } | null {
+  const bytes = journalWindow(conversation, own, "bytes");
+  if (own.maxTokens === undefined || bytes.move?.reason !== "max_tokens") return { window: bytes, measure: "bytes" };
+  const { lastEstimate } = conversation.state;
+  const limit = estimateRoom(own.maxTokens, lastEstimate);
+  // Limits in the provider's tokens, counts in estimated ones: the scale is the calibration between them.
+  const scale = estimateScale(lastEstimate);
+  const window = journalWindow(conversation, { ...own, maxTokens: limit * scale }, "estimate", { ...conversation.state, calibration: scale });
+  return window.rawTokens <= limit ? { window, measure: "estimate" } : null;
+}
+
+/**
  * The window sized by the three-bytes-a-token estimate, scaled by the provider's count of the
  * previous request, when that keeps the request far enough below `room` (request-estimate.ts);
- * the window moves on the estimate when it must. `count` when only a tokenizer's count can tell:
- * then even the smallest window the estimate allows is too near the limit.
+ * `window` is the journal under its own limits by the estimate; it moves further when it must
+ * (a move for the model's window keeps fewer iterations than any own limit's it follows).
+ * `count` when only a tokenizer's count can tell: then even the smallest window the estimate
+ * allows is too near the limit.
  */
 function estimateFit<B extends { size: PartSize | null }>(
   input: FitInput<B>,
   blocks: readonly B[],
   room: number,
+  window: JournalWindow,
 ): { kind: "fitted"; window: JournalWindow; blocks: readonly B[]; tokens: number } | { kind: "read"; first: number } | { kind: "count" } {
   const { conversation, limits } = input;
   const { state } = conversation;
   const others = (shown: readonly B[]): number => partsSize(shown, input.tools, "estimate") + REPLY_PRIMING;
   const limit = estimateRoom(room, state.lastEstimate);
-  const window = journalWindow(conversation, limits.own, "estimate");
   if (others(blocks) + window.rawTokens <= limit) return { kind: "fitted", window, blocks, tokens: others(blocks) + window.rawTokens };
   // Limits in the provider's tokens, counts in estimated ones: the scale is the calibration between them.
   const scale = estimateScale(state.lastEstimate);

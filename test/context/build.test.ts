@@ -215,9 +215,11 @@ describe("buildContext within a budget", () => {
     expect(built.messages.at(-1)).toMatchObject({ role: "tool", tool_call_id: "c20" });
   });
 
-  it("moves on the journal's max_tokens before the model's window", async () => {
+  it("moves on the journal's max_tokens before the model's window, by the estimate while it is far from the limit", async () => {
     const built = await build(withPrompt, env({ events: journal(20, 300), budget: budget(100_000, 600) }));
-    expect(built.windowEvent).toMatchObject({ reason: "max_tokens", limit: 600 });
+    // Without a provider's count the estimate is trusted with half of max_tokens: the move records that share, and no token sizes.
+    expect(built.windowEvent).toEqual({ type: "CONTEXT_WINDOW", iteration: 21, reason: "max_tokens", first_iteration: 20, dropped_from: 1, dropped_to: 19, limit: 300 });
+    expect(built.estimatedBy).toBe("bytes");
   });
 
   it("fails with CONTEXT_OVERFLOW naming the sizes when the last iteration alone does not fit", async () => {

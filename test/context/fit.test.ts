@@ -69,9 +69,55 @@ describe("fitContext", () => {
     expect(fit.event).toEqual({ type: "CONTEXT_WINDOW", iteration: 11, reason: "max_iterations", first_iteration: 9, dropped_from: 1, dropped_to: 8, limit: 4 });
   });
 
-  it("asks for a count when bytes pass a token limit, and with tokens moves the window and records its sizes", () => {
+  it("fits on the estimate, counting nothing, when bytes pass the journal's max_tokens but the estimate is far below it", () => {
+    // 4,004 bytes pass 3,000; the estimate, 1,342, is under the half of it trusted without a provider's count.
+    const fit = fitted(fitContext(input({ limits: { own: { maxTokens: 3_000 }, modelWindow: null, maxReplyTokens: null, overflow: null } })));
+    expect(fit).toMatchObject({ measure: "estimate", event: null });
+    expect(shown(fit)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    // What the THOUGHT records so that the provider's count calibrates the next estimate: the prompt, the tools, the conversation, the reply's opening.
+    expect(fit.estimatedTokens).toBe(67 + 34 + 2 + 10 * 134 + 3);
+  });
+
+  it("moves the window on the estimate past the journal's max_tokens, leaving about half of it", () => {
+    // The previous request: 2,000 estimated, 1,500 by the provider. Trusted up to 90% of 900 tokens: 1,080 estimated, which 1,342 pass.
+    const state: WindowState = { ...STATE, lastEstimate: { estimated: 2_000, reported: 1_500 } };
+    const base = input();
+    const fit = fitted(fitContext({ ...base, conversation: { ...base.conversation, state }, limits: { own: { maxTokens: 900 }, modelWindow: null, maxReplyTokens: null, overflow: null } }));
+    expect(fit.measure).toBe("estimate");
+    expect(shown(fit)).toEqual([7, 8, 9, 10]);
+    // No token sizes: nothing was counted; the limit is the share of max_tokens the estimate is trusted with.
+    expect(fit.event).toEqual({ type: "CONTEXT_WINDOW", iteration: 11, reason: "max_tokens", first_iteration: 7, dropped_from: 1, dropped_to: 6, limit: 810 });
+    // The conversation left, in the provider's tokens (×0.75): a little under half of max_tokens.
+    const left = fit.window.rawTokens * 0.75;
+    expect(left).toBeLessThanOrEqual(900 / 2);
+    expect(left).toBeGreaterThan(900 / 3);
+  });
+
+  it("asks for a count when even the smallest window the estimate allows is near the journal's max_tokens, and with tokens keeps it whole", () => {
+    // Two iterations of 1,800 bytes: 600 estimated each, so the last alone passes the 500 trusted of 1,000; the tokenizer finds 901 in all.
+    const limits = { own: { maxTokens: 1_000 }, modelWindow: null, maxReplyTokens: null, overflow: null };
+    expect(fitContext(input({ limits, count: 2, chars: 1_800 }))).toEqual({ kind: "count" });
+    const fit = fitted(fitContext(input({ limits, count: 2, chars: 1_800, counted: true })));
+    expect(fit).toMatchObject({ measure: "tokens", event: null });
+    expect(shown(fit)).toEqual([1, 2]);
+  });
+
+  it("after a move on the journal's max_tokens by the estimate, fits the model's window by the estimate too", () => {
+    const state: WindowState = { ...STATE, lastEstimate: { estimated: 2_000, reported: 1_500 } };
+    const base = input();
+    const within = (modelWindow: number) => fitContext({ ...base, conversation: { ...base.conversation, state }, limits: { own: { maxTokens: 900 }, modelWindow, maxReplyTokens: 100, overflow: null } });
+    // 700 − 100 leaves 600: trusted up to 720 estimated; the 4 iterations max_tokens left and the other parts (104) take 642.
+    const roomy = fitted(within(700));
+    expect(roomy).toMatchObject({ measure: "estimate", event: { reason: "max_tokens", first_iteration: 7 }, estimatedTokens: 642 });
+    // 500 − 100 leaves 400: trusted up to 480; the window moves on from where max_tokens left it, still by the estimate.
+    const tight = fitted(within(500));
+    expect(shown(tight)).toEqual([10]);
+    expect(tight).toMatchObject({ measure: "estimate", estimatedTokens: 104 + 2 + 134 });
+    expect(tight.event).toEqual({ type: "CONTEXT_WINDOW", iteration: 11, reason: "context_window", first_iteration: 10, dropped_from: 1, dropped_to: 9, limit: 282 });
+  });
+
+  it("with tokens counted, moves the window on the journal's max_tokens and records its sizes", () => {
     const limits = { own: { maxTokens: 600 }, modelWindow: null, maxReplyTokens: null, overflow: null };
-    expect(fitContext(input({ limits }))).toEqual({ kind: "count" });
     const fit = fitted(fitContext(input({ limits, counted: true })));
     // 10 iterations of 100 tokens and the task's 1 pass 600; half of the 599 left is 299: the last two iterations.
     expect(shown(fit)).toEqual([9, 10]);

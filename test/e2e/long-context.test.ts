@@ -168,22 +168,29 @@ it("loads the tokenizer only in a run that could pass a token limit", async () =
   const report = join(root, "loaded.json");
   // At exit: which files of gpt-tokenizer the process required.
   writeFileSync(probe, `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(report)}, JSON.stringify(Object.keys(require("node:module")._cache).filter((file) => file.includes("gpt-tokenizer")))));\n`);
-  const tokenizerLoaded = async (name: string, model: string, contextYaml?: string): Promise<boolean> => {
-    const small = await startMockLlm([reply.toolCalls([{ name: "echo", arguments: { text: "hi" } }]), reply.text("done")]);
+  const echo = 'exec: "echo ${text}"';
+  const tokenizerLoaded = async (name: string, model: string, contextYaml?: string, call = { texts: ["hi"], tool: echo }): Promise<boolean> => {
+    const small = await startMockLlm([...call.texts.map((text) => reply.toolCalls([{ name: "echo", arguments: { text } }])), reply.text("done")]);
     try {
-      const agent = writeAgent(root, { agentYaml: `name: ${name}\nllm:\n  model: ${model}\ntools:\n  - name: echo\n    exec: "echo \${text}"\n`, ...(contextYaml ? { contextYaml } : {}) }, name);
-      const run = await delta(["run", "--agent", agent, "-w", join(root, `ws-${name}`), "-m", "go"], { env: modelEnv(small.baseUrl, { NODE_OPTIONS: `--require ${probe}` }) });
+      const agent = writeAgent(root, { agentYaml: `name: ${name}\nllm:\n  model: ${model}\ntools:\n  - name: echo\n    ${call.tool}\n`, ...(contextYaml ? { contextYaml } : {}) }, name);
+      const run = await delta(["run", "--agent", agent, "-w", join(root, `ws-${name}`), "--run-id", name, "-m", "go"], { env: modelEnv(small.baseUrl, { NODE_OPTIONS: `--require ${probe}` }) });
       expect(run.exitCode, run.stderr).toBe(0);
       return (JSON.parse(readFileSync(report, "utf8")) as string[]).length > 0;
     } finally {
       await small.close();
     }
   };
+  const journalMaxTokens = (limit: number) => `sources:\n  - type: file\n    path: '\${AGENT_HOME}/system_prompt.md'\n  - type: journal\n    max_tokens: ${limit}\n`;
   // No budget at all; a known 128k window far from full; a max_tokens the conversation passes.
   expect(await tokenizerLoaded("plain", "mock-model")).toBe(false);
   expect(await tokenizerLoaded("known-window", "gpt-4o-mini")).toBe(false);
-  const tight = "sources:\n  - type: file\n    path: '${AGENT_HOME}/system_prompt.md'\n  - type: journal\n    max_tokens: 10\n";
-  expect(await tokenizerLoaded("tight", "gpt-4o-mini", tight)).toBe(true);
+  expect(await tokenizerLoaded("tight", "gpt-4o-mini", journalMaxTokens(10))).toBe(true);
+  // A max_tokens whose bytes the third request passes (a call of 3 KB after a short one; the tool prints its length, an observation far
+  // within a quarter of max_tokens) while the estimate (about 1,050) stays under half of it: sized by the estimate, never counted.
+  const far = { texts: ["hi", "word ".repeat(600).trim()], tool: `shell: "printf %s \${text} | wc -c"` };
+  expect(await tokenizerLoaded("far", "gpt-4o-mini", journalMaxTokens(2_500), far)).toBe(false);
+  const third = readEvents(join(root, "ws-far"), "far").find((event): event is EventOf<"THOUGHT"> => event.type === "THOUGHT" && event.iteration === 3);
+  expect(third).toMatchObject({ content: "done", estimated_by: "bytes" });
 });
 
 it("ends FAILED with CONTEXT_OVERFLOW, naming the sizes, when even the smallest context is refused", async () => {
