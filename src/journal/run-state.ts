@@ -7,9 +7,10 @@ import { copyUsageTotals, usageFold, type RunUsage, type UsageTotals } from "./u
 interface PendingCall {
   call: ToolCall;
   iteration: number;
-  /** An ACTION_REQUEST was recorded: the tool may have started, so it must not run again. */
-  requested: boolean;
-  /** That ACTION_REQUEST's seq, or null: a leftover tool's process group names the request it ran for by it. */
+  /**
+   * The seq of the call's ACTION_REQUEST, or null when none was recorded. Recorded, the tool may have started, so it must
+   * not run again; a leftover tool's process group names the request it ran for by this seq.
+   */
   requestSeq: number | null;
   /** An ask_human call whose answer was recorded (HUMAN_INPUT_RECEIVED) before its result could be: the answer. */
   answer: string | null;
@@ -132,8 +133,7 @@ function stateOf(fold: Fold, runUsage: RunUsage): RunState {
   const pending: PendingCall[] = [];
   for (const call of lastThought?.tool_calls ?? []) {
     if (fold.answered.has(call.id)) continue;
-    const requestSeq = fold.requested.get(call.id) ?? null;
-    pending.push({ call, iteration: lastThought!.iteration, requested: requestSeq !== null, requestSeq, answer: fold.received.get(call.id) ?? null });
+    pending.push({ call, iteration: lastThought!.iteration, requestSeq: fold.requested.get(call.id) ?? null, answer: fold.received.get(call.id) ?? null });
   }
   const byModel = new Map([...runUsage.byModel].map(([model, totals]) => [model, copyUsageTotals(totals)]));
   const usage = { total: copyUsageTotals(runUsage.total), byModel };

@@ -74,7 +74,7 @@ async function finishPendingCalls(ports: LoopPorts): Promise<LoopEnd | null> {
       ports.log.progress(`[${pending.iteration}] ${pending.call.name}: recorded the answer given before the engine stopped`);
       continue;
     }
-    if (pending.requested) {
+    if (pending.requestSeq !== null) {
       ports.journal.append({
         type: "ACTION_RESULT",
         iteration: pending.iteration,
