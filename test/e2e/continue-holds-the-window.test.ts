@@ -6,9 +6,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { writeLongRun } from "../support/long-run-journal.js";
+import { prepareLongRun } from "../support/long-run-journal.js";
 import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
-import { delta, modelEnv, readEvents, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
+import { delta, modelEnv, readEvents, removeDir, runDir } from "./harness.js";
 
 const ITERATIONS = 5_000;
 const RESULT_BYTES = 16_384;
@@ -21,13 +21,8 @@ let ws: string;
 let journalBytes = 0;
 
 beforeAll(async () => {
-  root = tempDir();
   server = await startMockLlm(() => reply.text("the last page is read"));
-  ws = join(root, "ws");
-  const home = writeAgent(root, { contextYaml: "sources:\n  - type: file\n    path: '${AGENT_HOME}/system_prompt.md'\n  - type: journal\n    max_iterations: 10\n" });
-  const run = await delta(["run", "--agent", home, "-w", ws, "--run-id", "long", "-m", "read every page"], { env: modelEnv(server.baseUrl) });
-  expect(run.exitCode, run.stderr).toBe(0);
-  journalBytes = writeLongRun(join(runDir(ws, "long"), "journal.jsonl"), readEvents(ws, "long"), ITERATIONS, RESULT_BYTES);
+  ({ root, ws, journalBytes } = await prepareLongRun(server.baseUrl, ITERATIONS, RESULT_BYTES));
 }, 60_000);
 afterAll(async () => {
   await server.close();

@@ -1,6 +1,8 @@
 // Writes a long run's journal as the engine writes it with `max_iterations: 10`: tool-calling iterations with large results, a CONTEXT_WINDOW every ten.
 import { closeSync, openSync, writeSync } from "node:fs";
+import { join } from "node:path";
 import type { EventOf, JournalEvent, NewEvent } from "../../src/journal/events.js";
+import { delta, modelEnv, readEvents, runDir, tempDir, writeAgent } from "../e2e/harness.js";
 
 /**
  * Rewrites the journal at `path` as a COMPLETED run of `iterations` echo calls of `resultBytes` each that moved its window
@@ -33,4 +35,17 @@ export function writeLongRun(path: string, [start, message]: JournalEvent[], ite
     closeSync(fd);
   }
   return bytes;
+}
+
+/**
+ * A real run "long" of an agent whose context keeps 10 iterations, its journal then rewritten by writeLongRun: the
+ * temporary root, the workspace and the journal's bytes.
+ */
+export async function prepareLongRun(modelUrl: string, iterations: number, resultBytes: number): Promise<{ root: string; ws: string; journalBytes: number }> {
+  const root = tempDir();
+  const ws = join(root, "ws");
+  const home = writeAgent(root, { contextYaml: "sources:\n  - type: file\n    path: '${AGENT_HOME}/system_prompt.md'\n  - type: journal\n    max_iterations: 10\n" });
+  const run = await delta(["run", "--agent", home, "-w", ws, "--run-id", "long", "-m", "read every page"], { env: modelEnv(modelUrl) });
+  if (run.exitCode !== 0) throw new Error(`the run to grow exited ${run.exitCode}: ${run.stderr}`);
+  return { root, ws, journalBytes: writeLongRun(join(runDir(ws, "long"), "journal.jsonl"), readEvents(ws, "long"), iterations, resultBytes) };
 }
