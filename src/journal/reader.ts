@@ -63,7 +63,7 @@ interface VerifiedPrefix {
  * Hands every event now in the journal at `path` to `visit`, in order, and keeps none (a torn last line is left out with
  * a warning, as a whole read leaves it): a reader that folds or prints as it goes needs a line's memory, not a journal's.
  */
-export function streamJournal(path: string, visit: (event: JournalEvent) => void, options: Pick<ReadOptions, "warn"> = {}): void {
+export function streamJournal(path: string, visit: (event: JournalEvent) => void, options: StreamOptions = {}): void {
   for (const _window of journalWindows(path, visit, options));
 }
 
@@ -75,11 +75,16 @@ export async function streamJournalPaced(path: string, visit: (event: JournalEve
   for (const _window of journalWindows(path, visit, options)) await pause();
 }
 
+interface StreamOptions extends Pick<ReadOptions, "warn"> {
+  /** Stop once the event of this seq was visited (at the end of its window: a few events after it may be visited too). */
+  untilSeq?: number;
+}
+
 /** Journal bytes parsed between two pauses; a window widens (doubling) only to hold a line longer than this. */
 const WINDOW_BYTES = 1 << 20;
 
 /** Visits the journal's events a window of lines at a time, yielding between windows (never after the last). */
-function* journalWindows(path: string, visit: (event: JournalEvent) => void, options: Pick<ReadOptions, "warn">): Generator<void> {
+function* journalWindows(path: string, visit: (event: JournalEvent) => void, options: StreamOptions): Generator<void> {
   const fd = openJournalForRead(path);
   try {
     const size = fstatSync(fd).size;
@@ -103,6 +108,8 @@ function* journalWindows(path: string, visit: (event: JournalEvent) => void, opt
       window = WINDOW_BYTES;
       start += visited.completeBytes;
       line += visited.lines;
+      // Line k holds event k.
+      if (options.untilSeq !== undefined && line > options.untilSeq) return;
       yield;
     }
   } finally {

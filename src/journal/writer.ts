@@ -1,12 +1,11 @@
 // Appends events to journal.jsonl: one write per event to an append-mode file, seq and timestamp assigned here.
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, statSync, writeSync, type Stats } from "node:fs";
+import { fstatSync, statSync, type Stats } from "node:fs";
 import { basename, dirname } from "node:path";
-import { EngineError, OwnershipLostError, errorMessage } from "../errors.js";
-import { fsError } from "../fs-errors.js";
+import { EngineError, OwnershipLostError } from "../errors.js";
 import { pausePoint } from "../pause-point.js";
-import { openRunFileForAppend } from "../safe-open.js";
 import { redactSecrets, usableSecrets, type RunSecrets } from "../secrets.js";
 import { JournalEventSchema, type JournalEvent, type NewEvent } from "./events.js";
+import { openJsonlAppender, type JsonlAppender, type KeptTail } from "./jsonl-appender.js";
 import { MAX_LINE_BYTES, readRange } from "./line-scanner.js";
 import { parseRange, refuseJsonArray } from "./parse-lines.js";
 import type { JournalReader } from "./reader.js";
@@ -53,36 +52,28 @@ export function onAppendedLine(listener: AppendedLineListener): () => void {
 }
 
 export async function openJournal(path: string, options: OpenOptions): Promise<JournalWriter> {
-  const fd = openRunFileForAppend(path, "the journal");
-  try {
-    const nextSeq = repairTail(fd, path, options.warn, options.reader?.verifiedPrefixOf(fd) ?? null) + 1;
-    return createWriter(fd, path, nextSeq, jsonForms(options.secrets), options);
-  } catch (err) {
-    closeSync(fd);
-    throw err;
-  }
+  let lastSeq = 0;
+  const file = openJsonlAppender(path, "the journal", (fd, size) => {
+    const tail = existingTail(fd, size, path, options.warn, options.reader?.verifiedPrefixOf(fd) ?? null);
+    lastSeq = tail.lastSeq;
+    return tail;
+  });
+  return createWriter(file, path, lastSeq + 1, jsonForms(options.secrets), options);
 }
 
 /**
- * Validates the existing journal after the prefix a reader already verified (all of it without one), cuts a torn last
- * line, terminates a complete unterminated one; returns the last seq.
+ * Validates the existing journal after the prefix a reader already verified (all of it without one): what of it stands
+ * (a torn last line is cut, a complete unterminated one terminated) and its last seq.
  */
-function repairTail(fd: number, path: string, warn: OpenOptions["warn"], verified: { bytes: number; lines: number } | null): number {
-  const size = fstatSync(fd).size;
-  if (size === 0) return 0;
+function existingTail(fd: number, size: number, path: string, warn: OpenOptions["warn"], verified: { bytes: number; lines: number } | null): KeptTail & { lastSeq: number } {
+  if (size === 0) return { bytes: 0, lastSeq: 0 };
   const from = verified ?? { bytes: 0, lines: 0 };
-  if (from.bytes === size) return from.lines;
+  if (from.bytes === size) return { bytes: size, lastSeq: from.lines };
   if (from.bytes === 0) refuseJsonArray(path, readRange(fd, 0, 64));
   const parsed = parseRange(fd, from.bytes, size, { path, firstLine: from.lines + 1, nextSeq: from.lines + 1 });
-  if (parsed.tornBytes > 0) {
-    ftruncateSync(fd, from.bytes + parsed.completeBytes);
-    warn?.(`${path}: cut off a torn last line (${parsed.tornBytes} bytes with no newline, left by an interrupted write)`);
-  }
-  if (parsed.unterminated) {
-    writeAll(fd, Buffer.from("\n"));
-    return parsed.unterminated.seq;
-  }
-  return from.lines + parsed.events.length;
+  if (parsed.tornBytes > 0) warn?.(`${path}: cut off a torn last line (${parsed.tornBytes} bytes with no newline, left by an interrupted write)`);
+  if (parsed.unterminated) return { bytes: size, terminate: true, lastSeq: parsed.unterminated.seq };
+  return { bytes: from.bytes + parsed.completeBytes, lastSeq: from.lines + parsed.events.length };
 }
 
 /** Secrets as they appear inside a JSON string literal, so a serialized line can be checked for them cheaply. */
@@ -90,13 +81,11 @@ function jsonForms(secrets: readonly string[]): { raw: string; json: string }[] 
   return usableSecrets(secrets).map((secret) => ({ raw: secret, json: JSON.stringify(secret).slice(1, -1) }));
 }
 
-function createWriter(fd: number, openedAt: string, firstSeq: number, secrets: readonly { raw: string; json: string }[], options: OpenOptions): JournalWriter {
+function createWriter(file: JsonlAppender, openedAt: string, firstSeq: number, secrets: readonly { raw: string; json: string }[], options: OpenOptions): JournalWriter {
   let nextSeq = firstSeq;
   let path = openedAt;
-  const opened = fstatSync(fd);
-  let size = opened.size;
+  const opened = fstatSync(file.fd);
   let closed = false;
-  let broken: string | null = null;
   let lost: string | null = null;
   const runId = (): string => basename(dirname(path));
 
@@ -105,8 +94,8 @@ function createWriter(fd: number, openedAt: string, firstSeq: number, secrets: r
    * follow (whose own check comes after it), still the file at `path`.
    */
   function ownershipProblem(beforeWrite: boolean): string | null {
-    const mine = fstatSync(fd);
-    if (mine.size !== size) return `the journal changed under it (${mine.size} bytes where this process wrote ${size}): another process wrote it`;
+    const mine = fstatSync(file.fd);
+    if (mine.size !== file.size) return `the journal changed under it (${mine.size} bytes where this process wrote ${file.size}): another process wrote it`;
     if (!beforeWrite && !isSameFile(opened)) return REPLACED;
     return options.owner?.() ?? null;
   }
@@ -127,7 +116,6 @@ function createWriter(fd: number, openedAt: string, firstSeq: number, secrets: r
 
   function append(event: NewEvent): JournalEvent {
     if (closed) throw new EngineError(`The journal ${path} is closed; cannot append a ${event.type} event`);
-    if (broken) throw new EngineError(`The journal ${path} can no longer be written: ${broken}`);
     verify(true);
     const checked = JournalEventSchema.safeParse({ seq: nextSeq, timestamp: new Date().toISOString(), ...event });
     if (!checked.success) {
@@ -144,13 +132,7 @@ function createWriter(fd: number, openedAt: string, firstSeq: number, secrets: r
     const bytes = Buffer.from(`${line}\n`);
     if (bytes.length > MAX_LINE_BYTES) throw new EngineError(`Cannot journal a ${event.type} event of ${bytes.length} bytes: a journal line may hold at most ${MAX_LINE_BYTES} bytes`);
     pausePoint("journal-append", event.type);
-    try {
-      writeAll(fd, bytes);
-    } catch (err) {
-      undoPartialWrite();
-      throw fsError(`Cannot append to the journal ${path}`, err);
-    }
-    size += bytes.length;
+    file.append(bytes);
     // Written to a journal that was replaced (before or during the write): it reached no one, and this process must stop.
     if (!isSameFile(opened)) {
       lost = REPLACED;
@@ -162,29 +144,16 @@ function createWriter(fd: number, openedAt: string, firstSeq: number, secrets: r
     return recorded;
   }
 
-  /** A partial write would glue the next event to a fragment, so cut it; if that fails, refuse further appends. */
-  function undoPartialWrite(): void {
-    try {
-      ftruncateSync(fd, size);
-    } catch (err) {
-      broken = `an earlier write failed and its fragment could not be removed (${errorMessage(err)})`;
-    }
-  }
-
   function sync(): void {
     if (closed) return;
-    try {
-      fsyncSync(fd);
-    } catch (err) {
-      throw fsError(`Cannot flush the journal ${path} to disk`, err);
-    }
+    file.sync();
     verify();
   }
 
   function close(): void {
     if (closed) return;
     closed = true;
-    closeSync(fd);
+    file.close();
   }
 
   function moved(to: string): void {
@@ -194,14 +163,10 @@ function createWriter(fd: number, openedAt: string, firstSeq: number, secrets: r
       path = previous;
       throw new EngineError(`Engine bug: ${to} is not the journal this process opened as ${previous}`);
     }
+    file.moved(to);
   }
 
   return { append, sync, verify: () => verify(), lostReason: () => lost, moved, close };
 }
 
 const REPLACED = "the journal was replaced: another process took the run over";
-
-function writeAll(fd: number, bytes: Buffer): void {
-  let written = 0;
-  while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
-}

@@ -1,15 +1,16 @@
 // Content-addressed storage of model requests: each distinct message and tool list of a run is kept once in io/invocations/request-parts.jsonl;
 // a message whose text the journal already holds points at that event, and one that extends the previous request's message there holds what it adds.
 import { createHash } from "node:crypto";
-import { closeSync, fstatSync, ftruncateSync, writeSync } from "node:fs";
+import { closeSync, fstatSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { journalTextOf, type ChatMessage, type FunctionTool, type LlmRequest } from "../conversation.js";
 import { errorMessage, JournalError, RunFileError } from "../errors.js";
-import { fsError } from "../fs-errors.js";
+import type { JournalEvent } from "../journal/events.js";
+import { openJsonlAppender, type JsonlAppender } from "../journal/jsonl-appender.js";
 import { scanLines } from "../journal/line-scanner.js";
-import { parseLine } from "../journal/parse-lines.js";
-import { openRunFile, openRunFileForAppend } from "../safe-open.js";
+import { streamJournal } from "../journal/reader.js";
+import { openRunFile } from "../safe-open.js";
 import { redactText, redactedJson } from "../secrets.js";
 import type { RunPaths } from "./run-dir.js";
 
@@ -58,7 +59,7 @@ interface RequestParts {
 /** The run's part store for this process; the parts an earlier process stored are found by their hashes. */
 export function openRequestParts(paths: RunPaths, secrets: readonly string[]): RequestParts {
   const path = requestPartsPath(paths);
-  let fd: number | null = null;
+  let file: JsonlAppender | null = null;
   const known = new Map<string, number>();
   // Messages rendered from the same journal event are the same object every iteration: hashed once.
   const numbered = new WeakMap<object, number>();
@@ -66,20 +67,17 @@ export function openRequestParts(paths: RunPaths, secrets: readonly string[]): R
   let previous: { message: ChatMessage; n: number }[] = [];
   let next = 1;
 
-  const ensureOpen = (): number => {
-    if (fd !== null) return fd;
-    fd = openRunFileForAppend(path, "the request parts");
-    // This process holds the run: a line torn by an earlier crash is cut off before anything is appended.
-    const size = fstatSync(fd).size;
-    const scan = scanLines(fd, 0, size, (line) => {
-      if (line === null) return;
-      const parsed = parsePartLine(line.toString("utf8"), path);
-      known.set(parsed.sha256, parsed.n);
-      next = Math.max(next, parsed.n + 1);
-    });
-    if (scan.completeBytes < size) ftruncateSync(fd, scan.completeBytes);
-    return fd;
-  };
+  // This process holds the run: a line torn by an earlier crash is cut off before anything is appended.
+  const ensureOpen = (): JsonlAppender =>
+    (file ??= openJsonlAppender(path, "the request parts", (fd, size) => {
+      const scan = scanLines(fd, 0, size, (line) => {
+        if (line === null) return;
+        const parsed = parsePartLine(line.toString("utf8"), path);
+        known.set(parsed.sha256, parsed.n);
+        next = Math.max(next, parsed.n + 1);
+      });
+      return { bytes: scan.completeBytes };
+    }));
 
   const partNumber = (kind: "message" | "tools", value: ChatMessage | FunctionTool[], lines: string[], position = -1): number => {
     const seen = numbered.get(value);
@@ -104,24 +102,18 @@ export function openRequestParts(paths: RunPaths, secrets: readonly string[]): R
 
   return {
     store(request: LlmRequest): RequestRef {
-      const handle = ensureOpen();
+      const parts = ensureOpen();
       const lines: string[] = [];
       // Tools first: in a conversation that only grows, the messages then stay one run of numbers.
       const tools = partNumber("tools", request.tools, lines);
       const numbers = request.messages.map((message, position) => partNumber("message", message, lines, position));
       previous = request.messages.map((message, position) => ({ message, n: numbers[position]! }));
-      if (lines.length > 0) {
-        try {
-          writeSync(handle, lines.join(""));
-        } catch (err) {
-          throw fsError(`Cannot write ${path}`, err);
-        }
-      }
+      if (lines.length > 0) parts.append(Buffer.from(lines.join("")));
       return { model: request.model, messages: toRanges(numbers), tools, params: request.params };
     },
     close(): void {
-      if (fd !== null) closeSync(fd);
-      fd = null;
+      file?.close();
+      file = null;
     },
   };
 }
@@ -187,7 +179,7 @@ export function readRequestParts(paths: Pick<RunPaths, "invocationsDir" | "journ
   if (needed.size > 0) load((n) => needed.has(n));
 
   const inJournal = [...lines.values()].flatMap(({ parsed }) => ("content_from" in parsed && parsed.content_from && "seq" in parsed.content_from ? [parsed.content_from.seq] : []));
-  const events = inJournal.length > 0 ? journalEvents(paths.journal, new Set(inJournal)) : new Map<number, Record<string, unknown>>();
+  const events = inJournal.length > 0 ? journalEvents(paths.journal, new Set(inJournal)) : new Map<number, JournalEvent>();
   const parts = new Map<number, ChatMessage | FunctionTool[]>();
   // In number order: a part that extends another comes after it.
   for (const [n, { parsed, where }] of [...lines].sort(([a], [b]) => a - b)) {
@@ -215,13 +207,13 @@ function extendedPartOf(text: string): number | null {
 function withContentFrom(
   line: PartLine & { message: Record<string, unknown> },
   from: ContentFrom,
-  found: { parts: ReadonlyMap<number, ChatMessage | FunctionTool[]>; events: ReadonlyMap<number, Record<string, unknown>> },
+  found: { parts: ReadonlyMap<number, ChatMessage | FunctionTool[]>; events: ReadonlyMap<number, JournalEvent> },
   where: string,
 ): ChatMessage {
   let content: unknown;
   let source: string;
   if ("seq" in from) {
-    const text = found.events.get(from.seq)?.[from.field];
+    const text = (found.events.get(from.seq) as Record<string, unknown> | undefined)?.[from.field];
     content = typeof text === "string" ? from.prefix + text : undefined;
     source = `the journal's event ${from.seq}`;
   } else {
@@ -237,12 +229,12 @@ function withContentFrom(
   return whole as ChatMessage;
 }
 
-/** The events numbered in `seqs`, read from the journal line by line (line k holds event k). */
-function journalEvents(journal: string, seqs: ReadonlySet<number>): Map<number, Record<string, unknown>> {
-  const events = new Map<number, Record<string, unknown>>();
-  forEachLine(journal, (text, lineNumber) => {
-    if (seqs.has(lineNumber)) events.set(lineNumber, parseLine(text, journal, lineNumber, lineNumber) as unknown as Record<string, unknown>);
-  });
+/** The events numbered in `seqs`, as the journal's reader streams them: no further than the last of them. */
+function journalEvents(journal: string, seqs: ReadonlySet<number>): Map<number, JournalEvent> {
+  const events = new Map<number, JournalEvent>();
+  streamJournal(journal, (event) => {
+    if (seqs.has(event.seq)) events.set(event.seq, event);
+  }, { untilSeq: [...seqs].reduce((last, seq) => Math.max(last, seq), 0) });
   return events;
 }
 
