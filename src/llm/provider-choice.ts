@@ -1,6 +1,7 @@
 // Chooses the model for a run (the protocol, its key and endpoint, or a recording): a recorded conversation when replaying, else the provider agent.yaml or DELTA_PROVIDER names (Chat Completions, Anthropic Messages, OpenAI Responses).
 import { ConfigError, LlmError, MissingApiKeyError, ReplayError, UsageError } from "../errors.js";
 import type { ProviderEnv } from "./env.js";
+import type { Recording } from "./replay.js";
 import type { LlmConfig } from "./settings-schema.js";
 import { PROVIDER_NAMES, type Provider, type ProviderName } from "./types.js";
 import type { WireProtocol } from "./wire-protocol.js";
@@ -33,7 +34,8 @@ export interface ProviderChoice {
 }
 
 interface ProviderOptions {
-  replay?: string;
+  /** --replay: the source as given (journaled, and named in messages) and its recording, loaded by the caller when asked. */
+  replay?: { source: string; load: () => Promise<Recording> };
   /** --base-url: this invocation's endpoint, over every other source. */
   baseUrl?: string;
   /** Told once which .env file set the endpoint or the key, when one did. */
@@ -61,13 +63,15 @@ export async function chooseProvider(agent: AgentLlm, workDir: string, options: 
     ...(env.model !== undefined ? { DELTA_MODEL: env.model } : {}),
   };
   if (options.replay) {
+    const { source } = options.replay;
     const { createReplayProvider } = await import("./replay.js");
+    const recording = await asUsageError(source, options.replay.load);
     return {
-      provider: replayProvider(() => createReplayProvider(options.replay!, { startIndex: options.recordedThoughts }), options.replay),
+      provider: await asUsageError(source, async () => createReplayProvider(recording, { startIndex: options.recordedThoughts })),
       // A key in a .env or the environment can still reach a tool's output: it stays out of every file.
       secrets: env.keys,
       keyVariables,
-      describe: { provider: "replay", replay: options.replay },
+      describe: { provider: "replay", replay: source },
       ...model,
       // What the recorded run spoke, as far as agent.yaml and DELTA_PROVIDER say: its requests' reply room shapes the windows replayed.
       protocol: PROVIDER_NAMES.find((known) => known === env.provider) ?? agent.llm.provider ?? "openai",
@@ -150,9 +154,9 @@ async function protocolOf(name: ProviderName): Promise<WireProtocol> {
 }
 
 /** A recording that cannot be read is a bad --replay flag: refused (126) before the run is created. */
-function replayProvider(create: () => Provider, source: string): Provider {
+async function asUsageError<T>(source: string, create: () => Promise<T>): Promise<T> {
   try {
-    return create();
+    return await create();
   } catch (err) {
     if (err instanceof ReplayError) throw new UsageError(`--replay ${source}: ${err.message}`, { cause: err });
     throw err;

@@ -1,11 +1,22 @@
 // A Provider that answers with recorded replies instead of calling a model, so agents can be tested with no model and no key.
-import { ContextOverflowError, ReplayError } from "../errors.js";
-import { loadRecording } from "./replay-source.js";
+import { ContextOverflowError, ReplayError, type ContextOverflow } from "../errors.js";
 import type { Provider } from "./types.js";
 import type { LlmReply, LlmRequest } from "../conversation.js";
 
-/** A replies file (.jsonl, or .json holding an array) or an earlier run's directory. */
-type ReplaySource = string;
+/** The replies a replay answers with, loaded by its caller (run/replay-source.ts): this room keeps no files. */
+export interface Recording {
+  /** A description of where the replies came from, for messages. */
+  origin: string;
+  /** How many replies it holds. */
+  count: number;
+  /** The reply to model call `index` (0-based, below count): a run directory's read from its record when asked, so one record is held at a time. */
+  reply(index: number): LlmReply;
+  /**
+   * Model calls (0-based, as replies) the recorded run's server first refused as too long, with the
+   * sizes it named: a replay refuses them once too, so the engine shrinks its window as it did.
+   */
+  overflows: Map<number, ContextOverflow>;
+}
 
 interface ReplayOptions {
   /**
@@ -15,8 +26,7 @@ interface ReplayOptions {
   startIndex?: number;
 }
 
-export function createReplayProvider(source: ReplaySource, options: ReplayOptions = {}): Provider {
-  const recording = loadRecording(source);
+export function createReplayProvider(recording: Recording, options: ReplayOptions = {}): Provider {
   const { origin, overflows } = recording;
   let next = options.startIndex ?? 0;
   const refused = new Set<number>();

@@ -1,6 +1,5 @@
 // One MCP tool call: sent to its server, its result turned into the observation, and the whole of it for io/tool_executions/.
 import type { ToolCall } from "../journal/events.js";
-import type { IoRecord } from "../store/io-log.js";
 import type { McpTool } from "../tools/mcp/advertise.js";
 import { resultText } from "../tools/mcp/result-text.js";
 import { boundText, DEFAULT_MAX_OBSERVATION_BYTES } from "../tools/output-bound.js";
@@ -18,7 +17,7 @@ export function mcpCommand(tool: McpTool): string[] {
  * a result the server marks `isError`, a protocol error, a timeout or a stopped server is ERROR.
  * `record`: the call and its whole result, for io/tool_executions/.
  */
-export async function callMcpTool(ports: LoopPorts, call: ToolCall, entry: Extract<CatalogueEntry, { kind: "mcp" }>, args: Record<string, unknown>): Promise<{ facts: ActionFacts; record: IoRecord }> {
+export async function callMcpTool(ports: LoopPorts, call: ToolCall, entry: Extract<CatalogueEntry, { kind: "mcp" }>, args: Record<string, unknown>): Promise<{ facts: ActionFacts; record: Record<string, unknown> }> {
   const { tool } = entry;
   const outcome = await entry.call(tool, args, ports.signal);
   const facts: ActionFacts =

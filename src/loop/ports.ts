@@ -9,12 +9,11 @@ import type { RunState } from "../journal/run-state.js";
 import type { ShownJournal } from "../journal/shown-journal.js";
 import type { LlmConfig } from "../llm/settings-schema.js";
 import type { Provider } from "../llm/types.js";
-import type { Invocation, IoRecord } from "../store/io-log.js";
 import type { InvokeResult } from "../tools/invoke.js";
 import type { SandboxPolicy } from "../tools/sandbox-schema.js";
 import type { ActivitySink } from "./activity.js";
 import type { Skill } from "../agent/skills/scan.js";
-import type { FunctionTool } from "../conversation.js";
+import type { FunctionTool, LlmReply, LlmRequest } from "../conversation.js";
 import type { ExpandedTool } from "../tools/expand.js";
 import type { McpTool } from "../tools/mcp/advertise.js";
 import type { McpServers } from "../tools/mcp/servers.js";
@@ -60,12 +59,25 @@ export interface LoopJournal {
   runState(): RunState;
 }
 
+/** One model exchange as think() hands it over. */
+export interface ModelExchange {
+  iteration: number;
+  /** When the call's first attempt was sent, ISO-8601 UTC. */
+  timestamp: string;
+  request: LlmRequest;
+  reply: LlmReply;
+  duration_ms: number;
+}
+
+/** What a tool call's record holds beside its name: its arguments, command, whole output, box… as the call's kind has them. */
+export type ToolExecution = Record<string, unknown> & { tool_name: string };
+
 /** The audit trail beside the journal (io/). */
 interface LoopRecords {
   /** One model exchange. */
-  invocation(record: Invocation): void;
+  invocation(exchange: ModelExchange): void;
   /** One tool call's whole facts: its command, full output, box. */
-  toolExecution(record: IoRecord & { tool_name: string }): void;
+  toolExecution(record: ToolExecution): void;
 }
 
 /** Builds the messages of one request from the journal; the run's sources (files, generators) and budget are the port's. */

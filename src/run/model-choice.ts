@@ -1,6 +1,14 @@
-// Which model a run asks: --model, else DELTA_MODEL (a .env or the environment), else llm.model in agent.yaml.
+// Which model a run asks: --replay's recording, or --model, else DELTA_MODEL (a .env or the environment), else llm.model in agent.yaml.
 import type { AgentPackage } from "../agent/load.js";
+import type { Recording } from "../llm/replay.js";
 import type { DriveOptions } from "./drive-options.js";
+
+/** --replay for the provider's choice: the source as given, its recording read (run/replay-source.ts, loaded only then) when the choice asks. */
+export function replayChoice(options: Pick<DriveOptions, "replay">): { source: string; load: () => Promise<Recording> } | undefined {
+  const source = options.replay;
+  if (source === undefined) return undefined;
+  return { source, load: async () => (await import("./replay-source.js")).loadRecording(source) };
+}
 
 /** The agent with `model` in place of llm.model for this invocation; ENGINE_START and metadata.json record the model used. */
 export function withModel(agent: AgentPackage, model: string | undefined): AgentPackage {

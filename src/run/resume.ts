@@ -12,7 +12,7 @@ import { clearInteraction } from "./interaction-files.js";
 import { continueCommand } from "../continue-command.js";
 import type { RunOutcome } from "./outcome.js";
 import { chooseProvider, type ProviderChoice } from "../llm/provider-choice.js";
-import { verboseLog, withModel } from "./model-choice.js";
+import { replayChoice, verboseLog, withModel } from "./model-choice.js";
 import { journaledOutput, withOutput } from "./output-choice.js";
 import type { DriveOptions } from "./drive-options.js";
 import { validateRunId } from "../store/run-id.js";
@@ -84,7 +84,7 @@ async function continueLoaded(request: ContinueRequest, files: RunFiles, start: 
     answer = planAnswer(request, paths, state);
     // The replay position is the number of THOUGHTs recorded: read, like everything else, now that the run is ours.
     provider = await chooseProvider(loaded, start.work_dir, {
-      replay: request.replay,
+      replay: replayChoice(request),
       recordedThoughts: state.iterations,
       baseUrl: request.baseUrl,
       announce: request.progress,

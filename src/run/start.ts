@@ -17,7 +17,7 @@ import type { OwnerRecord } from "../store/lease/owner-record.js";
 import { holderFacts } from "../store/run-metadata.js";
 import { stageNewRunDir, stageRunDir, type StagedRun } from "../store/run-dir.js";
 import { rememberLastUsed, removeCreatedWorkspace, resolveWorkspace, type Workspace } from "../store/workspace.js";
-import { verboseLog, withModel } from "./model-choice.js";
+import { replayChoice, verboseLog, withModel } from "./model-choice.js";
 import { withOutput } from "./output-choice.js";
 import { checkSandbox } from "./sandbox-check.js";
 import { declaredSandbox } from "./sandbox-policy.js";
@@ -61,7 +61,7 @@ async function startLoaded(request: StartRequest, loaded: AgentPackage): Promise
   try {
     await preflightAgent(loaded, workspace.workDir);
     provider = await chooseProvider(loaded, workspace.workDir, {
-      replay: request.replay,
+      replay: replayChoice(request),
       recordedThoughts: 0,
       baseUrl: request.baseUrl,
       announce: request.progress,

@@ -3,8 +3,9 @@ import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from "node:f
 import { join } from "node:path";
 import { fsError } from "../fs-errors.js";
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "../private-modes.js";
-import type { LlmReply, LlmRequest } from "../conversation.js";
+import type { LlmRequest } from "../conversation.js";
 import { redactText, redactedJson } from "../secrets.js";
+import type { InvocationRecord } from "./invocation-record.js";
 import { makeDirs } from "./make-dirs.js";
 import { openRequestParts } from "./request-parts.js";
 import type { RunPaths } from "./run-dir.js";
@@ -12,14 +13,8 @@ import type { RunPaths } from "./run-dir.js";
 /** A record the caller builds; stored as pretty-printed JSON. */
 export type IoRecord = Record<string, unknown>;
 
-/** One model exchange as think() hands it over. */
-export interface Invocation {
-  iteration: number;
-  timestamp: string;
-  request: LlmRequest;
-  reply: LlmReply;
-  duration_ms: number;
-}
+/** One model exchange: its record with the whole request, which the log may store as parts. */
+type Invocation = Omit<InvocationRecord, "request" | "request_parts"> & { request: LlmRequest };
 
 /** How io/invocations/ keeps requests: `parts` stores each distinct message and tool list once; `full` writes each request whole. */
 export type RequestRecords = "parts" | "full";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { JournalEventSchema, type EventOf } from "../../src/journal/events.js";
-import { rebuildRequests } from "../../src/llm/recorded-requests.js";
+import { rebuildRequests } from "../../src/store/recorded-requests.js";
 import { readInvocationRecords } from "../support/invocation-records.js";
 import { delta, modelEnv, readEvents, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
 import { messagesOf, reply, startMockLlm, type MockLlm, type RecordedRequest, type WireMessage } from "../support/mock-llm.js";

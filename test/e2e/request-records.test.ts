@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { LlmRequest } from "../../src/conversation.js";
 import { toMessagesBody } from "../../src/llm/anthropic/request-body.js";
 import { toChatCompletionBody } from "../../src/llm/chat-completions/request-body.js";
-import { rebuildRequests } from "../../src/llm/recorded-requests.js";
+import { rebuildRequests } from "../../src/store/recorded-requests.js";
 import { readInvocationRecords } from "../support/invocation-records.js";
 import { toResponsesBody } from "../../src/llm/responses/request-body.js";
 import { runPaths } from "../../src/store/run-dir.js";

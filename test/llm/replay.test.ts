@@ -4,8 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ReplayError } from "../../src/errors.js";
-import { InvocationRecordSchema, type InvocationRecord } from "../../src/llm/invocation-record.js";
+import { InvocationRecordSchema, type InvocationRecord } from "../../src/store/invocation-record.js";
 import { createReplayProvider } from "../../src/llm/replay.js";
+import { loadRecording } from "../../src/run/replay-source.js";
 import { exportReplies } from "../support/replay-export.js";
 import type { LlmReply, LlmRequest } from "../../src/conversation.js";
 
@@ -36,6 +37,9 @@ async function writeRunDir(records: { file: string; record: InvocationRecord }[]
   return runDir;
 }
 
+/** The provider `--replay source` makes: the recording loaded by run/, the replies answered by llm/. */
+const replayOf = (source: string, options?: Parameters<typeof createReplayProvider>[1]) => createReplayProvider(loadRecording(source), options);
+
 const record = (iteration: number, reply: LlmReply, timestamp = "2025-01-01T00:00:00.000Z"): InvocationRecord => ({ iteration, timestamp, request, reply, duration_ms: 5 });
 
 async function replayError(promise: Promise<unknown>): Promise<ReplayError> {
@@ -46,58 +50,58 @@ async function replayError(promise: Promise<unknown>): Promise<ReplayError> {
 
 describe("createReplayProvider", () => {
   it("returns the replies of a .jsonl file in order", async () => {
-    const provider = createReplayProvider(await writeJsonl([callLs, done]));
+    const provider = replayOf(await writeJsonl([callLs, done]));
     expect(await provider.complete(request)).toEqual(callLs);
     expect(await provider.complete(request)).toEqual(done);
   });
 
   it("fills defaults for hand-written replies, with ids stable across loads", async () => {
     const file = await writeJsonl([{ tool_calls: [{ name: "ls", arguments: { dir: "/tmp" } }] }, { content: "ok" }]);
-    const first = await createReplayProvider(file).complete(request);
+    const first = await replayOf(file).complete(request);
     expect(first).toEqual({ content: null, tool_calls: [{ id: "call_replay_1_1", name: "ls", arguments: '{"dir":"/tmp"}' }], usage: null, model: "replay", finish_reason: null });
-    expect(await createReplayProvider(file).complete(request)).toEqual(first);
+    expect(await replayOf(file).complete(request)).toEqual(first);
   });
 
   it("accepts a .json file holding an array of replies", async () => {
     const file = join(dir, "replies.json");
     await writeFile(file, JSON.stringify([done]));
-    expect(await createReplayProvider(file).complete(request)).toEqual(done);
+    expect(await replayOf(file).complete(request)).toEqual(done);
   });
 
   it("starts at startIndex, the number of THOUGHTs already in the journal", async () => {
-    const provider = createReplayProvider(await writeJsonl([callLs, done]), { startIndex: 1 });
+    const provider = replayOf(await writeJsonl([callLs, done]), { startIndex: 1 });
     expect(await provider.complete(request)).toEqual(done);
   });
 
   it("fails with the count and the file when the recording runs out", async () => {
     const file = await writeJsonl([done]);
-    const provider = createReplayProvider(file);
+    const provider = replayOf(file);
     await provider.complete(request);
     const err = await replayError(provider.complete(request));
     expect(err.message).toBe(`No recorded reply for model call 2: recording exhausted after 1 replies (file ${file}).`);
   });
 
   it("fails naming the tool and the offered tools when a recorded call no longer fits the agent", async () => {
-    const provider = createReplayProvider(await writeJsonl([callLs]));
+    const provider = replayOf(await writeJsonl([callLs]));
     const err = await replayError(provider.complete({ ...request, tools: [tool("cat"), tool("ask_human")] }));
     expect(err.message).toMatch(/calls the tool "ls", which this agent does not offer \(offered: cat, ask_human\)/);
   });
 
   it("names file and line of a line that is not JSON or not a reply", async () => {
     const broken = await writeJsonl([done, "{oops"]);
-    expect(() => createReplayProvider(broken)).toThrow(new RegExp(`${broken}:2: not valid JSON`));
+    expect(() => replayOf(broken)).toThrow(new RegExp(`${broken}:2: not valid JSON`));
     const wrong = await writeJsonl([{ content: 5 }]);
-    expect(() => createReplayProvider(wrong)).toThrow(new RegExp(`${wrong}:1: not a valid reply \\(field content`));
+    expect(() => replayOf(wrong)).toThrow(new RegExp(`${wrong}:1: not a valid reply \\(field content`));
     const empty = await writeJsonl([{}]);
-    expect(() => createReplayProvider(empty)).toThrow(/a reply needs content or tool_calls/);
+    expect(() => replayOf(empty)).toThrow(/a reply needs content or tool_calls/);
   });
 
   it("refuses a missing source, an unknown extension and a .json that is not an array", async () => {
-    expect(() => createReplayProvider(join(dir, "nope.jsonl"))).toThrow(ReplayError);
+    expect(() => replayOf(join(dir, "nope.jsonl"))).toThrow(ReplayError);
     await writeFile(join(dir, "replies.txt"), "");
-    expect(() => createReplayProvider(join(dir, "replies.txt"))).toThrow(/must be a \.jsonl file/);
+    expect(() => replayOf(join(dir, "replies.txt"))).toThrow(/must be a \.jsonl file/);
     await writeFile(join(dir, "one.json"), JSON.stringify(done));
-    expect(() => createReplayProvider(join(dir, "one.json"))).toThrow(/must hold a JSON array/);
+    expect(() => replayOf(join(dir, "one.json"))).toThrow(/must hold a JSON array/);
   });
 
   it("replays a run directory's invocations ordered by iteration, not by file name", async () => {
@@ -105,7 +109,7 @@ describe("createReplayProvider", () => {
       { file: "20250101T000002000Z_0002.json", record: record(2, done, "2025-01-01T00:00:02.000Z") },
       { file: "20250101T000009000Z_0001.json", record: record(1, callLs, "2025-01-01T00:00:01.000Z") },
     ]);
-    const provider = createReplayProvider(runDir);
+    const provider = replayOf(runDir);
     expect(await provider.complete(request)).toEqual(callLs);
     expect(await provider.complete(request)).toEqual(done);
     const err = await replayError(provider.complete(request));
@@ -116,11 +120,11 @@ describe("createReplayProvider", () => {
     const runDir = await writeRunDir([]);
     const file = join(runDir, "io", "invocations", "bad.json");
     await writeFile(file, JSON.stringify({ ...record(1, done), reply: { ...done, tool_calls: "none" } }));
-    expect(() => createReplayProvider(runDir)).toThrow(`${file}: not a valid invocation record (field reply.tool_calls`);
+    expect(() => replayOf(runDir)).toThrow(`${file}: not a valid invocation record (field reply.tool_calls`);
   });
 
   it("refuses a directory that is not a run directory", () => {
-    expect(() => createReplayProvider(dir)).toThrow(/without a readable io\/invocations/);
+    expect(() => replayOf(dir)).toThrow(/without a readable io\/invocations/);
   });
 });
 
@@ -134,7 +138,7 @@ describe("exportReplies", () => {
     expect(text.split("\n")).toHaveLength(3);
     const file = join(dir, "frozen.jsonl");
     await writeFile(file, text);
-    const provider = createReplayProvider(file);
+    const provider = replayOf(file);
     expect(await provider.complete(request)).toEqual(callLs);
     expect(await provider.complete(request)).toEqual(done);
   });

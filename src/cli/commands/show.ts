@@ -2,7 +2,7 @@
 import { existsSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { EXIT, RunRefusedError, UsageError } from "../../errors.js";
-import { indexInvocationRecords, readInvocationRecord, rebuildRequests } from "../../llm/recorded-requests.js";
+import { indexInvocationRecords, readInvocationRecord, rebuildRequests } from "../../store/recorded-requests.js";
 import { followJournal } from "../../report/follow.js";
 import { loadRunAccount, trackRunAccount } from "../../report/run-account.js";
 import { createFoldTracker } from "../../journal/fold.js";

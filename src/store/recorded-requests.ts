@@ -2,10 +2,10 @@
 import { join } from "node:path";
 import type { LlmRequest } from "../conversation.js";
 import { JournalError } from "../errors.js";
-import { ioRecordNames, readIoRecord } from "../store/io-records.js";
-import { partsOf, readRequestParts, rebuildRequest } from "../store/request-parts.js";
-import type { RunPaths } from "../store/run-dir.js";
 import { InvocationRecordSchema, type InvocationRecord } from "./invocation-record.js";
+import { ioRecordNames, readIoRecord } from "./io-records.js";
+import { partsOf, readRequestParts, rebuildRequest } from "./request-parts.js";
+import type { RunPaths } from "./run-dir.js";
 
 export interface RecordedRequest {
   /** The record the request came from. */

@@ -1,7 +1,7 @@
 // The schema of one recorded model exchange, io/invocations/<timestamp>_<iteration>.json, written by the engine and read by replay.
 import { z } from "zod";
 import { ProviderDataSchema, ToolCallSchema, UsageSchema } from "../journal/events.js";
-import { RequestRefSchema } from "../store/request-parts.js";
+import { RequestRefSchema } from "./request-parts.js";
 import type { ChatMessage, FunctionTool, LlmReply, LlmRequest } from "../conversation.js";
 
 export const ChatMessageSchema: z.ZodType<ChatMessage> = z.discriminatedUnion("role", [

@@ -1,27 +1,14 @@
-// Loads a recorded sequence of model replies from a replies file (.jsonl/.json) or an earlier run's io/invocations/.
+// Loads --replay's recording for llm/replay.ts: the replies of a replies file (.jsonl/.json), or of an earlier run's io/invocations/ read through store/.
 import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
 import { z } from "zod";
 import { ReplayError, errorMessage, type ContextOverflow } from "../errors.js";
 import { ProviderDataSchema, UsageSchema } from "../journal/events.js";
-import { indexInvocationRecords, readInvocationRecord } from "./recorded-requests.js";
 import { streamJournal } from "../journal/reader.js";
+import type { Recording } from "../llm/replay.js";
 import { readRunFile } from "../safe-open.js";
+import { indexInvocationRecords, readInvocationRecord } from "../store/recorded-requests.js";
 import type { LlmReply } from "../conversation.js";
-
-interface Recording {
-  /** A description of where the replies came from, for messages. */
-  origin: string;
-  /** How many replies it holds. */
-  count: number;
-  /** The reply to model call `index` (0-based, below count): a run directory's read from its record when asked, so one record is held at a time. */
-  reply(index: number): LlmReply;
-  /**
-   * Model calls (0-based, as replies) the recorded run's server first refused as too long, with the
-   * sizes it named: a replay refuses them once too, so the engine shrinks its window as it did.
-   */
-  overflows: Map<number, ContextOverflow>;
-}
 
 // Hand-written replies files may leave out what has an obvious default: {"content": "done"} is a reply.
 const ReplyLineSchema = z
