@@ -3,33 +3,12 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { disk } from "../support/short-writes.js";
 import { openJsonlAppender } from "../../src/journal/jsonl-appender.js";
 import { openJournal } from "../../src/journal/writer.js";
 import { runSecrets } from "../../src/secrets.js";
 
-/** Armed by a test: the next write is cut short after half its bytes, and the write of the rest fails with ENOSPC. */
-const disk = vi.hoisted(() => ({ shortWrites: 0 }));
-
-vi.mock("node:fs", async (original) => {
-  const fs = await original<typeof import("node:fs")>();
-  let refusing = false;
-  const writeSync = (fd: number, data: string | NodeJS.ArrayBufferView, ...rest: unknown[]): number => {
-    if (refusing) {
-      refusing = false;
-      throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC", errno: -28, syscall: "write" });
-    }
-    if (disk.shortWrites > 0) {
-      disk.shortWrites -= 1;
-      refusing = true;
-      const bytes = typeof data === "string" ? Buffer.from(data) : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-      const offset = typeof rest[0] === "number" ? rest[0] : 0;
-      const length = typeof rest[1] === "number" ? rest[1] : bytes.length - offset;
-      return fs.writeSync(fd, bytes, offset, Math.max(1, Math.floor(length / 2)));
-    }
-    return (fs.writeSync as (...args: unknown[]) => number)(fd, data, ...rest);
-  };
-  return { ...fs, default: { ...fs, writeSync }, writeSync };
-});
+vi.mock("node:fs", async () => (await import("../support/short-writes.js")).fsWithShortWrites());
 
 let dir: string;
 beforeEach(() => {
