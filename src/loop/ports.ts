@@ -60,7 +60,7 @@ export interface LoopJournal {
 }
 
 /** One model exchange as think() hands it over. */
-export interface ModelExchange {
+interface ModelExchange {
   iteration: number;
   /** When the call's first attempt was sent, ISO-8601 UTC. */
   timestamp: string;
@@ -70,7 +70,7 @@ export interface ModelExchange {
 }
 
 /** What a tool call's record holds beside its name: its arguments, command, whole output, box… as the call's kind has them. */
-export type ToolExecution = Record<string, unknown> & { tool_name: string };
+type ToolExecution = Record<string, unknown> & { tool_name: string };
 
 /** The audit trail beside the journal (io/). */
 interface LoopRecords {
