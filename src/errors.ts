@@ -58,6 +58,22 @@ export class RunFileError extends DeltaError {
   readonly exitCode = EXIT.REFUSED;
 }
 
+/**
+ * A file the engine reads from a workspace or an agent's folder is one it may not read: a link out of the
+ * folder it is named in or to a secret, not a regular file, or past its bound. Refused before a run (126); a
+ * run that meets one mid-way fails with this type, resumable once the file is fixed.
+ */
+export class FileRefusedError extends DeltaError {
+  readonly type = "FILE_REFUSED";
+  readonly exitCode = EXIT.REFUSED;
+  /** What is wrong and the fix, without the file's path: for a caller that names the file its own way. */
+  readonly problem: string;
+  constructor(message: string, options: { cause?: unknown; problem?: string } = {}) {
+    super(message, options);
+    this.problem = options.problem ?? message;
+  }
+}
+
 /** An MCP server the agent names could not be started, listed or offered: refused before the run begins. */
 export class McpServerError extends DeltaError {
   readonly type = "MCP_SERVER_ERROR";

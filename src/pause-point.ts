@@ -13,8 +13,9 @@ import { join } from "node:path";
  * lock-held: right after the run's lock was taken.
  * journal-append: in the journal writer, after its ownership checks and before the write.
  * prune-judged: `delta prune`, after choosing a run (detail: its id) and before taking it to remove it.
+ * folder-file-resolved: the safe open of a workspace's or agent's file (detail: its name), after its links were resolved and checked, before it is opened.
  */
-export type PausePoint = "continue-before-lock" | "lock-judged" | "lock-held" | "journal-append" | "prune-judged";
+export type PausePoint = "continue-before-lock" | "lock-judged" | "lock-held" | "journal-append" | "prune-judged" | "folder-file-resolved";
 
 const wanted = process.env.DELTA_TEST_PAUSE_AT?.split(",");
 const POLL_MS = 10;

@@ -1,7 +1,10 @@
-// The one safe way to open a file under .delta/: no final symlink, no waiting on a FIFO, a regular file only; read whole within a bound.
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
-import { RunFileError } from "./errors.js";
+// The one safe way to open a file the engine did not make itself — a run file under .delta/, a file of a workspace or an agent's folder: no link out, no waiting on a FIFO, a regular file only; read whole within a bound.
+import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, readSync, realpathSync } from "node:fs";
+import path from "node:path";
+import { humanBytes } from "./byte-size.js";
+import { FileRefusedError, RunFileError } from "./errors.js";
 import { fsError } from "./fs-errors.js";
+import { pausePoint } from "./pause-point.js";
 import { PRIVATE_FILE_MODE } from "./private-modes.js";
 
 /** The bound of a small run file read whole (metadata.json, owner records, VERSION, interaction/, io records). */
@@ -53,20 +56,138 @@ export function openRunFileForAppend(path: string, what: string): number {
 export function readRunFile(path: string, maxBytes = SMALL_RUN_FILE_BYTES): string {
   const fd = openRunFile(path);
   try {
-    const buffer = Buffer.alloc(Math.min(maxBytes + 1, Math.max(fstatSync(fd).size + 1, 4096)));
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for (;;) {
-      const read = readSync(fd, buffer, 0, buffer.length, null);
-      if (read === 0) break;
-      total += read;
-      if (total > maxBytes) throw new RunFileError(`${path} is larger than ${maxBytes} bytes, more than the engine ever writes there; it is refused`);
-      chunks.push(Buffer.from(buffer.subarray(0, read)));
-    }
-    return Buffer.concat(chunks, total).toString("utf8");
+    const bytes = readOpenedFile(fd, maxBytes);
+    if (bytes === null) throw new RunFileError(`${path} is larger than ${maxBytes} bytes, more than the engine ever writes there; it is refused`);
+    return bytes.toString("utf8");
   } finally {
     closeSync(fd);
   }
+}
+
+/** Where a file of a workspace or an agent's folder is, as a caller names it. */
+interface FolderPlace {
+  /** The file as named (absolute, or relative to the current directory). */
+  path: string;
+  /**
+   * The folder it was named in (the workspace for `${CWD}/…`, the agent's folder for `${AGENT_HOME}/…`): no symbolic link may
+   * lead out of it. Null for a file the user named on the command line, whose links are the user's and are followed.
+   */
+  folder: string | null;
+  /** Paths every box is shown empty (the secret folders of $HOME, `deny_read:`): a link may not lead into one. So may no link lead to a `.env`. */
+  hidden?: readonly string[];
+}
+
+/** A file of a workspace or an agent's folder, to be read whole. */
+export interface FolderFile extends FolderPlace {
+  /** Refused past this many bytes, read until end of file. */
+  maxBytes: number;
+  /** Says what the bound is for, in a refusal: "a context file". */
+  what: string;
+}
+
+/**
+ * The bytes of `file`, read so that nothing a tool planted can make the engine read what a box hides, wait, or
+ * grow: after resolving links it must lie inside its folder and not be hidden, be a regular file (a FIFO,
+ * device or socket is refused before it is read), and hold at most `maxBytes`, read until end of file.
+ * A missing file throws the system's ENOENT error as it is, so callers keep their own "not there" handling;
+ * anything refused throws FileRefusedError naming the path, why, and the fix.
+ *
+ * The check is made on the resolved path, then again on the descriptor (/proc/self/fd names what was
+ * really opened): a folder swapped for a link between the two is caught. Node has no openat, and a walk
+ * component by component (through /proc/self/fd/N/name) would cost an open per folder and refuse links
+ * that stay inside, which authors use.
+ */
+export function readFolderFile(file: FolderFile): Buffer {
+  const fd = openFolderFile(file);
+  try {
+    const bytes = readOpenedFile(fd, file.maxBytes);
+    if (bytes === null) throw refused(file, `is larger than ${humanBytes(file.maxBytes)} (${file.maxBytes} bytes), the bound of ${file.what}`, "make it smaller");
+    return bytes;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The descriptor of `file` opened for reading, with readFolderFile's refusals; the caller reads it (readOpenedFile) and closes it. */
+export function openFolderFile(file: FolderPlace): number {
+  const named = path.resolve(file.path);
+  // ENOENT and ENOTDIR, a dangling link included, reach the caller as they are: the file is not there.
+  const real = realpathSync(named);
+  const folder = file.folder === null ? null : realpathSync(file.folder);
+  checkPlace(file, named, real, folder);
+  const before = lstatSync(real);
+  if (!before.isFile()) throw refused(file, `${isA(named, real)} ${kindOf(before)}, not a regular file`, "put a regular file there");
+  pausePoint("folder-file-resolved", path.basename(named));
+  let fd: number;
+  try {
+    fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ELOOP") throw refused(file, "was replaced by a symbolic link while it was being opened", "remove the link");
+    throw err;
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) throw refused(file, `${isA(named, real)} ${kindOf(stats)}, not a regular file`, "put a regular file there");
+    const opened = openedPath(fd);
+    if (opened !== null && opened !== real) checkPlace(file, named, opened, folder);
+    return fd;
+  } catch (err) {
+    closeSync(fd);
+    throw err;
+  }
+}
+
+/** Refuses a file whose real path leaves its folder, or that a link leads to a path boxes are shown empty. */
+function checkPlace(file: FolderPlace, named: string, real: string, folder: string | null): void {
+  if (folder !== null && !isWithin(folder, real)) {
+    throw refused(file, `leads through a symbolic link to ${real}, outside ${folder} where it is named (a tool could have planted the link)`, "put the file itself there, or name its real path");
+  }
+  const followed = folder === null ? named !== real : path.relative(path.resolve(file.folder ?? "/"), named) !== path.relative(folder, real);
+  if (!followed) return;
+  const toEnv = path.basename(real) === ".env" && path.basename(named) !== ".env";
+  const secret = toEnv ? real : (file.hidden ?? []).find((hidden) => isWithin(hidden, real));
+  if (secret !== undefined) throw refused(file, `leads through a symbolic link to ${real}, which every box is shown empty (a secret a tool could have planted the link to)`, "remove the link");
+}
+
+/** The path the kernel says `fd` was opened at, or null where there is no /proc (no box is made there either). */
+function openedPath(fd: number): string | null {
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return null;
+  }
+}
+
+/** "is", or for a file reached through a link, "leads to <real>, which is". */
+function isA(named: string, real: string): string {
+  return named === real ? "is" : `leads to ${real}, which is`;
+}
+
+function refused(file: FolderPlace, problem: string, fix: string): FileRefusedError {
+  return new FileRefusedError(`${file.path} ${problem}; it is refused: ${fix}`, { problem: `${problem}; it is refused: ${fix}` });
+}
+
+/** True when `target` is `dir` or lies below it (both absolute and resolved). */
+function isWithin(dir: string, target: string): boolean {
+  const relative = path.relative(dir, target);
+  return relative === "" || (relative !== ".." && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
+}
+
+/** The bytes of `fd` read until end of file (never trusting its size), or null once they pass `maxBytes`. */
+export function readOpenedFile(fd: number, maxBytes: number): Buffer | null {
+  const size = fstatSync(fd).size;
+  if (size > maxBytes) return null;
+  const buffer = Buffer.alloc(Math.min(maxBytes + 1, Math.max(size + 1, 4096)));
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    const read = readSync(fd, buffer, 0, buffer.length, null);
+    if (read === 0) break;
+    total += read;
+    if (total > maxBytes) return null;
+    chunks.push(Buffer.from(buffer.subarray(0, read)));
+  }
+  return Buffer.concat(chunks, total);
 }
 
 /** True when `err` says the file is not there (rather than refused or unreadable). */
@@ -76,7 +197,7 @@ export function isMissingFile(err: unknown): boolean {
 }
 
 function kindOf(stats: ReturnType<typeof fstatSync>): string {
-  if (stats.isFIFO()) return "a FIFO (named pipe)";
+  if (stats.isFIFO()) return "a FIFO (named pipe), which would wait for a writer";
   if (stats.isDirectory()) return "a directory";
   if (stats.isSocket()) return "a socket";
   if (stats.isCharacterDevice() || stats.isBlockDevice()) return "a device";

@@ -1,6 +1,9 @@
-// Reads one context file once, applying the source's on_missing rule.
-import { readFileSync } from "node:fs";
-import { ConfigError, EngineError, errorMessage } from "../errors.js";
+// Reads one context file once through the one safe open (no link out of its folder, no FIFO, bounded), applying the source's on_missing rule.
+import { ConfigError, EngineError, FileRefusedError, errorMessage } from "../errors.js";
+import { isMissingFile, readFolderFile } from "../safe-open.js";
+
+/** A context file larger than this is refused: more than any model's window holds, and a planted /dev/zero or huge file must not grow the engine. */
+const MAX_CONTEXT_FILE_BYTES = 8 << 20;
 
 export interface SourceFile {
   /** How messages and errors name the source: `'<id or file name>' (sources[i])`. */
@@ -8,30 +11,30 @@ export interface SourceFile {
   /** The field to fix when the file is missing, e.g. `sources[1].path`. */
   field: string;
   path: string;
+  /** The folder the path is named in (the workspace, the agent's folder, or the file's own): no link may lead out of it. */
+  folder: string;
   onMissing: "skip" | "error";
   /** What to do about a missing file, before the on_missing advice. */
   missingHint: string;
+  /** What every box of the run is shown empty: no link may lead into it. */
+  hidden?: readonly string[];
 }
 
 /** The file's text, or null when it is missing and may be skipped; an empty file is "". */
 export async function readSourceFile(source: SourceFile): Promise<string | null> {
   try {
     // One read, no stat first: the file may change between iterations and that is the point.
-    // Synchronous: context files are small and nothing else runs while the context is built,
-    // and it costs a fraction of fs/promises' open/stat/read/close round trips.
-    return readFileSync(source.path, "utf8");
+    // Synchronous: context files are small (and bounded) and nothing else runs while the context is built.
+    return readFolderFile({ path: source.path, folder: source.folder, maxBytes: MAX_CONTEXT_FILE_BYTES, what: "a context file", hidden: source.hidden ?? [] }).toString("utf8");
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") {
+    if (isMissingFile(err)) {
       if (source.onMissing === "skip") return null;
       throw new ConfigError(
         `context.yaml source ${source.label}: file not found: ${source.path} (${source.field}). ` +
           `${source.missingHint}, or set on_missing: skip to make it optional.`,
       );
     }
-    if (code === "EISDIR") {
-      throw new ConfigError(`context.yaml source ${source.label}: ${source.path} is a directory, not a file (${source.field}).`);
-    }
+    if (err instanceof FileRefusedError) throw new FileRefusedError(`context.yaml source ${source.label}: ${err.message}`, { cause: err, problem: err.problem });
     throw new EngineError(`context.yaml source ${source.label}: cannot read ${source.path}: ${errorMessage(err)}`, { cause: err });
   }
 }

@@ -3,7 +3,7 @@ import { basename } from "node:path";
 import type { ChatMessage } from "../conversation.js";
 import { expandArgvPathVariables, type PathVariables } from "../tools/path-variables.js";
 import type { SandboxBox } from "../process/sandbox-argv.js";
-import { resolveSourcePath } from "./path-variables.js";
+import { resolveSourcePath, sourceFolder } from "./path-variables.js";
 import { readSourceFile, type SourceFile } from "./read-source-file.js";
 import { runGenerator } from "./run-generator.js";
 import type { ComputedFileSource, ContextConfig, ContextSource, FileSource, SkillsSource } from "./schema.js";
@@ -22,6 +22,8 @@ export interface SourcesEnv {
   signal?: AbortSignal;
   /** Each `skills` source's listing, by source index: rendered and bounded when the agent loaded. */
   skillListings?: ReadonlyMap<number, string>;
+  /** What the run's boxes are shown empty: a context file may not lead into it through a link. */
+  hidden?: readonly string[];
 }
 
 type BlockSource = FileSource | ComputedFileSource | SkillsSource;
@@ -68,13 +70,16 @@ export async function readBlocks(config: ContextConfig, env: SourcesEnv, firstIt
 }
 
 /** How a `file` source is read: its label for messages, the field to fix, its expanded path and on_missing rule. */
-export function fileSourceFile(source: FileSource, index: number, variables: PathVariables): SourceFile {
+export function fileSourceFile(source: FileSource, index: number, variables: PathVariables, hidden: readonly string[] = []): SourceFile {
+  const path = resolveSourcePath(source.path, variables);
   return {
     label: describeSource(source, index),
     field: `sources[${index}].path`,
-    path: resolveSourcePath(source.path, variables),
+    path,
+    folder: sourceFolder(path, variables),
     onMissing: source.on_missing,
     missingHint: "Create the file or fix the path",
+    hidden,
   };
 }
 
@@ -86,7 +91,7 @@ export function describeSource(source: ContextSource, index: number): string {
 async function readSource(source: BlockSource, index: number, variables: PathVariables, env: SourcesEnv, firstIteration: number): Promise<SourceRead> {
   switch (source.type) {
     case "file":
-      return readFileSource(source, index, variables);
+      return readFileSource(source, index, variables, env.hidden ?? []);
     case "computed_file":
       return readComputedSource(source, index, variables, env, firstIteration);
     case "skills":
@@ -106,8 +111,8 @@ interface SourceRead {
   ran: string;
 }
 
-async function readFileSource(source: FileSource, index: number, variables: PathVariables): Promise<SourceRead> {
-  const file = fileSourceFile(source, index, variables);
+async function readFileSource(source: FileSource, index: number, variables: PathVariables, hidden: readonly string[]): Promise<SourceRead> {
+  const file = fileSourceFile(source, index, variables, hidden);
   return { path: file.path, content: await readSourceFile(file), ran: "" };
 }
 
@@ -136,8 +141,10 @@ async function readComputedSource(source: ComputedFileSource, index: number, var
     label,
     field: `sources[${index}].output_path`,
     path,
+    folder: sourceFolder(path, variables),
     onMissing: source.on_missing,
     missingHint: "The generator exited 0 without writing it: make it write there or fix output_path",
+    hidden: env.hidden ?? [],
   });
   return { path, content, ran: `generator ran in ${durationMs} ms; ` };
 }

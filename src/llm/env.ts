@@ -1,8 +1,10 @@
 // Finds the provider, its API key and base URL: workspace .env > agent .env > project-root .env > process environment.
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { FileRefusedError, errorMessage } from "../errors.js";
 import { PROVIDER_KEY_VARIABLES, PROVIDER_URL_VARIABLES } from "../process/child-env.js";
 import { urlCredentials } from "./base-url.js";
+import { isMissingFile, readFolderFile } from "../safe-open.js";
 import { parseDotenv } from "./dotenv.js";
 
 export interface ProviderEnv {
@@ -118,19 +120,31 @@ export function findProjectRoot(start: string): string | undefined {
   }
 }
 
+/** A .env file larger than this is refused: a few keys and URLs, never megabytes (a planted /dev/zero or huge file must not grow the engine). */
+const MAX_ENV_FILE_BYTES = 1 << 20;
+
+/**
+ * A .env file through the one safe open: no link out of its folder, a regular file (a FIFO never blocks),
+ * bounded. One that cannot be read or is refused is skipped with a warning naming it and why.
+ */
 function readEnvFile(file: string, warn: (message: string) => void): Record<string, string> | undefined {
   let text: string;
   try {
-    if (!statSync(file).isFile()) return undefined;
-    text = readFileSync(file, "utf8");
+    text = readFolderFile({ path: file, folder: dirname(file), maxBytes: MAX_ENV_FILE_BYTES, what: "a .env file" }).toString("utf8");
   } catch (err) {
-    if (isMissing(err)) return undefined;
-    warn(`${file}: cannot be read (${err instanceof Error ? err.message : String(err)}); skipped`);
+    if (isMissingFile(err) || isShownEmpty(file)) return undefined;
+    warn(`${err instanceof FileRefusedError ? err.message : `${file}: cannot be read (${errorMessage(err)})`}; skipped`);
     return undefined;
   }
   return parseDotenv(text, ({ line, message }) => warn(`${file}:${line}: ${message}; line skipped`));
 }
 
-function isMissing(err: unknown): boolean {
-  return typeof err === "object" && err !== null && "code" in err && (err.code === "ENOENT" || err.code === "ENOTDIR");
+/** True for a .env a box shows empty (/dev/null bound over it): an engine run by a boxed tool finds its .env files so. */
+function isShownEmpty(file: string): boolean {
+  try {
+    const stats = statSync(file);
+    return stats.isCharacterDevice() && stats.rdev === statSync("/dev/null").rdev;
+  } catch {
+    return false;
+  }
 }

@@ -55,7 +55,7 @@ export function planSkillRead(skills: readonly Skill[], args: unknown): SkillRea
 /** Reads what the plan names: the text the model gets, bounded; a SKILL.md's front matter is left out (the listing carried it). */
 export function readSkill(plan: SkillRead): Outcome<{ text: string }> {
   const { skill, file, path } = plan;
-  const read = readBoundedText(path, MAX_SKILL_FILE_BYTES);
+  const read = readBoundedText(skill.dir, path, MAX_SKILL_FILE_BYTES);
   const shown = file ?? "SKILL.md";
   if (!read.ok) return { ok: false, problem: `${LOAD_SKILL}: '${shown}' of skill '${skill.name}' ${read.problem}.` };
   if (file !== null) return { ok: true, text: read.text };

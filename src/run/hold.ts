@@ -1,6 +1,6 @@
 // One engine process's hold on a run: builds the loop's ports over the run's files (opened by start or resume, store/run-files.ts), drives the loop and closes cleanly.
 import { statSync } from "node:fs";
-import { hostname } from "node:os";
+import { homedir, hostname } from "node:os";
 import { join } from "node:path";
 import type { AgentPackage } from "../agent/load.js";
 import { contextBudget } from "../context/budget.js";
@@ -25,7 +25,7 @@ import type { ProviderChoice } from "../llm/provider-choice.js";
 import type { AgentMcp } from "./mcp-start.js";
 import { hookPolicy, journaledSandbox, toolPolicy } from "./sandbox-policy.js";
 import type { RunSandbox } from "../tools/sandbox-schema.js";
-import { openBox } from "./tool-box.js";
+import { hiddenFromBoxes, openBox } from "./tool-box.js";
 import { NO_ACTIVITY, type ActivitySink } from "../loop/activity.js";
 import { hookResultEvent, journalsHookResult } from "./hook-event.js";
 import { reportHookOutcome } from "./hook-report.js";
@@ -115,6 +115,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
     ? null
     : await openBox(hooksPolicy, { workDir: options.workDir, agentHome: agent.home, passthrough: agent.envPassthrough, writableInProtected: [join(options.workDir, ".delta", "context_artifacts")] }, childEnvOf());
   const tools = toolCatalogue(agent.tools, options.mcp?.servers ?? null, agent.skills);
+  const hidden = hiddenFromBoxes(options.sandbox, { workDir: options.workDir, agentHome: agent.home }, process.env.HOME ?? homedir());
   const budget = contextBudget(agent.llm, agent.context, requestedReplyTokens(options.provider.protocol, agent.llm.max_tokens, agent.llm.thinking?.budget_tokens));
   const append = (event: NewEvent): JournalEvent => {
     const written = journal.append(event);
@@ -165,6 +166,7 @@ export async function runSession(options: SessionOptions): Promise<RunOutcome> {
           budget,
           tools: tools.advertised,
           skillListings: agent.skillListings,
+          hidden,
           iteration,
           ...(overflow ? { overflow } : {}),
         }),

@@ -1,12 +1,12 @@
 // Loads --replay's recording for llm/replay.ts: the replies of a replies file (.jsonl/.json), or of an earlier run's io/invocations/ read through store/.
-import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
 import { z } from "zod";
-import { ReplayError, errorMessage, type ContextOverflow } from "../errors.js";
+import { FileRefusedError, ReplayError, errorMessage, type ContextOverflow } from "../errors.js";
 import { ProviderDataSchema, UsageSchema } from "../journal/events.js";
 import { streamJournal } from "../journal/reader.js";
 import type { Recording } from "../llm/replay.js";
-import { readRunFile } from "../safe-open.js";
+import { readFolderFile } from "../safe-open.js";
 import { indexInvocationRecords, readInvocationRecord } from "../store/recorded-requests.js";
 import type { LlmReply } from "../conversation.js";
 
@@ -140,9 +140,9 @@ const MAX_REPLIES_FILE_BYTES = 256 << 20;
  */
 function readText(file: string): string {
   try {
-    return readRunFile(realpathSync(file), MAX_REPLIES_FILE_BYTES);
+    return readFolderFile({ path: file, folder: null, maxBytes: MAX_REPLIES_FILE_BYTES, what: "a replies file" }).toString("utf8");
   } catch (err) {
-    throw new ReplayError(`Cannot read ${file}: ${errorMessage(err)}.`);
+    throw new ReplayError(`Cannot read ${file}: ${err instanceof FileRefusedError ? err.problem : errorMessage(err)}.`);
   }
 }
 

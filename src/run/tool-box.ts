@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { envFiles } from "../llm/env.js";
 import type { SandboxBox } from "../process/sandbox-argv.js";
 import { sandboxEnvironment } from "../process/sandbox-env.js";
-import type { SandboxPolicy } from "../tools/sandbox-schema.js";
+import type { RunSandbox, SandboxPolicy } from "../tools/sandbox-schema.js";
 import { startHostProxy } from "./host-proxy.js";
 
 /** The secret folders and files of $HOME every box shows empty. */
@@ -39,17 +39,12 @@ export async function openBox(policy: SandboxPolicy, place: BoxPlace, env: Recor
   const workDir = real(place.workDir);
   const agentHome = real(place.agentHome);
   const home = env.HOME ?? os.homedir();
-  const expand = (given: string): string => real(expandPath(given, { home, workDir, agentHome }));
   const write = (policy.write ?? []).map((given) => {
     const target = expandPath(given, { home, workDir, agentHome });
     mkdirSync(target, { recursive: true });
     return real(target);
   });
-  const hidden = [
-    ...HIDDEN_HOME_PATHS.map((name) => real(path.join(home, name))),
-    ...envFiles(workDir, agentHome).map(real),
-    ...(policy.deny_read ?? []).map(expand),
-  ];
+  const hidden = hiddenPaths([policy], { home, workDir, agentHome });
   for (const target of place.writableInProtected ?? []) mkdirSync(target, { recursive: true });
   const base = { workDir, writeWorkspace: policy.mode === "workspace-write", write, agentHome, hidden, writableInProtected: place.writableInProtected ?? [], engineHome: real(enginePackage()) };
   const network = policy.network ?? "off";
@@ -64,6 +59,24 @@ export async function openBox(policy: SandboxPolicy, place: BoxPlace, env: Recor
     refused: () => proxy.refused(),
     close: () => proxy.close(),
   };
+}
+
+/** What a box of `policies` is shown empty: the secret folders of $HOME, the engine's .env files and each policy's `deny_read:`, resolved. */
+function hiddenPaths(policies: readonly SandboxPolicy[], where: { home: string; workDir: string; agentHome: string }): string[] {
+  return [
+    ...HIDDEN_HOME_PATHS.map((name) => real(path.join(where.home, name))),
+    ...envFiles(where.workDir, where.agentHome).map(real),
+    ...policies.flatMap((policy) => policy.deny_read ?? []).map((given) => real(expandPath(given, where))),
+  ];
+}
+
+/**
+ * Everything any box of the run is shown empty, whether or not a box is open: the engine reads no file
+ * a link leads into it on a box's behalf (context files, generators' outputs).
+ */
+export function hiddenFromBoxes(sandbox: RunSandbox, place: { workDir: string; agentHome: string }, home: string): string[] {
+  const policies = [sandbox.agent, ...Object.values(sandbox.tools), ...Object.values(sandbox.mcp_servers)].filter((policy): policy is SandboxPolicy => policy !== null);
+  return hiddenPaths(policies, { home, workDir: real(place.workDir), agentHome: real(place.agentHome) });
 }
 
 /** `~/x`, `${AGENT_HOME}/x`, `${CWD}/x`, an absolute path, or a path relative to the workspace. */

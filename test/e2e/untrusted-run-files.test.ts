@@ -135,7 +135,7 @@ describe("planted run files", () => {
         expect(replayed.exitCode, replayed.stderr).not.toBe(0);
         expect(replayed.stderr).toContain(file);
         // The named replies file is the user's: its symlink is followed, and what it names refused.
-        expect(replayed.stderr).toContain(kind === "fifo" ? "FIFO" : target.id === "replies" ? "/dev/zero is a device" : "symbolic link");
+        expect(replayed.stderr).toContain(kind === "fifo" ? "FIFO" : target.id === "replies" ? "/dev/zero, which is a device" : "symbolic link");
       }
     }, 120_000);
   }

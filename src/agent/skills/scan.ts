@@ -149,7 +149,7 @@ function readSkill(home: string, folder: SkillFolder): Skill {
   }
   const real = realpathSync(file);
   if (!isWithin(folder.dir, real)) throw new ConfigError(`${display}: leads through a symbolic link to ${real}, outside the skill's folder; copy the file in`);
-  const read = readBoundedText(real, MAX_SKILL_FILE_BYTES);
+  const read = readBoundedText(folder.dir, real, MAX_SKILL_FILE_BYTES);
   if (!read.ok) throw new ConfigError(`${display}: ${read.problem}; move detail into other files of the skill, which load_skill reads one at a time`);
   const { frontMatter, locate } = parseSkillDocument(read.text, display);
   if (frontMatter.name !== folder.name) {

@@ -1,9 +1,9 @@
 // A skill's files as load_skill reads them: only regular text files inside the skill's folder after symlinks, bounded in bytes, never run.
-import { Buffer } from "node:buffer";
-import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, realpathSync } from "node:fs";
+import { closeSync, fstatSync, readdirSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { LOAD_SKILL } from "../../context/skills-listing.js";
-import { errorMessage } from "../../errors.js";
+import { errorMessage, FileRefusedError } from "../../errors.js";
+import { openFolderFile, readOpenedFile } from "../../safe-open.js";
 
 /** Bytes load_skill returns at most (a SKILL.md or another file of the skill); a larger SKILL.md is refused when the agent loads. */
 export const MAX_SKILL_FILE_BYTES = 65_536;
@@ -45,33 +45,26 @@ function isHidden(relative: string): boolean {
 }
 
 /**
- * Reads a real path without following a symbolic link put in its place since it was resolved, and
- * without waiting on a FIFO: a regular file of at most `maxBytes` holding no NUL byte, as text.
+ * Reads a file of the skill's folder `dir` through the one safe open (no link out of the folder, even one put
+ * in place since it was resolved; no waiting on a FIFO): a regular file of at most `maxBytes` holding no
+ * NUL byte, as text.
  */
-export function readBoundedText(real: string, maxBytes: number): Outcome<{ text: string; bytes: number }> {
+export function readBoundedText(dir: string, file: string, maxBytes: number): Outcome<{ text: string; bytes: number }> {
   let fd: number;
   try {
-    fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    fd = openFolderFile({ path: file, folder: dir });
   } catch (err) {
+    if (err instanceof FileRefusedError) return { ok: false, problem: err.problem };
     return { ok: false, problem: `cannot be read (${errorMessage(err)})` };
   }
   try {
-    const info = fstatSync(fd);
-    if (info.isDirectory()) return { ok: false, problem: "is a folder, not a file" };
-    if (!info.isFile()) return { ok: false, problem: "is not a regular file" };
-    if (info.size > maxBytes) return { ok: false, problem: tooLarge(info.size, maxBytes) };
-    // One byte more than allowed: a file that grew since fstat is refused, not cut.
-    const buffer = Buffer.alloc(maxBytes + 1);
-    let bytes = 0;
-    while (bytes < buffer.length) {
-      const read = readSync(fd, buffer, bytes, buffer.length - bytes, null);
-      if (read === 0) break;
-      bytes += read;
-    }
-    if (bytes > maxBytes) return { ok: false, problem: tooLarge(bytes, maxBytes) };
-    const content = buffer.subarray(0, bytes);
-    if (content.includes(0)) return { ok: false, problem: `is binary (it holds NUL bytes; ${bytes} bytes): only text files are read` };
-    return { ok: true, text: content.toString("utf8"), bytes };
+    const size = fstatSync(fd).size;
+    if (size > maxBytes) return { ok: false, problem: tooLarge(size, maxBytes) };
+    // A file that grew since fstat is refused, not cut.
+    const content = readOpenedFile(fd, maxBytes);
+    if (content === null) return { ok: false, problem: `is more than ${maxBytes} bytes, the most ${LOAD_SKILL} reads` };
+    if (content.includes(0)) return { ok: false, problem: `is binary (it holds NUL bytes; ${content.length} bytes): only text files are read` };
+    return { ok: true, text: content.toString("utf8"), bytes: content.length };
   } catch (err) {
     return { ok: false, problem: `cannot be read (${errorMessage(err)})` };
   } finally {
