@@ -120,7 +120,8 @@ function resultsByThought(events: readonly JournalEvent[], firstIteration: numbe
 
 /** A THOUGHT's messages, each with the event it renders: its reply, then the result of each call. */
 function pushThought(thought: Thought, results: Map<string, ActionResult[]>, push: (message: ChatMessage, source: JournalEvent | null) => void): void {
-  if (thought.tool_calls.length === 0 && replyEnding(thought.finish_reason) !== "finished") return;
+  // A reply the model did not finish is left out, its tool calls with it (none ran); one an older engine ran calls of stays.
+  if (replyEnding(thought.finish_reason) !== "finished" && !thought.tool_calls.some((call) => results.has(call.id))) return;
   push(renderedOnce(thought, () => {
     const message = assistantMessage(thought);
     return thought.content === null ? message : withJournalText(message, thought.seq, "content", "", thought.content);

@@ -20,6 +20,9 @@ interface HookEnvFacts extends HookPaths {
   toolName?: string | undefined;
   toolResult?: string | undefined;
   errorMessage?: string | undefined;
+  /** The tool call a hook is about: its action id and idempotency key. */
+  actionId?: string | undefined;
+  idempotencyKey?: string | undefined;
 }
 
 /**
@@ -58,6 +61,9 @@ export function buildHookEnv(facts: HookEnvFacts, parentEnv: NodeJS.ProcessEnv =
   delete env.TOOL_NAME;
   delete env.TOOL_RESULT;
   delete env.ERROR_MESSAGE;
+  // A run started by another run's tool inherits that call's; a hook is told only of the call it is about.
+  delete env.DELTA_ACTION_ID;
+  delete env.DELTA_IDEMPOTENCY_KEY;
   Object.assign(env, {
     RUN_DIR: facts.runDir,
     JOURNAL_PATH: facts.journalPath,
@@ -69,6 +75,8 @@ export function buildHookEnv(facts: HookEnvFacts, parentEnv: NodeJS.ProcessEnv =
   if (facts.toolName !== undefined) env.TOOL_NAME = boundEnvValue(facts.toolName);
   if (facts.toolResult !== undefined) env.TOOL_RESULT = boundEnvValue(facts.toolResult);
   if (facts.errorMessage !== undefined) env.ERROR_MESSAGE = boundEnvValue(facts.errorMessage);
+  if (facts.actionId !== undefined) env.DELTA_ACTION_ID = facts.actionId;
+  if (facts.idempotencyKey !== undefined) env.DELTA_IDEMPOTENCY_KEY = facts.idempotencyKey;
   return env;
 }
 

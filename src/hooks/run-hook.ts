@@ -30,12 +30,20 @@ export interface HookContext {
   signal?: AbortSignal | undefined;
 }
 
+/** Hook-specific variables; TOOL_RESULT and ERROR_MESSAGE are cut to 64 KiB (the full text is in the payload). A hook about a tool call gets the call's DELTA_ACTION_ID and DELTA_IDEMPOTENCY_KEY. */
+export type HookCallEnv = {
+  TOOL_NAME?: string;
+  TOOL_RESULT?: string;
+  ERROR_MESSAGE?: string;
+  DELTA_ACTION_ID?: string;
+  DELTA_IDEMPOTENCY_KEY?: string;
+};
+
 interface HookCall {
   name: HookName;
   /** The LLM request, the reply, the tool call or its result, depending on the hook. */
   payload: unknown;
-  /** Hook-specific variables; TOOL_RESULT and ERROR_MESSAGE are cut to 64 KiB (the full text is in the payload). */
-  env?: { TOOL_NAME?: string; TOOL_RESULT?: string; ERROR_MESSAGE?: string };
+  env?: HookCallEnv;
 }
 
 export async function runHook(hooks: HooksConfig, call: HookCall, ctx: HookContext): Promise<HookOutcome> {
@@ -50,6 +58,8 @@ export async function runHook(hooks: HooksConfig, call: HookCall, ctx: HookConte
       toolName: call.env?.TOOL_NAME,
       toolResult: call.env?.TOOL_RESULT,
       errorMessage: call.env?.ERROR_MESSAGE,
+      actionId: call.env?.DELTA_ACTION_ID,
+      idempotencyKey: call.env?.DELTA_IDEMPOTENCY_KEY,
     },
     ctx.baseEnv,
   );

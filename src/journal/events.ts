@@ -144,6 +144,11 @@ const ActionRequestEventSchema = z.object({
   tool_args: z.unknown(),
   /** The argv that will run, or null when the call could not be bound to a command. */
   resolved_command: z.array(z.string()).nullable(),
+  /**
+   * Set when `continue` runs the call again: the seq of the earlier ACTION_REQUEST of this call, whose result no
+   * engine recorded (it stopped). Only a tool declared `effects: idempotent` is run again, with the same idempotency key.
+   */
+  rerun_of: z.number().int().positive().optional(),
 });
 
 const ActionStatusSchema = z.enum(["SUCCESS", "FAILED", "ERROR"]);

@@ -1,4 +1,5 @@
 // What a journal says about its run: status, iteration count, usage and the work left unfinished.
+import { OUTPUT_INVALID } from "../errors.js";
 import type { EventOf, JournalEvent, RunStatus, ToolCall } from "./events.js";
 import { createFoldTracker, type EventFold, type FoldTracker } from "./fold.js";
 import { foldJournal } from "./reader.js";
@@ -7,6 +8,8 @@ import { copyUsageTotals, usageFold, type RunUsage, type UsageTotals } from "./u
 interface PendingCall {
   call: ToolCall;
   iteration: number;
+  /** Its place among the THOUGHT's tool calls (what tells apart two calls of one reply that share an id). */
+  index: number;
   /**
    * The seq of the call's ACTION_REQUEST, or null when none was recorded. Recorded, the tool may have started, so it must
    * not run again; a leftover tool's process group names the request it ran for by this seq.
@@ -25,6 +28,13 @@ export interface RunState {
   /** The open ask_human question, when the run waits for a human. */
   waiting: EventOf<"HUMAN_INPUT_REQUEST"> | null;
   lastThought: EventOf<"THOUGHT"> | null;
+  /**
+   * The last THOUGHT when it is a reply without tool calls that no invocation ended on: no message follows it, nor a
+   * COMPLETED end, nor an OUTPUT_INVALID error — only engine records (an INTERRUPTED end, the janitor's or a signal's;
+   * an engine error; a new ENGINE_START; hook outcomes). The engine stopped between the answer and the run's end;
+   * `iterationEndRan` says whether its on_iteration_end hook's outcome was journaled.
+   */
+  openAnswer: { thought: EventOf<"THOUGHT">; iterationEndRan: boolean } | null;
   lastError: EventOf<"ERROR"> | null;
   /** The run's usage, and per model as the THOUGHTs name it; each call priced with its own process's llm.pricing. */
   usage: { total: UsageTotals; byModel: Map<string, UsageTotals> };
@@ -44,6 +54,10 @@ interface Fold {
   answered: Set<string>;
   /** Human answers recorded for calls of the last THOUGHT, by call id. */
   received: Map<string, string>;
+  /** Since the last THOUGHT: a message was added, or an invocation ended on it (COMPLETED, or FAILED because the answer did not meet its schema). */
+  concluded: boolean;
+  /** Since the last THOUGHT: its on_iteration_end hook's outcome was journaled. */
+  iterationEndRan: boolean;
 }
 
 /** Registers the run state's folds (its status and calls, and the usage fold) on `tracker`; returns the state after the events it has seen. */
@@ -75,6 +89,8 @@ function emptyFold(): Fold {
     requested: new Map(),
     answered: new Set(),
     received: new Map(),
+    concluded: false,
+    iterationEndRan: false,
   };
 }
 
@@ -85,6 +101,7 @@ function foldEvent(fold: Fold, event: JournalEvent): Fold {
       break;
     case "USER_MESSAGE":
       fold.initialMessage ??= event.content;
+      fold.concluded = true;
       break;
     case "THOUGHT": {
       fold.iterations += 1;
@@ -92,6 +109,8 @@ function foldEvent(fold: Fold, event: JournalEvent): Fold {
       fold.requested.clear();
       fold.answered.clear();
       fold.received.clear();
+      fold.concluded = false;
+      fold.iterationEndRan = false;
       break;
     }
     case "ACTION_REQUEST":
@@ -110,14 +129,20 @@ function foldEvent(fold: Fold, event: JournalEvent): Fold {
       break;
     case "ERROR":
       fold.lastError = event;
+      if (event.error_type === OUTPUT_INVALID) fold.concluded = true;
       break;
     case "ENGINE_END":
       fold.status = event.status;
+      // Only a COMPLETED end, or an answer refused by its schema (above), decided what the last reply meant: an interrupted
+      // end (a signal, the janitor's for a dead engine) or an engine error did not.
+      if (event.status === "COMPLETED") fold.concluded = true;
+      break;
+    case "HOOK_RESULT":
+      if (event.hook === "on_iteration_end" && event.iteration === fold.lastThought?.iteration) fold.iterationEndRan = true;
       break;
     case "LLM_ATTEMPT_FAILED":
     case "CONTEXT_WINDOW":
-    case "HOOK_RESULT":
-      // None changes the run's state: a failed attempt is a record of a call, a window move a record of the context, a hook's outcome a record of the hook.
+      // Neither changes the run's state: a failed attempt is a record of a call, a window move a record of the context.
       break;
     default: {
       const unknown: never = event;
@@ -131,11 +156,12 @@ function foldEvent(fold: Fold, event: JournalEvent): Fold {
 function stateOf(fold: Fold, runUsage: RunUsage): RunState {
   const { status, iterations, waiting, lastThought, lastError, initialMessage } = fold;
   const pending: PendingCall[] = [];
-  for (const call of lastThought?.tool_calls ?? []) {
+  for (const [index, call] of (lastThought?.tool_calls ?? []).entries()) {
     if (fold.answered.has(call.id)) continue;
-    pending.push({ call, iteration: lastThought!.iteration, requestSeq: fold.requested.get(call.id) ?? null, answer: fold.received.get(call.id) ?? null });
+    pending.push({ call, iteration: lastThought!.iteration, index, requestSeq: fold.requested.get(call.id) ?? null, answer: fold.received.get(call.id) ?? null });
   }
+  const openAnswer = lastThought !== null && lastThought.tool_calls.length === 0 && !fold.concluded ? { thought: lastThought, iterationEndRan: fold.iterationEndRan } : null;
   const byModel = new Map([...runUsage.byModel].map(([model, totals]) => [model, copyUsageTotals(totals)]));
   const usage = { total: copyUsageTotals(runUsage.total), byModel };
-  return { status, iterations, pending, waiting, lastThought, lastError, usage, initialMessage };
+  return { status, iterations, pending, waiting, lastThought, openAnswer, lastError, usage, initialMessage };
 }

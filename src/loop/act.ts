@@ -1,5 +1,5 @@
 // ACT and OBSERVE: run one tool call the model asked for and record what came of it.
-import type { JournalEvent, ToolCall } from "../journal/events.js";
+import type { JournalEvent, NewEvent, ToolCall } from "../journal/events.js";
 import { boundTokens } from "../context/observation-tokens.js";
 import { argumentsOverLimit } from "../tools/argument-limits.js";
 import { bindToolCall } from "../tools/bind.js";
@@ -13,38 +13,34 @@ import { errorMessage } from "../errors.js";
 import { LOAD_SKILL } from "../context/skills-listing.js";
 import { planSkillRead, readSkill } from "./load-skill.js";
 import type { ActionFacts } from "./action-facts.js";
+import { actionEnv, callIdProblem, type ActionKey } from "./action-key.js";
 
 const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
 
 type ActOutcome = { kind: "done" } | { kind: "waiting"; request: InteractionRequest };
 
-export async function act(ports: LoopPorts, call: ToolCall, iteration: number): Promise<ActOutcome> {
-  const pre = await ports.hook("pre_tool_execution", iteration, call, { TOOL_NAME: call.name });
-  if (pre.kind === "block") {
-    await refuse(ports, call, iteration, parseArguments(call).value, `Blocked by pre_tool_execution hook: ${pre.reason}`);
-    return { kind: "done" };
-  }
+/** One tool call of a THOUGHT, as the loop runs it. */
+interface PlannedCall {
+  call: ToolCall;
+  iteration: number;
+  /** What the tool, and the hooks about the call, are told identifies it (action-key.ts). */
+  key: ActionKey;
+  /** Set when `continue` runs the call again: the seq of its ACTION_REQUEST whose result was never recorded. */
+  rerunOf?: number;
+}
 
-  const args = parseArguments(call);
-  if (args.error !== null) {
-    await refuse(ports, call, iteration, args.value, args.error);
-    return { kind: "done" };
-  }
-  const entry = ports.tools.find(call.name);
-  if (entry === undefined) {
-    const known = ports.tools.advertised.map((tool) => tool.function.name).join(", ");
-    await refuse(ports, call, iteration, args.value, `Unknown tool '${call.name}'. Available tools: ${known}.`);
-    return { kind: "done" };
-  }
-  switch (entry.kind) {
-    case "ask_human":
-      return askHuman(ports, call, iteration, args.value);
-    case "load_skill":
-      return loadSkill(ports, entry, call, iteration, args.value);
-    case "mcp":
-      return actMcp(ports, entry, call, iteration, args.value);
+/** Whether a call left in doubt by a crash may run again: a tool declared `effects: idempotent` (an exec tool, or an MCP server's tool as agent.yaml declares it), and load_skill, which only reads. */
+export function rerunsSafely(entry: CatalogueEntry | undefined): boolean {
+  switch (entry?.kind) {
     case "exec":
-      return actExec(ports, entry.tool, call, iteration, args.value);
+      return entry.tool.effects === "idempotent";
+    case "mcp":
+      return entry.tool.effects === "idempotent";
+    case "load_skill":
+      return true;
+    case "ask_human":
+    case undefined:
+      return false;
     default: {
       const unknown: never = entry;
       throw new Error(`unknown catalogue entry ${JSON.stringify(unknown)}`);
@@ -52,11 +48,57 @@ export async function act(ports: LoopPorts, call: ToolCall, iteration: number): 
   }
 }
 
-async function actExec(ports: LoopPorts, tool: ExpandedTool, call: ToolCall, iteration: number, args: unknown): Promise<ActOutcome> {
+export async function act(ports: LoopPorts, planned: PlannedCall): Promise<ActOutcome> {
+  const { call, iteration } = planned;
+  const unusableId = callIdProblem(call.id);
+  if (unusableId !== null) {
+    await refuse(ports, planned, parseArguments(call).value, `The call of '${call.name}' cannot run: ${unusableId}.`);
+    return { kind: "done" };
+  }
+  const pre = await ports.hook("pre_tool_execution", iteration, call, { TOOL_NAME: call.name, ...hookEnv(planned) });
+  if (pre.kind === "block") {
+    await refuse(ports, planned, parseArguments(call).value, `Blocked by pre_tool_execution hook: ${pre.reason}`);
+    return { kind: "done" };
+  }
+
+  const args = parseArguments(call);
+  if (args.error !== null) {
+    await refuse(ports, planned, args.value, args.error);
+    return { kind: "done" };
+  }
+  const entry = ports.tools.find(call.name);
+  if (entry === undefined) {
+    const known = ports.tools.advertised.map((tool) => tool.function.name).join(", ");
+    await refuse(ports, planned, args.value, `Unknown tool '${call.name}'. Available tools: ${known}.`);
+    return { kind: "done" };
+  }
+  switch (entry.kind) {
+    case "ask_human":
+      return askHuman(ports, planned, args.value);
+    case "load_skill":
+      return loadSkill(ports, entry, planned, args.value);
+    case "mcp":
+      return actMcp(ports, entry, planned, args.value);
+    case "exec":
+      return actExec(ports, entry.tool, planned, args.value);
+    default: {
+      const unknown: never = entry;
+      throw new Error(`unknown catalogue entry ${JSON.stringify(unknown)}`);
+    }
+  }
+}
+
+/** The call's identity for the hooks about it; none for a call id no environment can carry (that call is refused). */
+function hookEnv(planned: PlannedCall): Partial<ReturnType<typeof actionEnv>> {
+  return callIdProblem(planned.call.id) === null ? actionEnv(planned.key) : {};
+}
+
+async function actExec(ports: LoopPorts, tool: ExpandedTool, planned: PlannedCall, args: unknown): Promise<ActOutcome> {
   const { settings } = ports;
+  const { call, iteration } = planned;
   const bound = bindToolCall(tool, args, { AGENT_HOME: settings.agentHome, CWD: settings.workDir });
   if (!bound.ok) {
-    await refuse(ports, call, iteration, args, bound.error);
+    await refuse(ports, planned, args, bound.error);
     return { kind: "done" };
   }
 
@@ -64,13 +106,13 @@ async function actExec(ports: LoopPorts, tool: ExpandedTool, call: ToolCall, ite
   try {
     prepared = await ports.processes.prepare(tool.name);
   } catch (err) {
-    await refuse(ports, call, iteration, args, `[sandbox] the box of tool '${call.name}' could not be made (${errorMessage(err)}); fix its sandbox: in agent.yaml`);
+    await refuse(ports, planned, args, `[sandbox] the box of tool '${call.name}' could not be made (${errorMessage(err)}); fix its sandbox: in agent.yaml`);
     return { kind: "done" };
   }
-  const request = requestAction(ports, call, iteration, args, bound.argv);
+  const request = requestAction(ports, planned, args, bound.argv);
 
   ports.log.activity({ kind: "tool", iteration, tool: call.name });
-  const ran = await prepared.run({ argv: bound.argv, stdin: bound.stdin, timeoutMs: tool.timeout_ms ?? DEFAULT_TOOL_TIMEOUT_MS, requestSeq: request.seq });
+  const ran = await prepared.run({ argv: bound.argv, stdin: bound.stdin, timeoutMs: tool.timeout_ms ?? DEFAULT_TOOL_TIMEOUT_MS, requestSeq: request.seq, env: actionEnv(planned.key) });
   let result = ran.result;
   ports.log.activity({ kind: "idle" });
   const sandboxNote = prepared.policy === null ? null : sandboxCause(call.name, result, ran.refused);
@@ -83,6 +125,7 @@ async function actExec(ports: LoopPorts, tool: ExpandedTool, call: ToolCall, ite
     iteration,
     action_id: call.id,
     tool_name: call.name,
+    ...keyFacts(planned),
     tool_args: args,
     command: bound.argv,
     stdin: bound.stdin ?? null,
@@ -96,8 +139,13 @@ async function actExec(ports: LoopPorts, tool: ExpandedTool, call: ToolCall, ite
     stderr: result.stderr,
     ...(prepared.policy === null ? {} : { sandbox: { policy: prepared.policy, refused_connections: ran.refused } }),
   });
-  await observed(ports, iteration, recorded);
+  await observed(ports, planned, recorded);
   return { kind: "done" };
+}
+
+/** What a tool execution's io record says of the call's identity. */
+function keyFacts(planned: PlannedCall): Record<string, unknown> {
+  return { idempotency_key: planned.key.key, ...(planned.rerunOf === undefined ? {} : { rerun_of: planned.rerunOf }) };
 }
 
 /**
@@ -116,47 +164,55 @@ function sandboxCause(toolName: string, result: InvokeResult, refused: readonly 
 }
 
 /** An MCP call is journaled as any tool's: requested and flushed before the server hears of it, its result after. */
-async function actMcp(ports: LoopPorts, entry: Extract<CatalogueEntry, { kind: "mcp" }>, call: ToolCall, iteration: number, args: unknown): Promise<ActOutcome> {
+async function actMcp(ports: LoopPorts, entry: Extract<CatalogueEntry, { kind: "mcp" }>, planned: PlannedCall, args: unknown): Promise<ActOutcome> {
+  const { call, iteration } = planned;
   if (args !== null && args !== undefined && (typeof args !== "object" || Array.isArray(args))) {
-    await refuse(ports, call, iteration, args, `Arguments for '${call.name}' must be a JSON object.`);
+    await refuse(ports, planned, args, `Arguments for '${call.name}' must be a JSON object.`);
     return { kind: "done" };
   }
   const given = (args ?? {}) as Record<string, unknown>;
-  requestAction(ports, call, iteration, given, mcpCommand(entry.tool));
+  requestAction(ports, planned, given, mcpCommand(entry.tool));
   ports.log.activity({ kind: "tool", iteration, tool: call.name });
-  const { facts, record } = await callMcpTool(ports, call, entry, given);
+  const { facts, record } = await callMcpTool(ports, call, entry, given, planned.key);
   ports.log.activity({ kind: "idle" });
   const recorded = await appendResult(ports, call, iteration, facts);
-  ports.records.toolExecution({ iteration, action_id: call.id, tool_name: call.name, tool_args: given, ...record });
-  await observed(ports, iteration, recorded);
+  ports.records.toolExecution({ iteration, action_id: call.id, tool_name: call.name, ...keyFacts(planned), tool_args: given, ...record });
+  await observed(ports, planned, recorded);
   return { kind: "done" };
 }
 
 /** load_skill is journaled as any tool's call: the file it will read is requested (and flushed) first, then read, bounded; nothing is run. */
-async function loadSkill(ports: LoopPorts, entry: Extract<CatalogueEntry, { kind: "load_skill" }>, call: ToolCall, iteration: number, args: unknown): Promise<ActOutcome> {
+async function loadSkill(ports: LoopPorts, entry: Extract<CatalogueEntry, { kind: "load_skill" }>, planned: PlannedCall, args: unknown): Promise<ActOutcome> {
+  const { call, iteration } = planned;
   const plan = planSkillRead(entry.skills, args);
   if (typeof plan === "string") {
-    await refuse(ports, call, iteration, args, plan);
+    await refuse(ports, planned, args, plan);
     return { kind: "done" };
   }
   const command = [LOAD_SKILL, plan.path];
-  requestAction(ports, call, iteration, args, command);
+  requestAction(ports, planned, args, command);
   const started = Date.now();
   const read = readSkill(plan);
   const facts: ActionFacts = { status: read.ok ? "SUCCESS" : "ERROR", observation: read.ok ? read.text : read.problem, exitCode: null, durationMs: Date.now() - started };
   ports.log.log(`tool ${call.name}: ${plan.path} → ${facts.status}${read.ok ? `, ${read.text.length} chars` : ""}`);
   const recorded = await appendResult(ports, call, iteration, facts);
-  ports.records.toolExecution({ iteration, action_id: call.id, tool_name: call.name, tool_args: args, command, duration_ms: facts.durationMs, ...(read.ok ? { content: read.text } : { error: read.problem }) });
-  await observed(ports, iteration, recorded);
+  ports.records.toolExecution({ iteration, action_id: call.id, tool_name: call.name, ...keyFacts(planned), tool_args: args, command, duration_ms: facts.durationMs, ...(read.ok ? { content: read.text } : { error: read.problem }) });
+  await observed(ports, planned, recorded);
   return { kind: "done" };
 }
 
 /** ACTION_REQUEST, flushed to disk before the tool runs: after a crash, the call is known to have maybe run. */
-function requestAction(ports: LoopPorts, call: ToolCall, iteration: number, args: unknown, command: string[]): JournalEvent {
-  const request = ports.journal.append({ type: "ACTION_REQUEST", iteration, action_id: call.id, tool_name: call.name, tool_args: args, resolved_command: command });
+function requestAction(ports: LoopPorts, planned: PlannedCall, args: unknown, command: string[]): JournalEvent {
+  const { call, iteration } = planned;
+  const request = ports.journal.append(requestEvent(planned, args, command));
   ports.journal.sync();
-  ports.log.progress(`[${iteration}] ACT: ${call.name} ${oneLine(JSON.stringify(args), 160)}`);
+  ports.log.progress(`[${iteration}] ACT: ${call.name} ${oneLine(JSON.stringify(args), 160)}${planned.rerunOf === undefined ? "" : " (run again)"}`);
   return request;
+}
+
+function requestEvent(planned: PlannedCall, args: unknown, command: string[] | null): NewEvent {
+  const { call, iteration, rerunOf } = planned;
+  return { type: "ACTION_REQUEST", iteration, action_id: call.id, tool_name: call.name, tool_args: args, resolved_command: command, ...(rerunOf === undefined ? {} : { rerun_of: rerunOf }) };
 }
 
 function lineCount(text: string): number {
@@ -183,14 +239,15 @@ async function appendResult(ports: LoopPorts, call: ToolCall, iteration: number,
 }
 
 /** The OBSERVE line and the hooks that follow a result. */
-async function observed(ports: LoopPorts, iteration: number, recorded: JournalEvent): Promise<void> {
-  if (recorded.type === "ACTION_RESULT") ports.log.progress(`[${iteration}] OBSERVE: ${recorded.status} ${oneLine(recorded.observation_content, 160)}`);
-  await afterTool(ports, iteration, recorded);
+async function observed(ports: LoopPorts, planned: PlannedCall, recorded: JournalEvent): Promise<void> {
+  if (recorded.type === "ACTION_RESULT") ports.log.progress(`[${planned.iteration}] OBSERVE: ${recorded.status} ${oneLine(recorded.observation_content, 160)}`);
+  await afterTool(ports, planned, recorded);
 }
 
 /** A call that cannot run still gets a request and a result, so the model learns why, and the hooks that follow a result. */
-async function refuse(ports: LoopPorts, call: ToolCall, iteration: number, toolArgs: unknown, reason: string): Promise<void> {
-  ports.journal.append({ type: "ACTION_REQUEST", iteration, action_id: call.id, tool_name: call.name, tool_args: toolArgs, resolved_command: null });
+async function refuse(ports: LoopPorts, planned: PlannedCall, toolArgs: unknown, reason: string): Promise<void> {
+  const { call, iteration } = planned;
+  ports.journal.append(requestEvent(planned, toolArgs, null));
   const recorded = ports.journal.append({
     type: "ACTION_RESULT",
     iteration,
@@ -202,14 +259,15 @@ async function refuse(ports: LoopPorts, call: ToolCall, iteration: number, toolA
     duration_ms: 0,
   });
   ports.log.progress(`[${iteration}] OBSERVE: ERROR ${oneLine(reason, 200)}`);
-  await afterTool(ports, iteration, recorded);
+  await afterTool(ports, planned, recorded);
 }
 
-async function afterTool(ports: LoopPorts, iteration: number, result: JournalEvent): Promise<void> {
+async function afterTool(ports: LoopPorts, planned: PlannedCall, result: JournalEvent): Promise<void> {
   if (result.type !== "ACTION_RESULT") return;
-  await ports.hook("post_tool_execution", iteration, result, { TOOL_NAME: result.tool_name, TOOL_RESULT: result.observation_content });
+  const { iteration } = planned;
+  await ports.hook("post_tool_execution", iteration, result, { TOOL_NAME: result.tool_name, TOOL_RESULT: result.observation_content, ...hookEnv(planned) });
   if (result.status !== "SUCCESS") {
-    await ports.hook("on_error", iteration, result, { TOOL_NAME: result.tool_name, ERROR_MESSAGE: result.observation_content });
+    await ports.hook("on_error", iteration, result, { TOOL_NAME: result.tool_name, ERROR_MESSAGE: result.observation_content, ...hookEnv(planned) });
   }
 }
 
@@ -224,14 +282,15 @@ function parseArguments(call: ToolCall): { value: unknown; error: string | null 
   }
 }
 
-async function askHuman(ports: LoopPorts, call: ToolCall, iteration: number, args: unknown): Promise<ActOutcome> {
+async function askHuman(ports: LoopPorts, planned: PlannedCall, args: unknown): Promise<ActOutcome> {
+  const { call, iteration } = planned;
   const question = parseAskHumanArgs(args);
   if (typeof question === "string") {
-    await refuse(ports, call, iteration, args, question);
+    await refuse(ports, planned, args, question);
     return { kind: "done" };
   }
   const startedAt = Date.now();
-  ports.journal.append({ type: "ACTION_REQUEST", iteration, action_id: call.id, tool_name: call.name, tool_args: args, resolved_command: null });
+  ports.journal.append(requestEvent(planned, args, null));
   const request = openQuestion(ports, call, iteration, question);
   if (ports.human.askInteractively) {
     const answer = await ports.human.askInteractively(question);

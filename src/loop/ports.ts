@@ -2,7 +2,7 @@
 import type { StructuredOutput } from "../agent/output-schema.js";
 import type { BuiltContext, ContextEnv } from "../context/build.js";
 import type { ContextBudget } from "../context/budget.js";
-import type { HookOutcome } from "../hooks/run-hook.js";
+import type { HookCallEnv, HookOutcome } from "../hooks/run-hook.js";
 import type { HookName } from "../hooks/schema.js";
 import type { JournalEvent, NewEvent } from "../journal/events.js";
 import type { RunState } from "../journal/run-state.js";
@@ -94,11 +94,14 @@ export interface ToolProcesses {
 export interface PreparedCall {
   /** The box's policy as declared, for the io record; null when the tool runs unboxed. */
   policy: SandboxPolicy | null;
-  /** Runs the call whose ACTION_REQUEST has seq `requestSeq`, then closes the box; `refused`: connections its proxy refused. */
-  run(call: { argv: string[]; stdin: string | undefined; timeoutMs: number; requestSeq: number }): Promise<{ result: InvokeResult; refused: string[] }>;
+  /**
+   * Runs the call whose ACTION_REQUEST has seq `requestSeq`, then closes the box; `env`: the call's own variables (its
+   * action id and idempotency key) beside the run's; `refused`: connections its proxy refused.
+   */
+  run(call: { argv: string[]; stdin: string | undefined; timeoutMs: number; requestSeq: number; env: Record<string, string> }): Promise<{ result: InvokeResult; refused: string[] }>;
 }
 
-type LoopHook = (name: HookName, iteration: number, payload: unknown, env?: Record<string, string>) => Promise<HookOutcome>;
+type LoopHook = (name: HookName, iteration: number, payload: unknown, env?: HookCallEnv) => Promise<HookOutcome>;
 
 /** Where the loop says what it does: engine.log, the live stream on stderr, the status line. */
 interface LoopLog {

@@ -59,7 +59,7 @@ export function createEventFormatter(style: TextStyle, { full = false }: { full?
       case "LLM_ATTEMPT_FAILED":
         return [line(style.bold(`[${event.iteration}]`.padEnd(6)), attemptText(event, style))];
       case "ACTION_REQUEST":
-        return [line(style.bold(`[${event.iteration}] `.padEnd(6)), `${style.bold(event.tool_name)} ${clip(compactJson(event.tool_args))}`)];
+        return [line(style.bold(`[${event.iteration}] `.padEnd(6)), `${style.bold(event.tool_name)} ${clip(compactJson(event.tool_args))}${event.rerun_of === undefined ? "" : style.dim(` · run again with the same idempotency key (the request at seq ${event.rerun_of} got no result)`)}`)];
       case "ACTION_RESULT":
         // A result recorded later (after a crash and a restart) names its tool again.
         return resultLines(event, style, line, resultOf === event.action_id ? "" : `${style.bold(event.tool_name)} `, full);

@@ -26,7 +26,7 @@ export function toolProcesses(place: ToolPlace): ToolProcesses {
       const box = await place.openToolBox(toolName);
       return {
         policy: box?.policy ?? null,
-        run: async ({ argv, stdin, timeoutMs, requestSeq }) => {
+        run: async ({ argv, stdin, timeoutMs, requestSeq, env }) => {
           const traceParent = place.traceParentFor(requestSeq);
           let result: InvokeResult;
           let refused: string[];
@@ -35,7 +35,7 @@ export function toolProcesses(place: ToolPlace): ToolProcesses {
               argv,
               stdin,
               cwd: place.workDir,
-              env: { DELTA_RUN_ID: place.runId, DELTA_AGENT_HOME: place.agent.home, DELTA_CWD: place.workDir, ...(traceParent === null ? {} : { TRACEPARENT: traceParent }) },
+              env: { ...env, DELTA_RUN_ID: place.runId, DELTA_AGENT_HOME: place.agent.home, DELTA_CWD: place.workDir, ...(traceParent === null ? {} : { TRACEPARENT: traceParent }) },
               baseEnv: box === null ? place.childEnv() : box.env,
               timeoutMs,
               signal: place.signal,

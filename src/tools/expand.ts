@@ -1,7 +1,7 @@
 // Turns a tool definition (exec / shell / command sugar) into one argv plan; pure, throws ConfigError.
 import { parse } from "shell-quote";
 import { ConfigError } from "../errors.js";
-import type { InjectAs, ToolDefinition, ToolParameterDefinition } from "./schema.js";
+import type { InjectAs, ToolDefinition, ToolEffects, ToolParameterDefinition } from "./schema.js";
 import type { SandboxPolicy } from "./sandbox-schema.js";
 import { rewriteShellPlaceholders, UnbalancedScriptError } from "./shell-script.js";
 
@@ -41,6 +41,8 @@ export interface ExpandedTool {
   definedAt: string;
   /** Whether the program (argv[0] of exec and command tools) must exist when the agent loads. */
   checkProgram: boolean;
+  /** `idempotent`: a call a crash left in doubt runs again on `continue`, with the same idempotency key. */
+  effects?: ToolEffects;
 }
 
 /** Where a definition was written, for messages: `agent.yaml` + `tools[2]`. */
@@ -84,6 +86,7 @@ export function expandTool(def: ToolDefinition, where: ToolLocation): ExpandedTo
   };
   if (def.timeout_ms !== undefined) tool.timeout_ms = def.timeout_ms;
   if (def.sandbox !== undefined) tool.sandbox = def.sandbox;
+  if (def.effects !== undefined) tool.effects = def.effects;
   return tool;
 }
 

@@ -9,6 +9,7 @@ interface ToolView {
   command: string[];
   parameters: ParameterView[];
   timeout_ms?: number;
+  effects?: string;
 }
 
 interface ParameterView {
@@ -52,6 +53,7 @@ export function renderTool(tool: ExpandedTool): ToolView {
     })),
   };
   if (tool.timeout_ms !== undefined) view.timeout_ms = tool.timeout_ms;
+  if (tool.effects !== undefined) view.effects = tool.effects;
   return view;
 }
 
@@ -61,9 +63,10 @@ interface McpToolView {
   command: string[];
   description: string;
   input_schema: Record<string, unknown>;
+  effects?: string;
 }
 
 /** An MCP tool as `delta tool expand` prints it: its name and schema as the model is offered them. */
 export function renderMcpTool(tool: McpTool): McpToolView {
-  return { name: tool.name, command: ["mcp", tool.server, tool.tool], description: tool.description, input_schema: tool.inputSchema };
+  return { name: tool.name, command: ["mcp", tool.server, tool.tool], description: tool.description, input_schema: tool.inputSchema, ...(tool.effects !== undefined && { effects: tool.effects }) };
 }

@@ -8,6 +8,10 @@ export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 const PARAMETER_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 const InjectAsSchema = z.enum(["argument", "stdin", "option"]);
+
+/** What running a tool's call again does: `idempotent`, the same as running it once (for the same idempotency key). */
+export const ToolEffectsSchema = z.enum(["idempotent"], { message: "the only value is idempotent (a call run twice with the same DELTA_IDEMPOTENCY_KEY has the effect of one); leave effects out for any other tool" });
+export type ToolEffects = z.infer<typeof ToolEffectsSchema>;
 export type InjectAs = z.infer<typeof InjectAsSchema>;
 
 const ToolParameterSchema = z.strictObject({
@@ -43,6 +47,11 @@ export const ToolDefinitionSchema = z
     sandbox: SandboxPolicySchema.optional(),
     /** false: the program need not exist when the agent loads (the run itself creates it). */
     check_program: z.boolean().optional(),
+    /**
+     * `idempotent`: running the call twice with the same DELTA_IDEMPOTENCY_KEY has the effect of running it once, so a
+     * call a crash left in doubt runs again on `continue` instead of the model being told it may or may not have run.
+     */
+    effects: ToolEffectsSchema.optional(),
   })
   .refine((tool) => [tool.exec, tool.shell, tool.command].filter((mode) => mode !== undefined).length === 1, {
     message: "Tool must specify exactly one of: exec, shell, or command",

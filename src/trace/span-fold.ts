@@ -210,6 +210,7 @@ export function createSpanFold(options: SpanFoldOptions): SpanFold {
       [GEN_AI.toolType]: command?.[0] === "mcp" ? "extension" : "function",
       ...(command?.[0] === "mcp" && command.length === 3 ? { "delta.mcp.server": command[1]!, "delta.mcp.tool": command[2]! } : {}),
       "delta.iteration": event.iteration,
+      ...(event.rerun_of !== undefined ? { "delta.tool.rerun_of_seq": event.rerun_of } : {}),
     }, current.span.spanId);
     if (options.captureContent) span.attributes[GEN_AI.toolCallArguments] = content(event.tool_args);
     tools.set(event.action_id, span);

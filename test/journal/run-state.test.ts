@@ -30,9 +30,9 @@ describe("deriveRunState", () => {
   it("reads status, iterations, pending calls, the open question and usage from the journal", () => {
     const waiting = deriveRunState(journal.slice(0, 8));
     expect(waiting).toMatchObject({ status: "WAITING_FOR_INPUT", iterations: 1, waiting: { request_id: "q1" }, initialMessage: "task" });
-    expect(waiting.pending).toEqual([{ call: calls[1], iteration: 1, requestSeq: 6, answer: null }]);
+    expect(waiting.pending).toEqual([{ call: calls[1], iteration: 1, index: 1, requestSeq: 6, answer: null }]);
     // Killed between the answer and its result: the answer is kept for the result resume records.
-    expect(deriveRunState(journal.slice(0, 10)).pending).toEqual([{ call: calls[1], iteration: 1, requestSeq: 6, answer: "yes" }]);
+    expect(deriveRunState(journal.slice(0, 10)).pending).toEqual([{ call: calls[1], iteration: 1, index: 1, requestSeq: 6, answer: "yes" }]);
     const done = deriveRunState(journal);
     expect(done).toMatchObject({ status: "COMPLETED", iterations: 2, pending: [], waiting: null, usage: { total: { input_tokens: 12, output_tokens: 5, calls: 2 } } });
     expect([...done.usage.byModel].map(([model, totals]) => [model, totals.input_tokens, totals.output_tokens])).toEqual([["m", 5, 2], ["m2", 7, 3]]);

@@ -37,6 +37,8 @@ export interface LoggedRequest {
   cwd?: string;
   method?: string;
   tool?: string | null;
+  /** The request's params._meta, when it had one. */
+  meta?: Record<string, unknown>;
 }
 
 export function loggedRequests(log: string): LoggedRequest[] {

@@ -1,7 +1,7 @@
 // Which tools of each MCP server the model is offered, under which names (`<server>__<tool>`), and with which schema; pure.
 import type { FunctionTool } from "../../conversation.js";
 import { McpServerError } from "../../errors.js";
-import { TOOL_NAME_PATTERN } from "../schema.js";
+import { TOOL_NAME_PATTERN, type ToolEffects } from "../schema.js";
 import type { McpServerConfig } from "./schema.js";
 
 /** A tool as the server lists it (tools/list), as far as the engine reads it. */
@@ -22,6 +22,8 @@ export interface McpTool {
   tool: string;
   description: string;
   inputSchema: Record<string, unknown>;
+  /** As the agent's `effects:` for the server declares it (never as the server describes itself). */
+  effects?: ToolEffects;
 }
 
 const MCP_NAME_SEPARATOR = "__";
@@ -47,6 +49,13 @@ export function selectTools(server: McpServerConfig, listed: ListedTool[], warn:
         `it offers: ${[...names].join(", ") || "no tools"}. Fix the list.`,
     );
   }
+  const unknownEffects = Object.keys(server.effects ?? {}).filter((name) => !names.has(name));
+  if (unknownEffects.length > 0) {
+    throw new McpServerError(
+      `${where}: effects names ${unknownEffects.map((name) => `'${name}'`).join(", ")}, which the server does not offer; ` +
+        `it offers: ${[...names].join(", ") || "no tools"}. Fix the names.`,
+    );
+  }
   for (const name of (server.tools?.deny ?? []).filter((denied) => !names.has(denied))) {
     warn(`[warning] ${where}: tools.deny names '${name}', which the server does not offer`);
   }
@@ -68,7 +77,8 @@ export function selectTools(server: McpServerConfig, listed: ListedTool[], warn:
           "(letters, digits, _ and -, at most 64 characters); add it to tools.deny, or shorten the server's name",
       );
     }
-    selected.push({ name, server: server.name, tool: tool.name, description: describe(tool, server.name), inputSchema: objectSchema(tool.inputSchema) });
+    const effects = Object.hasOwn(server.effects ?? {}, tool.name) ? server.effects![tool.name] : undefined;
+    selected.push({ name, server: server.name, tool: tool.name, description: describe(tool, server.name), inputSchema: objectSchema(tool.inputSchema), ...(effects === undefined ? {} : { effects }) });
   }
   return selected;
 }

@@ -16,7 +16,7 @@ export interface McpConnection {
   tools: ListedTool[];
   pid: number | null;
   /** Never throws: a call that gets no result says why. */
-  call(tool: string, args: Record<string, unknown>, options: { timeoutMs: number; signal?: AbortSignal | undefined }): Promise<CallOutcome>;
+  call(tool: string, args: Record<string, unknown>, options: { timeoutMs: number; signal?: AbortSignal | undefined; meta?: Record<string, string> | undefined }): Promise<CallOutcome>;
   close(): Promise<void>;
 }
 
@@ -94,11 +94,11 @@ function connection(client: Client, link: ServerLink, tools: ListedTool[]): McpC
   return {
     tools,
     pid: link.pid,
-    async call(tool, args, { timeoutMs, signal }) {
+    async call(tool, args, { timeoutMs, signal, meta }) {
       const controller = new AbortController();
       const unlink = follow(signal, controller);
       try {
-        const result = (await client.callTool({ name: tool, arguments: args }, undefined, { timeout: timeoutMs, signal: controller.signal })) as CallToolResult;
+        const result = (await client.callTool({ name: tool, arguments: args, ...(meta === undefined ? {} : { _meta: meta }) }, undefined, { timeout: timeoutMs, signal: controller.signal })) as CallToolResult;
         return { kind: "result", result };
       } catch (err) {
         if (signal?.aborted) return { kind: "failed", reason: "[interrupted; the request was cancelled]", timedOut: false, aborted: true };

@@ -1,6 +1,7 @@
 // The `mcp_servers:` entries of agent.yaml and imported files: a stdio command or a Streamable HTTP url per server.
 import { z } from "zod";
 import { SandboxPolicySchema } from "../sandbox-schema.js";
+import { ToolEffectsSchema } from "../schema.js";
 
 /** How long the engine waits for a server at each step (start, listing its tools, one call) unless `timeout_ms` says otherwise. */
 export const DEFAULT_MCP_TIMEOUT_MS = 60_000;
@@ -60,6 +61,12 @@ function buildMcpServerSchema() {
       /** For a url server: request headers, each read from an environment variable. */
       headers: z.record(headerName, headerValue).optional(),
       tools: toolFilter.optional(),
+      /**
+       * What running a tool of this server again does, by the server's name for it: `idempotent` lets `continue` run a
+       * call a crash left in doubt again, with the same idempotency key. Only the agent's word counts: a server's own
+       * `idempotentHint` is not trusted.
+       */
+      effects: z.record(z.string().min(1), ToolEffectsSchema).optional(),
       timeout_ms: z.number().int().positive().optional(),
       /** For a stdio server: replaces the agent's sandbox for it (`{mode: off}` for a server that needs the network and its own caches, e.g. one run through npx). */
       sandbox: SandboxPolicySchema.optional(),

@@ -25,8 +25,8 @@ export interface McpServers {
   secrets: string[];
   processes: McpServerProcess[];
   find(name: string): McpTool | undefined;
-  /** Never throws; `signal` cancels the request (the server keeps running). */
-  call(tool: McpTool, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallOutcome & { durationMs: number }>;
+  /** Never throws; `signal` cancels the request (the server keeps running); `meta` is sent as the request's `_meta`. */
+  call(tool: McpTool, args: Record<string, unknown>, options?: { signal?: AbortSignal | undefined; meta?: Record<string, string> | undefined }): Promise<CallOutcome & { durationMs: number }>;
   /** Stops every server (stdio: its whole process group); resolves once they are gone. */
   close(): Promise<void>;
 }
@@ -102,10 +102,10 @@ export async function startMcpServers(resolved: ResolvedServers, options: StartS
     secrets,
     processes,
     find: (name) => tools.find((tool) => tool.name === name),
-    async call(tool, args, signal) {
+    async call(tool, args, options = {}) {
       const entry = byServer.get(tool.server)!;
       const began = performance.now();
-      const outcome = await entry.connection.call(tool.tool, args, { timeoutMs: entry.server.timeout_ms ?? DEFAULT_MCP_TIMEOUT_MS, signal });
+      const outcome = await entry.connection.call(tool.tool, args, { timeoutMs: entry.server.timeout_ms ?? DEFAULT_MCP_TIMEOUT_MS, signal: options.signal, meta: options.meta });
       return { ...outcome, durationMs: Math.round(performance.now() - began) };
     },
     close() {
