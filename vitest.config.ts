@@ -6,6 +6,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
+    // Nothing is left in /tmp, and no test touches the user's run index.
+    globalSetup: ["test/support/global-setup.ts"],
     // One test file per processor, not one fewer (vitest's default): an e2e test mostly waits on the delta process it
     // started, so with one worker on two cores one core idles.
     maxWorkers: "100%",

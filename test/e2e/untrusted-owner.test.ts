@@ -32,7 +32,7 @@ afterAll(async () => {
 /** `delta continue` run as `user` (setpriv: no password, no login shell); asynchronous, so the mock model in this process can answer. */
 async function continueAs(user: string, args: string[], env: Record<string, string> = {}): Promise<{ exitCode: number; stdout: string; stderr: string }> {
   const result = await execa("setpriv", ["--reuid", user, "--regid", user, "--init-groups", "--", process.execPath, DELTA_BIN, "continue", ...args], {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/tmp", ...modelEnv(server.baseUrl), ...env },
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: root, ...modelEnv(server.baseUrl), ...env },
     extendEnv: false,
     stdin: "ignore",
     reject: false,
