@@ -17,6 +17,7 @@ const FLOORS = [
   "fs-errors",
   "safe-open",
   "terminal-text",
+  "did-you-mean",
   "journal",
   "process",
   "trace",

@@ -1,5 +1,6 @@
 // Where the message of `run` and `continue` comes from: -m text, -m - (stdin), --message-file, --stdin after -m, or for `run` a piped stdin.
 import { fstatSync, readFileSync } from "node:fs";
+import shellQuote from "shell-quote";
 import { errorMessage, UsageError } from "../errors.js";
 import { optionalString } from "./options.js";
 
@@ -11,13 +12,19 @@ interface MessageSources {
   stdinWhenPiped: boolean;
   /** -i answers questions from stdin, so stdin cannot also carry the message. */
   interactive: boolean;
+  /** The message as the command's argument (`delta run "task"`), which is -m by another name. */
+  argument: string | undefined;
+  /** What the message is called in a refusal: "task" for run, "message" for continue. */
+  called: string;
 }
 
 /** The message given, or undefined when none was. */
 export async function readMessage(flags: Record<string, unknown>, sources: MessageSources): Promise<string | undefined> {
-  const message = optionalString("-m/--message", flags.message);
+  const option = optionalString("-m/--message", flags.message);
   const file = optionalString("--message-file", flags.messageFile);
   const appendStdin = Boolean(flags.stdin);
+  if (sources.argument !== undefined && (option !== undefined || file !== undefined)) throw givenTwice(sources, option, file);
+  const message = sources.argument ?? option;
   if (message !== undefined && file !== undefined) throw new UsageError("Give the message once: -m <text>, -m - (stdin) or --message-file <path>, not both.");
   if (appendStdin && message === "-") throw new UsageError("-m - already reads the message from stdin; drop --stdin, or give the message with -m <text>.");
   if (appendStdin && sources.interactive) throw new UsageError("--stdin reads stdin, which -i needs for answers; use --message-file <path> with -i.");
@@ -29,6 +36,16 @@ export async function readMessage(flags: Record<string, unknown>, sources: Messa
   return data.trim() === "" ? given : `${given}\n\n${data.replace(/\r?\n$/, "")}`;
 }
 
+/**
+ * The argument and -m (or --message-file) both carry a message: one of them is not what it was meant to be — in
+ * other agent CLIs -m is the model (`codex exec -m gpt-4o "task"`). Refused rather than one of them dropped.
+ */
+function givenTwice(sources: MessageSources, option: string | undefined, file: string | undefined): UsageError {
+  const other = option !== undefined ? `-m ${JSON.stringify(option)}` : `--message-file ${file}`;
+  const model = option !== undefined ? ` Here -m is the ${sources.called}; the model is --model (e.g. --model ${shellQuote.quote([option])}).` : "";
+  return new UsageError(`The ${sources.called} was given twice: as ${JSON.stringify(sources.argument)} and as ${other}.${model} Give the ${sources.called} once.`);
+}
+
 async function givenMessage(message: string | undefined, file: string | undefined, sources: MessageSources): Promise<string | undefined> {
   if (file !== undefined) return fromFile(file);
   if (message === "-") {
@@ -36,8 +53,11 @@ async function givenMessage(message: string | undefined, file: string | undefine
     return nonEmpty(await readStdin(), "-m - (stdin)");
   }
   if (message !== undefined) {
-    // `-m "$TASK"` with TASK unset: a real, billed run with no task helps no one.
-    if (message.trim() === "") throw new UsageError("-m/--message is empty (is the variable it came from unset?); give the task, e.g. -m \"Summarise sales.csv\".");
+    // `-m "$TASK"` or `"$TASK"` with TASK unset: a real, billed run with no task helps no one.
+    if (message.trim() === "") {
+      const given = sources.argument !== undefined ? `The ${sources.called}` : "-m/--message";
+      throw new UsageError(`${given} is empty (is the variable it came from unset?); give the ${sources.called}, e.g. "Summarise sales.csv".`);
+    }
     return message;
   }
   if (sources.stdinWhenPiped && !sources.interactive && stdinIsPipedData()) return nonEmpty(await readStdin(), "the piped stdin");

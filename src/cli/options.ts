@@ -1,4 +1,5 @@
 // Checks of flag values shared by the commands: numbers, formats, statuses.
+import { didYouMean } from "../did-you-mean.js";
 import { UsageError } from "../errors.js";
 import { RunStatusSchema, type RunStatus } from "../journal/events.js";
 import { FORMATS, type OutputFormat } from "./output.js";
@@ -7,7 +8,7 @@ export function parseFormat(value: unknown, allowed: readonly OutputFormat[] = F
   if (value === undefined) return "text";
   const text = String(value);
   const found = allowed.find((format) => format === text);
-  if (!found) throw new UsageError(`--format must be one of ${allowed.join(", ")} (got '${text}').`);
+  if (!found) throw new UsageError(`--format must be one of ${allowed.join(", ")} (got '${text}').${didYouMean(text, allowed)}`);
   return found;
 }
 
@@ -23,7 +24,7 @@ export function parsePositiveInt(flag: string, value: unknown, fallback: number)
 export function parseStatus(value: unknown): RunStatus | undefined {
   if (value === undefined) return undefined;
   const parsed = RunStatusSchema.safeParse(String(value).toUpperCase());
-  if (!parsed.success) throw new UsageError(`--status must be one of ${RunStatusSchema.options.join(", ")} (got '${String(value)}').`);
+  if (!parsed.success) throw new UsageError(`--status must be one of ${RunStatusSchema.options.join(", ")} (got '${String(value)}').${didYouMean(String(value).toUpperCase(), RunStatusSchema.options)}`);
   return parsed.data;
 }
 

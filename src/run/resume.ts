@@ -24,6 +24,7 @@ import { checkRunEndpoint, journaledEndpoint } from "./run-endpoint.js";
 import { startAgentMcp, type AgentMcp } from "./mcp-start.js";
 import { stopLeftoverServers } from "../store/lease/leftover-servers.js";
 import { takeRun, type RunHold } from "../store/lease/take-run.js";
+import { rememberRun } from "../store/run-index.js";
 import { pausePoint } from "../pause-point.js";
 import { killLeftoverGroup } from "../process/leftover-group.js";
 import { describeHost, isThisHost } from "../store/lease/host-identity.js";
@@ -65,6 +66,7 @@ async function continueLoaded(request: ContinueRequest, files: RunFiles, start: 
 
   pausePoint("continue-before-lock");
   const hold = await takeRun(paths, { runId: request.runId, workDir: request.workDir, force: request.force, progress: request.progress, signal: request.signal });
+  rememberRun({ runId: request.runId, workDir: request.workDir });
   let state: RunState;
   let answer: Answer;
   let provider: ProviderChoice;

@@ -16,6 +16,7 @@ import { openRunFiles, type WritableRunFiles } from "../store/run-files.js";
 import type { OwnerRecord } from "../store/lease/owner-record.js";
 import { holderFacts } from "../store/run-metadata.js";
 import { stageNewRunDir, stageRunDir, type StagedRun } from "../store/run-dir.js";
+import { rememberRun } from "../store/run-index.js";
 import { rememberLastUsed, removeCreatedWorkspace, resolveWorkspace, type Workspace } from "../store/workspace.js";
 import { replayChoice, verboseLog, withModel } from "./model-choice.js";
 import { withOutput } from "./output-choice.js";
@@ -129,6 +130,7 @@ async function claimAndRun(
   let hold: RunHold | null = null;
   const { files, owner } = await publishFirstEvents(staged, session, request.message, () => hold?.lostReason() ?? null);
   hold = holdNewRun(files.paths, owner);
+  rememberRun({ runId, workDir: workspace.workDir });
   request.progress(`Run ${runId} in ${workspace.workDir}`);
   return runSession({ ...session, files, hold });
 }

@@ -4,6 +4,7 @@ import shellQuote from "shell-quote";
 import { RunRefusedError, UsageError } from "../errors.js";
 import { applyFilter, listRuns, type ListFilter, type RunSummary } from "./list-runs.js";
 import { readOriginalRun } from "./original-run.js";
+import { indexedRuns } from "./run-index.js";
 import { findRunDir, isDirectory, runPaths, type RunPaths } from "./run-dir.js";
 import { validateRunId } from "./run-id.js";
 import { listWorkspaces } from "./workspace.js";
@@ -61,10 +62,32 @@ export function listScopedRuns(scope: RunScope, filter: ListFilter, warn: (line:
 
 /** The newest run of the scope (the first line of `delta list-runs`); refused (126) when there is none. */
 export function newestRun(scope: RunScope, warn: (line: string) => void): LocatedRun {
+  const newest = newestRunIn(scope, warn);
+  if (newest !== null) return newest;
+  const where = "workDir" in scope ? `the workspace ${scope.workDir}` : `any workspace of the agent ${scope.agentHome} (${basename(scope.agentHome)}/workspaces/)`;
+  throw new RunRefusedError(
+    `no runs in ${where}. A run started with --agent <dir> is in that agent's workspaces, one started with -w <dir> in that folder: ` +
+      `give the same --agent or -w (\`delta list-runs --agent <dir>\` lists them), or start one: delta run --agent <dir> "<task>"`,
+  );
+}
+
+/** The newest run of the scope, or null when it has none. */
+export function newestRunIn(scope: RunScope, warn: (line: string) => void): LocatedRun | null {
   const [newest] = listScopedRuns(scope, {}, warn).filter((run) => !run.original_engine);
-  if (newest === undefined) {
-    const where = "workDir" in scope ? `the workspace ${scope.workDir}` : `any workspace of the agent ${scope.agentHome} (${basename(scope.agentHome)}/workspaces/)`;
-    throw new RunRefusedError(`no runs in ${where}; start one with \`delta run\``);
+  return newest === undefined ? null : locateRun({ workDir: newest.work_dir }, newest.run_id);
+}
+
+/** The newest runs the user's run index points at that are still where it points (moved, deleted or unreadable ones skipped), newest first. */
+export function indexedRunsThatExist(limit: number, indexDir?: string): LocatedRun[] {
+  const found: LocatedRun[] = [];
+  for (const run of indexedRuns(indexDir)) {
+    if (found.length >= limit) break;
+    if (!isDirectory(runPaths(run.workDir, run.runId).runDir)) continue;
+    try {
+      found.push(locateRun({ workDir: run.workDir }, run.runId));
+    } catch {
+      // Pointers are never trusted beyond pointing: a run that is not one (any more) is passed over.
+    }
   }
-  return locateRun({ workDir: newest.work_dir }, newest.run_id);
+  return found;
 }

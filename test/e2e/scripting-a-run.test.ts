@@ -191,7 +191,7 @@ describe("command-line edges", () => {
     expect(schema.stdout).toMatch(/agent\s+agent\.yaml\n\s+context\s+context\.yaml\n\s+hooks\s+hooks\.yaml/);
     const runHelp = await delta(["run", "--help"]);
     expect(runHelp.stdout).toContain("Required: the task");
-    expect(runHelp.stdout).toMatch(/Examples:\n.*delta run --agent \.\/my-agent -y -m /);
+    expect(runHelp.stdout).toMatch(/Examples:\n.*delta run --agent \.\/my-agent "/);
   });
 
   it("list-runs text has a header and columns that line up", async () => {

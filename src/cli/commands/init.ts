@@ -4,6 +4,7 @@ import path from "node:path";
 import { existsSync } from "node:fs";
 import { parseDocument } from "yaml";
 import { SCHEMA_KINDS, SCHEMA_MODELINE, schemaFileName, schemaModeline } from "../../agent/schema-files.js";
+import { didYouMean } from "../../did-you-mean.js";
 import { UsageError } from "../../errors.js";
 import { probeSandbox } from "../../process/sandbox-probe.js";
 import type { CliIo } from "../io.js";
@@ -27,7 +28,7 @@ export async function init(options: InitOptions, io: CliIo): Promise<number> {
   }
   const templateName = options.template ?? DEFAULT_TEMPLATE;
   if (!available.includes(templateName)) {
-    throw new UsageError(`Unknown template '${templateName}'. Available templates: ${available.join(", ")}`);
+    throw new UsageError(`Unknown template '${templateName}'.${didYouMean(templateName, available)} Available templates: ${available.join(", ")}`);
   }
   const target = path.resolve(options.cwd, options.name);
   await refuseNonEmpty(target);

@@ -1,7 +1,9 @@
 // `delta list-runs`: the runs of a workspace, or of every workspace of an agent, as text, JSON or bare ids (newest first).
 import { terminalSafe } from "../../terminal-text.js";
 import { basename } from "node:path";
-import { listScopedRuns } from "../../store/locate-run.js";
+import shellQuote from "shell-quote";
+import { indexedRunsThatExist, listScopedRuns } from "../../store/locate-run.js";
+import { whereRunsAre } from "../run-query.js";
 import { applyFilter, type RunSummary } from "../../store/list-runs.js";
 import { checkLiveness } from "../../store/lease/liveness-check.js";
 import { humanBytes } from "../../byte-size.js";
@@ -31,11 +33,22 @@ export async function listRunsCommand(flags: Record<string, unknown>, io: CliIo)
       break;
     default:
       io.out(runs.length === 0 ? "" : terminalSafe(textTable(runs, showWorkspace)));
-      if (runs.length === 0) io.err(`No runs found in ${"agentHome" in scope ? `the workspaces of ${scope.agentHome}` : scope.workDir}\n`);
+      if (runs.length === 0) io.err(`No runs found in ${whereRunsAre(scope)}\n${elsewhere(flags)}`);
       break;
   }
   return 0;
 }
+
+/** Where else runs are: with neither -w nor --agent, the workspaces of the user's most recent runs (the run index), each with the command that lists it. */
+function elsewhere(flags: Record<string, unknown>): string {
+  if (flags.workDir !== undefined || flags.agent !== undefined) return "A run started with --agent <dir> is listed with the same --agent, one started with -w <dir> with the same -w.\n";
+  const workDirs = [...new Set(indexedRunsThatExist(RECENT_RUNS).map((run) => run.workDir))];
+  if (workDirs.length === 0) return "A run started with --agent <dir> is listed with the same --agent, one started with -w <dir> with the same -w.\n";
+  return `Your most recent runs are in:\n${workDirs.map((workDir) => `  ${workDir}    delta list-runs -w ${shellQuote.quote([workDir])}\n`).join("")}`;
+}
+
+/** How many of the user's most recent runs list-runs points at when there are none here. */
+const RECENT_RUNS = 5;
 
 /** A header, then one row per run; every column as wide as its widest cell, the task last and clipped. With --size, what each run holds. */
 function textTable(runs: Array<RunSummary & { size?: RunSize }>, showWorkspace: boolean): string {

@@ -2,6 +2,7 @@
 import { terminalSafe } from "../../terminal-text.js";
 import { resolve } from "node:path";
 import { agentHomeOf } from "../../agent/agent-home.js";
+import { didYouMean } from "../../did-you-mean.js";
 import { EXIT, RunRefusedError, UsageError, errorMessage } from "../../errors.js";
 import { resumeExistingRun, runExists, type IfExists } from "../../run/idempotent-run.js";
 import { onAppendedLine } from "../../journal/writer.js";
@@ -11,7 +12,8 @@ import type { DriveOptions } from "../../run/drive-options.js";
 import type { ActivitySink } from "../../loop/activity.js";
 import { continueRun } from "../../run/resume.js";
 import { startRun } from "../../run/start.js";
-import { locateRun, newestRun } from "../../store/locate-run.js";
+import { locateRun } from "../../store/locate-run.js";
+import { lastRun } from "../run-query.js";
 import { SANDBOX_MODES, type SandboxMode } from "../../tools/sandbox-schema.js";
 import type { CliIo } from "../io.js";
 import { readMessage } from "../message-input.js";
@@ -27,18 +29,18 @@ const TEXT_DELTA = "TEXT_DELTA";
 
 const DEFAULT_MAX_ITERATIONS = 30;
 
-export async function runCommand(flags: Record<string, unknown>, io: CliIo): Promise<number> {
+export async function runCommand(task: string | undefined, flags: Record<string, unknown>, io: CliIo): Promise<number> {
   const format = parseFormat(flags.format);
   const output = outputFlag(flags);
   const agentHome = await agentHomeOf(optionalString("--agent", flags.agent) ?? ".");
   const workDir = optionalString("-w/--work-dir", flags.workDir);
-  const message = await readMessage(flags, { stdinWhenPiped: true, interactive: Boolean(flags.interactive) });
+  const message = await readMessage(flags, { stdinWhenPiped: true, interactive: Boolean(flags.interactive), argument: task, called: "task" });
   if (message === undefined) {
-    throw new UsageError('-m/--message is required (or --message-file <path>, or the task piped on stdin). Example: delta run --agent ./my-agent -m "Analyze sales data"');
+    throw new UsageError('The task is required: delta run --agent ./my-agent "Analyze sales data" (or -m <text>, --message-file <path>, or the task piped on stdin).');
   }
   const runId = optionalString("--run-id", flags.runId);
   const ifExists = ifExistsFlag(flags, runId, workDir);
-  return drive({ format, output, streamDeltas: streamDeltasFlag(flags, format) }, io, async (signal, watch) => {
+  return drive({ format, output, streamDeltas: streamDeltasFlag(flags, format), resumeWith: resumeOptions(flags) }, io, async (signal, watch) => {
     const existing = (): Promise<RunOutcome> =>
       resumeExistingRun({ runId: runId!, workDir: resolve(workDir!), agentHome, message, ...driveOptions(flags, watch, signal) });
     if (ifExists === "resume" && runExists(resolve(workDir!), runId!)) return existing();
@@ -66,14 +68,14 @@ export async function runCommand(flags: Record<string, unknown>, io: CliIo): Pro
 /** `--if-exists refuse|resume`; resume needs the run's id and workspace, since it must find the run. */
 function ifExistsFlag(flags: Record<string, unknown>, runId: string | undefined, workDir: string | undefined): IfExists {
   const value = optionalString("--if-exists", flags.ifExists) ?? "refuse";
-  if (value !== "refuse" && value !== "resume") throw new UsageError(`--if-exists takes refuse (the default) or resume, got ${JSON.stringify(value)}.`);
+  if (value !== "refuse" && value !== "resume") throw new UsageError(`--if-exists takes refuse (the default) or resume, got ${JSON.stringify(value)}.${didYouMean(value, ["refuse", "resume"])}`);
   if (value === "resume" && (runId === undefined || workDir === undefined)) {
     throw new UsageError("--if-exists resume needs --run-id <id> and -w <workspace>: it looks for that run there. Example: delta run --agent ./agent -w ./ws --run-id item-7 --if-exists resume -m \"…\"");
   }
   return value;
 }
 
-export async function continueCommandLine(flags: Record<string, unknown>, io: CliIo): Promise<number> {
+export async function continueCommandLine(messageArgument: string | undefined, flags: Record<string, unknown>, io: CliIo): Promise<number> {
   const format = parseFormat(flags.format);
   const output = outputFlag(flags);
   const runId = optionalString("--run-id", flags.runId);
@@ -82,10 +84,10 @@ export async function continueCommandLine(flags: Record<string, unknown>, io: Cl
     throw new UsageError("--run-id <id> (or --last, the newest run) is required. Find run ids with: delta list-runs -w <workspace> (or --agent <dir>)");
   }
   const scope = await runScope(flags);
-  const message = await readMessage(flags, { stdinWhenPiped: false, interactive: Boolean(flags.interactive) });
+  const message = await readMessage(flags, { stdinWhenPiped: false, interactive: Boolean(flags.interactive), argument: messageArgument, called: "message" });
   const warn = (line: string): void => io.err(`[warning] ${line}\n`);
-  const run = runId === undefined ? newestRun(scope, warn) : locateRun(scope, runId);
-  return drive({ format, output, streamDeltas: streamDeltasFlag(flags, format) }, io, (signal, watch) =>
+  const run = runId === undefined ? await lastRun(flags, warn) : locateRun(scope, runId);
+  return drive({ format, output, streamDeltas: streamDeltasFlag(flags, format), resumeWith: resumeOptions(flags) }, io, (signal, watch) =>
     continueRun({
       runId: run.runId,
       workDir: run.workDir,
@@ -115,7 +117,7 @@ function driveOptions(flags: Record<string, unknown>, watch: Watch, signal: Abor
   if (model === "") throw new UsageError("--model needs a model name, e.g. --model gpt-4o-mini.");
   const sandbox = optionalString("--sandbox", flags.sandbox);
   if (sandbox !== undefined && !(SANDBOX_MODES as readonly string[]).includes(sandbox)) {
-    throw new UsageError(`--sandbox is one of ${SANDBOX_MODES.join(", ")}; got ${JSON.stringify(sandbox)}.`);
+    throw new UsageError(`--sandbox is one of ${SANDBOX_MODES.join(", ")}; got ${JSON.stringify(sandbox)}.${didYouMean(sandbox, SANDBOX_MODES)}`);
   }
   const baseUrl = optionalString("--base-url", flags.baseUrl);
   if (baseUrl === "") throw new UsageError("--base-url needs a URL, e.g. --base-url http://localhost:11434/v1.");
@@ -157,10 +159,18 @@ interface DriveOutput {
   output: string | undefined;
   /** stream-json: the model's text as it arrives, as TEXT_DELTA lines between the journal's. */
   streamDeltas: boolean;
+  /** Options the printed resume command must carry to go on as this invocation went (`--replay <source>`). */
+  resumeWith: string[];
+}
+
+/** A replayed run goes on replaying: its next model call is the recording's next reply, not a live model's. */
+function resumeOptions(flags: Record<string, unknown>): string[] {
+  const source = replaySource(flags.replay);
+  return source === undefined ? [] : ["--replay", source];
 }
 
 /** Runs the engine with SIGINT/SIGTERM wired to an abort, then prints the outcome. */
-async function drive({ format, output, streamDeltas }: DriveOutput, io: CliIo, go: (signal: AbortSignal, watch: Watch) => Promise<RunOutcome>): Promise<number> {
+async function drive({ format, output, streamDeltas, resumeWith }: DriveOutput, io: CliIo, go: (signal: AbortSignal, watch: Watch) => Promise<RunOutcome>): Promise<number> {
   // The run's duration counts all of this invocation: loading the agent and starting its MCP servers too.
   const invoked = new Date();
   const controller = new AbortController();
@@ -200,7 +210,7 @@ async function drive({ format, output, streamDeltas }: DriveOutput, io: CliIo, g
     io.out(format === "text" || (format === "raw" && process.stdout.isTTY) ? terminalSafe(printed) : printed);
     // stdout is for programs in json and raw; the person watching still needs to read why it failed.
     if (format !== "text" && outcome.status !== "COMPLETED" && outcome.error) io.err(`${outcome.error.type}: ${outcome.error.message}\n`);
-    io.err(resumeHint(outcome));
+    io.err(resumeHint(outcome, resumeWith));
     return exitCode;
   } finally {
     status.stop();
@@ -212,14 +222,14 @@ async function drive({ format, output, streamDeltas }: DriveOutput, io: CliIo, g
 }
 
 /** For every run that did not complete: the exact command that resumes it, workspace included, on stderr. */
-function resumeHint(outcome: RunOutcome): string {
+function resumeHint(outcome: RunOutcome, options: readonly string[]): string {
   if (outcome.status === "COMPLETED" || outcome.runId === null || outcome.workspacePath === null) return "";
   if (outcome.status === "WAITING_FOR_INPUT") {
     // In every format: json and raw keep stdout for programs, so the person reads the question here.
     const question = outcome.interaction ? `The agent asks: ${terminalSafe(outcome.interaction.prompt)}\n` : "";
     const file = outcome.runDir === null ? "" : `\nor write the answer to ${outcome.runDir}/interaction/response.txt and run it without -m`;
-    return `${question}Answer with: ${continueCommand(outcome.runId, outcome.workspacePath, "<answer>")}${file}\n`;
+    return `${question}Answer with: ${continueCommand(outcome.runId, outcome.workspacePath, "<answer>", options)}${file}\n`;
   }
   const why = outcome.status === "FAILED" ? "retry it (add -m <message> to tell the model something first)" : "resume it";
-  return `To ${why}: ${continueCommand(outcome.runId, outcome.workspacePath)}\n`;
+  return `To ${why}: ${continueCommand(outcome.runId, outcome.workspacePath, undefined, options)}\n`;
 }

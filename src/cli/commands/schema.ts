@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { SCHEMA_KINDS, schemaFileName, type SchemaKind } from "../../agent/schema-files.js";
+import { didYouMean } from "../../did-you-mean.js";
 import { UsageError } from "../../errors.js";
 import type { CliIo } from "../io.js";
 import { packageFolder } from "../package-dir.js";
@@ -14,7 +15,7 @@ export async function schemaCommand(name: string | undefined, io: CliIo): Promis
     return 0;
   }
   const kind = SCHEMA_KINDS.find((known) => known === name.replace(/\.ya?ml$/, ""));
-  if (!kind) throw new UsageError(`Unknown schema '${name}'. Use: delta schema agent | context | hooks`);
+  if (!kind) throw new UsageError(`Unknown schema '${name}'.${didYouMean(name.replace(/\.ya?ml$/, ""), SCHEMA_KINDS)} Use: delta schema agent | context | hooks`);
   io.out(readFileSync(schemaPath(kind), "utf8"));
   return 0;
 }

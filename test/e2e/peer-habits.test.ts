@@ -1,0 +1,135 @@
+// End to end, as a user of `codex exec` or `claude -p` types it: the task as an argument, words never dropped, mistakes answered with the fix, --json, and --last from any folder.
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { messagesOf, reply, startMockLlm, taskOf, type MockLlm } from "../support/mock-llm.js";
+import { delta, modelEnv, readEvents, removeDir, tempDir, writeAgent } from "./harness.js";
+
+let root: string;
+let server: MockLlm;
+beforeAll(() => {
+  root = tempDir("delta-peer-habits-");
+});
+afterAll(() => removeDir(root));
+afterEach(async () => {
+  await server?.close();
+});
+
+const userMessages = (ws: string, runId: string): string[] => readEvents(ws, runId).flatMap((event) => (event.type === "USER_MESSAGE" ? [event.content] : []));
+
+describe("the task as an argument", () => {
+  it("delta run --agent A \"task\" runs the task; delta continue --run-id X -w W \"message\" sends the message", async () => {
+    server = await startMockLlm([reply.text("first answer"), reply.text("second answer")]);
+    const agent = writeAgent(root, {}, "agent-arg");
+    const ws = join(root, "ws-arg");
+    const run = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "f1", "write hello"], { env: modelEnv(server.baseUrl) });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(taskOf(server.requests[0]!)).toBe("write hello");
+    const more = await delta(["continue", "--run-id", "f1", "-w", ws, "try other.txt"], { env: modelEnv(server.baseUrl) });
+    expect(more.exitCode, more.stderr).toBe(0);
+    expect(userMessages(ws, "f1")).toEqual(["write hello", "try other.txt"]);
+    expect(messagesOf(server.requests[1]!).at(-1)).toMatchObject({ role: "user", content: "try other.txt" });
+  });
+
+  it("-m with a model name beside the task (codex's -m) is refused (126) naming both, before anything runs or is billed", async () => {
+    server = await startMockLlm([reply.text("never")]);
+    const agent = writeAgent(root, {}, "agent-twice");
+    const result = await delta(["run", "--agent", agent, "-y", "-m", "gpt-4o", "write hello", "--json"], { env: modelEnv(server.baseUrl) });
+    expect(result.exitCode).toBe(126);
+    expect(result.stderr).toContain('The task was given twice: as "write hello" and as -m "gpt-4o". Here -m is the task; the model is --model (e.g. --model gpt-4o).');
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: "REFUSED", error: { type: "USAGE_ERROR" } });
+    expect(server.requests).toHaveLength(0);
+    expect(existsSync(join(agent, "workspaces"))).toBe(false);
+  });
+
+  it("words the task did not take are refused (126) naming them, never dropped: a continue message too", async () => {
+    server = await startMockLlm([reply.text("done")]);
+    const agent = writeAgent(root, {}, "agent-words");
+    const unquoted = await delta(["run", "--agent", agent, "-y", "write", "hello"], { env: modelEnv(server.baseUrl) });
+    expect(unquoted.exitCode).toBe(126);
+    expect(unquoted.stderr).toContain('these words were left over: "hello". Quote words that belong together: delta run … "write hello".');
+    const ws = join(root, "ws-words");
+    await delta(["run", "--agent", agent, "-w", ws, "--run-id", "w1", "go"], { env: modelEnv(server.baseUrl) });
+    const twoMessages = await delta(["continue", "--run-id", "w1", "-w", ws, "-m", "one", "two"], { env: modelEnv(server.baseUrl) });
+    expect(twoMessages.exitCode).toBe(126);
+    expect(twoMessages.stderr).toContain('The message was given twice: as "two" and as -m "one".');
+    expect(server.requests).toHaveLength(1);
+    expect(userMessages(ws, "w1")).toEqual(["go"]);
+  });
+
+  it("an empty task argument (an unset variable) is refused, and `-` reads the task from stdin as -m - does", async () => {
+    server = await startMockLlm([reply.text("done")]);
+    const agent = writeAgent(root, {}, "agent-empty-arg");
+    const empty = await delta(["run", "--agent", agent, "-y", ""], { env: modelEnv(server.baseUrl) });
+    expect(empty.exitCode).toBe(126);
+    expect(empty.stderr).toContain("The task is empty (is the variable it came from unset?)");
+    const dash = await delta(["run", "--agent", agent, "-w", join(root, "ws-dash"), "-"], { env: modelEnv(server.baseUrl), input: "from stdin\n" });
+    expect(dash.exitCode, dash.stderr).toBe(0);
+    expect(taskOf(server.requests[0]!)).toBe("from stdin");
+  });
+});
+
+describe("mistakes get the fix", () => {
+  it("a mistyped option or command gets a did-you-mean and 126, in JSON too", async () => {
+    const option = await delta(["run", "--agent", root, "--formt", "json", "task"]);
+    expect(option.exitCode).toBe(126);
+    expect(option.stderr).toBe("Error: Unknown option `--formt`. Did you mean --format? See: delta run --help\n");
+    const command = await delta(["runn", "--agent", root, "task"]);
+    expect(command.exitCode).toBe(126);
+    expect(command.stderr).toBe("Error: Unknown command 'runn'. Did you mean run? See: delta --help\n");
+    const inJson = await delta(["list-runs", "-w", root, "--resumble", "--json"]);
+    expect(inJson.exitCode).toBe(126);
+    expect(JSON.parse(inJson.stdout)).toMatchObject({ status: "REFUSED", error: { type: "USAGE_ERROR", message: expect.stringContaining("Did you mean --resumable?") } });
+    const value = await delta(["list-runs", "-w", root, "--format", "jsn"]);
+    expect(value.stderr).toContain("Did you mean json?");
+  });
+
+  it("--json is --format json; -v is --verbose, -V the version, and delta -v alone says so", async () => {
+    server = await startMockLlm([reply.text("the answer")]);
+    const agent = writeAgent(root, {}, "agent-json");
+    const result = await delta(["run", "--agent", agent, "-w", join(root, "ws-json"), "-v", "--json", "task"], { env: modelEnv(server.baseUrl) });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: "COMPLETED", result: "the answer" });
+    expect(result.stderr).toContain("[log] ");
+    const version = await delta(["-V"]);
+    expect(version.stdout).toMatch(/^delta\/\d+\.\d+\.\d+/);
+    expect((await delta(["run", "--version"])).stdout).toBe(version.stdout);
+    const lowercase = await delta(["-v"]);
+    expect(lowercase.exitCode).toBe(126);
+    expect(lowercase.stderr).toContain("Unknown option `-v`. Did you mean -V (--version)?");
+  });
+});
+
+describe("--last from anywhere", () => {
+  it("show, continue and list-runs in a folder with no runs find the user's most recent run and say where it is", async () => {
+    server = await startMockLlm([reply.text("first"), reply.text("continued")]);
+    const state = join(root, "state-last");
+    const env = modelEnv(server.baseUrl, { XDG_STATE_HOME: state });
+    const agent = writeAgent(root, {}, "agent-last");
+    const here = join(root, "somewhere-else");
+    mkdirSync(here);
+    const run = await delta(["run", "--agent", agent, "-y", "--run-id", "newest", "count the files"], { env, cwd: root });
+    expect(run.exitCode, run.stderr).toBe(0);
+    const ws = join(agent, "workspaces", "W001");
+
+    const shown = await delta(["show", "--last"], { env, cwd: here });
+    expect(shown.exitCode, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain("Run newest");
+    expect(shown.stderr).toContain(`no runs in ${here}: taking your most recent run, newest in ${ws} (from ${join(state, "delta", "runs.jsonl")})`);
+
+    const listed = await delta(["list-runs"], { env, cwd: here });
+    expect(listed.stdout).toBe("");
+    expect(listed.stderr).toContain(`No runs found in ${here}\nYour most recent runs are in:\n  ${ws}    delta list-runs -w ${ws}\n`);
+
+    const continued = await delta(["continue", "--last", "and the folders"], { env, cwd: here });
+    expect(continued.exitCode, continued.stderr).toBe(0);
+    expect(userMessages(ws, "newest")).toEqual(["count the files", "and the folders"]);
+    expect(readFileSync(join(state, "delta", "runs.jsonl"), "utf8").trimEnd().split("\n")).toHaveLength(2);
+  });
+
+  it("with no run anywhere, --last is refused pointing at --agent and -w", async () => {
+    const result = await delta(["show", "--last"], { env: { XDG_STATE_HOME: join(root, "state-empty") }, cwd: root });
+    expect(result.exitCode).toBe(126);
+    expect(result.stderr).toContain("give the same --agent or -w");
+  });
+});
