@@ -203,16 +203,21 @@ async function loadSkill(ports: LoopPorts, entry: Extract<CatalogueEntry, { kind
 
 /** ACTION_REQUEST, flushed to disk before the tool runs: after a crash, the call is known to have maybe run. */
 function requestAction(ports: LoopPorts, planned: PlannedCall, args: unknown, command: string[]): JournalEvent {
-  const { call, iteration } = planned;
   const request = ports.journal.append(requestEvent(planned, args, command));
   ports.journal.sync();
-  ports.log.progress(`[${iteration}] ACT: ${call.name} ${oneLine(JSON.stringify(args), 160)}${planned.rerunOf === undefined ? "" : " (run again)"}`);
+  actLine(ports, planned, args);
   return request;
 }
 
 function requestEvent(planned: PlannedCall, args: unknown, command: string[] | null): NewEvent {
   const { call, iteration, rerunOf } = planned;
   return { type: "ACTION_REQUEST", iteration, action_id: call.id, tool_name: call.name, tool_args: args, resolved_command: command, ...(rerunOf === undefined ? {} : { rerun_of: rerunOf }) };
+}
+
+/** The ACT line of the live stream: every call the model asked for gets one, a call refused before it ran included. */
+function actLine(ports: LoopPorts, planned: PlannedCall, args: unknown): void {
+  const { call, iteration, rerunOf } = planned;
+  ports.log.progress(`[${iteration}] ACT: ${call.name} ${oneLine(typeof args === "string" ? args : JSON.stringify(args) ?? "", 160)}${rerunOf === undefined ? "" : " (run again)"}`);
 }
 
 function lineCount(text: string): number {
@@ -248,6 +253,7 @@ async function observed(ports: LoopPorts, planned: PlannedCall, recorded: Journa
 async function refuse(ports: LoopPorts, planned: PlannedCall, toolArgs: unknown, reason: string): Promise<void> {
   const { call, iteration } = planned;
   ports.journal.append(requestEvent(planned, toolArgs, null));
+  actLine(ports, planned, toolArgs);
   const recorded = ports.journal.append({
     type: "ACTION_RESULT",
     iteration,
@@ -291,6 +297,7 @@ async function askHuman(ports: LoopPorts, planned: PlannedCall, args: unknown): 
   }
   const startedAt = Date.now();
   ports.journal.append(requestEvent(planned, args, null));
+  actLine(ports, planned, args);
   const request = openQuestion(ports, call, iteration, question);
   if (ports.human.askInteractively) {
     const answer = await ports.human.askInteractively(question);

@@ -1,4 +1,5 @@
-import { mkdir, readFile, readdir, writeFile } from "node:fs/promises";
+import { execa } from "execa";
+import { mkdir, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
@@ -53,11 +54,19 @@ describe("delta init", async () => {
     expect(agent.tools.map((t) => t.name)).toEqual(["list_files", "read_file", "write_file", "count_lines"]);
   });
 
-  it("writes a .gitignore that keeps the agent's workspaces (its runs) out of its repository", async () => {
+  it("writes a .gitignore that keeps the agent's workspaces (its runs) and the .env its next steps suggest out of its repository", async () => {
     const cwd = await tempDir();
-    await init({ name: "ignored", cwd }, captureIo());
-    const ignore = await readFile(path.join(cwd, "ignored", ".gitignore"), "utf8");
-    expect(ignore.split("\n")).toContain("workspaces/");
+    const io = captureIo();
+    await init({ name: "ignored", cwd }, io);
+    const agent = path.join(cwd, "ignored");
+    expect(io.stderr).toContain(`or put it in ${path.join("ignored", ".env")} (git-ignored)`);
+    await execa("git", ["init", "--quiet", agent]);
+    await mkdir(path.join(agent, "workspaces", "W001"), { recursive: true });
+    await writeFile(path.join(agent, "workspaces", "W001", "run.txt"), "x");
+    await writeFile(path.join(agent, ".env"), "DELTA_API_KEY=sk-secret\n");
+    await writeFile(path.join(agent, ".env.local"), "DELTA_API_KEY=sk-secret\n");
+    const status = (await execa("git", ["-C", agent, "status", "--porcelain", "--untracked-files=all"])).stdout.split("\n");
+    expect(status.sort()).toEqual(["?? .gitignore", "?? agent.yaml", "?? context.yaml", "?? system_prompt.md"]);
   });
 
   it("refuses to guess a name, and creates nothing", async () => {

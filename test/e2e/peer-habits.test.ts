@@ -1,6 +1,7 @@
 // End to end, as a user of `codex exec` or `claude -p` types it: the task as an argument, words never dropped, mistakes answered with the fix, --json, and --last from any folder.
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import shellQuote from "shell-quote";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { messagesOf, reply, startMockLlm, taskOf, type MockLlm } from "../support/mock-llm.js";
 import { delta, modelEnv, readEvents, removeDir, tempDir, writeAgent } from "./harness.js";
@@ -97,6 +98,23 @@ describe("mistakes get the fix", () => {
     const lowercase = await delta(["-v"]);
     expect(lowercase.exitCode).toBe(126);
     expect(lowercase.stderr).toContain("Unknown option `-v`. Did you mean -V (--version)?");
+  });
+});
+
+describe("the command that resumes a run", () => {
+  it("after a --replay run carries --replay, and goes on replaying as printed", async () => {
+    const agent = writeAgent(root, {}, "agent-replayed");
+    const recording = join(root, "asks first.jsonl");
+    writeFileSync(recording, `${[{ content: null, tool_calls: [{ name: "ask_human", arguments: '{"prompt":"Which color?"}' }] }, { content: "blue it is", tool_calls: [] }].map((line) => JSON.stringify(line)).join("\n")}\n`);
+    const ws = join(root, "ws-replayed");
+    const asked = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "r1", "--replay", recording, "pick a color"]);
+    expect(asked.exitCode).toBe(101);
+    const printed = /Answer with: (.*)\n/.exec(asked.stderr)![1]!;
+    expect(printed).toBe(`delta continue --run-id r1 -w ${ws} --replay '${recording}' -m '<answer>'`);
+    const words = (shellQuote.parse(printed) as string[]).slice(1).map((word) => (word === "<answer>" ? "blue" : word));
+    const answered = await delta([...words, "--json"]);
+    expect(answered.exitCode, answered.stderr).toBe(0);
+    expect(JSON.parse(answered.stdout)).toMatchObject({ status: "COMPLETED", result: "blue it is" });
   });
 });
 

@@ -44,8 +44,8 @@ export async function init(options: InitOptions, io: CliIo): Promise<number> {
   io.err(
     `Created agent '${path.basename(target)}' in ${target} from template '${templateName}'.\n\n` +
       "Next steps:\n" +
-      "  export DELTA_API_KEY=<your key>        # or put it in a .env file; DELTA_BASE_URL for other endpoints\n" +
-      `  delta run --agent ${shown} -m "Say hello"\n` +
+      `  export DELTA_API_KEY=<your key>        # or put it in ${path.join(shown, ".env")} (git-ignored); DELTA_BASE_URL for other endpoints\n` +
+      `  delta run --agent ${shown} "Say hello"\n` +
       `  delta tool expand ${path.join(shown, "agent.yaml")}   # see how the tools expand\n` +
       (unavailable === null ? "" : `\nThe tools run unboxed: this machine cannot sandbox them (${unavailable.detail}); agent.yaml says how to turn the sandbox on once it can.\n`),
   );
@@ -93,11 +93,18 @@ async function addSandbox(agentYamlPath: string, cannot: string | null): Promise
   await writeFile(agentYamlPath, text.replace(/^tools:/m, `${block}tools:`));
 }
 
-/** Runs land in the agent's workspaces/ (W001, W002…): whole conversations that do not belong in the agent's repository. */
+/**
+ * Runs land in the agent's workspaces/ (W001, W002…): whole conversations that do not belong in the agent's
+ * repository; nor does the .env the next steps suggest for the key.
+ */
 async function ignoreWorkspaces(target: string): Promise<void> {
   const file = path.join(target, ".gitignore");
   if (existsSync(file)) return;
-  await writeFile(file, "# Workspaces and their runs (.delta/): conversations, tool outputs, model requests\nworkspaces/\n");
+  await writeFile(
+    file,
+    "# Workspaces and their runs (.delta/): conversations, tool outputs, model requests\nworkspaces/\n" +
+      "# The model's key and endpoint (DELTA_API_KEY=…), and any other .env here\n.env\n.env.*\n",
+  );
 }
 
 /** Sets `name:` to the directory's name, keeping the template's comments. */
