@@ -35,7 +35,7 @@ export interface AgentPackage {
   /** agent.yaml's `sandbox:`, the box of every tool and stdio MCP server without its own; null runs them unboxed. */
   sandbox: SandboxPolicy | null;
   hooks: HooksConfig;
-  /** Where the hooks were defined, as messages name it: "hooks.yaml", or agent.yaml's legacy lifecycle_hooks. */
+  /** Where the hooks were defined, as messages name it: the hooks.yaml path (as other errors name files), or agent.yaml's legacy lifecycle_hooks. */
   hooksFile: string;
   context: ContextConfig;
   /** The skills of context.yaml's `skills` sources; load_skill is offered when there is one. */
@@ -153,13 +153,13 @@ async function loadHooks(home: string, config: AgentConfig, configDisplay: strin
     }
     // A hooks.yaml holding only comments means "no hooks", not an error.
     const file = await readYamlFile(hooksPath, shownPath(hooksPath), { allowEmpty: true });
-    return { hooks: parseWithSchema(HooksConfigSchema, file), hooksFile: "hooks.yaml" };
+    return { hooks: parseWithSchema(HooksConfigSchema, file), hooksFile: file.display };
   }
   if (config.lifecycle_hooks !== undefined) {
     warn(`[DEPRECATION WARNING] ${configDisplay}: lifecycle_hooks is deprecated; move these hooks into hooks.yaml`);
     return { hooks: config.lifecycle_hooks, hooksFile: `${configDisplay}: lifecycle_hooks` };
   }
-  return { hooks: {}, hooksFile: "hooks.yaml" };
+  return { hooks: {}, hooksFile: shownPath(hooksPath) };
 }
 
 async function loadContext(home: string): Promise<ContextConfig> {

@@ -2,6 +2,7 @@
 import { readFile } from "node:fs/promises";
 import { isMap, isNode, isScalar, LineCounter, parseDocument, type Document } from "yaml";
 import { ConfigError, errorMessage } from "../errors.js";
+import { indentationProblem } from "./yaml-indentation.js";
 
 /** Alias expansions allowed per file; enough for anchors reused by hand, far below an exponential bomb. */
 const MAX_ALIAS_COUNT = 100;
@@ -40,6 +41,10 @@ export function parseYamlText(text: string, display: string, options: YamlTextOp
   const problem = doc.errors[0];
   if (problem) {
     const where = problem.linePos?.[0] ?? lineCounter.linePos(problem.pos[0]);
+    const indentation = indentationProblem(text, problem, where.line);
+    if (indentation !== null) {
+      throw new ConfigError(`${display}:${indentation.line + lineOffset}:${indentation.col}: ${indentation.message.replace(/\bline (\d+)/g, (_all, n: string) => `line ${Number(n) + lineOffset}`)}`);
+    }
     const firstLine = problem.message.split("\n")[0] ?? problem.message;
     throw new ConfigError(`${display}:${where.line + lineOffset}:${where.col}: ${firstLine} (fix the YAML syntax at that spot)`);
   }

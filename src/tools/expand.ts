@@ -1,5 +1,6 @@
 // Turns a tool definition (exec / shell / command sugar) into one argv plan; pure, throws ConfigError.
 import { parse } from "shell-quote";
+import { closestWord } from "../did-you-mean.js";
 import { ConfigError } from "../errors.js";
 import type { InjectAs, ToolDefinition, ToolEffects, ToolParameterDefinition } from "./schema.js";
 import type { SandboxPolicy } from "./sandbox-schema.js";
@@ -289,6 +290,15 @@ function mergeExplicit(inferred: ExpandedParameter[], def: ToolDefinition, fail:
     const field = `parameters[${index}]`;
     const target = parameters.find((p) => p.name === explicit.name);
     if (!target) {
+      // A placeholder the block does not declare, one slip away from this name, is the likely typo (`${pathh}` for `path`).
+      const undeclared = parameters.filter((p) => !(def.parameters ?? []).some((declared) => declared.name === p.name)).map((p) => p.name);
+      const typo = closestWord(explicit.name, undeclared);
+      if (typo !== undefined) {
+        return fail(
+          field,
+          `Parameter '${explicit.name}' is not used in the template, which has \${${typo}} instead: did you mean \${${explicit.name}}? Write the same name in both places`,
+        );
+      }
       return fail(
         field,
         `Parameter '${explicit.name}' is not used in the template; add \${${explicit.name}} to it, use stdin: ${explicit.name} for standard input, or remove this entry`,

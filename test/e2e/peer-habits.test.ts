@@ -101,6 +101,38 @@ describe("mistakes get the fix", () => {
   });
 });
 
+describe("a newcomer's mistakes in an agent's files", () => {
+  /** `delta run --agent <name> "hi"` from the folder that holds the agent, as a user types it. */
+  async function runIn(name: string, files: Record<string, string>): Promise<{ exitCode: number; stderr: string }> {
+    const dir = join(root, "mistakes");
+    const agent = join(dir, name);
+    mkdirSync(agent, { recursive: true });
+    writeFileSync(join(agent, "system_prompt.md"), "You help.");
+    writeFileSync(join(agent, "context.yaml"), "sources:\n  - type: file\n    path: '${AGENT_HOME}/system_prompt.md'\n  - type: journal\n");
+    for (const [file, content] of Object.entries(files)) writeFileSync(join(agent, file), content);
+    return delta(["run", "--agent", name, "-y", "hi"], { cwd: dir, env: modelEnv("http://127.0.0.1:9/v1") });
+  }
+
+  it("an indentation slip is said in our words, at the line to fix", async () => {
+    const result = await runIn("indent", { "agent.yaml": "name: indent\nllm:\n  model: gpt-4o\n tools:\n  - name: x\n    exec: \"echo hi\"\n" });
+    expect(result.exitCode).toBe(126);
+    expect(result.stderr).toContain("Error: indent/agent.yaml:4:2: line 4 is indented by 1 space, but the lines above it start at 2 spaces (`model:`, line 3), 0 spaces (`llm:`, line 2).");
+  });
+
+  it("a misspelt placeholder is named with the parameter it was meant for", async () => {
+    const result = await runIn("typo", { "agent.yaml": "name: typo\nllm:\n  model: gpt-4o\ntools:\n  - name: cat\n    exec: \"cat -- ${pathh}\"\n    parameters:\n      - name: path\n        type: string\n" });
+    expect(result.exitCode).toBe(126);
+    expect(result.stderr).toContain("typo/agent.yaml: tools[0].parameters[0] (tool 'cat'): Parameter 'path' is not used in the template, which has ${pathh} instead: did you mean ${path}?");
+  });
+
+  it("a missing hook command names the hooks file by its path, as other errors name theirs", async () => {
+    const result = await runIn("hooked", { "agent.yaml": "name: hooked\nllm:\n  model: gpt-4o\ntools:\n  - name: x\n    exec: \"echo hi\"\n", "hooks.yaml": "pre_tool_execution:\n  command: [\"./nope.sh\"]\n" });
+    expect(result.exitCode).toBe(126);
+    expect(result.stderr).toMatch(/^Error: hooked\/hooks\.yaml: pre_tool_execution\.command\[0\]: "\.\/nope\.sh" does not exist/m);
+    expect(existsSync(join(root, "mistakes", "hooked", "workspaces"))).toBe(false);
+  });
+});
+
 describe("the command that resumes a run", () => {
   it("after a --replay run carries --replay, and goes on replaying as printed", async () => {
     const agent = writeAgent(root, {}, "agent-replayed");

@@ -249,6 +249,12 @@ tools:
     );
   });
 
+  it("names a misspelt placeholder and the parameter it was meant for", () => {
+    expect(expansionError("tools:\n  - name: cat\n    exec: 'cat -- ${pathh}'\n    parameters:\n      - name: path\n        type: string\n")).toContain(
+      "Parameter 'path' is not used in the template, which has ${pathh} instead: did you mean ${path}? Write the same name in both places",
+    );
+  });
+
   it("refuses a user tool named ask_human", () => {
     expect(expansionError("tools:\n  - name: ask_human\n    exec: 'echo hi'\n")).toContain("'ask_human' is a built-in tool");
   });
