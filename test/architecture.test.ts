@@ -18,6 +18,7 @@ const FLOORS = [
   "safe-open",
   "terminal-text",
   "did-you-mean",
+  "plural",
   "journal",
   "process",
   "trace",

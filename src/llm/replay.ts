@@ -2,6 +2,7 @@
 import { ContextOverflowError, ReplayError, type ContextOverflow } from "../errors.js";
 import type { Provider } from "./types.js";
 import type { LlmReply, LlmRequest } from "../conversation.js";
+import { counted } from "../plural.js";
 
 /** The replies a replay answers with, loaded by its caller (run/replay-source.ts): this room keeps no files. */
 export interface Recording {
@@ -40,7 +41,7 @@ export function createReplayProvider(recording: Recording, options: ReplayOption
         throw new ContextOverflowError(`Recorded: the server refused model call ${next + 1} as longer than its context window (${origin}).`, overflow);
       }
       if (next >= recording.count) {
-        throw new ReplayError(`No recorded reply for model call ${next + 1}: recording exhausted after ${recording.count} replies (${origin}).`);
+        throw new ReplayError(`No recorded reply for model call ${next + 1}: recording exhausted after ${counted(recording.count, "reply", "replies")} (${origin}).`);
       }
       const reply = recording.reply(next);
       checkToolsOffered(reply, request, next + 1, origin);

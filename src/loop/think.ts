@@ -9,6 +9,7 @@ import type { LlmReply, LlmRequest } from "../conversation.js";
 import { samplingParams } from "../llm/settings-schema.js";
 import type { LoopPorts } from "./ports.js";
 import { failedAttemptEvent } from "./failed-attempt.js";
+import { counted } from "../plural.js";
 
 /**
  * `journal`: the journal as read at the start of this iteration. A request the server refuses as
@@ -33,7 +34,7 @@ export async function think(ports: LoopPorts, iteration: number, journal: ShownJ
     attempt = await ask(ports, iteration, built);
   }
   const { request, reply, started, durationMs, attempts } = attempt;
-  ports.log.log(`model call ${iteration}: ${request.messages.length} messages, ${request.tools.length} tools → ${reply.tool_calls.length} tool calls in ${durationMs} ms${describeUsage(reply)}`);
+  ports.log.log(`model call ${iteration}: ${counted(request.messages.length, "message")}, ${counted(request.tools.length, "tool")} → ${counted(reply.tool_calls.length, "tool call")} in ${durationMs} ms${describeUsage(reply)}`);
   // Reasoning is for people reading the log or -v; stdout never carries it.
   if (reply.reasoning) ports.log.log(`[${iteration}] REASONING: ${oneLine(reply.reasoning, 2000)}`);
   ports.records.invocation({

@@ -11,6 +11,7 @@ import { pricingOf, type Pricing } from "../journal/usage-totals.js";
 import { shownUsage } from "./priced-usage.js";
 import { describeWindowMove } from "../journal/window-move.js";
 import { costText, formatUsage } from "./usage-fields.js";
+import { counted } from "../plural.js";
 
 /** Observation lines shown under a tool result; the full output is in the journal and io/tool_executions/. */
 const OBSERVATION_LINES = 4;
@@ -130,7 +131,7 @@ export function runFooter(account: RunAccount, style: TextStyle): string[] {
   const cost = costText(account.usage) === null ? " · cost not recorded" : "";
   const duration = account.startedAt !== null && account.endedAt !== null ? `${formatMs(account.endedAt - account.startedAt)}, ` : "";
   return [
-    `${style.bold("total")}   ${duration}${account.iterationCount} iterations · ${usage}${cost}`,
+    `${style.bold("total")}   ${duration}${counted(account.iterationCount, "iteration")} · ${usage}${cost}`,
     `${style.bold("status")}  ${statusText(account, style)}`,
     ...nextStep(account).map((text) => `${style.bold("next")}    ${text}`),
   ];

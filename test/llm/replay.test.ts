@@ -78,7 +78,7 @@ describe("createReplayProvider", () => {
     const provider = replayOf(file);
     await provider.complete(request);
     const err = await replayError(provider.complete(request));
-    expect(err.message).toBe(`No recorded reply for model call 2: recording exhausted after 1 replies (file ${file}).`);
+    expect(err.message).toBe(`No recorded reply for model call 2: recording exhausted after 1 reply (file ${file}).`);
   });
 
   it("fails naming the tool and the offered tools when a recorded call no longer fits the agent", async () => {

@@ -14,16 +14,22 @@ it("this run's temporary folders and run index are inside one delta-tests- folde
   expect(dirname(child.stdout)).toBe(root);
 });
 
-it("removes the folder and everything a test left in it, and gives TMPDIR and XDG_STATE_HOME back", () => {
+it("removes the folder and everything a test left in it, and gives TMPDIR and XDG_STATE_HOME back; a second project of the run shares the first one's folder", () => {
   const before = { TMPDIR: process.env.TMPDIR, XDG_STATE_HOME: process.env.XDG_STATE_HOME };
+  // As a run that has not made its folder yet.
+  const outerRoot = process.env.DELTA_TESTS_ROOT;
+  delete process.env.DELTA_TESTS_ROOT;
   const teardown = setup();
   const root = process.env.TMPDIR!;
   try {
     expect(dirname(root)).toBe(before.TMPDIR);
     mkdirSync(join(root, "left-behind", "deep"), { recursive: true });
     writeFileSync(join(root, "left-behind", "deep", "file"), "x");
+    expect(setup()).toBeTypeOf("function");
+    expect(process.env.TMPDIR).toBe(root);
   } finally {
     teardown();
+    process.env.DELTA_TESTS_ROOT = outerRoot;
   }
   expect(existsSync(root)).toBe(false);
   expect({ TMPDIR: process.env.TMPDIR, XDG_STATE_HOME: process.env.XDG_STATE_HOME }).toEqual(before);

@@ -10,6 +10,7 @@ import { optionalString } from "../options.js";
 import { checkOutputFile, writeOutputFile } from "../output-file.js";
 import { findRun } from "../run-query.js";
 import { runScope } from "../run-scope.js";
+import { counted } from "../../plural.js";
 
 const DEFAULT_ENDPOINT = "http://localhost:4318";
 /**
@@ -54,7 +55,7 @@ export async function exportCommand(runId: string | undefined, flags: Record<str
     return 0;
   }
   writeOutputFile(file, write);
-  io.err(`Wrote ${count} spans to ${file}\n`);
+  io.err(`Wrote ${counted(count, "span")} to ${file}\n`);
   return 0;
 }
 
@@ -83,7 +84,7 @@ async function send(journals: string[], options: JournalSpanOptions, flags: Reco
   const { url, protocol, flushMs: timeoutMs } = choice.settings;
   const sent = await sendJournalSpans(journals, { url, protocol, timeoutMs }, process.env, options);
   if (sent.failure !== null) throw new EngineError(`Could not send the spans to ${url} (${sent.spans} sent before it stopped): ${sent.failure}`);
-  io.err(`Sent ${sent.spans} spans to ${url}\n`);
+  io.err(`Sent ${counted(sent.spans, "span")} to ${url}\n`);
   return 0;
 }
 

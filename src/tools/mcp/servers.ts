@@ -11,6 +11,7 @@ import { DEFAULT_MCP_TIMEOUT_MS, type EnvReference, type McpServerConfig } from 
 import type { ServerLink } from "./server-link.js";
 import { launchStdioServer } from "./stdio-server.js";
 import type { SandboxBox } from "../../process/sandbox-argv.js";
+import { counted } from "../../plural.js";
 
 /** A running stdio server's process, which leads its own process group. */
 interface McpServerProcess {
@@ -128,7 +129,7 @@ async function startServer(server: McpServerConfig, open: () => Promise<ServerLi
   const timeoutMs = server.timeout_ms ?? DEFAULT_MCP_TIMEOUT_MS;
   const connection = await connect(link, { where, timeoutMs, signal: options.signal });
   const pid = connection.pid === null ? "" : `pid ${connection.pid}, `;
-  options.log(`${where} ready: ${pid}${connection.tools.length} tools listed in ${Math.round(performance.now() - began)} ms`);
+  options.log(`${where} ready: ${pid}${counted(connection.tools.length, "tool")} listed in ${Math.round(performance.now() - began)} ms`);
   return { server, connection };
 }
 
