@@ -6,13 +6,19 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { NO_MODEL_KEYS, REPO, eventTypes, readEvents, removeDir, tempDir } from "../e2e/harness.js";
 
 let clone: string;
+/** The run index of the newcomer these commands are typed by: theirs alone, so `show --last` finds their run. */
+let state: string;
 beforeAll(async () => {
   clone = tempDir("delta-first-command-");
+  state = tempDir("delta-first-command-state-");
   const head = (await execa("git", ["-C", REPO, "rev-parse", "HEAD"])).stdout.trim();
   await execa("git", ["clone", "--quiet", "--no-checkout", REPO, clone]);
   await execa("git", ["-C", clone, "checkout", "--quiet", head]);
 });
-afterAll(() => removeDir(clone));
+afterAll(() => {
+  removeDir(clone);
+  removeDir(state);
+});
 
 /** The README's ```sh blocks, in order. */
 function readmeBlocks(readme: string): string[] {
@@ -33,9 +39,11 @@ async function porcelain(dir: string): Promise<string> {
 
 it("installs, builds and replays hello-world: exit 0, the result on stdout, hello.txt and the journal in W001", async () => {
   const command = firstReadmeCommand(readFileSync(join(clone, "README.md"), "utf8"));
-  expect(command).toMatch(/^npm install && npx delta run --agent examples\/hello-world /);
+  // As a user of codex exec or claude -p types it: the agent, then the task as the last argument.
+  expect(command).toMatch(/^npm install && npx delta run --agent examples\/hello-world .* "Write a greeting to hello.txt and show it"$/);
+  expect(command).not.toContain(" -m ");
 
-  const run = await execa("bash", ["-c", command], { cwd: clone, env: NO_MODEL_KEYS, reject: false, timeout: 280_000, stdin: "ignore" });
+  const run = await execa("bash", ["-c", command], { cwd: clone, env: { ...NO_MODEL_KEYS, XDG_STATE_HOME: state }, reject: false, timeout: 280_000, stdin: "ignore" });
   expect(run.exitCode, run.stderr).toBe(0);
   expect(run.stdout).toContain("Status:     COMPLETED");
   expect(run.stdout).toContain("Iterations: 3");
@@ -73,8 +81,9 @@ it("then the README's commands that look at the run (show, report) work and leav
   const tmp = tempDir("delta-first-command-tmp-");
   try {
     for (const command of commands) {
-      const run = await execa("bash", ["-c", command], { cwd: clone, env: { ...NO_MODEL_KEYS, TMPDIR: tmp }, reject: false, stdin: "ignore" });
+      const run = await execa("bash", ["-c", command], { cwd: clone, env: { ...NO_MODEL_KEYS, TMPDIR: tmp, XDG_STATE_HOME: state }, reject: false, stdin: "ignore" });
       expect(run.exitCode, `${command}\n${run.stderr}`).toBe(0);
+      if (command.includes(" show ")) expect(run.stdout).toContain("Write a greeting to hello.txt and show it");
     }
     expect(readFileSync(join(tmp, "run.html"), "utf8")).toMatch(/^<!doctype html>/);
     expect(await porcelain(clone)).toBe("");

@@ -52,6 +52,15 @@ it("folds the iterations the window dropped, and changes the summary only when t
   // Calls 22–30: the same summary, the window growing: each request starts with the whole previous one.
   for (let call = 22; call < 30; call += 1) expect(startsWith(call), `call ${call + 1}`).toBe(true);
   expect(memoryBlock(messagesAt(30))?.content).toBe(summary);
+
+  // The README's way to see a request: delta show --request 30 prints it, its messages those the model got.
+  const readme = readFileSync(join(AGENT, "README.md"), "utf8");
+  expect(readme).toContain("`npx delta show --agent examples/memory-folding --last --request 30`");
+  expect(readme).not.toContain(".request.messages");
+  const shown = await delta(["show", "--last", "-w", ws, "--request", "30"]);
+  expect(shown.exitCode, shown.stderr).toBe(0);
+  expect(JSON.parse(shown.stdout).messages).toEqual(messagesAt(30).map((message) => expect.objectContaining({ role: message.role })));
+  expect(memoryBlock(JSON.parse(shown.stdout).messages)?.content).toBe(summary);
   const moves = readEvents(ws, "fold").filter((event) => event.type === "CONTEXT_WINDOW");
   expect(moves).toEqual([expect.objectContaining({ iteration: 22, reason: "max_iterations", dropped_from: 1, dropped_to: 11, first_iteration: 12 })]);
 });
