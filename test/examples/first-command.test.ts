@@ -45,6 +45,8 @@ it("installs, builds and replays hello-world: exit 0, the result on stdout, hell
 
   const run = await execa("bash", ["-c", command], { cwd: clone, env: { ...NO_MODEL_KEYS, XDG_STATE_HOME: state }, reject: false, timeout: 280_000, stdin: "ignore" });
   expect(run.exitCode, run.stderr).toBe(0);
+  // npm install says nothing a newcomer must puzzle over: no peer-dependency or install-script warnings.
+  expect(run.stderr.split("\n").filter((line) => /^npm warn/i.test(line))).toEqual([]);
   expect(run.stdout).toContain("Status:     COMPLETED");
   expect(run.stdout).toContain("Iterations: 3");
   expect(run.stdout).toContain("I wrote a greeting to hello.txt.");

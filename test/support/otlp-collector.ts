@@ -1,7 +1,7 @@
 // A loopback OTLP/HTTP trace collector for tests: decodes protobuf with the official OTLP .proto files (loaded by protobufjs) and OTLP/JSON, or plays a dead collector.
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 import protobuf from "protobufjs";
 
@@ -41,7 +41,8 @@ export interface OtlpCollector {
   close(): Promise<void>;
 }
 
-const protoDir = join(dirname(createRequire(import.meta.url).resolve("@opentelemetry/otlp-grpc-exporter-base/package.json")), "build", "protos");
+/** The OTLP definitions the OpenTelemetry project publishes (test/fixtures/otlp-proto/README.md says from where). */
+const protoDir = join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "otlp-proto");
 let requestType: protobuf.Type | undefined;
 
 /** ExportTraceServiceRequest from the OTLP definitions the OpenTelemetry project publishes. */
