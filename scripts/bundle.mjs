@@ -1,10 +1,10 @@
 // Bundles one CLI into a single stamped CommonJS file in dist/, which bin/ runs through the V8 code cache; libraries only some runs need go in bundles of their own.
 import { createHash } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createRequire } from "node:module";
 import { build } from "esbuild";
 import { ajvMetaPrecompiled } from "./ajv-meta.mjs";
+import { writeInPlace } from "./write-in-place.mjs";
 
 /** Keep in step with BUILD_STAMP_PREFIX in src/cli/run-bundle.ts. */
 const STAMP_PREFIX = "//# delta-build=";
@@ -69,8 +69,9 @@ const mcpServerSdkApart = apart({ dir: join("src", "serve"), specifier: "./sdk.j
 const ajvApart = apart({ dir: join("src", "agent"), specifier: "./ajv.js", bundle: AJV_BUNDLE });
 
 /**
- * Writes `<root>/dist/<name>.cjs` (and its source map) from `entry`, a path relative to `root`. The first line is a stamp with the
- * SHA-256 of the file, which keys the code cache: a rebuilt bundle never meets an old cache.
+ * Writes `<root>/dist/<name>.cjs` (and its source map) from `entry`, a path relative to `root`, each file whole (a
+ * running `delta` never reads half of one), and returns their paths. The first line is a stamp with the SHA-256 of the
+ * file, which keys the code cache: a rebuilt bundle never meets an old cache.
  * `inject`: modules whose exports replace the globals of the same names throughout the bundle.
  */
 export async function bundleCli(entry, name, { stamp = true, root = process.cwd(), inject = [], sdkApart = false } = {}) {
@@ -104,13 +105,13 @@ export async function bundleCli(entry, name, { stamp = true, root = process.cwd(
       ].join("\n"),
     },
   });
-  mkdirSync(join(root, "dist"), { recursive: true });
   for (const file of result.outputFiles) {
     let text = file.text;
     if (file.path.endsWith(".cjs") && stamp) {
       const hash = createHash("sha256").update(text).digest("hex");
       text = text.replace(`${STAMP_PREFIX}${STAMP_PLACEHOLDER}`, `${STAMP_PREFIX}${hash}`);
     }
-    writeFileSync(file.path, text);
+    writeInPlace(file.path, text);
   }
+  return result.outputFiles.map((file) => file.path);
 }

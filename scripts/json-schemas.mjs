@@ -1,11 +1,12 @@
 // Writes schemas/<kind>.schema.json from the zod schemas (src/agent/json-schemas.ts), so editors check the YAML the engine reads.
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
+import { writeInPlace } from "./write-in-place.mjs";
 
 export async function writeJsonSchemas(root = process.cwd()) {
-  const generator = join(root, "dist", ".json-schemas.mjs");
+  const generator = join(root, "dist", `.json-schemas.${process.pid}.mjs`);
   await build({
     absWorkingDir: root,
     entryPoints: [join(root, "src/agent/json-schemas.ts")],
@@ -19,8 +20,7 @@ export async function writeJsonSchemas(root = process.cwd()) {
   try {
     const { SCHEMA_KINDS, jsonSchemaOf, schemaFileName } = await import(pathToFileURL(generator).href);
     const dir = join(root, "schemas");
-    mkdirSync(dir, { recursive: true });
-    for (const kind of SCHEMA_KINDS) writeFileSync(join(dir, schemaFileName(kind)), `${JSON.stringify(jsonSchemaOf(kind), null, 2)}\n`);
+    for (const kind of SCHEMA_KINDS) writeInPlace(join(dir, schemaFileName(kind)), `${JSON.stringify(jsonSchemaOf(kind), null, 2)}\n`);
   } finally {
     rmSync(generator, { force: true });
   }

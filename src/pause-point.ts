@@ -14,8 +14,9 @@ import { join } from "node:path";
  * journal-append: in the journal writer, after its ownership checks and before the write.
  * prune-judged: `delta prune`, after choosing a run (detail: its id) and before taking it to remove it.
  * folder-file-resolved: the safe open of a workspace's or agent's file (detail: its name), after its links were resolved and checked, before it is opened.
+ * build-write: scripts/build.mjs, a file of dist/ written beside its place, before it replaces the old one (detail: its name).
  */
-export type PausePoint = "continue-before-lock" | "lock-judged" | "lock-held" | "journal-append" | "prune-judged" | "folder-file-resolved";
+export type PausePoint = "continue-before-lock" | "lock-judged" | "lock-held" | "journal-append" | "prune-judged" | "folder-file-resolved" | "build-write";
 
 const wanted = process.env.DELTA_TEST_PAUSE_AT?.split(",");
 const POLL_MS = 10;
