@@ -71,6 +71,7 @@ journal_shows_action() {
   ((requested > finished))
 }
 killed=0
+declare -A REAPED=()
 for ((i = 0; i < KILLS; i++)); do
   id=${IDS[$i]}
   deadline=$((SECONDS + WAIT_FOR_TOOL_S))
@@ -78,6 +79,12 @@ for ((i = 0; i < KILLS; i++)); do
     sleep 0.1
   done
   if journal_shows_action "$id" && kill -9 "${PID[$id]}" 2>/dev/null; then
+    # Reaped at once, quietly: left to itself, bash reports a killed job on stderr at its next command
+    # ("line 71: 4242 Killed  …"); the summary below says it once, in our words.
+    rc=0
+    wait "${PID[$id]}" 2>/dev/null || rc=$?
+    echo "$rc" >"$LOG_DIR/$id.run.exit"
+    REAPED[$id]=1
     killed=$((killed + 1))
     say "kill -9 ${PID[$id]} ($id) while its tool runs"
   else
@@ -85,8 +92,9 @@ for ((i = 0; i < KILLS; i++)); do
   fi
 done
 
-# Every engine exits: killed ones with 137, the others with their own exit code.
+# Every other engine exits with its own exit code.
 for id in "${IDS[@]}"; do
+  [[ -z ${REAPED[$id]:-} ]] || continue
   rc=0
   wait "${PID[$id]}" || rc=$?
   echo "$rc" >"$LOG_DIR/$id.run.exit"

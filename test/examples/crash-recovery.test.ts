@@ -55,6 +55,8 @@ describe("examples/crash-recovery/fan-out-and-recover.sh", { timeout: 120_000 },
       env: { ...modelEnv(server.baseUrl), PATH: pathWith(binDir(root)) },
     });
     expect(result.stderr).toContain("kill -9");
+    // Only the script's own lines: no bash job notice ("line 91: 4242 Killed  …") for the runs it killed.
+    expect(result.stderr.split("\n").filter((line) => line !== "" && !line.startsWith("[fan-out] "))).toEqual([]);
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toBe(`started ${RUNS}\nkilled ${KILLS}\nrecovered ${KILLS}\nwaiting 0\nlost 0\n`);
 
