@@ -13,7 +13,7 @@ const WHERE_RUNS_ARE = "in an agent's folder, its workspaces; elsewhere the curr
 
 export type Flags = Record<string, unknown>;
 export type Handler = (args: (string | undefined)[], flags: Flags, io: CliIo) => Promise<number>;
-export type CommandTable = ReturnType<typeof cac>;
+type CommandTable = ReturnType<typeof cac>;
 
 /** A command's action, typed: main runs it with the command's words (one per declared argument), its flags and the output port. */
 const handler = (run: Handler): Handler => run;

@@ -13,7 +13,7 @@ import { UsageError } from "../errors.js";
 /** Words users of other agent CLIs type for our commands (`codex exec`, `codex exec resume`, `ls`). */
 const PEER_WORDS: Readonly<Record<string, string>> = { exec: "run", resume: "continue", ls: "list-runs", logs: "show" };
 
-export interface ParsedLine {
+interface ParsedLine {
   /** The command named, or null for `delta --version`, `delta --help`, `delta`. */
   command: Command | null;
   /** The words, one per argument the command declares (undefined when not given; a variadic last one takes the rest). */
@@ -190,6 +190,6 @@ function optionsOf(options: readonly Command["options"][number][]): Map<string, 
 }
 
 /** `-m, --message <text>` → `-m`, `--message`. */
-export function spellingsOf(rawName: string): string[] {
+function spellingsOf(rawName: string): string[] {
   return rawName.split(/[ ,]+/).filter((part) => part.startsWith("-"));
 }

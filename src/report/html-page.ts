@@ -22,8 +22,13 @@ h1 { font-size: 18px; margin: 0 0 4px; } h2 { font-size: 16px; margin: 28px 0 8p
 .status-RUNNING { color: var(--model); } .status-INTERRUPTED, .status-WAITING_FOR_INPUT { color: var(--warn); }
 .dim { color: var(--dim); }
 pre { white-space: pre-wrap; word-break: break-word; background: #f6f8fb; border: 1px solid var(--line); border-radius: 4px; padding: 8px; margin: 6px 0; font: 12px/1.4 ui-monospace, monospace; }
-svg { display: block; max-width: 100%; } svg text { font: 11px system-ui, sans-serif; fill: var(--dim); } .row-label { text-anchor: end; } .tick text, .iteration-label { text-anchor: middle; }
-.tick line { stroke: var(--line); } .bar, .wait { cursor: pointer; } .bar.model { fill: var(--model); } .bar.tool { fill: var(--tool); } .bar.hook { fill: var(--hook); }
+svg { display: block; max-width: 100%; }
+.chart-grid { display: grid; grid-template-columns: 52px minmax(0, 1fr); font: 11px/1.2 system-ui, sans-serif; color: var(--dim); }
+.chart-grid svg { grid-column: 2; width: 100%; } .chart-grid .y-labels { grid-column: 1; display: flex; flex-direction: column; align-items: flex-end; padding-right: 6px; }
+.chart-grid .x-labels { grid-column: 2; position: relative; height: 16px; } .x-labels.below { margin-top: 2px; }
+.x-labels span { position: absolute; top: 0; transform: translateX(-50%); white-space: nowrap; } .x-labels .at-start { transform: none; } .x-labels .at-end { transform: translateX(-100%); }
+.row-label { line-height: 18px; } .token-scale { justify-content: space-between; }
+line.tick { stroke: var(--line); vector-effect: non-scaling-stroke; } .bar, .wait { cursor: pointer; } .bar.model { fill: var(--model); } .bar.tool { fill: var(--tool); } .bar.hook { fill: var(--hook); }
 .bar.ask, .wait { fill: var(--warn); } .wait { opacity: .55; }
 .bar.outcome-FAILED, .bar.outcome-ERROR, .bar.outcome-unfinished, .bar.hook.outcome-block, .bar.hook.outcome-warning { fill: var(--bad); } .bar:hover { opacity: .75; }
 .token.field-input_tokens, .swatch.field-input_tokens { fill: var(--model); background: var(--model); }
@@ -44,16 +49,21 @@ details.event.flash { background: #fff6d6; } .seq { color: var(--dim); flex: non
 details.raw > summary, details.whole > summary, details.reasoning > summary { cursor: pointer; color: var(--dim); font-size: 12px; }
 .empty { color: var(--dim); }
 .table-wrap { overflow-x: auto; } table { border-collapse: collapse; width: 100%; overflow-wrap: normal; } th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid var(--line); vertical-align: top; white-space: nowrap; }
-th { color: var(--dim); font-weight: 600; } td.num { text-align: right; font-variant-numeric: tabular-nums; } td.task { max-width: 320px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+th { color: var(--dim); font-weight: 600; } td.num { text-align: right; font-variant-numeric: tabular-nums; } td.task { min-width: 200px; max-width: 420px; white-space: normal; }
 td.error { font-size: 12px; min-width: 220px; max-width: 360px; white-space: normal; } td.error a { color: var(--bad); }
 ul.paths { margin: 0 0 8px; padding-left: 18px; color: var(--dim); font: 12px/1.4 ui-monospace, monospace; }
 section.run { border-top: 1px solid var(--line); margin-top: 16px; } section.run h3 { font-size: 15px; margin: 10px 0 4px; }
 .gantt { width: 220px; } .gantt svg { display: block; } .gantt rect { fill: var(--model); } .gantt .status-COMPLETED { fill: var(--ok); } .gantt .status-FAILED { fill: var(--bad); }
 .gantt .status-WAITING_FOR_INPUT, .gantt .status-INTERRUPTED { fill: var(--warn); }
 button { font: inherit; margin-right: 6px; }
-.chart { overflow-x: auto; } .chart svg { min-width: 640px; }
 @media (max-width: 640px) {
   details.event > summary { flex-wrap: wrap; gap: 0 8px; } .gist { flex-basis: 100%; padding-left: 14px; }
+  .wide-only { display: none; }
+  table.runs, table.runs tbody, table.runs tr, table.runs td { display: block; width: auto; max-width: none; min-width: 0; }
+  table.runs thead { display: none; } table.runs tr { border-bottom: 2px solid var(--line); padding: 4px 0; }
+  table.runs td { border: 0; padding: 2px 0; white-space: normal; } table.runs td.num { text-align: left; }
+  table.runs td::before { content: attr(data-label); display: inline-block; min-width: 6.5em; color: var(--dim); font-weight: 400; }
+  table.runs td:empty { display: none; } table.runs td.gantt svg { display: inline-block; vertical-align: middle; max-width: calc(100% - 7em); }
 }
 `;
 

@@ -11,6 +11,7 @@ import { createSensitiveFilter } from "./sensitive-answers.js";
 import { formatMs, nextStep } from "./show-text.js";
 import { timelineOf } from "./timeline.js";
 import { costText, formatTokens } from "./usage-fields.js";
+import { counted } from "../plural.js";
 
 /** The run's events in journal order, each handed to `visit`: the journal streamed a second time, or events in hand. */
 type EventSource = (visit: (event: JournalEvent) => void) => void;
@@ -66,13 +67,23 @@ ${cut === null ? "" : html`<p class="legend">The charts draw the last ${charted.
 /** The first block a person sees: which run, how it ended, why, and what to type next. */
 function outcomeBlock(account: RunAccount): Html {
   const duration = account.startedAt !== null && account.endedAt !== null ? ` after ${formatMs(account.endedAt - account.startedAt)}` : "";
-  const iteration = account.iterationCount > 0 ? `, iteration ${account.iterationCount}` : "";
+  const iteration = iterationReached(account);
   return html`<header class="outcome outcome-${account.status}" id="outcome">
 <h1>Run ${account.runId}</h1>
 <p class="verdict"><b class="status status-${account.status}">${account.status}</b>${duration}${iteration}${account.holder?.state === "dead" ? " — its engine is gone: delta continue recovers it" : ""}</p>
 ${why(account)}
 ${nextStep(account).map((text) => html`<p class="next">${text}</p>`)}
 </header>`;
+}
+
+/**
+ * How far the run got: its iterations, or for a run that stopped on a model call that never answered, that call's
+ * iteration (a FAILED run whose fourth call failed stopped in iteration 4, though only three were answered).
+ */
+function iterationReached(account: RunAccount): string {
+  const lastFailedCall = account.failedAttempts.at(-1)?.iteration ?? 0;
+  if (account.status !== "COMPLETED" && lastFailedCall > account.iterationCount) return `, in iteration ${lastFailedCall}, whose model call failed`;
+  return account.iterationCount > 0 ? `, ${counted(account.iterationCount, "iteration")}` : "";
 }
 
 /** The error of a failed or interrupted run, the open question of a waiting one. */

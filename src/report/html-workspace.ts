@@ -31,7 +31,7 @@ export function writeWorkspaceReport(workDirs: readonly string[], runs: readonly
 <div class="facts"><span>runs <b>${ordered.length}</b></span>${[...counts].map(([status, count]) => html`<span class="status status-${status}">${status} ${count}</span>`)}
 <span>tokens <b>${formatTokens(total) ?? "none recorded"}</b></span><span>cost <b>${costText(total) ?? "not recorded"}</b></span>
 ${Number.isFinite(span) && ordered.length > 0 ? html`<span>wall time <b>${formatMs(span)}</b></span>` : ""}</div></header>
-${ordered.length === 0 ? html`<p class="empty">No runs here.</p>` : html`<div class="table-wrap"><table>
+${ordered.length === 0 ? html`<p class="empty">No runs here.</p>` : html`<div class="table-wrap"><table class="runs">
 <thead><tr><th>run</th><th>status</th><th>iterations</th><th>error</th><th>tokens</th><th>cost</th><th>duration</th><th class="gantt">when</th><th>task</th></tr></thead>
 <tbody>
 `}`.text);
@@ -47,10 +47,11 @@ function tableRow(run: RunRow, t0: number, span: number): Html {
   const end = run.endedAt ?? start;
   const left = ((start - t0) / span) * 220;
   const error = errorOf(run);
-  return html`<tr class="run" data-run="${run.runId}"><td><a href="#${sectionId(run)}">${run.runId}</a></td><td class="status status-${run.status}">${run.status}${run.holder?.state === "dead" ? " (engine gone)" : ""}</td>
-<td class="num">${run.iterationCount}</td><td class="error">${error ? html`<a href="#${sectionId(run)}">${clipped(`${error.error_type}: ${error.error_message}`)}</a>` : ""}</td><td>${formatTokens(run.usage) ?? "-"}</td><td class="num">${costText(run.usage) ?? "-"}</td>
-<td class="num">${formatMs(end - start)}</td><td class="gantt"><svg viewBox="0 0 220 10" width="220" height="10"><rect class="status-${run.status}" x="${left.toFixed(1)}" y="1" height="8" width="${Math.max(2, ((end - start) / span) * 220).toFixed(1)}"><title>${run.firstTimestamp ?? ""} to ${run.lastTimestamp ?? ""}</title></rect></svg></td>
-<td class="task" title="${run.task ?? ""}">${run.task ?? ""}</td></tr>
+  // Each cell says what it is (data-label): on a narrow screen a row reads as a card of labelled lines.
+  return html`<tr class="run" data-run="${run.runId}"><td data-label="run"><a href="#${sectionId(run)}">${run.runId}</a></td><td class="status status-${run.status}" data-label="status">${run.status}${run.holder?.state === "dead" ? " (engine gone)" : ""}</td>
+<td class="num" data-label="iterations">${run.iterationCount}</td><td class="error" data-label="error">${error ? html`<a href="#${sectionId(run)}">${clipped(`${error.error_type}: ${error.error_message}`)}</a>` : ""}</td><td data-label="tokens">${formatTokens(run.usage) ?? "-"}</td><td class="num" data-label="cost">${costText(run.usage) ?? "-"}</td>
+<td class="num" data-label="duration">${formatMs(end - start)}</td><td class="gantt" data-label="when"><svg viewBox="0 0 220 10" width="220" height="10"><rect class="status-${run.status}" x="${left.toFixed(1)}" y="1" height="8" width="${Math.max(2, ((end - start) / span) * 220).toFixed(1)}"><title>${run.firstTimestamp ?? ""} to ${run.lastTimestamp ?? ""}</title></rect></svg></td>
+<td class="task" data-label="task" title="${run.task ?? ""}">${run.task === null ? "" : clipped(run.task)}</td></tr>
 `;
 }
 

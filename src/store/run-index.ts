@@ -23,7 +23,7 @@ const MAX_LINE_BYTES = 8192;
 
 const PointerSchema = z.object({ run_id: z.string(), work_dir: z.string().refine(isAbsolute), at: z.string() });
 
-export interface IndexedRun {
+interface IndexedRun {
   runId: string;
   workDir: string;
   /** When the run was started or continued (ISO). */

@@ -20,7 +20,7 @@ describe.concurrent("failure message on stderr", () => {
     it(`--format ${format}`, async () => {
       const run = await delta(["run", "--agent", agent, "-w", join(root, format), "--format", format, "--replay", recording, "-m", "go"]);
       expect(run.exitCode).toBe(1);
-      expect(run.stderr).toContain(`REPLAY_ERROR: No recorded reply for model call 2: recording exhausted after 1 replies (file ${recording}).`);
+      expect(run.stderr).toContain(`REPLAY_ERROR: No recorded reply for model call 2: recording exhausted after 1 reply (file ${recording}).`);
       if (format === "json") expect(JSON.parse(run.stdout)).toMatchObject({ status: "FAILED", error: { type: "REPLAY_ERROR" } });
       else expect(run.stdout).toBe("");
     });

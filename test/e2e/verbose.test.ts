@@ -27,7 +27,7 @@ describe("-v/--verbose", () => {
     const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "v-1", "-m", "go", "-v"], { env: modelEnv(server.baseUrl) });
 
     expect(result.exitCode).toBe(0);
-    expect(result.stderr).toMatch(/\[log\] model call 1: 2 messages, 2 tools → 1 tool calls in \d+ ms/);
+    expect(result.stderr).toMatch(/\[log\] model call 1: 2 messages, 2 tools → 1 tool call in \d+ ms/);
     expect(result.stderr).toMatch(/\[log\] tool echo: \["echo","hi"\] → SUCCESS, exit 0 in \d+ ms/);
     expect(result.stderr).toMatch(/\[log\] \[hook\] on_iteration_start ok \(\d+ ms\)/);
     expect(result.stdout).not.toContain("[log]");

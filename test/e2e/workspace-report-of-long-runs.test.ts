@@ -41,7 +41,7 @@ it("reports forty runs of 2,000 iterations each under a small heap, a row per ru
   const reported = await delta(["report", "-w", ws, "-o", file], { env: modelEnv(server.baseUrl, { NODE_OPTIONS: `--max-old-space-size=${HEAP_MB}` }), timeoutMs: 120_000 });
   expect(reported.exitCode, reported.stderr.slice(-2000)).toBe(0);
   const page = readFileSync(file, "utf8");
-  for (let n = 1; n <= RUNS; n += 1) expect(page).toMatch(new RegExp(`<tr class="run" data-run="long-${n}">.*\\n<td class="num">${ITERATIONS}</td>`));
+  for (let n = 1; n <= RUNS; n += 1) expect(page).toMatch(new RegExp(`<tr class="run" data-run="long-${n}">.*\\n<td class="num" data-label="iterations">${ITERATIONS}</td>`));
   expect(page).toContain(`<span>runs <b>${RUNS + 1}</b></span>`);
   expect(page.trimEnd().endsWith("</html>")).toBe(true);
 }, 180_000);

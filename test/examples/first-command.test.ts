@@ -15,10 +15,11 @@ beforeAll(async () => {
   await execa("git", ["clone", "--quiet", "--no-checkout", REPO, clone]);
   await execa("git", ["-C", clone, "checkout", "--quiet", head]);
 });
+// A clone with its node_modules takes a while to remove on a busy machine.
 afterAll(() => {
   removeDir(clone);
   removeDir(state);
-});
+}, 120_000);
 
 /** The README's ```sh blocks, in order. */
 function readmeBlocks(readme: string): string[] {

@@ -24,6 +24,8 @@ tools:
     shell: "echo failing >&2; exit 3"
 `;
 
+const LONG_TASK = "Read every file under docs/, list the ten longest lines of each with their line numbers, then write a summary of what the files have in common to summary.md";
+
 let root: string;
 let ws: string;
 let agent: string;
@@ -72,6 +74,8 @@ beforeAll(async () => {
     reply.toolCalls([{ name: "ask_human", arguments: { prompt: "Which file should I count?" } }], "I need to know which file.", usage(1)),
   ], 101);
   await run(["continue", "--run-id", "asked", "-w", ws, "-m", "docs/long.txt"], [reply.text("It has 60 lines.", usage(2))], 0);
+  // "long-task": a task longer than a table cell is wide.
+  await run(["run", "--agent", agent, "-w", ws, "--run-id", "long-task", LONG_TASK], [reply.text("Done.", usage(1))], 0);
 
   await report("failed", ["failed"]);
   await report("asked", ["asked"]);
@@ -140,6 +144,8 @@ describe("a FAILED run's report", () => {
       const { page, problems } = await open(files.failed!, width);
       const block = await firstBlock(page);
       expect(block.text).toContain("FAILED");
+      // Three calls were answered; the fourth is the one that failed.
+      expect(block.text).toContain("in iteration 4, whose model call failed");
       expect(block.text).toContain("LLM_ERROR");
       expect(block.text).toContain("failed after 4 attempts");
       expect(block.text).toContain("upstream overloaded");
@@ -155,6 +161,34 @@ describe("a FAILED run's report", () => {
       expect(problems).toEqual([]);
     }, 60_000);
   }
+
+  it("at 375 px the charts fit the screen and their labels keep their size: no scroll box, no text shrunk to a few pixels", async () => {
+    const { page, problems } = await open(files.failed!, 375);
+    const view = await page.evaluate(() => {
+      const charts = [...document.querySelectorAll(".chart")].map((chart) => ({ scroll: chart.scrollWidth - chart.clientWidth, right: chart.getBoundingClientRect().right }));
+      const labels = [...document.querySelectorAll(".chart .tick-label, .chart .row-label, .chart .iteration-label, .chart .token-scale span")]
+        .filter((label) => getComputedStyle(label).display !== "none")
+        .map((label) => ({ text: label.textContent, size: parseFloat(getComputedStyle(label).fontSize), height: label.getBoundingClientRect().height, right: label.getBoundingClientRect().right, left: label.getBoundingClientRect().left }));
+      const timeline = document.querySelector("svg.timeline")!.getBoundingClientRect();
+      return { charts, labels, timelineWidth: timeline.width, viewport: document.documentElement.clientWidth, page: document.documentElement.scrollWidth };
+    });
+    expect(view.page).toBeLessThanOrEqual(view.viewport);
+    expect(view.charts).toHaveLength(2);
+    for (const chart of view.charts) {
+      expect(chart.scroll).toBeLessThanOrEqual(0);
+      expect(chart.right).toBeLessThanOrEqual(view.viewport);
+    }
+    expect(view.timelineWidth).toBeGreaterThan(200);
+    expect(view.labels.map((label) => label.text)).toEqual(expect.arrayContaining(["[1]", "[4]", "0"]));
+    for (const label of view.labels) {
+      expect(label.size, label.text ?? "").toBeGreaterThanOrEqual(11);
+      expect(label.height, label.text ?? "").toBeGreaterThanOrEqual(11);
+      expect(label.left, label.text ?? "").toBeGreaterThanOrEqual(0);
+      expect(label.right, label.text ?? "").toBeLessThanOrEqual(view.viewport);
+    }
+    await page.screenshot({ path: join(ARTIFACTS, "failed-charts-375.png"), fullPage: true });
+    expect(problems).toEqual([]);
+  }, 60_000);
 
   it("draws one bar per model attempt (the failed ones red) and per tool call, as the journal counts them, up to the run's end", async () => {
     const { page } = await open(files.failed!, 1280);
@@ -210,7 +244,7 @@ describe("a FAILED run's report", () => {
   it("labels the tokens chart by iteration, values on hover, and shows the cost once", async () => {
     const { page } = await open(files.failed!, 1280);
     const chart = await page.evaluate(() => ({
-      labels: [...document.querySelectorAll("svg.tokens .iteration-label")].map((label) => label.textContent),
+      labels: [...document.querySelectorAll("svg.tokens + .x-labels .iteration-label")].map((label) => label.textContent),
       titles: [...document.querySelectorAll("svg.tokens rect.token > title")].map((title) => title.textContent),
       facts: [...document.querySelectorAll(".facts")].map((facts) => (facts as HTMLElement).innerText).join(" "),
     }));
@@ -306,6 +340,24 @@ describe("the workspace report", () => {
     await page.screenshot({ path: join(ARTIFACTS, "workspace-375.png"), fullPage: true });
     expect(problems).toEqual([]);
   }, 60_000);
+
+  for (const width of [375, 1280]) {
+    it(`at ${width} px shows a long task whole, on screen`, async () => {
+      const { page, problems } = await open(files.workspace!, width);
+      const cell = await page.evaluate(() => {
+        const task = document.querySelector('tr.run[data-run="long-task"] td.task') as HTMLElement;
+        task.scrollIntoView();
+        const box = task.getBoundingClientRect();
+        return { text: task.textContent, overflow: task.scrollWidth - task.clientWidth, left: box.left, right: box.right, viewport: document.documentElement.clientWidth };
+      });
+      expect(cell.text).toBe(LONG_TASK);
+      expect(cell.overflow).toBeLessThanOrEqual(0);
+      expect(cell.left).toBeGreaterThanOrEqual(0);
+      expect(cell.right).toBeLessThanOrEqual(cell.viewport);
+      await page.screenshot({ path: join(ARTIFACTS, `workspace-task-${width}.png`), fullPage: true });
+      expect(problems).toEqual([]);
+    }, 60_000);
+  }
 });
 
 describe("delta report on a terminal", () => {
