@@ -71,25 +71,3 @@ export function replyEnding(finishReason: string | null | undefined): ReplyEndin
   if (PAUSED.has(reason)) return "paused";
   return "finished";
 }
-
-/** Where a message's content already lies in the journal: `prefix` followed by the string field `field` of event `seq`. */
-interface JournalText {
-  seq: number;
-  field: "content" | "observation_content";
-  prefix: string;
-  /** That field's string, as the event holds it. */
-  text: string;
-}
-
-// Kept beside the message rather than on it, so it never reaches a request body or a copy of the message.
-const journalTexts = new WeakMap<ChatMessage, JournalText>();
-
-/** Notes that `message`'s content is `source.prefix + source.text`, taken from journal event `source.seq`. */
-export function noteJournalText(message: ChatMessage, source: JournalText): void {
-  journalTexts.set(message, source);
-}
-
-/** The journal text `message` was rendered from, when it was (see noteJournalText). */
-export function journalTextOf(message: ChatMessage): JournalText | undefined {
-  return journalTexts.get(message);
-}

@@ -5,14 +5,14 @@
 //   metadata.json        store/run-metadata.ts  writeMetadata
 //   io/ records          store/io-log.ts     writeRecord (model calls, tool executions, hook runs)
 //   engine.log           store/io-log.ts     createEngineLogger
-//   stderr progress      run/hold.ts         the hold's progress function
-//   stdout RunResult     run/hold.ts         finish → redactOutcome
-//   stdout stream-json   the journal's lines as the writer wrote them (already redacted there)
+//   stderr progress      run/stint.ts        the stint's progress function
+//   stdout RunResult     run/stint.ts        finish → redactOutcome
+//   stdout stream-json   the journal's lines as the writer wrote them (already redacted there), from the run files' subscription
 //   MCP server refusals and -v lines before a run   run/mcp-start.ts
 // The run's files are written through store/run-files.ts, which holds the run's RunSecrets and passes them to each writer above.
 // Sources (providers, hooks, tools) pass text on as it came; they never redact.
 // A run's secret strings: the API key (llm/provider-choice.ts), the values its MCP servers' headers and
-// env read from the environment, and the OTLP exporter's headers (run/hold.ts, sessionSecrets).
+// env read from the environment, and the OTLP exporter's headers (run/engine-start.ts, setupSecrets).
 // Spans sent live remove them again (trace/span-fold.ts); spans exported later come from the redacted journal.
 export const REDACTED = "[REDACTED]";
 
@@ -24,7 +24,7 @@ declare const runSecretsBrand: unique symbol;
  */
 export type RunSecrets = readonly string[] & { readonly [runSecretsBrand]: true };
 
-/** The run's secrets, gathered where they are known (run/hold.ts sessionSecrets); an empty list for a process that has none. */
+/** The run's secrets, gathered where they are known (run/engine-start.ts setupSecrets); an empty list for a process that has none. */
 export function runSecrets(values: readonly string[]): RunSecrets {
   return Object.freeze([...values]) as readonly string[] as RunSecrets;
 }

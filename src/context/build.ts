@@ -6,7 +6,7 @@ import type { ContextOverflow } from "../errors.js";
 import { contextBudget, type ContextBudget } from "./budget.js";
 import { ContextMeter, measureMessage, measureText } from "./context-meter.js";
 import { fitContext, REPLY_PRIMING, windowFacts, type FitConversation, type Measure, type PartSize } from "./fit.js";
-import { journalSegments, journalToMessages, type JournalEntry } from "./journal-messages.js";
+import { journalConversation, journalSegments, type JournalConversation, type JournalEntry } from "./journal-messages.js";
 import { conversationChars, logAccount } from "./log-account.js";
 import type { ContextConfig } from "./schema.js";
 import { readBlocks, type SourceBlock, type SourcesEnv } from "./sources.js";
@@ -28,8 +28,8 @@ export interface ContextEnv extends SourcesEnv {
   overflow?: { sizes: ContextOverflow; sentEstimate: number };
 }
 
-export interface BuiltContext {
-  messages: ChatMessage[];
+/** The request's messages, each with the journal event it renders (null for a source's block or a placeholder). */
+export interface BuiltContext extends JournalConversation {
   /** The CONTEXT_WINDOW event to journal before sending, when the window moved. */
   windowEvent: NewEvent | null;
   /** The engine's count of the request (messages and tools) before calibration, when it counted one. */
@@ -62,10 +62,10 @@ export async function buildContext(config: ContextConfig, env: ContextEnv): Prom
   const read = async (first: number): Promise<MeasuredBlock[]> => (await readBlocks(config, env, first)).map((block) => ({ ...block, size: block.message ? measureMessage(block.message) : null }));
   if (own.maxIterations === undefined && own.maxTokens === undefined && modelWindow === null && overflow === null) {
     // No limit at all: the conversation from the last recorded move on, nothing measured but for the log.
-    const window: JournalWindow = { messages: journalToMessages(events, state.first), first: state.first, rawTokens: conversationChars(events, state.first), rawMinimum: 0, move: null };
+    const window: JournalWindow = { ...journalConversation(events, state.first), first: state.first, rawTokens: conversationChars(events, state.first), rawMinimum: 0, move: null };
     const blocks = await read(window.first);
     if (env.log) logAccount(env.log, config, blocks, window, { counted: false, calibration: state.calibration, counterName: null, modelWindow, budget, estimatedTokens: null, event: null });
-    return { messages: assemble(config, blocks, window), windowEvent: null, estimatedTokens: null, estimatedBy: null };
+    return { ...assemble(config, blocks, window), windowEvent: null, estimatedTokens: null, estimatedBy: null };
   }
 
   const conversation: FitConversation = { segments: journalSegments(events, state.first), state, size: conversationSizes(meter) };
@@ -110,7 +110,7 @@ export async function buildContext(config: ContextConfig, env: ContextEnv): Prom
     if (env.log) {
       logAccount(env.log, config, blocks, window, { counted: measure === "tokens", calibration: state.calibration, counterName: meter.counterName, modelWindow, budget, estimatedTokens, event });
     }
-    return { messages: assemble(config, blocks, window), windowEvent: event, estimatedTokens, estimatedBy: estimatedBy(measure, meter) };
+    return { ...assemble(config, blocks, window), windowEvent: event, estimatedTokens, estimatedBy: estimatedBy(measure, meter) };
   }
 }
 
@@ -159,19 +159,26 @@ function nextIteration(events: readonly JournalEvent[]): number {
   return 1;
 }
 
-function assemble(config: ContextConfig, blocks: readonly SourceBlock[], window: JournalWindow): ChatMessage[] {
+function assemble(config: ContextConfig, blocks: readonly SourceBlock[], window: JournalWindow): JournalConversation {
   const messages: ChatMessage[] = [];
+  const renderedFrom: JournalConversation["renderedFrom"] = [];
   let next = 0;
   for (const [index, source] of config.sources.entries()) {
     if (source.type === "journal") {
       // One by one: spreading a long run's messages into push() would put every one of them on the stack.
-      for (const message of window.messages) messages.push(message);
+      for (let at = 0; at < window.messages.length; at += 1) {
+        messages.push(window.messages[at]!);
+        renderedFrom.push(window.renderedFrom[at] ?? null);
+      }
       continue;
     }
     const block = blocks[next++];
-    if (block?.index === index && block.message) messages.push(block.message);
+    if (block?.index === index && block.message) {
+      messages.push(block.message);
+      renderedFrom.push(null);
+    }
   }
-  return messages;
+  return { messages, renderedFrom };
 }
 
 // The tools' JSON, made once per tool list (a run sends the same list every iteration).

@@ -1,6 +1,6 @@
 // Rebuilds the model's conversation from journal events: a pure function, linear in the events.
 import type { EventOf, JournalEvent } from "../journal/events.js";
-import { noteJournalText, replyEnding, type AssistantMessage, type ChatMessage } from "../conversation.js";
+import { replyEnding, type AssistantMessage, type ChatMessage } from "../conversation.js";
 
 /** Content of the tool message for a call whose result never reached the journal. */
 export const NO_RESULT_CONTENT = "(no result recorded for this call)";
@@ -12,6 +12,12 @@ type Thought = EventOf<"THOUGHT">;
 export interface JournalEntry {
   message: ChatMessage;
   source: JournalEvent | null;
+}
+
+/** Messages and, at the same index, the event each renders (null for a placeholder): a stored request points at the journal for their text. */
+export interface JournalConversation {
+  messages: ChatMessage[];
+  renderedFrom: (JournalEvent | null)[];
 }
 
 /** A user message, or one iteration: a THOUGHT with the results of its calls, never split. */
@@ -41,13 +47,17 @@ export type JournalSegment =
  *
  * All other event types produce no messages.
  */
-export function journalToMessages(events: readonly JournalEvent[], firstIteration = 1): ChatMessage[] {
-  const messages: ChatMessage[] = [];
+export function journalConversation(events: readonly JournalEvent[], firstIteration = 1): JournalConversation {
+  const conversation: JournalConversation = { messages: [], renderedFrom: [] };
+  const push = (message: ChatMessage, source: JournalEvent | null): void => {
+    conversation.messages.push(message);
+    conversation.renderedFrom.push(source);
+  };
   walkJournal(events, firstIteration, {
-    user: (entry) => messages.push(entry.message),
-    iteration: (_iteration, thought, results) => pushThought(thought, results, (message) => messages.push(message)),
+    user: (entry) => push(entry.message, entry.source),
+    iteration: (_iteration, thought, results) => pushThought(thought, results, push),
   });
-  return messages;
+  return conversation;
 }
 
 /** The conversation as segments in journal order; iterations before `firstIteration` are not built at all. */
@@ -77,7 +87,7 @@ function walkJournal(events: readonly JournalEvent[], firstIteration: number, vi
     if (event.type === "USER_MESSAGE") {
       // The engine's re-ask is about the answer before it: it goes when that answer leaves the window.
       if (event.source === "engine" && lastIteration < firstIteration) continue;
-      const message = renderedOnce(event, () => withJournalText({ role: "user", content: event.content }, event.seq, "content", "", event.content));
+      const message = renderedOnce(event, () => ({ role: "user", content: event.content }));
       visit.user({ message, source: event });
     } else if (event.type === "THOUGHT") {
       thoughtIndex += 1;
@@ -88,14 +98,18 @@ function walkJournal(events: readonly JournalEvent[], firstIteration: number, vi
   }
 }
 
-/** The messages of segments, in order. */
-export function segmentMessages(segments: readonly JournalSegment[]): ChatMessage[] {
-  const messages: ChatMessage[] = [];
+/** The messages of segments, in order, with the event each renders. */
+export function segmentConversation(segments: readonly JournalSegment[]): JournalConversation {
+  const conversation: JournalConversation = { messages: [], renderedFrom: [] };
+  const push = (entry: JournalEntry): void => {
+    conversation.messages.push(entry.message);
+    conversation.renderedFrom.push(entry.source);
+  };
   for (const segment of segments) {
-    if (segment.kind === "user") messages.push(segment.entry.message);
-    else for (const entry of segment.entries) messages.push(entry.message);
+    if (segment.kind === "user") push(segment.entry);
+    else for (const entry of segment.entries) push(entry);
   }
-  return messages;
+  return conversation;
 }
 
 /**
@@ -122,10 +136,7 @@ function resultsByThought(events: readonly JournalEvent[], firstIteration: numbe
 function pushThought(thought: Thought, results: Map<string, ActionResult[]>, push: (message: ChatMessage, source: JournalEvent | null) => void): void {
   // A reply the model did not finish is left out, its tool calls with it (none ran); one an older engine ran calls of stays.
   if (replyEnding(thought.finish_reason) !== "finished" && !thought.tool_calls.some((call) => results.has(call.id))) return;
-  push(renderedOnce(thought, () => {
-    const message = assistantMessage(thought);
-    return thought.content === null ? message : withJournalText(message, thought.seq, "content", "", thought.content);
-  }), thought);
+  push(renderedOnce(thought, () => assistantMessage(thought)), thought);
   for (const call of thought.tool_calls) {
     // shift(): a reply that repeats one id gets its results in the order they were journaled.
     const result = results.get(call.id)?.shift();
@@ -158,7 +169,7 @@ function assistantMessage(thought: Thought): AssistantMessage {
 /** The tool message of a result; its content is the observation after a status line (see observationPrefix). */
 function toolMessage(callId: string, result: ActionResult): ChatMessage {
   const prefix = observationPrefix(result);
-  return withJournalText({ role: "tool", tool_call_id: callId, content: prefix + result.observation_content }, result.seq, "observation_content", prefix, result.observation_content);
+  return { role: "tool", tool_call_id: callId, content: prefix + result.observation_content };
 }
 
 function observationPrefix(result: ActionResult): string {
@@ -172,8 +183,3 @@ function observationPrefix(result: ActionResult): string {
   }
 }
 
-/** The message, noted as holding journal text, so a stored request can point at the journal rather than copy it. */
-function withJournalText<M extends ChatMessage>(message: M, seq: number, field: "content" | "observation_content", prefix: string, text: string): M {
-  noteJournalText(message, { seq, field, prefix, text });
-  return message;
-}

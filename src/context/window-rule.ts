@@ -7,8 +7,7 @@
 //    so that half the limit is left, so between jumps each request starts with the previous one, byte for byte.
 // 3. Every jump is journaled (CONTEXT_WINDOW) and the next build starts from the last one.
 import type { EventOf, NewEvent, WindowReason } from "../journal/events.js";
-import { segmentMessages, type JournalEntry, type JournalSegment } from "./journal-messages.js";
-import type { ChatMessage } from "../conversation.js";
+import { segmentConversation, type JournalConversation, type JournalEntry, type JournalSegment } from "./journal-messages.js";
 import type { WindowState } from "../journal/window-state.js";
 
 /** One iteration's share of the context: its number and its tokens. */
@@ -82,8 +81,7 @@ export interface JournalBudget {
   overflow?: boolean;
 }
 
-export interface JournalWindow {
-  messages: ChatMessage[];
+export interface JournalWindow extends JournalConversation {
   /** The first iteration shown (the state's first when no iteration is recorded yet). */
   first: number;
   /** Tokens of the journal's messages as sent, before calibration (0 when nothing is counted). */
@@ -115,7 +113,7 @@ export function windowJournal(segments: readonly JournalSegment[], budget: Journ
   const kept = start === 0 ? segments : segments.filter((segment) => segment.kind === "user" || segment.iteration >= first);
   const raw = fixedTokens + tokensFrom(blocks, start);
   return {
-    messages: segmentMessages(kept),
+    ...segmentConversation(kept),
     first,
     rawTokens: raw,
     rawMinimum: fixedTokens + (blocks.at(-1)?.tokens ?? 0),

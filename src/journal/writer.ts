@@ -4,16 +4,15 @@ import { basename, dirname } from "node:path";
 import { EngineError, OwnershipLostError } from "../errors.js";
 import { pausePoint } from "../pause-point.js";
 import { redactSecrets, usableSecrets, type RunSecrets } from "../secrets.js";
-import { JournalEventSchema, type JournalEvent, type NewEvent } from "./events.js";
+import { JournalEventSchema, type EventOf, type JournalEvent, type NewEvent } from "./events.js";
 import { openJsonlAppender, type JsonlAppender, type KeptTail } from "./jsonl-appender.js";
 import { MAX_LINE_BYTES, readRange } from "./line-scanner.js";
 import { parseRange, refuseJsonArray } from "./parse-lines.js";
 import type { JournalReader } from "./reader.js";
-import type { WrittenLines } from "./written-lines.js";
 
 export interface JournalWriter {
   /** Records one event and returns it as written. Throws EngineError when the disk refuses it, OwnershipLostError when the run is no longer this process's. */
-  append(event: NewEvent): JournalEvent;
+  append<E extends NewEvent>(event: E): EventOf<E["type"]>;
   /** Flushes to disk, then checks the run is still this process's; call before anything that depends on the events being recorded. */
   sync(): void;
   /** Throws OwnershipLostError when this process may no longer write the run. */
@@ -32,23 +31,10 @@ interface OpenOptions {
   secrets: RunSecrets;
   /** A reader of this journal in this process: the prefix it verified is not parsed again to find the tail. */
   reader?: Pick<JournalReader, "verifiedPrefixOf">;
-  /** Told every line this writer appends, for a reader of the same journal (see written-lines.ts). */
-  written?: WrittenLines;
+  /** Told each event this writer appends, as recorded and as its line (without the newline): the one subscription of the run's files (store/run-files.ts). */
+  appended?: (event: JournalEvent, line: string) => void;
   /** Why this process no longer owns the run, or null while it does; asked before every write (see store/lease/take-run.ts). */
   owner?: () => string | null;
-}
-
-/** Told each line any journal writer of this process appends, exactly as written (`--format stream-json` prints them). */
-type AppendedLineListener = (line: string) => void;
-
-let appendedLineListener: AppendedLineListener | null = null;
-
-/** One listener per process (the CLI's stdout); returns a function that removes it. */
-export function onAppendedLine(listener: AppendedLineListener): () => void {
-  appendedLineListener = listener;
-  return () => {
-    if (appendedLineListener === listener) appendedLineListener = null;
-  };
 }
 
 export async function openJournal(path: string, options: OpenOptions): Promise<JournalWriter> {
@@ -114,7 +100,7 @@ function createWriter(file: JsonlAppender, openedAt: string, firstSeq: number, s
     if (lost !== null) throw OwnershipLostError.of(runId(), lost);
   }
 
-  function append(event: NewEvent): JournalEvent {
+  function append<E extends NewEvent>(event: E): EventOf<E["type"]> {
     if (closed) throw new EngineError(`The journal ${path} is closed; cannot append a ${event.type} event`);
     verify(true);
     const checked = JournalEventSchema.safeParse({ seq: nextSeq, timestamp: new Date().toISOString(), ...event });
@@ -139,9 +125,9 @@ function createWriter(file: JsonlAppender, openedAt: string, firstSeq: number, s
       verify();
     }
     nextSeq += 1;
-    options.written?.remember(line, recorded);
-    appendedLineListener?.(line);
-    return recorded;
+    options.appended?.(recorded, line);
+    // The schema checked it: an event of the type given.
+    return recorded as EventOf<E["type"]>;
   }
 
   function sync(): void {

@@ -6,8 +6,8 @@
 import type { JournalEvent } from "./events.js";
 
 export interface WrittenLines {
-  /** The writer: `line` (without its newline) now holds `event`. */
-  remember(line: string, event: JournalEvent): void;
+  /** Subscribed to the writer: `line` (without its newline) now holds `event`. */
+  remember(event: JournalEvent, line: string): void;
   /** The reader: the event of `line` if this process wrote exactly that line as event `seq`. */
   take(line: string, seq: number): JournalEvent | undefined;
 }
@@ -15,7 +15,7 @@ export interface WrittenLines {
 export function createWrittenLines(): WrittenLines {
   const queue: { line: string; event: JournalEvent }[] = [];
   return {
-    remember(line, event) {
+    remember(event, line) {
       queue.push({ line, event: deepFreeze(event) });
     },
     take(line, seq) {

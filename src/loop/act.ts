@@ -1,5 +1,5 @@
 // ACT and OBSERVE: run one tool call the model asked for and record what came of it.
-import type { JournalEvent, NewEvent, ToolCall } from "../journal/events.js";
+import type { EventOf, NewEvent, ToolCall } from "../journal/events.js";
 import { boundTokens } from "../context/observation-tokens.js";
 import { argumentsOverLimit } from "../tools/argument-limits.js";
 import { bindToolCall } from "../tools/bind.js";
@@ -202,14 +202,14 @@ async function loadSkill(ports: LoopPorts, entry: Extract<CatalogueEntry, { kind
 }
 
 /** ACTION_REQUEST, flushed to disk before the tool runs: after a crash, the call is known to have maybe run. */
-function requestAction(ports: LoopPorts, planned: PlannedCall, args: unknown, command: string[]): JournalEvent {
+function requestAction(ports: LoopPorts, planned: PlannedCall, args: unknown, command: string[]): EventOf<"ACTION_REQUEST"> {
   const request = ports.journal.append(requestEvent(planned, args, command));
   ports.journal.sync();
   actLine(ports, planned, args);
   return request;
 }
 
-function requestEvent(planned: PlannedCall, args: unknown, command: string[] | null): NewEvent {
+function requestEvent(planned: PlannedCall, args: unknown, command: string[] | null): Extract<NewEvent, { type: "ACTION_REQUEST" }> {
   const { call, iteration, rerunOf } = planned;
   return { type: "ACTION_REQUEST", iteration, action_id: call.id, tool_name: call.name, tool_args: args, resolved_command: command, ...(rerunOf === undefined ? {} : { rerun_of: rerunOf }) };
 }
@@ -225,7 +225,7 @@ function lineCount(text: string): number {
 }
 
 /** ACTION_RESULT, its observation bounded in tokens when a token limit applies (the whole output goes to io/tool_executions/). */
-async function appendResult(ports: LoopPorts, call: ToolCall, iteration: number, facts: ActionFacts): Promise<JournalEvent> {
+async function appendResult(ports: LoopPorts, call: ToolCall, iteration: number, facts: ActionFacts): Promise<EventOf<"ACTION_RESULT">> {
   const { observationTokens, model } = ports.settings.budget;
   const observation = observationTokens === null ? facts.observation : await boundTokens(facts.observation, observationTokens, model);
   if (observation !== facts.observation) ports.log.log(`tool ${call.name}: output cut to ${observationTokens} tokens for the context; the whole output is in io/tool_executions/`);
@@ -244,8 +244,8 @@ async function appendResult(ports: LoopPorts, call: ToolCall, iteration: number,
 }
 
 /** The OBSERVE line and the hooks that follow a result. */
-async function observed(ports: LoopPorts, planned: PlannedCall, recorded: JournalEvent): Promise<void> {
-  if (recorded.type === "ACTION_RESULT") ports.log.progress(`[${planned.iteration}] OBSERVE: ${recorded.status} ${oneLine(recorded.observation_content, 160)}`);
+async function observed(ports: LoopPorts, planned: PlannedCall, recorded: EventOf<"ACTION_RESULT">): Promise<void> {
+  ports.log.progress(`[${planned.iteration}] OBSERVE: ${recorded.status} ${oneLine(recorded.observation_content, 160)}`);
   await afterTool(ports, planned, recorded);
 }
 
@@ -268,8 +268,7 @@ async function refuse(ports: LoopPorts, planned: PlannedCall, toolArgs: unknown,
   await afterTool(ports, planned, recorded);
 }
 
-async function afterTool(ports: LoopPorts, planned: PlannedCall, result: JournalEvent): Promise<void> {
-  if (result.type !== "ACTION_RESULT") return;
+async function afterTool(ports: LoopPorts, planned: PlannedCall, result: EventOf<"ACTION_RESULT">): Promise<void> {
   const { iteration } = planned;
   await ports.hook("post_tool_execution", iteration, result, { TOOL_NAME: result.tool_name, TOOL_RESULT: result.observation_content, ...hookEnv(planned) });
   if (result.status !== "SUCCESS") {

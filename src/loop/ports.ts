@@ -4,7 +4,7 @@ import type { BuiltContext, ContextEnv } from "../context/build.js";
 import type { ContextBudget } from "../context/budget.js";
 import type { HookCallEnv, HookOutcome } from "../hooks/run-hook.js";
 import type { HookName } from "../hooks/schema.js";
-import type { JournalEvent, NewEvent } from "../journal/events.js";
+import type { EventOf, NewEvent } from "../journal/events.js";
 import type { RunState } from "../journal/run-state.js";
 import type { ShownJournal } from "../journal/shown-journal.js";
 import type { LlmConfig } from "../llm/settings-schema.js";
@@ -49,8 +49,8 @@ export interface ToolCatalogue {
 
 /** The run's journal: the loop's only state between iterations. */
 export interface LoopJournal {
-  /** Appends one event and returns it with seq and timestamp. */
-  append(event: NewEvent): JournalEvent;
+  /** Appends one event and returns it with seq and timestamp, as the event of its type. */
+  append<E extends NewEvent>(event: E): EventOf<E["type"]>;
   /** Makes what was appended durable before anything depends on it (a tool run, a question shown). */
   sync(): void;
   /** The journal as it is now, as a request can show it: the events from the context window on, and the window state of all of it. */
@@ -67,6 +67,8 @@ interface ModelExchange {
   request: LlmRequest;
   reply: LlmReply;
   duration_ms: number;
+  /** The journal event each of the request's messages renders (the context's `renderedFrom`); absent when a hook replaced the messages. */
+  renderedFrom?: BuiltContext["renderedFrom"] | undefined;
 }
 
 /** What a tool call's record holds beside its name: its arguments, command, whole output, box… as the call's kind has them. */

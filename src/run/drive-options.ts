@@ -1,6 +1,7 @@
 // How `delta run` and `delta continue` alike drive a process: the options the command line gives both.
 import type { ActivitySink } from "../loop/activity.js";
 import type { HumanQuestion } from "../loop/ports.js";
+import type { AppendListener } from "../store/run-files.js";
 import type { SandboxMode } from "../tools/sandbox-schema.js";
 
 /** How `delta run` and `delta continue` alike drive a process: limits, model source, signal and output. */
@@ -22,4 +23,6 @@ export interface DriveOptions {
   verbose: boolean;
   warn: (line: string) => void;
   askInteractively?: (question: HumanQuestion) => Promise<string>;
+  /** Told each event this process appends to the run's journal, from its first (`--format stream-json` prints each line). */
+  appended?: AppendListener;
 }

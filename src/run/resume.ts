@@ -17,7 +17,8 @@ import { journaledOutput, withOutput } from "./output-choice.js";
 import type { DriveOptions } from "./drive-options.js";
 import { validateRunId } from "../store/run-id.js";
 import type { RunState } from "../journal/run-state.js";
-import { runSession, sessionSecrets } from "./hold.js";
+import { setupSecrets } from "./engine-start.js";
+import { runStint } from "./stint.js";
 import { checkSandbox } from "./sandbox-check.js";
 import { continuedSandbox } from "./sandbox-policy.js";
 import { checkRunEndpoint, journaledEndpoint } from "./run-endpoint.js";
@@ -113,10 +114,11 @@ async function continueLoaded(request: ContinueRequest, files: RunFiles, start: 
     }
     mcp = await startAgentMcp(agent, { workDir: start.work_dir, provider, sandbox, signal: request.signal, warn: request.warn, echo: verboseLog(request), activity: request.activity });
     writable = await files.startWriting({
-      secrets: sessionSecrets({ provider, mcp }),
+      secrets: setupSecrets({ provider, mcp }),
       owner: hold.lostReason,
       warn: (line) => request.progress(`[warning] ${line}`),
       requestRecords: agent.requestRecords,
+      listener: request.appended,
     });
     if (state.status === "RUNNING") markInterrupted(writable, request.runId, state, hold, leftover);
   } catch (err) {
@@ -127,21 +129,13 @@ async function continueLoaded(request: ContinueRequest, files: RunFiles, start: 
   }
 
   try {
-    return await runSession({
+    return await runStint({
       runId: request.runId,
       workDir: start.work_dir,
       files: writable,
-      agent,
-      provider,
-      mcp,
-      sandbox,
+      setup: { agent, provider, mcp, sandbox },
+      drive: request,
       metadata,
-      maxIterations: request.maxIterations,
-      signal: request.signal,
-      progress: request.progress,
-      activity: request.activity,
-      verbose: request.verbose,
-      askInteractively: request.askInteractively,
       hold,
       traceFromSeq,
       opening: (ports) => open(ports, paths, state, answer),

@@ -8,7 +8,8 @@ import { chooseProvider, type ProviderChoice } from "../llm/provider-choice.js";
 import type { RunOutcome } from "./outcome.js";
 import type { DriveOptions } from "./drive-options.js";
 import { validateRunId } from "../store/run-id.js";
-import { engineStartEvent, runSession, sessionSecrets, type SessionOptions } from "./hold.js";
+import { engineStartEvent, setupSecrets, type RunSetup } from "./engine-start.js";
+import { runStint, type StintOptions } from "./stint.js";
 import { checkTrustedOwner } from "../store/trusted-owner.js";
 import { startAgentMcp, type AgentMcp } from "./mcp-start.js";
 import { createFirstOwner, holdNewRun, type RunHold } from "../store/lease/take-run.js";
@@ -22,7 +23,6 @@ import { replayChoice, verboseLog, withModel } from "./model-choice.js";
 import { withOutput } from "./output-choice.js";
 import { checkSandbox } from "./sandbox-check.js";
 import { declaredSandbox } from "./sandbox-policy.js";
-import type { RunSandbox } from "../tools/sandbox-schema.js";
 
 export interface StartRequest extends DriveOptions {
   agentHome: string;
@@ -77,34 +77,24 @@ async function startLoaded(request: StartRequest, loaded: AgentPackage): Promise
     throw err;
   }
   try {
-    return await claimAndRun(request, { workspace, agent, provider, mcp, sandbox });
+    return await claimAndRun(request, workspace, { agent, provider, mcp, sandbox });
   } finally {
     await mcp?.servers.close();
   }
 }
 
 /** Claims the run directory, publishes its first events as this process's run, and drives it. */
-async function claimAndRun(
-  request: StartRequest,
-  { workspace, agent, provider, mcp, sandbox }: { workspace: Workspace; agent: AgentPackage; provider: ProviderChoice; mcp: AgentMcp | null; sandbox: RunSandbox },
-): Promise<RunOutcome> {
+async function claimAndRun(request: StartRequest, workspace: Workspace, setup: RunSetup): Promise<RunOutcome> {
+  const { agent, mcp } = setup;
   if (request.workDir === undefined) rememberLastUsed(agent.home, workspace);
   const staged = request.runId === undefined ? stageNewRunDir(workspace.workDir) : stageRunDir(workspace.workDir, request.runId);
   const runId = staged.runId;
   const now = new Date().toISOString();
-  const session: Omit<SessionOptions, "files" | "hold"> = {
+  const stint: Omit<StintOptions, "files" | "hold"> = {
     runId,
     workDir: workspace.workDir,
-    agent,
-    provider,
-    mcp,
-    sandbox,
-    maxIterations: request.maxIterations,
-    signal: request.signal,
-    progress: request.progress,
-    activity: request.activity,
-    verbose: request.verbose,
-    askInteractively: request.askInteractively,
+    setup,
+    drive: request,
     metadata: {
       run_id: runId,
       workspace_id: basename(workspace.workDir),
@@ -128,17 +118,17 @@ async function claimAndRun(
   };
   // The journal's writer is opened before the run is published, and asks the hold (from then on) whether the run is still ours.
   let hold: RunHold | null = null;
-  const { files, owner } = await publishFirstEvents(staged, session, request.message, () => hold?.lostReason() ?? null);
+  const { files, owner } = await publishFirstEvents(staged, stint, request.message, () => hold?.lostReason() ?? null);
   hold = holdNewRun(files.paths, owner);
   rememberRun({ runId, workDir: workspace.workDir });
   request.progress(`Run ${runId} in ${workspace.workDir}`);
-  return runSession({ ...session, files, hold });
+  return runStint({ ...stint, files, hold });
 }
 
 /** Journals ENGINE_START and the message in the staged directory, durably, with its first owner record, then publishes it as the run. */
 async function publishFirstEvents(
   staged: StagedRun,
-  session: Omit<SessionOptions, "files" | "hold">,
+  stint: Omit<StintOptions, "files" | "hold">,
   message: string,
   lostReason: () => string | null,
 ): Promise<{ files: WritableRunFiles; owner: OwnerRecord }> {
@@ -146,14 +136,16 @@ async function publishFirstEvents(
   let files: WritableRunFiles | null = null;
   try {
     owner = createFirstOwner(staged.paths);
-    files = await openRunFiles(staged.paths, { warn: session.progress }).startWriting({
-      secrets: sessionSecrets(session),
+    const { drive, setup } = stint;
+    files = await openRunFiles(staged.paths, { warn: drive.progress }).startWriting({
+      secrets: setupSecrets(setup),
       owner: lostReason,
-      warn: (line) => session.progress(`[warning] ${line}`),
-      requestRecords: session.agent.requestRecords,
+      warn: (line) => drive.progress(`[warning] ${line}`),
+      requestRecords: setup.agent.requestRecords,
+      listener: drive.appended,
     });
-    files.writeMetadata(session.metadata);
-    files.journal.append(engineStartEvent(session, true));
+    files.writeMetadata(stint.metadata);
+    files.journal.append(engineStartEvent(stint, setup, drive, true));
     files.journal.append({ type: "USER_MESSAGE", content: message });
     files.journal.sync();
     files.published(staged.publish());

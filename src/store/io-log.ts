@@ -7,14 +7,14 @@ import type { LlmRequest } from "../conversation.js";
 import { redactText, redactedJson } from "../secrets.js";
 import type { InvocationRecord } from "./invocation-record.js";
 import { makeDirs } from "./make-dirs.js";
-import { openRequestParts } from "./request-parts.js";
+import { openRequestParts, type RenderedFrom } from "./request-parts.js";
 import type { RunPaths } from "./run-dir.js";
 
 /** A record the caller builds; stored as pretty-printed JSON. */
 export type IoRecord = Record<string, unknown>;
 
-/** One model exchange: its record with the whole request, which the log may store as parts. */
-type Invocation = Omit<InvocationRecord, "request" | "request_parts"> & { request: LlmRequest };
+/** One model exchange: its record with the whole request, which the log may store as parts pointing into the journal where `renderedFrom` says a message came from. */
+type Invocation = Omit<InvocationRecord, "request" | "request_parts"> & { request: LlmRequest; renderedFrom?: RenderedFrom | undefined };
 
 /** How io/invocations/ keeps requests: `parts` stores each distinct message and tool list once; `full` writes each request whole. */
 export type RequestRecords = "parts" | "full";
@@ -36,10 +36,10 @@ export function createInvocationLog(paths: RunPaths, mode: RequestRecords, secre
   }
   const parts = mode === "parts" ? openRequestParts(paths, secrets) : null;
   return {
-    write({ iteration, timestamp, request, reply, duration_ms }: Invocation): string {
+    write({ iteration, timestamp, request, reply, duration_ms, renderedFrom }: Invocation): string {
       const name = `${fileTimestamp()}_${String(iteration).padStart(4, "0")}`;
       // The parts are on disk before the record that refers to them.
-      const stored = parts ? { request_parts: parts.store(request) } : { request };
+      const stored = parts ? { request_parts: parts.store(request, renderedFrom) } : { request };
       return writeRecord(paths.invocationsDir, name, { iteration, timestamp, ...stored, reply, duration_ms }, secrets);
     },
     close(): void {

@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import { closeSync, fstatSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { journalTextOf, type ChatMessage, type FunctionTool, type LlmRequest } from "../conversation.js";
+import type { ChatMessage, FunctionTool, LlmRequest } from "../conversation.js";
 import { errorMessage, JournalError, RunFileError } from "../errors.js";
 import type { JournalEvent } from "../journal/events.js";
 import { openJsonlAppender, type JsonlAppender } from "../journal/jsonl-appender.js";
@@ -50,9 +50,12 @@ const PartLineSchema = z.union([
 /** Shorter texts are copied: a pointer would save too little to be worth following. */
 const MIN_POINTED_CHARS = 256;
 
+/** The journal event each message of a request was rendered from, at the message's index (null for one that was not). */
+export type RenderedFrom = readonly (JournalEvent | null)[];
+
 interface RequestParts {
-  /** Appends the parts of `request` not yet stored and returns the references that give it back. */
-  store(request: LlmRequest): RequestRef;
+  /** Appends the parts of `request` not yet stored and returns the references that give it back; a message rendered from the journal points at its event. */
+  store(request: LlmRequest, renderedFrom?: RenderedFrom): RequestRef;
   close(): void;
 }
 
@@ -79,15 +82,15 @@ export function openRequestParts(paths: RunPaths, secrets: readonly string[]): R
       return { bytes: scan.completeBytes };
     }));
 
-  const partNumber = (kind: "message" | "tools", value: ChatMessage | FunctionTool[], lines: string[], position = -1): number => {
+  const partNumber = (kind: "message" | "tools", value: ChatMessage | FunctionTool[], lines: string[], position = -1, source: JournalEvent | null = null): number => {
     const seen = numbered.get(value);
     if (seen !== undefined) return seen;
-    const n = hashedPartNumber(kind, value, lines, position);
+    const n = hashedPartNumber(kind, value, lines, position, source);
     numbered.set(value, n);
     return n;
   };
 
-  const hashedPartNumber = (kind: "message" | "tools", value: ChatMessage | FunctionTool[], lines: string[], position: number): number => {
+  const hashedPartNumber = (kind: "message" | "tools", value: ChatMessage | FunctionTool[], lines: string[], position: number, source: JournalEvent | null): number => {
     const text = redactedJson(value, secrets);
     const sha256 = createHash("sha256").update(`${kind}\n${text}`).digest("hex");
     const found = known.get(sha256);
@@ -95,18 +98,18 @@ export function openRequestParts(paths: RunPaths, secrets: readonly string[]): R
     const n = next;
     next += 1;
     known.set(sha256, n);
-    const pointer = kind === "message" ? contentPointer(value as ChatMessage, text, previous[position], secrets) : null;
+    const pointer = kind === "message" ? contentPointer(value as ChatMessage, text, { event: source, base: previous[position] }, secrets) : null;
     lines.push(pointer ? `{"n":${n},"sha256":"${sha256}","message":${pointer.skeleton},"content_from":${JSON.stringify(pointer.from)}}\n` : `{"n":${n},"sha256":"${sha256}","${kind}":${text}}\n`);
     return n;
   };
 
   return {
-    store(request: LlmRequest): RequestRef {
+    store(request: LlmRequest, renderedFrom?: RenderedFrom): RequestRef {
       const parts = ensureOpen();
       const lines: string[] = [];
       // Tools first: in a conversation that only grows, the messages then stay one run of numbers.
       const tools = partNumber("tools", request.tools, lines);
-      const numbers = request.messages.map((message, position) => partNumber("message", message, lines, position));
+      const numbers = request.messages.map((message, position) => partNumber("message", message, lines, position, renderedFrom?.[position] ?? null));
       previous = request.messages.map((message, position) => ({ message, n: numbers[position]! }));
       if (lines.length > 0) parts.append(Buffer.from(lines.join("")));
       return { model: request.model, messages: toRanges(numbers), tools, params: request.params };
@@ -119,26 +122,46 @@ export function openRequestParts(paths: RunPaths, secrets: readonly string[]): R
 }
 
 /**
- * The message whose stored JSON is `text`, with its content left out and where to find it: in the journal event it was
- * rendered from, or as an extension of `base` (the message at its place in the previous request). Null when it must be
- * stored whole: the content is short, secrets were taken out of it, or putting it back would not give `text` exactly.
+ * The message whose stored JSON is `text`, with its content left out and where to find it: in `event`, the journal event
+ * it was rendered from, or as an extension of `base` (the message at its place in the previous request). Null when it must
+ * be stored whole: the content is short, secrets were taken out of it, or putting it back would not give `text` exactly.
  */
-function contentPointer(message: ChatMessage, text: string, base: { message: ChatMessage; n: number } | undefined, secrets: readonly string[]): { skeleton: string; from: ContentFrom } | null {
+function contentPointer(
+  message: ChatMessage,
+  text: string,
+  { event, base }: { event: JournalEvent | null; base: { message: ChatMessage; n: number } | undefined },
+  secrets: readonly string[],
+): { skeleton: string; from: ContentFrom } | null {
   const content = message.content;
   if (typeof content !== "string" || content.length < MIN_POINTED_CHARS) return null;
   // The journal writer removed the same secrets from the event; a text they changed is not on disk as it is here.
   if (redactText(content, secrets) !== content) return null;
-  const from = journalSource(message, content) ?? extendedPart(message, content, base);
+  const from = journalSource(content, event) ?? extendedPart(message, content, base);
   if (from === null) return null;
   const skeleton = redactedJson({ ...message, content: "" }, secrets);
   if (JSON.stringify(withContent(JSON.parse(skeleton) as Record<string, unknown>, content)) !== text) return null;
   return { skeleton, from };
 }
 
-function journalSource(message: ChatMessage, content: string): ContentFrom | null {
-  const source = journalTextOf(message);
-  if (source === undefined || content !== source.prefix + source.text) return null;
-  return { seq: source.seq, field: source.field, prefix: source.prefix };
+/** Where `content` lies in `event`: its text field, after a prefix (a tool result's status line). */
+function journalSource(content: string, event: JournalEvent | null): ContentFrom | null {
+  const found = event === null ? null : journalText(event);
+  if (found === null || !content.endsWith(found.text)) return null;
+  return { seq: event!.seq, field: found.field, prefix: content.slice(0, content.length - found.text.length) };
+}
+
+/** The field a message renders: a user message's or a reply's content, a tool result's observation. */
+function journalText(event: JournalEvent): { field: "content" | "observation_content"; text: string } | null {
+  switch (event.type) {
+    case "USER_MESSAGE":
+      return { field: "content", text: event.content };
+    case "THOUGHT":
+      return event.content === null ? null : { field: "content", text: event.content };
+    case "ACTION_RESULT":
+      return { field: "observation_content", text: event.observation_content };
+    default:
+      return null;
+  }
 }
 
 /** A context file or generator's output that grew by appending (a notes file, a folded memory) stores what it added. */

@@ -5,7 +5,8 @@
 // the writer and the folds share what they learn: a journal is parsed once per process, its later
 // reads parse only what was appended (and not even that when this process wrote it). Each event is
 // folded as it is parsed and kept only while a request can still show it (journal/shown-journal.ts),
-// so a journal of any size costs what its window holds.
+// so a journal of any size costs what its window holds. Every event appended reaches its listeners
+// (the reader's cache of written lines, stream-json, live trace, metadata) through one subscription.
 import { getHeapSpaceStatistics } from "node:v8";
 import { humanBytes } from "../byte-size.js";
 import type { JournalEvent } from "../journal/events.js";
@@ -39,6 +40,9 @@ export interface RunFiles {
   startWriting(options: WritingOptions): Promise<WritableRunFiles>;
 }
 
+/** Told each event this process appends to the journal, as recorded and as its line (without the newline), in append order. */
+export type AppendListener = (event: JournalEvent, line: string) => void;
+
 interface WritingOptions {
   /** What must never reach any of the run's files. */
   secrets: RunSecrets;
@@ -48,12 +52,16 @@ interface WritingOptions {
   warn: (line: string) => void;
   /** How model calls are recorded in io/invocations. */
   requestRecords: RequestRecords;
+  /** Subscribed before the first event is appended (`--format stream-json`'s stdout). */
+  listener?: AppendListener | undefined;
 }
 
 export interface WritableRunFiles extends RunFiles {
   readonly secrets: RunSecrets;
   /** The journal's one writer in this process. */
   readonly journal: JournalWriter;
+  /** Adds a listener of every event appended from now on, for as long as the files are open. */
+  subscribe(listener: AppendListener): void;
   /** io/invocations: the records of this process's model calls. */
   readonly invocations: InvocationLog;
   /** One line of engine.log (best effort). */
@@ -121,7 +129,13 @@ export function openRunFiles(paths: RunPaths, options: { warn: (line: string) =>
 
   async function openWriting(writing: WritingOptions): Promise<WritableRunFiles> {
     const { secrets } = writing;
-    const journal = await openJournal(current.journal, { secrets, written, warn: writing.warn, owner: writing.owner, reader: reader ?? undefined });
+    // The one subscription to the writer: its listeners in the order they came, this process's reader first.
+    const listeners: AppendListener[] = [written.remember];
+    if (writing.listener) listeners.push(writing.listener);
+    const appended: AppendListener = (event, line) => {
+      for (const listener of listeners) listener(event, line);
+    };
+    const journal = await openJournal(current.journal, { secrets, appended, warn: writing.warn, owner: writing.owner, reader: reader ?? undefined });
     let logger: EngineLogger | null = null;
     let invocations: InvocationLog | null = null;
     const log = (line: string): void => (logger ??= createEngineLogger(current, secrets)).log(line);
@@ -137,6 +151,9 @@ export function openRunFiles(paths: RunPaths, options: { warn: (line: string) =>
       startWriting: files.startWriting,
       secrets,
       journal,
+      subscribe: (listener) => {
+        listeners.push(listener);
+      },
       get invocations() {
         return (invocations ??= createInvocationLog(current, writing.requestRecords, secrets));
       },

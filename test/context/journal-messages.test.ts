@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { journalToMessages, NO_RESULT_CONTENT } from "../../src/context/journal-messages.js";
+import { journalConversation, NO_RESULT_CONTENT } from "../../src/context/journal-messages.js";
 import type { ActionStatus, EventOf, JournalEvent, ToolCall } from "../../src/journal/events.js";
 import type { ChatMessage } from "../../src/conversation.js";
+
+/** The messages alone of the conversation the journal shows. */
+const journalToMessages = (...args: Parameters<typeof journalConversation>) => journalConversation(...args).messages;
 
 /** Builds a journal with consecutive seq numbers from terse event descriptions. */
 function journal(...makers: Array<(seq: number) => JournalEvent>): JournalEvent[] {

@@ -41,7 +41,7 @@ describe("contextBudget", () => {
   });
 
   it("keeps for the reply the max_tokens Anthropic's requests carry when llm.max_tokens is not set: 8192 plus the thinking budget", () => {
-    // As run/hold.ts makes it: the provider's max_tokens (llm/reply-tokens.ts) handed to the budget.
+    // As run/loop-ports.ts makes it: the provider's max_tokens (llm/reply-tokens.ts) handed to the budget.
     const anthropic = (llm: { model: string; max_tokens?: number; thinking?: { budget_tokens: number } }) =>
       contextBudget(llm, journalOnly, requestedReplyTokens("anthropic", llm.max_tokens, llm.thinking?.budget_tokens));
     expect(anthropic({ model: "claude-sonnet-4-5" }).maxReplyTokens).toBe(8_192);

@@ -18,7 +18,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 async function writerAndReader() {
   const written = createWrittenLines();
-  const writer = await openJournal(path, { secrets: runSecrets([]), written });
+  const writer = await openJournal(path, { secrets: runSecrets([]), appended: written.remember });
   return { writer, reader: holdingReader(path, { written }) };
 }
 

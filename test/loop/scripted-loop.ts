@@ -5,7 +5,7 @@ import type { ContextConfig } from "../../src/context/schema.js";
 import type { LlmReply, LlmRequest } from "../../src/conversation.js";
 import type { HookOutcome } from "../../src/hooks/run-hook.js";
 import type { HookName } from "../../src/hooks/schema.js";
-import { JournalEventSchema, type JournalEvent, type NewEvent, type ToolCall } from "../../src/journal/events.js";
+import { JournalEventSchema, type EventOf, type JournalEvent, type NewEvent, type ToolCall } from "../../src/journal/events.js";
 import { createFoldTracker } from "../../src/journal/fold.js";
 import { trackRunState } from "../../src/journal/run-state.js";
 import { LlmConfigSchema } from "../../src/llm/settings-schema.js";
@@ -68,12 +68,12 @@ export function scriptedRun(options: Options): ScriptedRun {
   const ran: string[][] = [];
   const published: InteractionRequest[] = [];
   const turns = [...options.turns];
-  const append = (event: NewEvent): JournalEvent => {
+  const append = <E extends NewEvent>(event: E): EventOf<E["type"]> => {
     const written = JournalEventSchema.parse({ seq: journal.length + 1, timestamp: new Date().toISOString(), ...event });
     journal.push(written);
     tracker.see(written);
     shown.add(written, window().first);
-    return written;
+    return written as EventOf<E["type"]>;
   };
   const model: Provider = {
     name: "scripted",

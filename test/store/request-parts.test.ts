@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ChatMessage, LlmRequest } from "../../src/conversation.js";
-import { journalToMessages } from "../../src/context/journal-messages.js";
+import { journalConversation } from "../../src/context/journal-messages.js";
 
-import { openRequestParts, partsOf, readRequestParts, rebuildRequest, requestPartsPath } from "../../src/store/request-parts.js";
+import { openRequestParts, partsOf, readRequestParts, rebuildRequest, requestPartsPath, type RenderedFrom } from "../../src/store/request-parts.js";
 import { stageRunDir, type RunPaths } from "../../src/store/run-dir.js";
 
 let workDir: string;
@@ -113,13 +113,17 @@ describe("request parts", () => {
       }
       writeFileSync(paths.journal, events.map((event, index) => replace(JSON.stringify({ seq: index + 1, timestamp: at, ...event }))).join("\n") + "\n");
     }
-    const fromJournal = (): LlmRequest => request([{ role: "system", content: "You read files." }, ...journalToMessages(readJournal(paths.journal))]);
+    /** A request of the system prompt and the journal's conversation, with the event each message renders. */
+    const fromJournal = (): { sent: LlmRequest; renderedFrom: RenderedFrom } => {
+      const conversation = journalConversation(readJournal(paths.journal));
+      return { sent: request([{ role: "system", content: "You read files." }, ...conversation.messages]), renderedFrom: [null, ...conversation.renderedFrom] };
+    };
 
     it("a message rendered from the journal points at its event, and the request comes back exactly, status lines included", () => {
       writeJournal(8);
-      const sent = fromJournal();
+      const { sent, renderedFrom } = fromJournal();
       const parts = openRequestParts(paths, []);
-      const ref = parts.store(sent);
+      const ref = parts.store(sent, renderedFrom);
       parts.close();
       const text = readFileSync(requestPartsPath(paths), "utf8");
       expect(text).not.toContain(observation(3));
@@ -132,12 +136,27 @@ describe("request parts", () => {
       expect(JSON.stringify(rebuildRequest(ref, readRequestParts(paths, partsOf(ref)), "record"))).toBe(JSON.stringify(sent));
     });
 
+    it("points only where the event handed with a message holds its text: a message a hook rewrote, or handed with another event, is stored whole", () => {
+      writeJournal(3);
+      const { sent, renderedFrom } = fromJournal();
+      const rewritten = sent.messages.map((message) => (message.role === "tool" ? { ...message, content: `${message.content} (checked)` } : message));
+      const shifted = [null, ...renderedFrom.slice(2), null, null];
+      const parts = openRequestParts(paths, []);
+      const refs = [parts.store({ ...sent, messages: rewritten }, renderedFrom), parts.store({ ...sent, messages: sent.messages.map((message) => ({ ...message })) }, shifted)];
+      parts.close();
+      const text = readFileSync(requestPartsPath(paths), "utf8");
+      expect(text).not.toContain('"field":"observation_content"');
+      expect(text).toContain('"content_from":{"seq":1,"field":"content","prefix":""}');
+      expect(JSON.stringify(rebuildRequest(refs[0]!, readRequestParts(paths), "record"))).toBe(JSON.stringify({ ...sent, messages: rewritten }));
+      expect(JSON.stringify(rebuildRequest(refs[1]!, readRequestParts(paths), "record"))).toBe(JSON.stringify(sent));
+    });
+
     it("a text the run's secrets were taken out of is stored whole, redacted, since the journal holds it redacted", () => {
       const secret = "sk-live-0123456789abcdef";
       writeJournal(3, (line) => line.replace("1:ooo", `1:${secret}`));
-      const sent = fromJournal();
+      const { sent, renderedFrom } = fromJournal();
       const parts = openRequestParts(paths, [secret]);
-      const ref = parts.store(sent);
+      const ref = parts.store(sent, renderedFrom);
       parts.close();
       const text = readFileSync(requestPartsPath(paths), "utf8");
       expect(text).not.toContain(secret);
@@ -150,7 +169,8 @@ describe("request parts", () => {
     it("a journal changed after the request was stored is named, with the part, rather than giving back another request", () => {
       writeJournal(3);
       const parts = openRequestParts(paths, []);
-      const ref = parts.store(fromJournal());
+      const { sent, renderedFrom } = fromJournal();
+      const ref = parts.store(sent, renderedFrom);
       parts.close();
       writeJournal(3, (line) => line.replace("2:ooo", "2:xxx"));
       expect(() => rebuildRequest(ref, readRequestParts(paths), "record")).toThrow(/request part \d+ does not match the journal's event 5, which it takes its content from \(a run file was changed\)/);
@@ -178,14 +198,14 @@ describe("request parts", () => {
 
     it("a message whose fields name content_from themselves does not mislead the reader", () => {
       writeJournal(2);
-      const sent = fromJournal();
+      const { sent, renderedFrom } = fromJournal();
       const tricky = request([
         ...sent.messages,
         { role: "assistant", content: "x".repeat(300), provider_data: { content_from: { part: 1, append: "" } } as never },
         { role: "assistant", content: `${"x".repeat(300)} and more`, provider_data: { content_from: { part: 2, append: "" } } as never },
       ]);
       const parts = openRequestParts(paths, []);
-      parts.store(sent);
+      parts.store(sent, renderedFrom);
       const ref = parts.store(tricky);
       parts.close();
       expect(JSON.stringify(rebuildRequest(ref, readRequestParts(paths, partsOf(ref)), "record"))).toBe(JSON.stringify(tricky));

@@ -5,7 +5,6 @@ import { agentHomeOf } from "../../agent/agent-home.js";
 import { didYouMean } from "../../did-you-mean.js";
 import { EXIT, RunRefusedError, UsageError, errorMessage } from "../../errors.js";
 import { resumeExistingRun, runExists, type IfExists } from "../../run/idempotent-run.js";
-import { onAppendedLine } from "../../journal/writer.js";
 import { continueCommand } from "../../continue-command.js";
 import type { RunOutcome } from "../../run/outcome.js";
 import type { DriveOptions } from "../../run/drive-options.js";
@@ -105,10 +104,11 @@ function streamDeltasFlag(flags: Record<string, unknown>, format: OutputFormat):
   return true;
 }
 
-/** How the engine's progress reaches the person watching: lines on stderr, and what it does now. */
+/** How the engine's progress reaches the person watching: lines on stderr, what it does now, and with stream-json each journal line. */
 interface Watch {
   line: (text: string) => void;
   activity: ActivitySink;
+  appended?: DriveOptions["appended"];
 }
 
 /** The flags `run` and `continue` share, turned into engine options. */
@@ -134,6 +134,7 @@ function driveOptions(flags: Record<string, unknown>, watch: Watch, signal: Abor
     verbose: Boolean(flags.verbose),
     warn: watch.line,
     askInteractively: flags.interactive ? askOnTerminal : undefined,
+    ...(watch.appended ? { appended: watch.appended } : {}),
   };
 }
 
@@ -181,6 +182,8 @@ async function drive({ format, output, streamDeltas, resumeWith }: DriveOutput, 
       status.show(activity);
       if (streamDeltas && activity.kind === "model-text") io.out(`${JSON.stringify({ type: TEXT_DELTA, iteration: activity.iteration, text: activity.text })}\n`);
     },
+    // stream-json: each journal line as it is appended; the RunResult comes last.
+    ...(format === "stream-json" ? { appended: (_event, line) => io.out(`${line}\n`) } : {}),
   };
   const onSignal = (signal: NodeJS.Signals): void => {
     if (controller.signal.aborted) process.exit(130);
@@ -189,12 +192,9 @@ async function drive({ format, output, streamDeltas, resumeWith }: DriveOutput, 
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
-  // stream-json: each journal line as it is appended; the RunResult comes last.
-  const stopStreaming = format === "stream-json" ? onAppendedLine((line) => io.out(`${line}\n`)) : null;
   try {
+    // The run's files are closed when the outcome comes: nothing is appended after it, so the RunResult is the stream's last line.
     const outcome = { ...(await go(controller.signal, watch)), startTime: invoked };
-    // Nothing is appended after the outcome: the RunResult is the stream's last line.
-    stopStreaming?.();
     status.stop();
     let exitCode: number = exitCodeFor(outcome);
     if (output !== undefined) {
@@ -214,7 +214,6 @@ async function drive({ format, output, streamDeltas, resumeWith }: DriveOutput, 
     return exitCode;
   } finally {
     status.stop();
-    stopStreaming?.();
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     closeTerminal();
