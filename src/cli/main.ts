@@ -7,7 +7,7 @@ import { EMPTY_USAGE } from "../llm/usage.js";
 import { parseArgv } from "./parse-argv.js";
 import { processIo, type CliIo } from "./io.js";
 import { checkOutputFile, writeOutputFile } from "./output-file.js";
-import { toRunResult } from "../run/run-result.js";
+import { toRunResult, type RunResult } from "../run/run-result.js";
 import { buildCli, type Flags, type Handler } from "./command-table.js";
 
 /** `--json` is `--format json`; given with another --format, the two disagree and the line is refused. */
@@ -66,7 +66,7 @@ interface Refusal {
 }
 
 /** The RunResult of an invocation that ended before a run did: `run` made none; `continue` names the run it was given. */
-function refusal(argv: readonly string[], { type, message, status, agentName }: Refusal): Record<string, unknown> {
+function refusal(argv: readonly string[], { type, message, status, agentName }: Refusal): RunResult {
   const now = new Date();
   return toRunResult({
     runId: argv[0] === "continue" ? argValue(argv, ["--run-id"]) ?? null : null,

@@ -1,20 +1,22 @@
 // Token usage and its cost as the RunResult gives them: the journal's totals, each call priced by its provider or its process's llm.pricing.
+import { z } from "zod";
 import type { RunState } from "../journal/run-state.js";
 import { costOf, type Pricing, type UsageTotals } from "../journal/usage-totals.js";
 
-interface UsageFigures {
-  input_tokens: number;
-  cached_input_tokens: number;
-  cache_write_input_tokens: number;
-  output_tokens: number;
-  reasoning_tokens: number;
+const UsageFiguresSchema = z.object({
+  input_tokens: z.number().int().nonnegative(),
+  cached_input_tokens: z.number().int().nonnegative(),
+  cache_write_input_tokens: z.number().int().nonnegative(),
+  output_tokens: z.number().int().nonnegative(),
+  reasoning_tokens: z.number().int().nonnegative(),
   /** null when neither llm.pricing nor the provider gives a price: an unknown cost is never reported as 0. */
-  total_cost_usd: number | null;
-}
+  total_cost_usd: z.number().nonnegative().nullable(),
+});
+type UsageFigures = z.infer<typeof UsageFiguresSchema>;
 
-export interface RunUsage extends UsageFigures {
-  model_usage: Record<string, UsageFigures>;
-}
+/** A run's usage as its RunResult reports it: the totals, and the same figures per model. */
+export const RunUsageSchema = UsageFiguresSchema.extend({ model_usage: z.record(z.string(), UsageFiguresSchema) });
+export type RunUsage = z.infer<typeof RunUsageSchema>;
 
 export const EMPTY_USAGE: RunUsage = { input_tokens: 0, cached_input_tokens: 0, cache_write_input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, total_cost_usd: null, model_usage: {} };
 

@@ -1,14 +1,48 @@
-// A run's outcome as RunResult v2.0: what `--format json` prints, the last line of stream-json, and what `delta mcp serve` answers.
+// A run's outcome as RunResult v2.0: what `--format json` prints, the last line of stream-json, and what `delta mcp serve` answers; one schema, from which schemas/run-result.schema.json is generated.
+import { z } from "zod";
+import { RunStatusSchema } from "../journal/events.js";
+import { RunUsageSchema } from "../llm/usage.js";
 import type { RunOutcome } from "./outcome.js";
 
-/** What a RunResult reports: a run's outcome, or a refusal (exit 126) before anything ran, which no run records. */
-type ResultOutcome = Omit<RunOutcome, "status"> & { status: RunOutcome["status"] | "REFUSED" };
+/** The question of a WAITING_FOR_INPUT run: answer it with `delta continue -m`. */
+const RunQuestionSchema = z.object({ prompt: z.string(), input_type: z.string(), sensitive: z.boolean() });
 
-export function toRunResult(outcome: ResultOutcome): Record<string, unknown> {
+/**
+ * RunResult v2.0, the contract of the engine's stdout with the programs that run it; its descriptions are what
+ * schemas/run-result.schema.json tells them. Fields a later 2.x adds are let through.
+ */
+export const RunResultSchema = z
+  .looseObject({
+    schema_version: z.literal("2.0"),
+    run_id: z.string().nullable().describe("The run's id; null when no run was made (a refusal of `delta run`)."),
+    trace_id: z.string().nullable().describe("The run's OpenTelemetry trace id (find it in Jaeger, Tempo…); null when no run was made."),
+    status: z.union([RunStatusSchema, z.literal("REFUSED")]).describe("How the run stands; REFUSED: nothing ran (exit 126)."),
+    result: z.unknown().optional().describe("With COMPLETED: the final answer, the value that met the output schema, else the text parsed when it is JSON, else the text."),
+    result_text: z.string().nullable().optional().describe("With COMPLETED: the final answer as the model wrote it."),
+    error: z.object({ type: z.string(), message: z.string(), details: z.string().optional() }).optional().describe("Why the run failed, was interrupted or was refused."),
+    interaction: RunQuestionSchema.optional().describe("With WAITING_FOR_INPUT: the question the agent asks."),
+    metrics: z.object({
+      iterations: z.number().int().nonnegative(),
+      duration_ms: z.number(),
+      start_time: z.string(),
+      end_time: z.string(),
+      usage: RunUsageSchema,
+    }),
+    metadata: z.object({
+      agent_name: z.string().nullable(),
+      workspace_path: z.string().nullable(),
+    }),
+  })
+  .describe("What `delta run` and `delta continue` print with --format json, and the last line of --format stream-json.");
+export type RunResult = z.infer<typeof RunResultSchema>;
+
+/** What a RunResult reports: a run's outcome, or a refusal (exit 126) before anything ran, which no run records. */
+type ResultOutcome = Omit<RunOutcome, "status"> & { status: RunResult["status"] };
+
+export function toRunResult(outcome: ResultOutcome): RunResult {
   return {
     schema_version: "2.0",
     run_id: outcome.runId,
-    // The run's OpenTelemetry trace: find it in Jaeger, Tempo… by this id (null for a refusal, which made no run).
     trace_id: outcome.traceId ?? null,
     status: outcome.status,
     ...(outcome.status === "COMPLETED" ? { result: outcome.result ?? null, result_text: outcome.resultText ?? null } : {}),

@@ -1,9 +1,8 @@
 // The runs `delta mcp serve` started: each a child `delta` process in the server's workspace, followed to its RunResult, and stopped with SIGTERM when its client goes.
 import { spawn, type ChildProcess } from "node:child_process";
 import { ENGINE_ERROR, RunRefusedError } from "../errors.js";
-
-/** What the child printed last with --format stream-json: the RunResult (schema 2.0), kept as JSON. */
-export type RunResult = Record<string, unknown> & { run_id: string | null; status: string };
+import { EMPTY_USAGE } from "../llm/usage.js";
+import { RunResultSchema, type RunResult } from "../run/run-result.js";
 
 /** The variable holding the HTTP bearer token: never passed on to the runs, whose tools could read it. */
 export const TOKEN_VARIABLE = "DELTA_MCP_TOKEN";
@@ -62,7 +61,7 @@ export class ChildRuns {
     delete env[TOKEN_VARIABLE];
     const child = spawn(execPath, args, { cwd: workDir, env, stdio: [request.message === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
     child.stdin?.end(request.message);
-    const run = follow(request, child, this.launch.log);
+    const run = follow(request, child, this.launch);
     this.runs.set(request.runId, run);
     return run;
   }
@@ -89,7 +88,8 @@ export class ChildRuns {
   }
 }
 
-function follow(request: ChildRunRequest, child: ChildProcess, log: (text: string) => void): ChildRun & { child: ChildProcess } {
+function follow(request: ChildRunRequest, child: ChildProcess, { workDir, log }: Pick<ChildLaunch, "workDir" | "log">): ChildRun & { child: ChildProcess } {
+  const started = new Date();
   const listeners = new Set<(iteration: number) => void>();
   let stdout = "";
   let lastLine = "";
@@ -102,11 +102,11 @@ function follow(request: ChildRunRequest, child: ChildProcess, log: (text: strin
     result: null,
     done: new Promise<RunResult>((resolve) => {
       child.on("close", (code, signal) => {
-        run.result = parseResult(lastLine) ?? failure(request.runId, `the delta process ended (${signal ?? `exit ${code}`}) without a RunResult: ${stderrTail.trim()}`);
+        run.result = parseResult(lastLine) ?? failure(request.runId, workDir, started, run.iterations, `the delta process ended (${signal ?? `exit ${code}`}) without a RunResult: ${stderrTail.trim()}`);
         resolve(run.result);
       });
       child.on("error", (err) => {
-        run.result = failure(request.runId, `could not start delta: ${err.message}`);
+        run.result = failure(request.runId, workDir, started, run.iterations, `could not start delta: ${err.message}`);
         resolve(run.result);
       });
     }),
@@ -139,16 +139,28 @@ function follow(request: ChildRunRequest, child: ChildProcess, log: (text: strin
   return run;
 }
 
+/** The child's last line, when it is a RunResult: validated, and kept as the child wrote it. */
 function parseResult(line: string): RunResult | null {
+  let value: unknown;
   try {
-    const value = JSON.parse(line) as unknown;
-    if (typeof value === "object" && value !== null && "schema_version" in value && "status" in value) return value as unknown as RunResult;
+    value = JSON.parse(line);
   } catch {
     // Not JSON: the child died mid-line.
+    return null;
   }
-  return null;
+  return RunResultSchema.safeParse(value).success ? (value as RunResult) : null;
 }
 
-function failure(runId: string, message: string): RunResult {
-  return { schema_version: "2.0", run_id: runId, status: "FAILED", error: { type: ENGINE_ERROR, message } };
+/** The RunResult of a child that gave none: FAILED, with what this server saw of it. */
+function failure(runId: string, workDir: string, started: Date, iterations: number, message: string): RunResult {
+  const now = new Date();
+  return {
+    schema_version: "2.0",
+    run_id: runId,
+    trace_id: null,
+    status: "FAILED",
+    error: { type: ENGINE_ERROR, message },
+    metrics: { iterations, duration_ms: now.getTime() - started.getTime(), start_time: started.toISOString(), end_time: now.toISOString(), usage: EMPTY_USAGE },
+    metadata: { agent_name: null, workspace_path: workDir },
+  };
 }

@@ -1,10 +1,9 @@
 // Puts a run's ask_human question to the MCP client's user as a form elicitation (elicitation/create): the answer, or why there is none.
-import { z } from "zod";
+import type { RunResult } from "../run/run-result.js";
 import type { ElicitRequestFormParams, ElicitResult } from "./sdk.js";
 
 /** The question as a WAITING_FOR_INPUT RunResult carries it in `interaction`. */
-export const QuestionSchema = z.object({ prompt: z.string(), input_type: z.string(), sensitive: z.boolean() });
-export type Question = z.infer<typeof QuestionSchema>;
+export type Question = NonNullable<RunResult["interaction"]>;
 
 /** What came of asking: an answer to continue the run with, or why the run stays WAITING_FOR_INPUT. */
 export type Elicited =

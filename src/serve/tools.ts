@@ -5,9 +5,9 @@ import { listRuns } from "../store/list-runs.js";
 import { generateRunId, validateRunId } from "../store/run-id.js";
 import { findRunDir } from "../store/run-dir.js";
 import { journaledOutcome } from "../run/idempotent-run.js";
-import { toRunResult } from "../run/run-result.js";
-import type { ChildRun, ChildRuns, RunResult } from "./child-runs.js";
-import { QuestionSchema, type Elicited, type Question } from "./elicit-answer.js";
+import { toRunResult, type RunResult } from "../run/run-result.js";
+import type { ChildRun, ChildRuns } from "./child-runs.js";
+import type { Elicited, Question } from "./elicit-answer.js";
 
 const DEFAULT_WAIT_MS = 30_000;
 const MAX_WAIT_MS = 600_000;
@@ -144,23 +144,25 @@ function currentStatus(id: string, context: CallContext): Record<string, unknown
  * and the run is continued with the answer (each leg waiting up to `waitMs` again). A question not answered leaves
  * the run WAITING_FOR_INPUT, and the answer says why in `elicitation`.
  */
-async function followRun(first: ChildRun, waitMs: number, context: CallContext): Promise<Record<string, unknown>> {
+async function followRun(first: ChildRun, waitMs: number, context: CallContext): Promise<RunResult | Running | (RunResult & { elicitation: Elicited })> {
   let run = first;
   // Model calls of the earlier legs: progress keeps rising across them.
   let before = 0;
   for (;;) {
     const ended = await waitForRun(run, waitMs, context, before);
-    const question = QuestionSchema.safeParse(ended.interaction);
-    if (ended.status !== "WAITING_FOR_INPUT" || context.ask === undefined || !question.success) return ended;
-    const reply = await context.ask(question.data);
+    if (ended.status !== "WAITING_FOR_INPUT" || context.ask === undefined || ended.interaction === undefined) return ended;
+    const reply = await context.ask(ended.interaction);
     if (reply.action !== "accept") return { ...ended, elicitation: reply };
     before += run.iterations;
     run = context.runs.start({ kind: "continue", runId: run.runId, message: reply.answer, owner: context.owner });
   }
 }
 
+/** What a run tool answers while the run goes on: ask status or result later. */
+type Running = { run_id: string; status: "RUNNING"; iterations: number };
+
 /** The RunResult if the run ends within `waitMs` (or the call is cancelled first: then RUNNING); progress while waiting. */
-async function waitForRun(run: ChildRun, waitMs: number, context: CallContext, before: number): Promise<RunResult | Record<string, unknown>> {
+async function waitForRun(run: ChildRun, waitMs: number, context: CallContext, before: number): Promise<RunResult | Running> {
   const report = context.progress;
   const stopProgress = report ? run.onIteration((iteration) => report(before + iteration)) : () => {};
   let timer: NodeJS.Timeout | undefined;

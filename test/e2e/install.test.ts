@@ -35,7 +35,7 @@ it("installs from a clone through npm pack and npm install -g: delta and delta-s
   expect(sessionsVersion.stdout).toMatch(new RegExp(`^delta-sessions/${version.replace(/\./g, "\\.")} `));
 
   const installed = join(prefix, "lib", "node_modules", "delta-engine");
-  expect(readdirSync(join(installed, "schemas")).sort()).toEqual(["agent.schema.json", "context.schema.json", "hooks.schema.json"]);
+  expect(readdirSync(join(installed, "schemas")).sort()).toEqual(["agent.schema.json", "context.schema.json", "hooks.schema.json", "run-result.schema.json"]);
   const schema = await execa("delta", ["schema", "agent"], { cwd: root, env, extendEnv: false });
   expect(JSON.parse(schema.stdout)).toMatchObject({ title: "Delta Engine agent.yaml" });
   const init = await execa("delta", ["init", "new-agent", "-y"], { cwd: root, env, extendEnv: false });
