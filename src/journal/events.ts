@@ -43,13 +43,70 @@ const base = {
   timestamp: z.string(),
 };
 
+/** agent.yaml's llm.pricing, as each process journals it in its ENGINE_START. */
+export const PricingSchema = z.strictObject({
+  /** USD per million input tokens. */
+  input_per_million: z.number().nonnegative(),
+  /** USD per million output tokens. */
+  output_per_million: z.number().nonnegative(),
+  /** USD per million prompt tokens served from the provider's cache; input_per_million when not given. */
+  cached_input_per_million: z.number().nonnegative().optional(),
+  /** USD per million prompt tokens written to the provider's cache (Anthropic: 1.25× input for 5 minutes); input_per_million when not given. */
+  cache_write_input_per_million: z.number().nonnegative().optional(),
+});
+export type Pricing = z.infer<typeof PricingSchema>;
+
+/** A config field as read: absent, or of a type this engine does not read there (an older engine's journal, one edited by hand), it reads as absent. */
+const readAs = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);
+
+/**
+ * What an ENGINE_START records of its invocation (run/engine-start.ts writes it, in this order): each field typed once,
+ * here, for every reader; the two whose shape another room owns (the boxes, the output schema) are read by that room's
+ * schema. Fields a later engine adds are kept.
+ */
+function engineStartConfigSchema() {
+  return z.looseObject({
+    agent_name: readAs(z.string()),
+    model: readAs(z.string()),
+    max_iterations: readAs(z.number().int().positive()),
+    tools: readAs(z.array(z.string())),
+    mcp_servers: readAs(z.array(z.string())),
+    interactive: readAs(z.boolean()),
+    /** "none", or the boxes of tools, servers and hooks: tools/sandbox-schema.ts reads them (RunSandboxSchema), as the room that owns them. */
+    sandbox: z.unknown().optional(),
+    pid: readAs(z.number().int()),
+    /** The host this invocation ran on: its spans' host.name. */
+    hostname: readAs(z.string()),
+    /** So that show and report price each call as the run's RunResult does. */
+    pricing: readAs(PricingSchema),
+    /** The schema the run's final answer must meet, read by agent/output-schema.ts's OutputSchemaSchema: `continue` holds the run to it, and refuses one it cannot read. */
+    output_schema: z.unknown().optional(),
+    /** The provider as the invocation named it (`openai-compatible`, `anthropic`, `openai-responses`, `replay`). */
+    provider: readAs(z.string()),
+    base_url: readAs(z.string()),
+    /** With provider `replay`: the recording replayed. */
+    replay: readAs(z.string()),
+    api_key_source: readAs(z.string()),
+    base_url_source: readAs(z.string()),
+    /** The endpoint a `continue` must keep (run/run-endpoint.ts): the protocol and the base URL without credentials. */
+    endpoint: readAs(z.object({ provider: z.string(), base_url: z.string() })),
+  });
+}
+export type EngineStartConfig = z.infer<ReturnType<typeof engineStartConfigSchema>>;
+
+/**
+ * Built when the first ENGINE_START is parsed, not as the bundle loads: with these schemas built at load, the young
+ * generation a run holds at its first size (cli/young-generation.ts, test/e2e/young-generation.test.ts) doubled.
+ */
+let engineStartConfig: ReturnType<typeof engineStartConfigSchema> | undefined;
+
 const EngineStartEventSchema = z.object({
   ...base,
   type: z.literal("ENGINE_START"),
   run_id: z.string(),
   agent_home: z.string(),
   work_dir: z.string(),
-  config: z.record(z.string(), z.unknown()),
+  config: z.lazy(() => (engineStartConfig ??= engineStartConfigSchema())),
   engine_version: z.string(),
   /**
    * The run's OpenTelemetry trace, journaled by its first ENGINE_START: the caller's trace id from

@@ -1,26 +1,6 @@
 // Sums the usage of a run's model calls and prices it: each call by its provider's own cost, or by the llm.pricing of the process that made it.
-import { z } from "zod";
-import type { EventOf, JournalEvent, Usage } from "./events.js";
+import type { JournalEvent, Pricing, Usage } from "./events.js";
 import type { EventFold } from "./fold.js";
-
-/** agent.yaml's llm.pricing, as each process journals it in its ENGINE_START. */
-export const PricingSchema = z.strictObject({
-  /** USD per million input tokens. */
-  input_per_million: z.number().nonnegative(),
-  /** USD per million output tokens. */
-  output_per_million: z.number().nonnegative(),
-  /** USD per million prompt tokens served from the provider's cache; input_per_million when not given. */
-  cached_input_per_million: z.number().nonnegative().optional(),
-  /** USD per million prompt tokens written to the provider's cache (Anthropic: 1.25× input for 5 minutes); input_per_million when not given. */
-  cache_write_input_per_million: z.number().nonnegative().optional(),
-});
-export type Pricing = z.infer<typeof PricingSchema>;
-
-/** The llm.pricing a process recorded in its ENGINE_START, if it recorded a valid one. */
-export function pricingOf(start: EventOf<"ENGINE_START"> | undefined): Pricing | undefined {
-  const pricing = PricingSchema.safeParse(start?.config.pricing);
-  return pricing.success ? pricing.data : undefined;
-}
 
 interface TokenCounts {
   input_tokens: number;
@@ -97,7 +77,7 @@ export const usageFold: EventFold<RunUsage> = {
   step(usage: RunUsage, event: JournalEvent): RunUsage {
     switch (event.type) {
       case "ENGINE_START":
-        usage.pricing = pricingOf(event);
+        usage.pricing = event.config.pricing;
         return usage;
       case "THOUGHT": {
         if (!event.usage) return usage;

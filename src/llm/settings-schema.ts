@@ -1,6 +1,6 @@
 // agent.yaml's `llm:` block: the sampling parameters a request carries, and the settings only the engine reads (endpoint, timeouts, retries, reply bounds, pricing).
 import { z } from "zod";
-import { PricingSchema } from "../journal/usage-totals.js";
+import { PricingSchema } from "../journal/events.js";
 import { PROVIDER_NAMES } from "./types.js";
 
 const DEFAULT_LLM_TIMEOUT_MS = 120_000;

@@ -1,7 +1,8 @@
 // Token usage and its cost as the RunResult gives them: the journal's totals, each call priced by its provider or its process's llm.pricing.
 import { z } from "zod";
 import type { RunState } from "../journal/run-state.js";
-import { costOf, type Pricing, type UsageTotals } from "../journal/usage-totals.js";
+import type { Pricing } from "../journal/events.js";
+import { costOf, type UsageTotals } from "../journal/usage-totals.js";
 
 const UsageFiguresSchema = z.object({
   input_tokens: z.number().int().nonnegative(),

@@ -22,7 +22,7 @@ export function eventDetails(event: JournalEvent, origin: number | null): Html {
 function summaryOf(event: JournalEvent): Html | string {
   switch (event.type) {
     case "ENGINE_START":
-      return `engine ${event.engine_version}, model ${String(event.config.model ?? "?")}, sandbox ${describeJournaledSandbox(event.config.sandbox)}`;
+      return `engine ${event.engine_version}, model ${event.config.model ?? "?"}, sandbox ${describeJournaledSandbox(event.config.sandbox)}`;
     case "USER_MESSAGE":
       return oneLine(event.content);
     case "THOUGHT": {

@@ -1,6 +1,7 @@
 // A call's usage as a report shows it: the provider's own cost, or the price its process's llm.pricing puts on its tokens.
 import type { EventOf } from "../journal/events.js";
-import { callCost, type Pricing } from "../journal/usage-totals.js";
+import type { Pricing } from "../journal/events.js";
+import { callCost } from "../journal/usage-totals.js";
 import { usageNumbers, type UsageTotals } from "./usage-fields.js";
 
 export function shownUsage(thought: EventOf<"THOUGHT">, pricing: Pricing | undefined): UsageTotals {

@@ -1,5 +1,5 @@
 // One run read from its files for a person, folded as the journal streams past: status, usage, iterations (their timing, not their text), and who holds it.
-import type { EventOf, JournalEvent, RunStatus } from "../journal/events.js";
+import type { EventOf, JournalEvent, Pricing, RunStatus } from "../journal/events.js";
 import { foldJournal } from "../journal/reader.js";
 import { createFoldTracker, type EventFold, type FoldTracker } from "../journal/fold.js";
 import { landmarksFold } from "../journal/landmarks.js";
@@ -10,7 +10,6 @@ import { readCurrentOwner } from "../store/lease/take-run.js";
 import { runIdsIn } from "../store/list-runs.js";
 import { runPaths, type RunPaths } from "../store/run-dir.js";
 import { readMetadata, type RunMetadata } from "../store/run-metadata.js";
-import { pricingOf, type Pricing } from "../journal/usage-totals.js";
 import { journalTraceOf, type RunTrace } from "../trace/trace-ids.js";
 import { shownUsage } from "./priced-usage.js";
 import { runUsageShown, type UsageTotals } from "./usage-fields.js";
@@ -155,7 +154,7 @@ const iterationsFold: EventFold<Grouped> = {
     grouped.previousTimestamp = event.timestamp;
     switch (event.type) {
       case "ENGINE_START":
-        grouped.pricing = pricingOf(event);
+        grouped.pricing = event.config.pricing;
         return grouped;
       case "THOUGHT": {
         const { seq, iteration, timestamp, started_at, duration_ms, attempts } = event;
@@ -207,8 +206,7 @@ function trimToKept(grouped: Grouped): void {
 }
 
 function agentNameOf(first: JournalEvent | null): string | null {
-  const name = first?.type === "ENGINE_START" ? first.config.agent_name : undefined;
-  return typeof name === "string" ? name : null;
+  return (first?.type === "ENGINE_START" ? first.config.agent_name : undefined) ?? null;
 }
 
 /** Epoch ms of an event's timestamp, or null when it is not a date. */

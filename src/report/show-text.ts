@@ -2,12 +2,11 @@
 import { describeJournaledSandbox } from "../tools/sandbox-schema.js";
 import { terminalSafe } from "../terminal-text.js";
 import shellQuote from "shell-quote";
-import type { EventOf, JournalEvent, RunStatus } from "../journal/events.js";
+import type { EventOf, JournalEvent, Pricing, RunStatus } from "../journal/events.js";
 import { continueCommand } from "../continue-command.js";
 import type { RunAccount } from "./run-account.js";
 import { createSensitiveFilter } from "./sensitive-answers.js";
 import type { TextStyle } from "./text-style.js";
-import { pricingOf, type Pricing } from "../journal/usage-totals.js";
 import { shownUsage } from "./priced-usage.js";
 import { describeWindowMove } from "../journal/window-move.js";
 import { costText, formatUsage } from "./usage-fields.js";
@@ -49,8 +48,8 @@ export function createEventFormatter(style: TextStyle, { full = false }: { full?
     requestAbove = event.type === "ACTION_REQUEST" ? event.action_id : null;
     switch (event.type) {
       case "ENGINE_START":
-        pricing = pricingOf(event);
-        return [line(style.dim("start "), style.dim(`engine ${event.engine_version}, model ${String(event.config.model ?? "?")}, pid ${String(event.config.pid ?? "?")}, sandbox ${describeJournaledSandbox(event.config.sandbox)}`))];
+        pricing = event.config.pricing;
+        return [line(style.dim("start "), style.dim(`engine ${event.engine_version}, model ${event.config.model ?? "?"}, pid ${event.config.pid ?? "?"}, sandbox ${describeJournaledSandbox(event.config.sandbox)}`))];
       case "USER_MESSAGE":
         if (event.source === "engine") return [line(style.yellow("engine"), indentRest(event.content))];
         tasksSeen += 1;

@@ -163,7 +163,7 @@ function endedOutcome(request: RunRef, paths: RunPaths, marks: Landmarks, state:
 
 function common(request: RunRef, paths: RunPaths, marks: Landmarks, state: RunState): Pick<RunOutcome, "runId" | "iterations" | "agentName" | "workspacePath" | "runDir" | "traceId"> {
   const first = marks.first;
-  const agentName = first?.type === "ENGINE_START" && typeof first.config.agent_name === "string" ? first.config.agent_name : null;
+  const agentName = (first?.type === "ENGINE_START" ? first.config.agent_name : undefined) ?? null;
   return { runId: request.runId, iterations: state.iterations, agentName, workspacePath: request.workDir, runDir: paths.runDir, traceId: journalTraceOf(first)?.traceId ?? null };
 }
 

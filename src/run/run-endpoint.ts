@@ -1,7 +1,7 @@
 // The endpoint a run talks to (protocol and base URL without credentials), as journaled in its ENGINE_START, and the rule that `continue` keeps it.
 import { z } from "zod";
 import { EndpointChangedError } from "../errors.js";
-import type { EventOf } from "../journal/events.js";
+import type { EngineStartConfig, EventOf } from "../journal/events.js";
 import { DEFAULT_BASE_URLS, endpointUrl } from "../llm/base-url.js";
 import { PROVIDER_NAMES } from "../llm/types.js";
 
@@ -19,10 +19,10 @@ export function journaledEndpoint(starts: readonly EventOf<"ENGINE_START">[]): R
 }
 
 /** A run started before ENGINE_START named its endpoint: rebuilt from the provider and base URL it recorded. */
-function legacyEndpoint(config: Record<string, unknown>): RunEndpoint | undefined {
+function legacyEndpoint(config: EngineStartConfig): RunEndpoint | undefined {
   const provider = config.provider === "openai-compatible" ? "openai" : PROVIDER_NAMES.find((name) => name === config.provider);
   if (provider === undefined) return undefined;
-  const baseUrl = typeof config.base_url === "string" ? config.base_url : DEFAULT_BASE_URLS[provider];
+  const baseUrl = config.base_url ?? DEFAULT_BASE_URLS[provider];
   try {
     return { provider, base_url: endpointUrl(baseUrl) };
   } catch {

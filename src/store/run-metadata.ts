@@ -136,20 +136,19 @@ function metadataFromJournal(marks: Landmarks, state: RunState, lastOwner: Owner
   const start = marks.first;
   if (start?.type !== "ENGINE_START") return null;
   const last = marks.last ?? start;
-  const configured = (key: string): unknown => start.config[key];
-  const maxIterations = configured("max_iterations");
+  const { config } = start;
   const lastEnd = marks.lastEnd;
   return {
     run_id: start.run_id,
     workspace_id: basename(start.work_dir),
-    agent_name: typeof configured("agent_name") === "string" ? (configured("agent_name") as string) : "",
+    agent_name: config.agent_name ?? "",
     status: state.status,
     created_at: start.timestamp,
     updated_at: last.timestamp,
     end_time: state.status === "RUNNING" || state.status === "WAITING_FOR_INPUT" ? null : lastEnd?.timestamp ?? null,
     initial_message: state.initialMessage ?? "",
     iterations: state.iterations,
-    max_iterations: Number.isInteger(maxIterations) && (maxIterations as number) > 0 ? (maxIterations as number) : 1,
+    max_iterations: config.max_iterations ?? 1,
     error: state.lastError && (state.status === "FAILED" || state.status === "INTERRUPTED") ? `${state.lastError.error_type}: ${state.lastError.error_message}` : null,
     agent_home: start.agent_home,
     work_dir: start.work_dir,

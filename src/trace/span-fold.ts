@@ -152,9 +152,9 @@ export function createSpanFold(options: SpanFoldOptions): SpanFold {
     trace ??= runTraceOf(event);
     invocations += 1;
     const config = event.config;
-    host = typeof config.hostname === "string" ? config.hostname : null;
-    const agentName = typeof config.agent_name === "string" ? config.agent_name : null;
-    const model = typeof config.model === "string" ? config.model : null;
+    host = config.hostname ?? null;
+    const agentName = config.agent_name ?? null;
+    const model = config.model ?? null;
     const provider = providerName(config.provider);
     const span = open(agentName ? `invoke_agent ${agentName}` : "invoke_agent", "INTERNAL", event.seq, Date.parse(event.timestamp), {
       [GEN_AI.operation]: "invoke_agent",
@@ -358,7 +358,7 @@ export function createSpanFold(options: SpanFoldOptions): SpanFold {
 }
 
 /** gen_ai.provider.name for the provider ENGINE_START journaled. */
-function providerName(provider: unknown): string | null {
+function providerName(provider: string | undefined): string | null {
   switch (provider) {
     case "openai-compatible":
     case "openai-responses":
@@ -368,6 +368,6 @@ function providerName(provider: unknown): string | null {
     case "replay":
       return "delta.replay";
     default:
-      return typeof provider === "string" ? provider : null;
+      return provider ?? null;
   }
 }

@@ -1,7 +1,8 @@
 // The run's cost: llm.pricing for calls the provider did not price, the provider's own figure for those it did, null when unknown.
 import { describe, expect, it } from "vitest";
 import type { Usage } from "../../src/journal/events.js";
-import { addUsage, costOf, emptyUsageTotals, type Pricing } from "../../src/journal/usage-totals.js";
+import type { Pricing } from "../../src/journal/events.js";
+import { addUsage, costOf, emptyUsageTotals } from "../../src/journal/usage-totals.js";
 import { priceRunUsage } from "../../src/llm/usage.js";
 
 /** The totals of calls made by a process whose llm.pricing is `pricing`. */
