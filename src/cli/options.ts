@@ -1,7 +1,8 @@
-// Checks of flag values shared by the commands: numbers, formats, statuses.
+// Checks of flag values shared by the commands: numbers, formats, statuses, run ids.
 import { didYouMean } from "../did-you-mean.js";
 import { UsageError } from "../errors.js";
 import { RunStatusSchema, type RunStatus } from "../journal/events.js";
+import { parseRunId, type RunId } from "../store/run-id.js";
 import { FORMATS, type OutputFormat } from "./output.js";
 
 export function parseFormat(value: unknown, allowed: readonly OutputFormat[] = FORMATS): OutputFormat {
@@ -34,4 +35,10 @@ export function optionalString(flag: string, value: unknown): string | undefined
     throw new UsageError(Array.isArray(value) ? `${flag} was given more than once; give it once.` : `${flag} needs a value.`);
   }
   return value;
+}
+
+/** A run id given on the command line (`--run-id`, or the positional of show, report and export): checked here, once. */
+export function optionalRunId(flag: string, value: unknown): RunId | undefined {
+  const given = optionalString(flag, value);
+  return given === undefined ? undefined : parseRunId(given);
 }

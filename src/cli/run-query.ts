@@ -2,9 +2,10 @@
 import { RunRefusedError, UsageError } from "../errors.js";
 import { indexedRunsThatExist, locateRun, newestRun, newestRunIn, type LocatedRun, type RunScope } from "../store/locate-run.js";
 import { runIndexFile } from "../store/run-index.js";
+import type { RunId } from "../store/run-id.js";
 import { runScope } from "./run-scope.js";
 
-export async function findRun(runId: string | undefined, flags: Record<string, unknown>, warn: (line: string) => void): Promise<LocatedRun> {
+export async function findRun(runId: RunId | undefined, flags: Record<string, unknown>, warn: (line: string) => void): Promise<LocatedRun> {
   if (runId !== undefined && flags.last) throw new UsageError("Give a run id or --last, not both.");
   if (runId !== undefined) return locateRun(await runScope(flags), runId);
   if (flags.last) return lastRun(flags, warn);

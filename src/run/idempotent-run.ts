@@ -9,6 +9,7 @@ import { foldJournal } from "../journal/reader.js";
 import { trackRunState, type RunState } from "../journal/run-state.js";
 import { priceRunUsage } from "../llm/usage.js";
 import { runPaths, type RunPaths } from "../store/run-dir.js";
+import type { RunId } from "../store/run-id.js";
 import { openRunFiles, type RunFiles } from "../store/run-files.js";
 import { continueCommand } from "../continue-command.js";
 import { parseResult, type RunOutcome } from "./outcome.js";
@@ -19,14 +20,14 @@ import { continueRun } from "./resume.js";
 export type IfExists = "refuse" | "resume";
 
 interface ExistingRunRequest extends DriveOptions {
-  runId: string;
+  runId: RunId;
   workDir: string;
   agentHome: string;
   message: string;
 }
 
 /** True when `workDir` already holds a run directory named `runId`. */
-export function runExists(workDir: string, runId: string): boolean {
+export function runExists(workDir: string, runId: RunId): boolean {
   return existsSync(runPaths(workDir, runId).runDir);
 }
 

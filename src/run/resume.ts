@@ -15,7 +15,7 @@ import { chooseProvider, type ProviderChoice } from "../llm/provider-choice.js";
 import { replayChoice, verboseLog, withModel } from "./model-choice.js";
 import { journaledOutput, withOutput } from "./output-choice.js";
 import type { DriveOptions } from "./drive-options.js";
-import { validateRunId } from "../store/run-id.js";
+import type { RunId } from "../store/run-id.js";
 import type { RunState } from "../journal/run-state.js";
 import { setupSecrets } from "./engine-start.js";
 import { runStint } from "./stint.js";
@@ -35,7 +35,7 @@ import { readOrRebuildMetadata, type RunMetadata } from "../store/run-metadata.j
 import { openRunFiles, type RunFiles, type WritableRunFiles } from "../store/run-files.js";
 
 interface ContinueRequest extends DriveOptions {
-  runId: string;
+  runId: RunId;
   workDir: string;
   message?: string;
   force: boolean;
@@ -43,7 +43,6 @@ interface ContinueRequest extends DriveOptions {
 
 /** `opened`: the run's files, when this process has read them already (`run --if-exists resume`). */
 export async function continueRun(request: ContinueRequest, opened?: RunFiles): Promise<RunOutcome> {
-  validateRunId(request.runId);
   const paths = findRunDir(request.workDir, request.runId);
   checkTrustedOwner(paths.runDir, "the run's folder");
   checkTrustedOwner(paths.journal, "the run's journal");

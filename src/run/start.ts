@@ -7,7 +7,7 @@ import { forAgent } from "../errors.js";
 import { chooseProvider, type ProviderChoice } from "../llm/provider-choice.js";
 import type { RunOutcome } from "./outcome.js";
 import type { DriveOptions } from "./drive-options.js";
-import { validateRunId } from "../store/run-id.js";
+import type { RunId } from "../store/run-id.js";
 import { engineStartEvent, setupSecrets, type RunSetup } from "./engine-start.js";
 import { runStint, type StintOptions } from "./stint.js";
 import { checkTrustedOwner } from "../store/trusted-owner.js";
@@ -27,7 +27,7 @@ import { declaredSandbox } from "./sandbox-policy.js";
 export interface StartRequest extends DriveOptions {
   agentHome: string;
   message: string;
-  runId?: string;
+  runId?: RunId;
   workDir?: string;
   yes: boolean;
   isTTY: boolean;
@@ -37,7 +37,6 @@ export interface StartRequest extends DriveOptions {
 }
 
 export async function startRun(request: StartRequest): Promise<RunOutcome> {
-  if (request.runId !== undefined) validateRunId(request.runId);
   const loaded = await loadAgent(request.agentHome, { warn: request.warn });
   return forAgent(loaded.name, () => startLoaded(request, loaded));
 }

@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { ENGINE_ERROR, RunRefusedError } from "../errors.js";
 import { EMPTY_USAGE } from "../llm/usage.js";
 import { RunResultSchema, type RunResult } from "../run/run-result.js";
+import type { RunId } from "../store/run-id.js";
 
 /** The variable holding the HTTP bearer token: never passed on to the runs, whose tools could read it. */
 export const TOKEN_VARIABLE = "DELTA_MCP_TOKEN";
@@ -21,7 +22,7 @@ interface ChildLaunch {
 
 interface ChildRunRequest {
   kind: "run" | "continue";
-  runId: string;
+  runId: RunId;
   /** The task of a run; the instruction or answer of a continue (none: resume as it stands). */
   message?: string;
   /** The client that asked: its runs are interrupted when it disconnects. */
@@ -29,7 +30,7 @@ interface ChildRunRequest {
 }
 
 export interface ChildRun {
-  readonly runId: string;
+  readonly runId: RunId;
   readonly owner: string;
   /** Model calls made so far by this invocation. */
   iterations: number;
@@ -44,7 +45,7 @@ export const DEFAULT_TERM_GRACE_SECONDS = 10;
 const STDERR_TAIL = 4096;
 
 export class ChildRuns {
-  private readonly runs = new Map<string, ChildRun & { child: ChildProcess }>();
+  private readonly runs = new Map<RunId, ChildRun & { child: ChildProcess }>();
 
   constructor(private readonly launch: ChildLaunch) {}
 
@@ -67,7 +68,7 @@ export class ChildRuns {
   }
 
   /** The run this server started (or continued) last under this id, if any. */
-  get(runId: string): ChildRun | undefined {
+  get(runId: RunId): ChildRun | undefined {
     return this.runs.get(runId);
   }
 

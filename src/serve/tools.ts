@@ -1,8 +1,8 @@
 // The five tools of `delta mcp serve` — run, continue, answer, status, result — their argument schemas and what each does with the server's child runs.
 import { z } from "zod";
-import { DeltaError } from "../errors.js";
+import { errorMessage } from "../errors.js";
 import { listRuns } from "../store/list-runs.js";
-import { generateRunId, validateRunId } from "../store/run-id.js";
+import { generateRunId, parseRunId, type RunId } from "../store/run-id.js";
 import { findRunDir } from "../store/run-dir.js";
 import { journaledOutcome } from "../run/idempotent-run.js";
 import { toRunResult, type RunResult } from "../run/run-result.js";
@@ -79,8 +79,8 @@ export async function callTool(name: string, rawArgs: unknown, context: CallCont
     throw new ToolArgumentError(`${tool}: argument ${issue.path.join(".") || "(arguments)"}: ${issue.message}`);
   }
   const args = parsed.data as Record<string, unknown>;
-  const id = (args.run_id as string | undefined) ?? (tool === "run" ? generateRunId() : "");
-  checkRunId(id);
+  // Every tool but run requires it; run makes one when none is given.
+  const id = args.run_id === undefined ? generateRunId() : runIdArgument(args.run_id as string);
   const wait = (args.wait_ms as number | undefined) ?? DEFAULT_WAIT_MS;
   switch (tool) {
     case "run":
@@ -113,15 +113,16 @@ export async function callTool(name: string, rawArgs: unknown, context: CallCont
   }
 }
 
-function checkRunId(id: string): void {
+/** The run id a client gave, checked once, here: a refusal names the field. */
+function runIdArgument(id: string): RunId {
   try {
-    validateRunId(id);
+    return parseRunId(id);
   } catch (err) {
-    throw new ToolArgumentError(`run_id: ${err instanceof DeltaError ? err.message : String(err)}`);
+    throw new ToolArgumentError(`run_id: ${errorMessage(err)}`);
   }
 }
 
-function requireRun(id: string, context: CallContext): void {
+function requireRun(id: RunId, context: CallContext): void {
   try {
     findRunDir(context.workDir, id);
   } catch {
@@ -130,7 +131,7 @@ function requireRun(id: string, context: CallContext): void {
 }
 
 /** What the run's files say now (the running child's count of iterations while it runs). */
-function currentStatus(id: string, context: CallContext): Record<string, unknown> {
+function currentStatus(id: RunId, context: CallContext): Record<string, unknown> {
   const child = context.runs.get(id);
   if (child !== undefined && child.result === null) return { run_id: id, status: "RUNNING", iterations: child.iterations };
   requireRun(id, context);

@@ -9,11 +9,12 @@ import { readMetadata, RunMetadataSchema } from "./run-metadata.js";
 import { originalRunOf, type OriginalRun } from "./original-run.js";
 import { readRunFile } from "../safe-open.js";
 import { runPaths, type RunPaths } from "./run-dir.js";
+import { isRunId, type RunId } from "./run-id.js";
 import type { RecordReading } from "./lease/owner-record.js";
 import { readCurrentOwner } from "./lease/take-run.js";
 
 export interface RunSummary {
-  run_id: string;
+  run_id: RunId;
   /** The workspace holding the run: what `delta continue -w` takes. */
   work_dir: string;
   status: RunStatus;
@@ -61,7 +62,7 @@ export function listRuns(workDir: string, filter: ListFilter, warn: (line: strin
 }
 
 /** The run directories of `<workDir>/.delta`, unordered; none when there is no .delta. */
-export function runIdsIn(workDir: string): string[] {
+export function runIdsIn(workDir: string): RunId[] {
   const deltaDir = join(workDir, ".delta");
   let names: string[];
   try {
@@ -72,7 +73,7 @@ export function runIdsIn(workDir: string): string[] {
   }
   // A directory with neither journal nor metadata is not a run: a claim that died before its first
   // write, or something else kept in .delta/ (context_artifacts/ of a computed_file source).
-  return names.filter((name) => isRunDir(join(deltaDir, name)));
+  return names.filter((name): name is RunId => isRunId(name) && isRunDir(join(deltaDir, name)));
 }
 
 /** Newest first (last update, then run id), filtered; also merges the runs of several workspaces. */
@@ -91,7 +92,7 @@ function isRunDir(dir: string): boolean {
   return existsSync(join(dir, "journal.jsonl")) || existsSync(join(dir, "metadata.json"));
 }
 
-function summarize(workDir: string, runId: string, warn: (line: string) => void): RunSummary | null {
+function summarize(workDir: string, runId: RunId, warn: (line: string) => void): RunSummary | null {
   const paths = runPaths(workDir, runId);
   // metadata.json read once: an original engine's run, or a run at rest it describes whole, or neither.
   const raw = metadataJson(paths);
@@ -130,7 +131,7 @@ function summarize(workDir: string, runId: string, warn: (line: string) => void)
  * A run at rest whose journal has not changed since its end was written to metadata.json: its
  * status and iterations from there, with no journal read (a workspace of 10,000 runs lists in about a second).
  */
-function endedAsWritten(workDir: string, runId: string, raw: unknown): RunSummary | null {
+function endedAsWritten(workDir: string, runId: RunId, raw: unknown): RunSummary | null {
   const parsed = RunMetadataSchema.safeParse(raw);
   if (!parsed.success) return null;
   const metadata = parsed.data;
@@ -165,7 +166,7 @@ function metadataJson(paths: RunPaths): unknown {
 }
 
 /** The original engine kept its state in metadata.json, so that is what its runs are listed from. */
-function summarizeOriginal(workDir: string, runId: string, original: OriginalRun): RunSummary {
+function summarizeOriginal(workDir: string, runId: RunId, original: OriginalRun): RunSummary {
   return {
     run_id: runId,
     work_dir: workDir,

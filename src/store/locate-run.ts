@@ -6,14 +6,14 @@ import { applyFilter, listRuns, type ListFilter, type RunSummary } from "./list-
 import { readOriginalRun } from "./original-run.js";
 import { indexedRuns } from "./run-index.js";
 import { findRunDir, isDirectory, runPaths, type RunPaths } from "./run-dir.js";
-import { validateRunId } from "./run-id.js";
+import type { RunId } from "./run-id.js";
 import { listWorkspaces } from "./workspace.js";
 
 /** Where to look: one workspace (`-w`), or all of an agent's workspaces (`--agent`). */
 export type RunScope = { workDir: string } | { agentHome: string };
 
 export interface LocatedRun {
-  runId: string;
+  runId: RunId;
   workDir: string;
   paths: RunPaths;
 }
@@ -26,8 +26,7 @@ export function scopeWorkspaces(scope: RunScope): string[] {
 }
 
 /** The run with this id; refused (126) when no workspace of the scope has it, or when two do (naming both). */
-export function locateRun(scope: RunScope, runId: string): LocatedRun {
-  validateRunId(runId);
+export function locateRun(scope: RunScope, runId: RunId): LocatedRun {
   if ("workDir" in scope) return continuable({ runId, workDir: scope.workDir, paths: findRunDir(scope.workDir, runId) });
   const holders = listWorkspaces(scope.agentHome).filter((workDir) => isDirectory(runPaths(workDir, runId).runDir));
   const [only, second] = holders;

@@ -9,7 +9,7 @@ import { randomHex } from "../random-hex.js";
 import { syncDirectory, tempPathFor } from "./atomic-file.js";
 import { makeDirs } from "./make-dirs.js";
 import { isKnownLayout } from "./original-run.js";
-import { generateRunId, validateRunId } from "./run-id.js";
+import { generateRunId, type RunId } from "./run-id.js";
 
 const LAYOUT_VERSION = "1";
 
@@ -34,8 +34,7 @@ function controlDir(workDir: string): string {
 }
 
 /** Where a run's files live; touches no disk. */
-export function runPaths(workDir: string, runId: string): RunPaths {
-  validateRunId(runId);
+export function runPaths(workDir: string, runId: RunId): RunPaths {
   return pathsIn(join(controlDir(workDir), runId));
 }
 
@@ -107,7 +106,7 @@ export interface StagedRun {
  * Starts claiming `runId`. The run directory only appears, by one rename, once the caller has written its first
  * files, so a crash at any moment leaves either a complete run or no run (and maybe a hidden .claim-* directory).
  */
-export function stageRunDir(workDir: string, runId: string): StagedRun {
+export function stageRunDir(workDir: string, runId: RunId): StagedRun {
   const final = runPaths(workDir, runId);
   ensureLayoutVersion(workDir);
   if (entryExists(final.runDir)) throw idTaken(workDir, runId);
@@ -167,7 +166,7 @@ function entryExists(path: string): boolean {
   }
 }
 
-function idTaken(workDir: string, runId: string): RunRefusedError {
+function idTaken(workDir: string, runId: RunId): RunRefusedError {
   const path = runPaths(workDir, runId).runDir;
   if (!isDirectory(path)) return notARunDir(path);
   return new RunRefusedError(`run id ${runId} already exists in ${workDir}; choose another id or use \`delta continue --run-id ${runId}\``);
@@ -178,7 +177,7 @@ function notARunDir(path: string): RunRefusedError {
 }
 
 /** The paths of an existing run, or a refusal that says how to list the runs there. */
-export function findRunDir(workDir: string, runId: string): RunPaths {
+export function findRunDir(workDir: string, runId: RunId): RunPaths {
   const paths = runPaths(workDir, runId);
   const versionFile = join(controlDir(workDir), "VERSION");
   if (existsSync(versionFile)) checkLayoutVersion(versionFile);

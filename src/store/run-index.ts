@@ -10,7 +10,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 import { openRunFile, openRunFileForAppend } from "../safe-open.js";
 import { PRIVATE_DIR_MODE } from "../private-modes.js";
-import { validateRunId } from "./run-id.js";
+import { parseRunId, type RunId } from "./run-id.js";
 
 /** How many runs the index remembers. */
 export const RUNS_KEPT = 1000;
@@ -24,7 +24,7 @@ const MAX_LINE_BYTES = 8192;
 const PointerSchema = z.object({ run_id: z.string(), work_dir: z.string().refine(isAbsolute), at: z.string() });
 
 interface IndexedRun {
-  runId: string;
+  runId: RunId;
   workDir: string;
   /** When the run was started or continued (ISO). */
   at: string;
@@ -88,14 +88,12 @@ export function indexedRuns(dir: string = runIndexDir()): IndexedRun[] {
 
 function pointer(line: string): IndexedRun | null {
   if (line.length > MAX_LINE_BYTES) return null;
-  let parsed: z.infer<typeof PointerSchema>;
   try {
-    parsed = PointerSchema.parse(JSON.parse(line));
-    validateRunId(parsed.run_id);
+    const parsed = PointerSchema.parse(JSON.parse(line));
+    return { runId: parseRunId(parsed.run_id), workDir: parsed.work_dir, at: parsed.at };
   } catch {
     return null;
   }
-  return { runId: parsed.run_id, workDir: parsed.work_dir, at: parsed.at };
 }
 
 /** The file's last KEPT lines at most (read from its end, bounded), or none when it is missing or not a regular file. */

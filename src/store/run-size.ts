@@ -2,6 +2,7 @@
 import { lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { runPaths } from "./run-dir.js";
+import type { RunId } from "./run-id.js";
 
 export interface RunSize {
   journal_bytes: number;
@@ -10,7 +11,7 @@ export interface RunSize {
   total_bytes: number;
 }
 
-export function runSize(workDir: string, runId: string): RunSize {
+export function runSize(workDir: string, runId: RunId): RunSize {
   const paths = runPaths(workDir, runId);
   return { journal_bytes: fileBytes(paths.journal), io_bytes: treeBytes(join(paths.runDir, "io")), total_bytes: treeBytes(paths.runDir) };
 }

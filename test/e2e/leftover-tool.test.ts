@@ -9,6 +9,7 @@ import { runPaths } from "../../src/store/run-dir.js";
 import { reply, startMockLlm, toolResultsOf, type MockLlm } from "../support/mock-llm.js";
 import { diesSoon, pidFrom } from "../support/processes.js";
 import { delta, modelEnv, removeDir, runDir, spawnDelta, tempDir, writeAgent } from "./harness.js";
+import { parseRunId } from "../../src/store/run-id.js";
 
 // The tool starts a helper in its own group, writes both pids, and waits for ever: only a kill ends it.
 const TOOLS = `tools:
@@ -68,7 +69,7 @@ describe("continue after the engine was killed while its tool ran", () => {
     const ws = join(root, "ws");
     const { engine, leader, helper } = await toolRunning(ws, "left");
     // The group was in the owner record before anything else happened, naming the ACTION_REQUEST it runs for.
-    const record = readCurrentOwner(runPaths(ws, "left"))!.record!;
+    const record = readCurrentOwner(runPaths(ws, parseRunId("left")))!.record!;
     const request = readJournal(join(runDir(ws, "left"), "journal.jsonl")).find((event) => event.type === "ACTION_REQUEST")!;
     expect(record.tool_group).toMatchObject({ pgid: leader, request_seq: request.seq });
 

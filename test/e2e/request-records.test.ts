@@ -13,6 +13,7 @@ import { reply, startMockLlm, type MockLlm, type RecordedRequest, type Step } fr
 import { checkedServer } from "../support/protocol-invariants.js";
 import { recordedJson, recordedStep } from "../support/recorded.js";
 import { CRASH_TRACE, delta, modelEnv, readEvents, removeDir, tempDir, writeAgent } from "./harness.js";
+import { parseRunId } from "../../src/store/run-id.js";
 
 type Json = Record<string, unknown>;
 
@@ -29,7 +30,7 @@ afterEach(async () => {
 
 /** The requests of a run as its records give them back, in call order. */
 function rebuilt(ws: string, runId: string): LlmRequest[] {
-  const paths = runPaths(ws, runId);
+  const paths = runPaths(ws, parseRunId(runId));
   return rebuildRequests(paths, readInvocationRecords(paths)).map(({ request }) => request);
 }
 
@@ -102,12 +103,12 @@ process.stdin.on("data", (chunk) => (input += chunk)).on("end", () => {
     expect(requests.filter((request) => request.messages.some((message) => message.content?.startsWith("note for iteration"))).length).toBeGreaterThan(5);
 
     // Today's records (io.requests: full) hold exactly the same request fields.
-    const fullRecords = readInvocationRecords(runPaths(full.ws, "full"));
+    const fullRecords = readInvocationRecords(runPaths(full.ws, parseRunId("full")));
     expect(fullRecords.every(({ record }) => record.request !== undefined && record.request_parts === undefined)).toBe(true);
     expect(fullRecords.map(({ file }) => JSON.stringify((JSON.parse(readFileSync(file, "utf8")) as { request: unknown }).request))).toEqual(requests.map((request) => JSON.stringify(request)));
 
-    const partsBytes = folderBytes(join(runPaths(parts.ws, "parts").runDir, "io", "invocations"));
-    const fullBytes = folderBytes(join(runPaths(full.ws, "full").runDir, "io", "invocations"));
+    const partsBytes = folderBytes(join(runPaths(parts.ws, parseRunId("parts")).runDir, "io", "invocations"));
+    const fullBytes = folderBytes(join(runPaths(full.ws, parseRunId("full")).runDir, "io", "invocations"));
     // The observations stay in the journal, which the parts point at. A hook's replacement comes back with each
     // message's fields in its own order and no tie to the journal, so those messages are stored whole, once each.
     expect(partsBytes).toBeLessThan(0.35 * fullBytes);

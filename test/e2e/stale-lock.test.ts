@@ -6,6 +6,7 @@ import { readCurrentOwner, takeRun } from "../../src/store/lease/take-run.js";
 import { runPaths } from "../../src/store/run-dir.js";
 import { reply, startMockLlm } from "../support/mock-llm.js";
 import { delta, modelEnv, readEvents, removeDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
+import { parseRunId } from "../../src/store/run-id.js";
 
 let root: string;
 beforeAll(() => {
@@ -31,7 +32,7 @@ describe("a stale lock left by a killed engine", () => {
       await child;
       process.kill(Number(readFileSync(join(ws, "hook.pid"), "utf8")), "SIGKILL");
       expect(readEvents(ws, "s1").at(-1)).toMatchObject({ type: "ENGINE_END", status: "COMPLETED" });
-      const paths = runPaths(ws, "s1");
+      const paths = runPaths(ws, parseRunId("s1"));
       expect(readCurrentOwner(paths)?.record).toMatchObject({ generation: 1, released_at_unix: null });
 
       const next = await delta(["continue", "--run-id", "s1", "-w", ws, "-m", "once more", "--format", "json"], { env: modelEnv(server.baseUrl) });
@@ -51,7 +52,7 @@ describe("a stale lock left by a killed engine", () => {
     try {
       expect((await delta(["run", "--agent", agent, "-w", ws, "--run-id", "l1", "-m", "go"], { env: modelEnv(server.baseUrl) })).exitCode).toBe(0);
       // This test process takes the run the way a second `continue` does, before it rewrites metadata.json.
-      const paths = runPaths(ws, "l1");
+      const paths = runPaths(ws, parseRunId("l1"));
       const hold = await takeRun(paths, { runId: "l1", workDir: ws, force: false });
       try {
         expect(readCurrentOwner(paths)?.record).toMatchObject({ generation: 2, pid: process.pid, released_at_unix: null, took_over: null });

@@ -12,7 +12,7 @@ import { openJournal } from "../../src/journal/writer.js";
 import { parseDotenv } from "../../src/llm/dotenv.js";
 import { resolveProviderEnv } from "../../src/llm/env.js";
 import { runPaths } from "../../src/store/run-dir.js";
-import { validateRunId } from "../../src/store/run-id.js";
+import { parseRunId } from "../../src/store/run-id.js";
 import { bindToolCall } from "../../src/tools/bind.js";
 import { expandTool } from "../../src/tools/expand.js";
 import { invokeTool } from "../../src/tools/invoke.js";
@@ -128,8 +128,8 @@ describe("hostile run ids", () => {
     fc.assert(
       fc.property(invalidRunId, (id) => {
         count("invalid run ids");
-        expect(() => validateRunId(id)).toThrow(RunRefusedError);
-        expect(() => validateRunId(id)).toThrow(`Invalid run id ${JSON.stringify(id)}`);
+        expect(() => parseRunId(id)).toThrow(RunRefusedError);
+        expect(() => parseRunId(id)).toThrow(`Invalid run id ${JSON.stringify(id)}`);
       }),
       { seed: SEED, numRuns: 300 },
     );
@@ -142,7 +142,7 @@ describe("hostile run ids", () => {
         count("run id paths");
         let paths: ReturnType<typeof runPaths>;
         try {
-          paths = runPaths("/work", id);
+          paths = runPaths("/work", parseRunId(id));
         } catch (err) {
           expect(err).toBeInstanceOf(RunRefusedError);
           return;

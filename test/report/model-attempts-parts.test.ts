@@ -10,6 +10,7 @@ import { textStyle } from "../../src/report/text-style.js";
 import { timelineOf } from "../../src/report/timeline.js";
 import { failedAttemptEvent } from "../../src/loop/failed-attempt.js";
 import { runPaths } from "../../src/store/run-dir.js";
+import { parseRunId } from "../../src/store/run-id.js";
 
 const at = (ms: number): string => new Date(Date.UTC(2026, 0, 1, 0, 0, 0, ms)).toISOString();
 const T0 = Date.parse(at(0));
@@ -37,7 +38,7 @@ function retried(): JournalEvent[] {
 
 describe("the timeline of a retried call", () => {
   it("has a red bar per failed attempt, an amber wait after each retried one, and the answered attempt after the last wait", () => {
-    const spans = timelineOf(accountOf("/w", "r", runPaths("/w", "r"), retried(), null), []);
+    const spans = timelineOf(accountOf("/w", "r", runPaths("/w", parseRunId("r")), retried(), null), []);
     expect(spans.map((span) => [span.kind, span.outcome, span.start - T0, span.durationMs, span.seq])).toEqual([
       ["model", "FAILED", 100, 20, 3],
       ["wait", "waiting", 120, 200, 3],
@@ -56,7 +57,7 @@ describe("the timeline of a retried call", () => {
       [3901, { type: "ERROR", error_type: "LLM_ERROR", error_message: "The model endpoint failed after 2 attempts: HTTP 500" }],
       [3902, { type: "ENGINE_END", run_id: "r", status: "FAILED", final_iteration: 0 }],
     ]);
-    const account = accountOf("/w", "r", runPaths("/w", "r"), events, null);
+    const account = accountOf("/w", "r", runPaths("/w", parseRunId("r")), events, null);
     const spans = timelineOf(account, []);
     expect(spans.filter((span) => span.kind === "model").map((span) => span.outcome)).toEqual(["FAILED", "FAILED"]);
     let page = "";
@@ -73,7 +74,7 @@ describe("the timeline of a retried call", () => {
 
   it("times a THOUGHT from a journal written before these fields from its io record, or from the event before it", () => {
     const events = stamped([[0, start], [1, { type: "USER_MESSAGE", content: "task" }], [300, thought(1)], [310, { type: "ENGINE_END", run_id: "r", status: "COMPLETED", final_iteration: 1 }]]);
-    const account = accountOf("/w", "r", runPaths("/w", "r"), events, null);
+    const account = accountOf("/w", "r", runPaths("/w", parseRunId("r")), events, null);
     expect(timelineOf(account, []).map((span) => [span.start - T0, span.durationMs, span.label])).toEqual([[1, 299, "model call 1 (timed from the journal)"]]);
     expect(timelineOf(account, [{ iteration: 1, start: T0 + 50, durationMs: 200, file: "x.json" }]).map((span) => [span.start - T0, span.durationMs])).toEqual([[50, 200]]);
     expect(createEventFormatter(textStyle(false))(events[2]!).join("\n")).toMatch(/\[1\] +m\n/);
@@ -89,7 +90,7 @@ describe("ask_human and hooks on the timeline", () => {
       [5000, { type: "HUMAN_INPUT_RECEIVED", iteration: 1, action_id: "a1", request_id: "q", response: "yes" }],
       [5001, { type: "ACTION_RESULT", iteration: 1, action_id: "a1", tool_name: "ask_human", status: "SUCCESS", observation_content: "yes", exit_code: 0, duration_ms: 0 }],
     ]);
-    const spans = timelineOf(accountOf("/w", "r", runPaths("/w", "r"), events, null), [], [{ hook: "on_iteration_start", iteration: 1, start: T0 + 2, durationMs: 2, outcome: "continue" }]);
+    const spans = timelineOf(accountOf("/w", "r", runPaths("/w", parseRunId("r")), events, null), [], [{ hook: "on_iteration_start", iteration: 1, start: T0 + 2, durationMs: 2, outcome: "continue" }]);
     expect(spans.map((span) => [span.kind, span.outcome, span.start - T0, span.durationMs])).toEqual([
       ["hook", "continue", 2, 2],
       ["model", "SUCCESS", 5, 5],

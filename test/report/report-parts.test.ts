@@ -14,6 +14,7 @@ import { formatUsage, usageNumbers } from "../../src/report/usage-fields.js";
 import { runPaths } from "../../src/store/run-dir.js";
 
 import { priceRunUsage } from "../../src/llm/usage.js";
+import { parseRunId } from "../../src/store/run-id.js";
 
 const at = (ms: number): string => new Date(Date.UTC(2026, 0, 1, 0, 0, 0, ms)).toISOString();
 
@@ -40,7 +41,7 @@ describe("usage fields", () => {
   });
 
   it("sums each iteration's usage into the run's", () => {
-    const account = accountOf("/w", "r", runPaths("/w", "r"), journal(), null);
+    const account = accountOf("/w", "r", runPaths("/w", parseRunId("r")), journal(), null);
     expect(account.usage).toEqual({ input_tokens: 30, output_tokens: 5 });
     expect(account.iterations.map((iteration) => iteration.actions.length)).toEqual([1, 0]);
   });
@@ -49,7 +50,7 @@ describe("usage fields", () => {
     const events = journal().map((event) =>
       event.type === "THOUGHT" && event.iteration === 2 ? { ...event, usage: { input_tokens: 20, output_tokens: 3, cached_input_tokens: 500 } } : event,
     );
-    const account = accountOf("/w", "r", runPaths("/w", "r"), events, null);
+    const account = accountOf("/w", "r", runPaths("/w", parseRunId("r")), events, null);
     const result = priceRunUsage(deriveRunState(events).usage, undefined);
     expect(account.usage).toEqual({ input_tokens: 30, cached_input_tokens: 20, output_tokens: 5 });
     expect(account.usage.cached_input_tokens).toBe(result.cached_input_tokens);
@@ -60,7 +61,7 @@ describe("usage fields", () => {
 
 describe("timeline", () => {
   it("takes model calls from io records, and times a THOUGHT without one from the event before it", () => {
-    const account = accountOf("/w", "r", runPaths("/w", "r"), journal(), null);
+    const account = accountOf("/w", "r", runPaths("/w", parseRunId("r")), journal(), null);
     const recorded = [{ iteration: 1, start: Date.parse(at(150)), durationMs: 30, file: "x.json" }];
     const spans = timelineOf(account, recorded);
     expect(spans.map((span) => [span.kind, span.iteration, span.start - Date.parse(at(0)), span.durationMs, span.seq])).toEqual([
@@ -73,14 +74,14 @@ describe("timeline", () => {
 
   it("draws a tool with no result as unfinished, up to the last event", () => {
     const events = journal().slice(0, 4);
-    const spans = timelineOf(accountOf("/w", "r", runPaths("/w", "r"), events, null), []);
+    const spans = timelineOf(accountOf("/w", "r", runPaths("/w", parseRunId("r")), events, null), []);
     expect(spans.find((span) => span.kind === "tool")).toMatchObject({ outcome: "unfinished", durationMs: 0, seq: 4 });
   });
 });
 
 describe("model call records", () => {
   const oldRun = resolve("test/fixtures/runs/old-format-run/work");
-  const paths = runPaths(oldRun, "old-format-run");
+  const paths = runPaths(oldRun, parseRunId("old-format-run"));
 
   it("are read for a journal whose THOUGHTs carry no timing of their own (written before they did)", () => {
     const account = loadRunAccount(oldRun, "old-format-run", paths, () => {});

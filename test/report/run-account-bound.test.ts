@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { JournalEvent, NewEvent } from "../../src/journal/events.js";
 import { accountOf } from "../../src/report/run-account.js";
 import { runPaths } from "../../src/store/run-dir.js";
+import { parseRunId } from "../../src/store/run-id.js";
 
 const ITERATIONS = 2_500;
 
@@ -28,7 +29,7 @@ function longRun(): JournalEvent[] {
 
 describe("a run's account", () => {
   it("counts every iteration, tool call, failed attempt and token, and keeps the timing of the last 1,000 iterations only", () => {
-    const account = accountOf("/w", "r", runPaths("/w", "r"), longRun(), null);
+    const account = accountOf("/w", "r", runPaths("/w", parseRunId("r")), longRun(), null);
     expect(account.iterationCount).toBe(ITERATIONS);
     expect(account.toolCalls).toBe(ITERATIONS);
     expect(account.failedAttemptCount).toBe(2);

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RunResultSchema } from "../../src/run/run-result.js";
 import { ChildRuns } from "../../src/serve/child-runs.js";
+import { parseRunId } from "../../src/store/run-id.js";
 
 let dir: string;
 beforeEach(() => {
@@ -24,12 +25,12 @@ const completed = { schema_version: "2.0", run_id: "r1", trace_id: null, status:
 
 describe("ChildRuns", () => {
   it("answers with the child's RunResult as it printed it, a field of a later 2.x included", async () => {
-    const run = runsOf(`${JSON.stringify({ seq: 1, type: "ENGINE_START" })}\n${JSON.stringify(completed)}\n`).start({ kind: "run", runId: "r1", message: "go", owner: "client" });
+    const run = runsOf(`${JSON.stringify({ seq: 1, type: "ENGINE_START" })}\n${JSON.stringify(completed)}\n`).start({ kind: "run", runId: parseRunId("r1"), message: "go", owner: "client" });
     expect(await run.done).toEqual(completed);
   });
 
   it("answers a child that ends without a RunResult with a whole FAILED RunResult saying so", async () => {
-    const run = runsOf(`${JSON.stringify({ ...completed, metrics: undefined })}\n`, 3).start({ kind: "continue", runId: "r2", owner: "client" });
+    const run = runsOf(`${JSON.stringify({ ...completed, metrics: undefined })}\n`, 3).start({ kind: "continue", runId: parseRunId("r2"), owner: "client" });
     const result = await run.done;
     expect(RunResultSchema.safeParse(result).success).toBe(true);
     expect(result).toMatchObject({ run_id: "r2", status: "FAILED", error: { type: "ENGINE_ERROR", message: expect.stringContaining("ended (exit 3) without a RunResult") }, metadata: { workspace_path: dir } });

@@ -4,12 +4,13 @@ import { basename, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createEngineLogger, createInvocationLog, writeHookRecord, writeToolExecution } from "../../src/store/io-log.js";
 import { stageRunDir, type RunPaths } from "../../src/store/run-dir.js";
+import { parseRunId } from "../../src/store/run-id.js";
 
 let workDir: string;
 let paths: RunPaths;
 beforeEach(() => {
   workDir = mkdtempSync(join(tmpdir(), "store-io-"));
-  paths = stageRunDir(workDir, "r1").publish();
+  paths = stageRunDir(workDir, parseRunId("r1")).publish();
 });
 afterEach(() => rmSync(workDir, { recursive: true, force: true }));
 

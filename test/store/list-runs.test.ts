@@ -6,6 +6,7 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import { listRuns } from "../../src/store/list-runs.js";
 import { runPaths } from "../../src/store/run-dir.js";
 import { writeMetadata } from "../../src/store/run-metadata.js";
+import { parseRunId } from "../../src/store/run-id.js";
 
 let workDir: string;
 beforeEach(() => {
@@ -27,7 +28,7 @@ it("skips a half-claimed run directory and other folders kept in .delta/, withou
   mkdirSync(join(deltaDir, "done-1"), { recursive: true });
   writeFileSync(join(deltaDir, "VERSION"), "1\n");
   writeFileSync(join(deltaDir, "done-1", "journal.jsonl"), journal().map((event) => `${JSON.stringify(event)}\n`).join(""));
-  writeMetadata(runPaths(workDir, "done-1"), {
+  writeMetadata(runPaths(workDir, parseRunId("done-1")), {
     run_id: "done-1", workspace_id: "W001", agent_name: "a", status: "COMPLETED", created_at: at, updated_at: at, end_time: at,
     initial_message: "say hi", iterations: 0, max_iterations: 30, error: null, agent_home: "/a", work_dir: workDir,
     pid: 1, hostname: "h", start_time_unix: 0, process_name: "node",
@@ -53,7 +54,7 @@ it("still warns about a run whose metadata exists but whose journal is gone", ()
 });
 
 it("lists a run at rest from its metadata while the journal keeps the size its end was written with, and from the journal once it changed", () => {
-  const paths = runPaths(workDir, "done-1");
+  const paths = runPaths(workDir, parseRunId("done-1"));
   mkdirSync(paths.runDir, { recursive: true });
   const text = journal().map((event) => `${JSON.stringify(event)}\n`).join("");
   // Bytes of the right size that are no journal: listing from metadata reads none of them.

@@ -7,6 +7,7 @@ import { RunRefusedError, UsageError } from "../../src/errors.js";
 import { listScopedRuns, locateRun, newestRun, scopeWorkspaces } from "../../src/store/locate-run.js";
 import { runPaths } from "../../src/store/run-dir.js";
 import { writeMetadata } from "../../src/store/run-metadata.js";
+import { parseRunId } from "../../src/store/run-id.js";
 
 let agentHome: string;
 beforeEach(() => {
@@ -19,7 +20,7 @@ afterEach(() => {
 /** A completed run of this engine in `<agent>/workspaces/<workspace>`, last updated at `updatedAt`. */
 function makeRun(workspace: string, runId: string, updatedAt: string): string {
   const workDir = join(agentHome, "workspaces", workspace);
-  const paths = runPaths(workDir, runId);
+  const paths = runPaths(workDir, parseRunId(runId));
   mkdirSync(paths.runDir, { recursive: true });
   writeFileSync(join(workDir, ".delta", "VERSION"), "1\n");
   const events = [
@@ -44,25 +45,25 @@ describe("locateRun", () => {
   it("finds a run id in whichever workspace of the agent holds it", () => {
     makeRun("W001", "a1", "2026-01-01T00:00:00.000Z");
     const w2 = makeRun("W002", "b2", "2026-01-02T00:00:00.000Z");
-    expect(locateRun({ agentHome }, "b2")).toEqual({ runId: "b2", workDir: w2, paths: runPaths(w2, "b2") });
+    expect(locateRun({ agentHome }, parseRunId("b2"))).toEqual({ runId: "b2", workDir: w2, paths: runPaths(w2, parseRunId("b2")) });
   });
 
   it("refuses an id found in two workspaces, naming both", () => {
     const w1 = makeRun("W001", "same", "2026-01-01T00:00:00.000Z");
     const w2 = makeRun("W002", "same", "2026-01-02T00:00:00.000Z");
-    expect(() => locateRun({ agentHome }, "same")).toThrow(RunRefusedError);
-    expect(() => locateRun({ agentHome }, "same")).toThrow(`${w1} and ${w2}`);
+    expect(() => locateRun({ agentHome }, parseRunId("same"))).toThrow(RunRefusedError);
+    expect(() => locateRun({ agentHome }, parseRunId("same"))).toThrow(`${w1} and ${w2}`);
   });
 
   it("refuses an id no workspace of the agent has, and says how to list them", () => {
     makeRun("W001", "a1", "2026-01-01T00:00:00.000Z");
-    expect(() => locateRun({ agentHome }, "nope")).toThrow(`delta list-runs --agent ${agentHome}`);
+    expect(() => locateRun({ agentHome }, parseRunId("nope"))).toThrow(`delta list-runs --agent ${agentHome}`);
   });
 
   it("looks only in the given workspace when one is given", () => {
     makeRun("W001", "a1", "2026-01-01T00:00:00.000Z");
     const w2 = makeRun("W002", "b2", "2026-01-02T00:00:00.000Z");
-    expect(() => locateRun({ workDir: w2 }, "a1")).toThrow(RunRefusedError);
+    expect(() => locateRun({ workDir: w2 }, parseRunId("a1"))).toThrow(RunRefusedError);
   });
 });
 

@@ -7,6 +7,7 @@ import { disk } from "../support/short-writes.js";
 import type { LlmRequest } from "../../src/conversation.js";
 import { openRequestParts, readRequestParts, rebuildRequest, requestPartsPath } from "../../src/store/request-parts.js";
 import { stageRunDir, type RunPaths } from "../../src/store/run-dir.js";
+import { parseRunId } from "../../src/store/run-id.js";
 
 vi.mock("node:fs", async () => (await import("../support/short-writes.js")).fsWithShortWrites());
 
@@ -14,7 +15,7 @@ let workDir: string;
 let paths: RunPaths;
 beforeEach(() => {
   workDir = mkdtempSync(join(tmpdir(), "request-parts-writes-"));
-  paths = stageRunDir(workDir, "r1").publish();
+  paths = stageRunDir(workDir, parseRunId("r1")).publish();
 });
 afterEach(() => rmSync(workDir, { recursive: true, force: true }));
 

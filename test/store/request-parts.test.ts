@@ -8,12 +8,13 @@ import { journalConversation } from "../../src/context/journal-messages.js";
 
 import { openRequestParts, partsOf, readRequestParts, rebuildRequest, requestPartsPath, type RenderedFrom } from "../../src/store/request-parts.js";
 import { stageRunDir, type RunPaths } from "../../src/store/run-dir.js";
+import { parseRunId } from "../../src/store/run-id.js";
 
 let workDir: string;
 let paths: RunPaths;
 beforeEach(() => {
   workDir = mkdtempSync(join(tmpdir(), "request-parts-"));
-  paths = stageRunDir(workDir, "r1").publish();
+  paths = stageRunDir(workDir, parseRunId("r1")).publish();
 });
 afterEach(() => rmSync(workDir, { recursive: true, force: true }));
 

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EngineError, RunRefusedError } from "../../src/errors.js";
 import { findRunDir, runPaths, stageNewRunDir, stageRunDir } from "../../src/store/run-dir.js";
 import { bundleScript } from "../support/script-bundle.js";
+import { parseRunId } from "../../src/store/run-id.js";
 
 let workDir: string;
 beforeEach(() => {
@@ -16,7 +17,7 @@ afterEach(() => rmSync(workDir, { recursive: true, force: true }));
 
 describe("runPaths", () => {
   it("places every file of a run under .delta/<run id> without touching the disk", () => {
-    const paths = runPaths(workDir, "r1");
+    const paths = runPaths(workDir, parseRunId("r1"));
     expect(paths.runDir).toBe(join(workDir, ".delta", "r1"));
     expect(paths.journal).toBe(join(paths.runDir, "journal.jsonl"));
     expect(paths.toolExecutionsDir).toBe(join(paths.runDir, "io", "tool_executions"));
@@ -24,13 +25,13 @@ describe("runPaths", () => {
   });
 
   it("refuses an id that could leave the workspace", () => {
-    expect(() => runPaths(workDir, "../escape")).toThrow(RunRefusedError);
+    expect(() => runPaths(workDir, parseRunId("../escape"))).toThrow(RunRefusedError);
   });
 });
 
 describe("stageRunDir + publish", () => {
   it("creates the run directory, its io folders and .delta/VERSION", () => {
-    const paths = stageRunDir(workDir, "r1").publish();
+    const paths = stageRunDir(workDir, parseRunId("r1")).publish();
     for (const dir of [paths.runDir, paths.invocationsDir, paths.toolExecutionsDir, paths.hooksDir]) {
       expect(statSync(dir).isDirectory()).toBe(true);
     }
@@ -39,16 +40,16 @@ describe("stageRunDir + publish", () => {
   });
 
   it("refuses a second claim of the same id and points at continue", () => {
-    stageRunDir(workDir, "r1").publish();
-    expect(() => stageRunDir(workDir, "r1").publish()).toThrow(RunRefusedError);
-    expect(() => stageRunDir(workDir, "r1").publish()).toThrow(`run id r1 already exists in ${workDir}; choose another id or use \`delta continue --run-id r1\``);
+    stageRunDir(workDir, parseRunId("r1")).publish();
+    expect(() => stageRunDir(workDir, parseRunId("r1")).publish()).toThrow(RunRefusedError);
+    expect(() => stageRunDir(workDir, parseRunId("r1")).publish()).toThrow(`run id r1 already exists in ${workDir}; choose another id or use \`delta continue --run-id r1\``);
   });
 
   it("refuses a workspace whose layout version it does not understand", () => {
-    stageRunDir(workDir, "r1").publish();
+    stageRunDir(workDir, parseRunId("r1")).publish();
     writeFileSync(join(workDir, ".delta", "VERSION"), "7\n");
-    expect(() => stageRunDir(workDir, "r2").publish()).toThrow(EngineError);
-    expect(() => stageRunDir(workDir, "r2").publish()).toThrow(/layout version "7"/);
+    expect(() => stageRunDir(workDir, parseRunId("r2")).publish()).toThrow(EngineError);
+    expect(() => stageRunDir(workDir, parseRunId("r2")).publish()).toThrow(/layout version "7"/);
     expect(existsSync(join(workDir, ".delta", "r2"))).toBe(false);
   });
 
@@ -56,7 +57,8 @@ describe("stageRunDir + publish", () => {
     const script = await bundleScript(
       join(workDir, "claim.cjs"),
       `import { stageRunDir } from ${JSON.stringify(resolve("src/store/run-dir.ts"))};
-        try { stageRunDir(process.argv[2], "shared").publish(); console.log("won"); }
+        import { parseRunId } from ${JSON.stringify(resolve("src/store/run-id.ts"))};
+        try { stageRunDir(process.argv[2], parseRunId("shared")).publish(); console.log("won"); }
         catch (err) { console.log(err.constructor.name); }`,
     );
     const target = join(workDir, "ws");
@@ -78,12 +80,12 @@ describe("stageNewRunDir", () => {
 
 describe("findRunDir", () => {
   it("finds a claimed run", () => {
-    const claimed = stageRunDir(workDir, "r1").publish();
-    expect(findRunDir(workDir, "r1")).toEqual(claimed);
+    const claimed = stageRunDir(workDir, parseRunId("r1")).publish();
+    expect(findRunDir(workDir, parseRunId("r1"))).toEqual(claimed);
   });
 
   it("refuses an unknown run and says how to list runs", () => {
-    expect(() => findRunDir(workDir, "nope")).toThrow(RunRefusedError);
-    expect(() => findRunDir(workDir, "nope")).toThrow(`no run nope in ${workDir}; list the runs there with \`delta list-runs -w ${workDir}\``);
+    expect(() => findRunDir(workDir, parseRunId("nope"))).toThrow(RunRefusedError);
+    expect(() => findRunDir(workDir, parseRunId("nope"))).toThrow(`no run nope in ${workDir}; list the runs there with \`delta list-runs -w ${workDir}\``);
   });
 });

@@ -7,6 +7,7 @@ import type { EventOf, JournalEvent } from "../../src/journal/events.js";
 import { runSecrets } from "../../src/secrets.js";
 import { runPaths, type RunPaths } from "../../src/store/run-dir.js";
 import { openRunFiles, type AppendListener } from "../../src/store/run-files.js";
+import { parseRunId } from "../../src/store/run-id.js";
 
 let root: string;
 beforeEach(() => {
@@ -15,7 +16,7 @@ beforeEach(() => {
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 function runDir(id: string): RunPaths {
-  const paths = runPaths(root, id);
+  const paths = runPaths(root, parseRunId(id));
   mkdirSync(paths.runDir, { recursive: true });
   return paths;
 }

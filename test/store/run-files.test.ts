@@ -10,6 +10,7 @@ import type { JournalEvent, NewEvent } from "../../src/journal/events.js";
 import { runPaths, type RunPaths } from "../../src/store/run-dir.js";
 import { openRunFiles } from "../../src/store/run-files.js";
 import { deriveRunState, readJournal, shownJournalOf } from "../support/journal-read.js";
+import { parseRunId } from "../../src/store/run-id.js";
 
 const timestamp = "2026-01-01T00:00:00.000Z";
 const WINDOW = 10;
@@ -19,7 +20,7 @@ let root: string;
 let paths: RunPaths;
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), "run-files-"));
-  paths = runPaths(root, "run-1");
+  paths = runPaths(root, parseRunId("run-1"));
   mkdirSync(paths.runDir, { recursive: true });
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));

@@ -14,6 +14,7 @@ import { claimGeneration, listGenerations, ownRecord, paddedRecord, readRecord, 
 import { createFirstOwner, holdNewRun, readCurrentOwner, takeRun } from "../../src/store/lease/take-run.js";
 import { stageRunDir, type RunPaths } from "../../src/store/run-dir.js";
 import { runSecrets } from "../../src/secrets.js";
+import { parseRunId } from "../../src/store/run-id.js";
 
 // Beats every 100 ms here, so a holder is judged after half a second of silence.
 const BEAT_MS = 100;
@@ -38,7 +39,7 @@ afterAll(() => {
 });
 beforeEach(() => {
   workDir = mkdtempSync(join(tmpdir(), "store-lock-"));
-  const staged = stageRunDir(workDir, "r1");
+  const staged = stageRunDir(workDir, parseRunId("r1"));
   writeFileSync(staged.paths.journal, `${JSON.stringify({ seq: 1, timestamp: "t", type: "USER_MESSAGE", content: "a" })}\n`);
   paths = staged.publish();
 });

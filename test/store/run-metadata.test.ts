@@ -5,12 +5,13 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EngineError, RunRefusedError } from "../../src/errors.js";
 import { readMetadata, writeMetadata, type RunMetadata } from "../../src/store/run-metadata.js";
 import { stageRunDir, type RunPaths } from "../../src/store/run-dir.js";
+import { parseRunId } from "../../src/store/run-id.js";
 
 let workDir: string;
 let paths: RunPaths;
 beforeEach(() => {
   workDir = mkdtempSync(join(tmpdir(), "store-metadata-"));
-  paths = stageRunDir(workDir, "r1").publish();
+  paths = stageRunDir(workDir, parseRunId("r1")).publish();
 });
 afterEach(() => rmSync(workDir, { recursive: true, force: true }));
 

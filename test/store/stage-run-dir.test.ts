@@ -6,6 +6,7 @@ import { RunRefusedError } from "../../src/errors.js";
 import { listRuns } from "../../src/store/list-runs.js";
 import { STAGING_PREFIX, runPaths, stageRunDir } from "../../src/store/run-dir.js";
 import { removeDir, tempDir } from "../e2e/harness.js";
+import { parseRunId } from "../../src/store/run-id.js";
 
 let workDir: string;
 beforeEach(() => {
@@ -15,30 +16,30 @@ afterEach(() => removeDir(workDir));
 
 describe("stageRunDir", () => {
   it("builds the run under a hidden name and shows it under its id only once published", () => {
-    const staged = stageRunDir(workDir, "r1");
-    expect(existsSync(runPaths(workDir, "r1").runDir)).toBe(false);
+    const staged = stageRunDir(workDir, parseRunId("r1"));
+    expect(existsSync(runPaths(workDir, parseRunId("r1")).runDir)).toBe(false);
     expect(staged.paths.runDir.split("/").pop()).toMatch(new RegExp(`^\\${STAGING_PREFIX}r1\\.`));
     expect(existsSync(staged.paths.invocationsDir)).toBe(true);
 
     const paths = staged.publish();
-    expect(paths).toEqual(runPaths(workDir, "r1"));
+    expect(paths).toEqual(runPaths(workDir, parseRunId("r1")));
     expect(existsSync(paths.toolExecutionsDir)).toBe(true);
     expect(readdirSync(join(workDir, ".delta")).filter((name) => name.startsWith("."))).toEqual([]);
   });
 
   it("refuses to publish an id another process claimed meanwhile, and removes its staged directory", () => {
-    const staged = stageRunDir(workDir, "r1");
-    stageRunDir(workDir, "r1").publish();
+    const staged = stageRunDir(workDir, parseRunId("r1"));
+    stageRunDir(workDir, parseRunId("r1")).publish();
     expect(() => staged.publish()).toThrow(RunRefusedError);
     expect(existsSync(staged.paths.runDir)).toBe(false);
   });
 
   it("lets list-runs skip a staged directory a crash left behind", () => {
-    stageRunDir(workDir, "crashed");
+    stageRunDir(workDir, parseRunId("crashed"));
     mkdirSync(join(workDir, ".delta", ".hidden-by-user"));
     const warnings: string[] = [];
     expect(listRuns(workDir, {}, (line) => warnings.push(line))).toEqual([]);
     expect(warnings).toEqual([]);
-    expect(() => stageRunDir(workDir, "crashed").publish()).not.toThrow();
+    expect(() => stageRunDir(workDir, parseRunId("crashed")).publish()).not.toThrow();
   });
 });

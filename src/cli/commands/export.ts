@@ -3,10 +3,11 @@ import { EngineError, UsageError } from "../../errors.js";
 import { runIdsIn } from "../../store/list-runs.js";
 import { scopeWorkspaces } from "../../store/locate-run.js";
 import { runPaths, type RunPaths } from "../../store/run-dir.js";
+import type { RunId } from "../../store/run-id.js";
 import { captureContentOf } from "../../trace/otel-env.js";
 import { foldJournalSpans, type JournalSpanOptions, type TraceSpan } from "../../trace/span-fold.js";
 import type { CliIo } from "../io.js";
-import { optionalString } from "../options.js";
+import { optionalRunId, optionalString } from "../options.js";
 import { checkOutputFile, writeOutputFile } from "../output-file.js";
 import { findRun } from "../run-query.js";
 import { runScope } from "../run-scope.js";
@@ -19,7 +20,8 @@ const DEFAULT_ENDPOINT = "http://localhost:4318";
  */
 const SPANS_PER_LINE = 1_000;
 
-export async function exportCommand(runId: string | undefined, flags: Record<string, unknown>, io: CliIo): Promise<number> {
+export async function exportCommand(runIdGiven: string | undefined, flags: Record<string, unknown>, io: CliIo): Promise<number> {
+  const runId = optionalRunId("the run id", runIdGiven);
   const warn = (line: string): void => io.err(`[warning] ${line}\n`);
   const format = optionalString("--format", flags.format);
   const toCollector = Boolean(flags.otlp);
@@ -60,7 +62,7 @@ export async function exportCommand(runId: string | undefined, flags: Record<str
 }
 
 /** The journals a run id, --last, or (neither) a whole workspace or agent names. */
-async function journalsOf(runId: string | undefined, flags: Record<string, unknown>, warn: (line: string) => void): Promise<RunPaths[]> {
+async function journalsOf(runId: RunId | undefined, flags: Record<string, unknown>, warn: (line: string) => void): Promise<RunPaths[]> {
   if (runId !== undefined || flags.last) return [(await findRun(runId, flags, warn)).paths];
   return scopeWorkspaces(await runScope(flags)).flatMap((workDir) => runIdsIn(workDir).map((id) => runPaths(workDir, id)));
 }

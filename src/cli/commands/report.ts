@@ -8,7 +8,7 @@ import { modelCallsFor } from "../../report/model-calls.js";
 import { loadRunAccount, loadWorkspaceRows } from "../../report/run-account.js";
 import { scopeWorkspaces } from "../../store/locate-run.js";
 import type { CliIo } from "../io.js";
-import { optionalString } from "../options.js";
+import { optionalRunId, optionalString } from "../options.js";
 import { gatherOutput } from "../gathered-output.js";
 import { checkOutputFile, writeOutputFile } from "../output-file.js";
 import { findRun } from "../run-query.js";
@@ -17,7 +17,8 @@ import { runScope } from "../run-scope.js";
 /** The file a workspace report goes to when stdout is a terminal and -o is not given. */
 const WORKSPACE_REPORT_FILE = "delta-runs.html";
 
-export async function reportCommand(runId: string | undefined, flags: Record<string, unknown>, io: CliIo): Promise<number> {
+export async function reportCommand(runIdGiven: string | undefined, flags: Record<string, unknown>, io: CliIo): Promise<number> {
+  const runId = optionalRunId("the run id", runIdGiven);
   const warn = (line: string): void => io.err(`[warning] ${line}\n`);
   const given = optionalString("-o/--output", flags.output);
   let file = given === undefined ? undefined : checkOutputFile(given);

@@ -13,10 +13,11 @@ import { continueRun } from "../../run/resume.js";
 import { startRun } from "../../run/start.js";
 import { locateRun } from "../../store/locate-run.js";
 import { lastRun } from "../run-query.js";
+import type { RunId } from "../../store/run-id.js";
 import { SANDBOX_MODES, type SandboxMode } from "../../tools/sandbox-schema.js";
 import type { CliIo } from "../io.js";
 import { readMessage } from "../message-input.js";
-import { optionalString, parseFormat, parsePositiveInt } from "../options.js";
+import { optionalRunId, optionalString, parseFormat, parsePositiveInt } from "../options.js";
 import { checkOutputFile, writeOutputFile } from "../output-file.js";
 import { exitCodeFor, formatOutcome, outputFileContent, type OutputFormat } from "../output.js";
 import { runScope } from "../run-scope.js";
@@ -37,7 +38,7 @@ export async function runCommand(task: string | undefined, flags: Record<string,
   if (message === undefined) {
     throw new UsageError('The task is required: delta run --agent ./my-agent "Analyze sales data" (or -m <text>, --message-file <path>, or the task piped on stdin).');
   }
-  const runId = optionalString("--run-id", flags.runId);
+  const runId = optionalRunId("--run-id", flags.runId);
   const ifExists = ifExistsFlag(flags, runId, workDir);
   return drive({ format, output, streamDeltas: streamDeltasFlag(flags, format), resumeWith: resumeOptions(flags) }, io, async (signal, watch) => {
     const existing = (): Promise<RunOutcome> =>
@@ -65,7 +66,7 @@ export async function runCommand(task: string | undefined, flags: Record<string,
 }
 
 /** `--if-exists refuse|resume`; resume needs the run's id and workspace, since it must find the run. */
-function ifExistsFlag(flags: Record<string, unknown>, runId: string | undefined, workDir: string | undefined): IfExists {
+function ifExistsFlag(flags: Record<string, unknown>, runId: RunId | undefined, workDir: string | undefined): IfExists {
   const value = optionalString("--if-exists", flags.ifExists) ?? "refuse";
   if (value !== "refuse" && value !== "resume") throw new UsageError(`--if-exists takes refuse (the default) or resume, got ${JSON.stringify(value)}.${didYouMean(value, ["refuse", "resume"])}`);
   if (value === "resume" && (runId === undefined || workDir === undefined)) {
@@ -77,7 +78,7 @@ function ifExistsFlag(flags: Record<string, unknown>, runId: string | undefined,
 export async function continueCommandLine(messageArgument: string | undefined, flags: Record<string, unknown>, io: CliIo): Promise<number> {
   const format = parseFormat(flags.format);
   const output = outputFlag(flags);
-  const runId = optionalString("--run-id", flags.runId);
+  const runId = optionalRunId("--run-id", flags.runId);
   if (runId !== undefined && flags.last) throw new UsageError("Give --run-id <id> or --last, not both.");
   if (runId === undefined && !flags.last) {
     throw new UsageError("--run-id <id> (or --last, the newest run) is required. Find run ids with: delta list-runs -w <workspace> (or --agent <dir>)");

@@ -11,13 +11,16 @@ import { createEventFormatter, runFooter, runHeader } from "../../report/show-te
 import { textStyle } from "../../report/text-style.js";
 import type { LocatedRun } from "../../store/locate-run.js";
 import { isDirectory, runPaths } from "../../store/run-dir.js";
+import type { RunId } from "../../store/run-id.js";
 import { readMetadata } from "../../store/run-metadata.js";
 import { gatherOutput } from "../gathered-output.js";
 import type { CliIo } from "../io.js";
+import { optionalRunId } from "../options.js";
 import { findRun } from "../run-query.js";
 import { runScope } from "../run-scope.js";
 
-export async function showCommand(runId: string | undefined, flags: Record<string, unknown>, io: CliIo): Promise<number> {
+export async function showCommand(runIdGiven: string | undefined, flags: Record<string, unknown>, io: CliIo): Promise<number> {
+  const runId = optionalRunId("the run id", runIdGiven);
   const style = textStyle(wantsColour());
   const warn = (line: string): void => io.err(`[warning] ${line}\n`);
   if (flags.request !== undefined) return showRequest(runId, flags, io, warn);
@@ -75,7 +78,7 @@ async function follow(run: LocatedRun, io: CliIo, style: ReturnType<typeof textS
 }
 
 /** With --follow a run id may name a run about to start (a fan-out just launched): wait for its directory to appear in -w. */
-async function locateOrWait(runId: string | undefined, flags: Record<string, unknown>, io: CliIo, signal: AbortSignal, warn: (line: string) => void): Promise<LocatedRun | null> {
+async function locateOrWait(runId: RunId | undefined, flags: Record<string, unknown>, io: CliIo, signal: AbortSignal, warn: (line: string) => void): Promise<LocatedRun | null> {
   let told = false;
   for (;;) {
     try {
@@ -98,7 +101,7 @@ async function locateOrWait(runId: string | undefined, flags: Record<string, unk
 }
 
 /** `--request N`: the request of model call N (its iteration) as JSON, rebuilt from io/invocations/; the last one when a call was repeated. */
-async function showRequest(runId: string | undefined, flags: Record<string, unknown>, io: CliIo, warn: (line: string) => void): Promise<number> {
+async function showRequest(runId: RunId | undefined, flags: Record<string, unknown>, io: CliIo, warn: (line: string) => void): Promise<number> {
   const wanted = Number(flags.request);
   if (!Number.isInteger(wanted) || wanted < 1) throw new UsageError(`--request takes an iteration number (1, 2, …), got ${JSON.stringify(String(flags.request))}.`);
   if (flags.follow) throw new UsageError("--request prints one recorded request; it cannot be combined with --follow.");
