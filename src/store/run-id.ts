@@ -6,7 +6,7 @@ import { randomHex } from "../random-hex.js";
 const RULE = "a run id is 1 to 128 characters of letters, digits, '.', '_' and '-', and must not start with '.' (for example 20251013_143522_a1b2c3 or a UUID)";
 
 /** A run id: safe as a directory name under .delta/. Only this schema (and generateRunId) makes one. */
-export const RunIdSchema = z.string().regex(/^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/, RULE).brand<"RunId">();
+const RunIdSchema = z.string().regex(/^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/, RULE).brand<"RunId">();
 export type RunId = z.infer<typeof RunIdSchema>;
 
 /** `id` as a RunId; refused (126) naming it and the rule when it is not one. */
