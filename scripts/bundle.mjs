@@ -3,7 +3,6 @@ import { createHash } from "node:crypto";
 import { dirname, join } from "node:path";
 import { createRequire } from "node:module";
 import { build } from "esbuild";
-import { ajvMetaPrecompiled } from "./ajv-meta.mjs";
 import { writeInPlace } from "./write-in-place.mjs";
 
 /** Keep in step with BUILD_STAMP_PREFIX in src/cli/run-bundle.ts. */
@@ -90,7 +89,7 @@ export async function bundleCli(entry, name, { stamp = true, root = process.cwd(
     sourcemap: "linked",
     logLevel: "warning",
     write: false,
-    plugins: [zodEnglishOnly, ajvMetaPrecompiled, ...(sdkApart ? [mcpSdkApart, mcpServerSdkApart, ajvApart, otelSdkApart] : [])],
+    plugins: [zodEnglishOnly, ...(sdkApart ? [mcpSdkApart, mcpServerSdkApart, ajvApart, otelSdkApart] : [])],
     // The tokenizer's encodings are megabytes of tables that only runs near a token limit need:
     // left in node_modules and required on first use, they cost other runs nothing at start-up.
     external: ["gpt-tokenizer", "gpt-tokenizer/*"],

@@ -22,7 +22,7 @@ export async function compileJsonSchema(schema: Record<string, unknown>, draft: 
   const refuse = (problems: string, cause?: unknown): never => {
     throw new ConfigError(`${where}: not a valid JSON Schema (${draft}): ${problems}; fix the schema there`, { cause });
   };
-  // The meta-schema check comes ready-made (ajv-meta.ts); ajv would compile the meta-schema first.
+  // The meta-schema check comes ready-made from the build (meta-validator.ts); ajv would compile the meta-schema first.
   const meta = metaValidator(draft);
   if (!meta(schema)) refuse(describeProblems(meta.errors ?? [], "/").join("; "));
   const ajv = draft === "2020-12" ? new Ajv2020(AJV_OPTIONS) : new Ajv(AJV_OPTIONS);
