@@ -26,9 +26,24 @@ interface RunBundleOptions {
 
 /** Loads and runs the CommonJS bundle at `bundlePath` as the main program. */
 export function runBundle(bundlePath: string, options: RunBundleOptions): void {
-  // Before the bundle runs: loading it is what grows the young generation most.
-  if (options.boundsYoungGeneration === true) boundYoungGeneration();
-  evaluate(bundlePath, options.warmsCache);
+  const source = readFileSync(bundlePath, "utf8");
+  if (options.boundsYoungGeneration === true) {
+    // Node's own modules load under V8's default flags (builtinsUnderDefaultFlags), and a scavenge
+    // that lands while one loads may double the young generation. Loaded here, before the hold,
+    // none is left to load in the middle of a run, when the heap is full of survivors.
+    preloadBuiltins(bundlePath, source);
+    // Before the bundle runs: loading it is what grows the young generation most.
+    boundYoungGeneration();
+  }
+  evaluate(bundlePath, source, options.warmsCache);
+}
+
+/** Loads every built-in module the bundle names (`require("node:fs")`, `require("events")`): about 0.4 ms to find them in a 1 MB bundle. */
+function preloadBuiltins(bundlePath: string, source: string): void {
+  const load = createRequire(bundlePath);
+  const names = new Set<string>();
+  for (const [, name] of source.matchAll(/\brequire\("((?:node:)?[a-z_/]+)"\)/g)) if (name !== undefined) names.add(name);
+  for (const name of names) if (isBuiltin(name)) load(name);
 }
 
 /**
@@ -37,11 +52,10 @@ export function runBundle(bundlePath: string, options: RunBundleOptions): void {
  * so each of them keeps its cache warm.
  */
 export function requireBundle(bundlePath: string): unknown {
-  return evaluate(bundlePath, true).exports;
+  return evaluate(bundlePath, readFileSync(bundlePath, "utf8"), true).exports;
 }
 
-function evaluate(bundlePath: string, warmsCache: boolean): { exports: unknown } {
-  const source = readFileSync(bundlePath, "utf8");
+function evaluate(bundlePath: string, source: string, warmsCache: boolean): { exports: unknown } {
   const cacheFile = cachePath(bundlePath, source);
   const cached = cacheFile === null ? undefined : readCache(cacheFile);
   const script = withDefaultFlags(() => new Script(wrapCommonJs(source), { filename: bundlePath, cachedData: cached }));
