@@ -1,18 +1,14 @@
 // End to end: tools, hooks and generators never see the engine's API key unless agent.yaml passes it on.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { reply, startMockLlm } from "../support/mock-llm.js";
-import { actionResults, delta, modelEnv, removeDir, tempDir, writeAgent } from "./harness.js";
+import { actionResults, delta, modelEnv, writeAgent, setUpE2e } from "./harness.js";
 
 const KEY = "sk-test-secret-key-123";
 const DOTENV_KEY = "sk-dotenv-secret-key-456";
 
-let root: string;
-beforeAll(() => {
-  root = tempDir("delta-child-env-");
-});
-afterAll(() => removeDir(root));
+const { root } = setUpE2e("delta-child-env-");
 
 const TOOLS = `tools:
   - name: show_env

@@ -1,25 +1,21 @@
 // The launcher's V8 code cache: written by the first run, accepted by the next, and never a reason for a run to fail.
 import { execa } from "execa";
-import { cpSync, existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { BUILD_STAMP_PREFIX, cachePath } from "../../src/cli/run-bundle.js";
 import { EXAMPLES } from "../examples/helpers.js";
-import { CRASH_TRACE, NO_MODEL_KEYS, REPO, removeDir, tempDir } from "./harness.js";
+import { CRASH_TRACE, NO_MODEL_KEYS, REPO, copyOfDelta, setUpE2e } from "./harness.js";
 
-const root = tempDir("delta-code-cache-");
+const { root } = setUpE2e("delta-code-cache-");
 /** A copy of the built package (bin/, dist/, package.json), so this file's cache never meets the other tests' runs. */
 const install = join(root, "install");
 const cacheDir = join(install, "dist", ".cache");
 const HELLO = join(EXAMPLES, "hello-world");
 
-afterAll(() => removeDir(root));
-
 beforeEach(() => {
   rmSync(install, { recursive: true, force: true });
-  for (const part of ["bin", "dist", "package.json"]) {
-    cpSync(join(REPO, part), join(install, part), { recursive: true, filter: (source) => !source.includes(`${join("dist", ".cache")}`) && !source.endsWith(".map") });
-  }
+  copyOfDelta(install);
 });
 
 let runs = 0;

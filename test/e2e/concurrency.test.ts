@@ -2,26 +2,21 @@
 import { readdirSync } from "node:fs";
 import { readJournal } from "../support/journal-read.js";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 
-import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
-import { delta, modelEnv, removeDir, tempDir, writeAgent } from "./harness.js";
+import { reply, type MockLlm } from "../support/mock-llm.js";
+import { delta, modelEnv, writeAgent, setUpE2e } from "./harness.js";
 
-let root: string;
+const { root, serve } = setUpE2e();
 let server: MockLlm;
 
 beforeAll(async () => {
-  root = tempDir();
-  server = await startMockLlm((request) => {
+  server = await serve((request) => {
     const messages = (request.body as { messages: Array<{ role: string }> }).messages;
     return messages.some((message) => message.role === "tool")
       ? reply.text("finished")
       : reply.toolCalls([{ name: "echo", arguments: { text: "work" } }]);
   });
-});
-afterAll(async () => {
-  await server.close();
-  removeDir(root);
 });
 
 describe("concurrent runs", () => {

@@ -5,41 +5,24 @@
 // events of the whole journal runs out of memory before its first request.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { prepareLongRun } from "../support/long-run-journal.js";
-import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
-import { delta, modelEnv, readEvents, removeDir, runDir } from "./harness.js";
+import { expect, it } from "vitest";
+import { LONG_RUN, setUpLongRun } from "../support/long-run-journal.js";
+import { delta, readEvents, runDir } from "./harness.js";
 
-const ITERATIONS = 5_000;
-const RESULT_BYTES = 16_384;
-/** The heap `continue` is given: a third of the journal. */
-const HEAP_MB = 24;
-
-let root: string;
-let server: MockLlm;
-let ws: string;
-let journalBytes = 0;
-
-beforeAll(async () => {
-  server = await startMockLlm(() => reply.text("the last page is read"));
-  ({ root, ws, journalBytes } = await prepareLongRun(server.baseUrl, ITERATIONS, RESULT_BYTES));
-}, 60_000);
-afterAll(async () => {
-  await server.close();
-  removeDir(root);
-});
+const long = setUpLongRun();
 
 it("continues a journal three times its heap, sending the window the journal's last move left", async () => {
-  expect(journalBytes).toBeGreaterThan(3 * HEAP_MB * 2 ** 20);
+  expect(long.journalBytes).toBeGreaterThan(3 * LONG_RUN.heapMb * 2 ** 20);
+  const { server, ws } = long;
   const before = server.requests.length;
-  const continued = await delta(["continue", "--run-id", "long", "-w", ws, "-m", "now the index"], { env: modelEnv(server.baseUrl, { NODE_OPTIONS: `--max-old-space-size=${HEAP_MB}` }) });
+  const continued = await delta(["continue", "--run-id", "long", "-w", ws, "-m", "now the index"], { env: long.heapCapped() });
   expect(continued.exitCode, continued.stderr).toBe(0);
   expect(server.requests.length).toBe(before + 1);
   // The system prompt, the two user messages and the iterations from the last move on: each a call and its result.
-  const lastFirst = ITERATIONS - ((ITERATIONS - 1) % 5) - 5;
+  const lastFirst = LONG_RUN.iterations - ((LONG_RUN.iterations - 1) % 5) - 5;
   const sent = server.requests.at(-1)!.body as { messages: { role: string; content: unknown }[] };
   expect(sent.messages.filter((message) => message.role === "user").map((message) => message.content)).toEqual(["read every page", "now the index"]);
-  expect(sent.messages.filter((message) => message.role === "tool")).toHaveLength(ITERATIONS - lastFirst + 1);
+  expect(sent.messages.filter((message) => message.role === "tool")).toHaveLength(LONG_RUN.iterations - lastFirst + 1);
   expect(readEvents(ws, "long").slice(-3).map((event) => event.type)).toEqual(["USER_MESSAGE", "THOUGHT", "ENGINE_END"]);
   // Read once from the start, folded on that one read.
   const log = readFileSync(join(runDir(ws, "long"), "engine.log"), "utf8");

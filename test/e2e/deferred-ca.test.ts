@@ -2,15 +2,15 @@
 import { execa } from "execa";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
-import { actionResults, DELTA_BIN, NO_MODEL_KEYS, REPO, modelEnv, removeDir, tempDir, writeAgent, type DeltaResult } from "./harness.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { reply, type MockLlm } from "../support/mock-llm.js";
+import { actionResults, DELTA_BIN, NO_MODEL_KEYS, REPO, modelEnv, writeAgent, type DeltaResult, setUpE2e } from "./harness.js";
 
 const TLS = join(REPO, "test/fixtures/tls");
 const CA_FILE = join(TLS, "ca.pem");
 const serverTls = { key: readFileSync(join(TLS, "server.key"), "utf8"), cert: readFileSync(join(TLS, "server.pem"), "utf8") };
 
-let root: string;
+const { root, serve } = setUpE2e("delta-deferred-");
 let server: MockLlm | undefined;
 let agent: string;
 let runs = 0;
@@ -18,7 +18,6 @@ let runs = 0;
 let probe: string;
 
 beforeAll(() => {
-  root = tempDir("delta-deferred-");
   agent = writeAgent(root, {
     agentYaml: `name: env-agent
 llm:
@@ -34,11 +33,6 @@ tools:
     probe,
     `require("node:fs").writeFileSync(process.env.PROBE_OUT, JSON.stringify({ extra: process.env.NODE_EXTRA_CA_CERTS ?? null, deferred: process.env.DELTA_DEFERRED_CA_CERTS ?? null }));\n`,
   );
-});
-afterAll(() => removeDir(root));
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
 });
 
 /** Runs bin/delta.js the way `delta` runs: as an executable, so its shell lines run first. */
@@ -70,7 +64,7 @@ function observation(workDir: string, runId: string): string {
 
 describe("NODE_EXTRA_CA_CERTS through the delta command", () => {
   it("reaches an HTTPS model whose CA is only in that file, though Node started without it; tools see the variable as set", async () => {
-    server = await startMockLlm(toolThenDone(), { tls: serverTls });
+    server = await serve(toolThenDone(), { tls: serverTls });
     const run = await deltaCommand({ NODE_EXTRA_CA_CERTS: CA_FILE });
     expect(run.exitCode).toBe(0);
     expect(run.atStart).toEqual({ extra: null, deferred: CA_FILE });
@@ -79,7 +73,7 @@ describe("NODE_EXTRA_CA_CERTS through the delta command", () => {
   });
 
   it("without that file the same HTTPS model is refused: the certificate is what the deferred CA trusts", async () => {
-    server = await startMockLlm(toolThenDone(), { tls: serverTls });
+    server = await serve(toolThenDone(), { tls: serverTls });
     const run = await deltaCommand({});
     expect(run.exitCode).toBe(1);
     expect(run.stdout).toMatch(/LLM_ERROR: .*unable to verify the first certificate/);
@@ -87,7 +81,7 @@ describe("NODE_EXTRA_CA_CERTS through the delta command", () => {
   });
 
   it("a file that cannot be read gets Node's own warning when HTTPS first needs it, and the default roots", async () => {
-    server = await startMockLlm(toolThenDone(), { tls: serverTls });
+    server = await serve(toolThenDone(), { tls: serverTls });
     const missing = join(root, "no-such-bundle.pem");
     const run = await deltaCommand({ NODE_EXTRA_CA_CERTS: missing });
     expect(run.exitCode).toBe(1);
@@ -95,7 +89,7 @@ describe("NODE_EXTRA_CA_CERTS through the delta command", () => {
   });
 
   it("an HTTP model never needs the certificates, and NODE_OPTIONS that picks a CA store leaves Node in charge", async () => {
-    server = await startMockLlm(toolThenDone());
+    server = await serve(toolThenDone());
     const plain = await deltaCommand({ NODE_EXTRA_CA_CERTS: join(root, "no-such-bundle.pem") });
     expect(plain.exitCode).toBe(0);
     expect(plain.stderr).not.toContain("Ignoring extra certs");

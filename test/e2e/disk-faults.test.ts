@@ -2,20 +2,18 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { deriveRunState, readJournal } from "../support/journal-read.js";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 
 import { reply, startMockLlm } from "../support/mock-llm.js";
 import { inMountNamespace, mountUnsupportedReason } from "../support/mount-namespace.js";
-import { CRASH_TRACE, DELTA_BIN, modelEnv, NO_MODEL_KEYS, removeDir, tempDir, writeAgent } from "./harness.js";
+import { CRASH_TRACE, DELTA_BIN, modelEnv, NO_MODEL_KEYS, writeAgent, setUpE2e } from "./harness.js";
 
-let root: string;
+const { root } = setUpE2e("delta-disk-");
 let unsupported: string | null;
 beforeAll(async () => {
-  root = tempDir("delta-disk-");
   unsupported = await mountUnsupportedReason();
   if (unsupported) console.log(`disk fault tests skipped: ${unsupported}`);
 });
-afterAll(() => removeDir(root));
 
 /** Runs delta inside the namespace; its stdout, stderr and exit code land in files under $OUT named after `name`. */
 const DELTA = (name: string, args: string): string =>

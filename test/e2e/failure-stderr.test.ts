@@ -1,19 +1,17 @@
 // A failed run in --format json still tells the person at the terminal why, on stderr, while stdout stays one JSON object.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { delta, removeDir, tempDir, writeAgent } from "./harness.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { delta, writeAgent, setUpE2e } from "./harness.js";
 
-let root: string;
+const { root } = setUpE2e();
 let agent: string;
 let recording: string;
 beforeAll(() => {
-  root = tempDir();
   agent = writeAgent(root);
   recording = join(root, "one.jsonl");
   writeFileSync(recording, `${JSON.stringify({ tool_calls: [{ name: "echo", arguments: { text: "hi" } }] })}\n`);
 });
-afterAll(() => removeDir(root));
 
 describe.concurrent("failure message on stderr", () => {
   for (const format of ["json", "raw"]) {

@@ -1,14 +1,10 @@
 // Model server faults end in a retry, a clear observation, or a clean FAILED (exit 1) that `continue` resumes — never a hang or exit 0 on failure.
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { fault, reply, startMockLlm, type Step } from "../support/mock-llm.js";
-import { actionResults, CRASH_TRACE, delta, type DeltaResult, modelEnv, removeDir, tempDir, writeAgent } from "./harness.js";
+import { actionResults, CRASH_TRACE, delta, type DeltaResult, modelEnv, writeAgent, setUpE2e } from "./harness.js";
 
-let root: string;
-beforeAll(() => {
-  root = tempDir("delta-faults-");
-});
-afterAll(() => removeDir(root));
+const { root } = setUpE2e("delta-faults-");
 
 interface RunResultJson {
   status: string;

@@ -2,26 +2,19 @@
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { fault, reply, startMockLlm, taskOf, type MockLlm } from "../support/mock-llm.js";
-import { DELTA_BIN, NO_MODEL_KEYS, delta, eventTypes, modelEnv, readEvents, readMetadataFile, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { fault, reply, taskOf, type MockLlm } from "../support/mock-llm.js";
+import { DELTA_BIN, NO_MODEL_KEYS, delta, eventTypes, modelEnv, readEvents, readMetadataFile, runDir, spawnDelta, waitFor, writeAgent, setUpE2e } from "./harness.js";
 
-let root: string;
+const { root, serve } = setUpE2e();
 let server: MockLlm;
 
-beforeAll(() => {
-  root = tempDir();
-});
-afterAll(() => removeDir(root));
-afterEach(async () => {
-  await server?.close();
-});
 
 const workspaceOf = (agent: string, id: string): string => join(agent, "workspaces", id);
 
 describe("finding a run across an agent's workspaces", () => {
   it("continues a run by id with --agent alone, and refuses an id two workspaces hold, naming both", async () => {
-    server = await startMockLlm([reply.text("a"), reply.text("b"), reply.text("c"), reply.text("resumed")]);
+    server = await serve([reply.text("a"), reply.text("b"), reply.text("c"), reply.text("resumed")]);
     const agent = writeAgent(root, {}, "agent-find");
     const env = modelEnv(server.baseUrl);
     await delta(["run", "--agent", agent, "-y", "--run-id", "dup", "-m", "one"], { env });
@@ -39,7 +32,7 @@ describe("finding a run across an agent's workspaces", () => {
   });
 
   it("continues the newest run with --last, per workspace or per agent", async () => {
-    server = await startMockLlm([reply.text("a"), reply.text("b"), reply.text("c"), reply.text("d"), reply.text("e")]);
+    server = await serve([reply.text("a"), reply.text("b"), reply.text("c"), reply.text("d"), reply.text("e")]);
     const agent = writeAgent(root, {}, "agent-last");
     const env = modelEnv(server.baseUrl);
     await delta(["run", "--agent", agent, "-y", "--run-id", "w1-old", "-m", "x"], { env });
@@ -53,7 +46,7 @@ describe("finding a run across an agent's workspaces", () => {
   });
 
   it("lists every workspace's runs with --agent, each with its workspace, and refuses a -w that does not exist", async () => {
-    server = await startMockLlm([reply.text("a"), reply.text("b")]);
+    server = await serve([reply.text("a"), reply.text("b")]);
     const agent = writeAgent(root, {}, "agent-list-all");
     const env = modelEnv(server.baseUrl);
     await delta(["run", "--agent", agent, "-y", "--run-id", "first", "-m", "x"], { env });
@@ -75,7 +68,7 @@ describe("finding a run across an agent's workspaces", () => {
 
 describe("the command that resumes a run", () => {
   it("is printed exactly, workspace included, after SIGINT, and works as printed", async () => {
-    server = await startMockLlm([reply.toolCalls([{ name: "slow", arguments: {} }])]);
+    server = await serve([reply.toolCalls([{ name: "slow", arguments: {} }])]);
     const agent = writeAgent(root, { tools: 'tools:\n  - name: slow\n    shell: "touch started; sleep 30"\n' }, "agent-hint");
     const ws = join(root, "ws with space");
     const child = spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", "hint", "-m", "go"], { env: modelEnv(server.baseUrl) });
@@ -101,7 +94,7 @@ describe("the command that resumes a run", () => {
 
 describe("a FAILED run", () => {
   it("continues without -m: the engine asks the model again with the same conversation; with -m the message comes first", async () => {
-    server = await startMockLlm([fault.status(401), reply.text("worked this time"), fault.status(401), reply.text("and this")]);
+    server = await serve([fault.status(401), reply.text("worked this time"), fault.status(401), reply.text("and this")]);
     const agent = writeAgent(root, {}, "agent-retry");
     const ws = join(root, "ws-retry");
     const failed = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "f", "-m", "the task"], { env: modelEnv(server.baseUrl) });
@@ -127,7 +120,7 @@ describe("a FAILED run", () => {
 
 describe("a workspace of the original Delta Engine", () => {
   it("is read, not refused: new runs go beside the original's, list-runs shows both, and an original run is not continued", async () => {
-    server = await startMockLlm([reply.text("new engine here")]);
+    server = await serve([reply.text("new engine here")]);
     const agent = writeAgent(root, {}, "agent-original");
     const ws = join(root, "ws-original");
     const original = runDir(ws, "20251001_120000_abcdef");

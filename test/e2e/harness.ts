@@ -1,11 +1,14 @@
 // What e2e tests share: temp agents on disk, the real `delta` binary, and reading a run's files.
 import { execa, type ResultPromise } from "execa";
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_CONTEXT_YAML } from "../../src/agent/load.js";
 import type { EventOf, JournalEvent } from "../../src/journal/events.js";
+import { randomHex } from "../../src/random-hex.js";
+import { afterAll, beforeAll } from "vitest";
+import { startMockLlm, type MockLlm, type MockLlmOptions, type Script } from "../support/mock-llm.js";
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const DELTA_BIN = join(REPO, "bin/delta.js");
@@ -64,6 +67,49 @@ export function tempDir(prefix = "delta-e2e-"): string {
 
 export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * A copy of the built package at `dir` (bin/, dist/ less its code cache and source maps, package.json), for a test
+ * whose delta must not share the clone's: another user's, which may not reach a clone in a private folder, or one
+ * whose code cache is the test's own. Returns the copy's bin/delta.js.
+ */
+export function copyOfDelta(dir: string): string {
+  for (const part of ["bin", "dist", "package.json"]) {
+    cpSync(join(REPO, part), join(dir, part), { recursive: true, filter: (source) => !source.includes(join("dist", ".cache")) && !source.endsWith(".map") });
+  }
+  return join(dir, "bin", "delta.js");
+}
+
+export interface E2eSetUp {
+  /** A private folder for the file's tests: made before its first test, removed with all it holds after its last. */
+  root: string;
+  /** Starts a scripted model on 127.0.0.1, closed after the file's last test. */
+  serve(script?: Script, options?: MockLlmOptions): Promise<MockLlm>;
+}
+
+/**
+ * The set-up every e2e file shares, called once at its top: the folder its agents and workspaces live in and the model
+ * servers its tests start, both gone when the file is done (nothing is made when every test is filtered out).
+ */
+export function setUpE2e(prefix = "delta-e2e-"): E2eSetUp {
+  const root = join(tmpdir(), `${prefix}${randomHex(6)}`);
+  const servers: MockLlm[] = [];
+  beforeAll(() => {
+    mkdirSync(root, { mode: 0o700 });
+  });
+  afterAll(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.close()));
+    removeDir(root);
+  });
+  return {
+    root,
+    serve: async (script, options) => {
+      const server = await startMockLlm(script, options);
+      servers.push(server);
+      return server;
+    },
+  };
 }
 
 export interface AgentSpec {

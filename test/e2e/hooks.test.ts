@@ -1,19 +1,15 @@
 // End to end: lifecycle hooks (hooks.yaml) run by the real `delta` binary against the scripted model.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { HookName } from "../../src/hooks/schema.js";
 import { type MockLlm, reply, startMockLlm, type Step, toolResultsOf } from "../support/mock-llm.js";
 import { diesSoon } from "../support/processes.js";
-import { actionResults, type AgentSpec, collectFiles, delta, type DeltaResult, listIo, modelEnv, readEvents, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
+import { actionResults, type AgentSpec, collectFiles, delta, type DeltaResult, listIo, modelEnv, readEvents, runDir, spawnDelta, waitFor, writeAgent, setUpE2e } from "./harness.js";
 
 const API_KEY = modelEnv("").DELTA_API_KEY!;
 
-let root: string;
-beforeAll(() => {
-  root = tempDir("delta-hooks-e2e-");
-});
-afterAll(() => removeDir(root));
+const { root } = setUpE2e("delta-hooks-e2e-");
 
 /** Appends the hook's name to hooks.log and keeps its stdin and environment beside it, numbered by position. */
 const RECORD_SCRIPT = `#!/bin/sh

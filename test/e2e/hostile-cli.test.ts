@@ -2,21 +2,17 @@
 import fc from "fast-check";
 import { existsSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { CANARY, CANARY_CONTEXT, CANARY_HOOKS, hostileText, invalidAgentYaml, invalidRunId } from "../support/hostile-arbitraries.js";
 import { reply, startMockLlm } from "../support/mock-llm.js";
-import { actionResults, CRASH_TRACE, delta, type DeltaResult, modelEnv, readEvents, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
+import { actionResults, CRASH_TRACE, delta, type DeltaResult, modelEnv, readEvents, runDir, writeAgent, setUpE2e } from "./harness.js";
 
 const SEED = Number(process.env.DELTA_PROPERTY_SEED ?? 1123);
-let root: string;
+const { root } = setUpE2e("delta-hostile-cli-");
 let ran = 0;
 
-beforeAll(() => {
-  root = tempDir("delta-hostile-cli-");
-});
 afterAll(() => {
   console.log(`hostile CLI (seed ${SEED}): ${ran} cases through the binary`);
-  removeDir(root);
 });
 
 interface RunResultJson {

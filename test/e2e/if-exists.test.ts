@@ -1,20 +1,13 @@
 // `delta run --run-id X --if-exists resume`: an executor's retry of a task meets its own run and gets what the first attempt would have given.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
+import { describe, expect, it } from "vitest";
+import { reply, type MockLlm } from "../support/mock-llm.js";
 import { pauseGate } from "../support/pause-points.js";
-import { CRASH_TRACE, delta, modelEnv, readEvents, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
+import { CRASH_TRACE, delta, modelEnv, readEvents, runDir, spawnDelta, waitFor, writeAgent, setUpE2e } from "./harness.js";
 
-let root: string;
+const { root, serve } = setUpE2e("delta-if-exists-");
 let server: MockLlm;
-beforeAll(() => {
-  root = tempDir("delta-if-exists-");
-});
-afterAll(() => removeDir(root));
-afterEach(async () => {
-  await server?.close();
-});
 
 const TOOLS = 'tools:\n  - name: slow\n    shell: "echo started >> progress.txt; sleep ${seconds}"\n  - name: echo\n    exec: "echo ${text}"\n';
 const PRICED = `name: retried\nllm:\n  model: mock-model\n  pricing: { input_per_million: 2, output_per_million: 8 }\n${TOOLS}`;
@@ -26,7 +19,7 @@ function retry(agent: string, ws: string, id: string, task = "process item 7", e
 
 describe("--if-exists resume", () => {
   it("a COMPLETED run gives the same RunResult again from the journal, priced as journaled, exit 0, with no model request", async () => {
-    server = await startMockLlm([reply.toolCalls([{ name: "echo", arguments: { text: "a" } }], null, { usage: { prompt_tokens: 100, completion_tokens: 10 } }), reply.text('{"item": 7, "ok": true}', { usage: { prompt_tokens: 150, completion_tokens: 20 } })]);
+    server = await serve([reply.toolCalls([{ name: "echo", arguments: { text: "a" } }], null, { usage: { prompt_tokens: 100, completion_tokens: 10 } }), reply.text('{"item": 7, "ok": true}', { usage: { prompt_tokens: 150, completion_tokens: 20 } })]);
     const agent = writeAgent(root, { agentYaml: PRICED }, "agent-done");
     const ws = join(root, "ws-done");
     const first = await retry(agent, ws, "done");
@@ -51,7 +44,7 @@ describe("--if-exists resume", () => {
   });
 
   it("a FAILED run is continued, an INTERRUPTED one too", async () => {
-    server = await startMockLlm([reply.toolCalls([{ name: "echo", arguments: { text: "a" } }]), reply.text("finished after the retry")]);
+    server = await serve([reply.toolCalls([{ name: "echo", arguments: { text: "a" } }]), reply.text("finished after the retry")]);
     const agent = writeAgent(root, { agentYaml: PRICED }, "agent-failed");
     const ws = join(root, "ws-failed");
     const failed = await retry(agent, ws, "failed", "process item 7", ["--max-iterations", "1"]);
@@ -61,7 +54,7 @@ describe("--if-exists resume", () => {
     expect(JSON.parse(continued.stdout)).toMatchObject({ status: "COMPLETED", result: "finished after the retry" });
     await server.close();
 
-    server = await startMockLlm([reply.toolCalls([{ name: "slow", arguments: { seconds: "30" } }]), reply.text("resumed after the interrupt")]);
+    server = await serve([reply.toolCalls([{ name: "slow", arguments: { seconds: "30" } }]), reply.text("resumed after the interrupt")]);
     const interruptedWs = join(root, "ws-interrupted");
     const child = spawnDelta(["run", "--agent", agent, "-w", interruptedWs, "--run-id", "int", "--if-exists", "resume", "-m", "process item 7", "--format", "json"], { env: modelEnv(server.baseUrl) });
     await waitFor(() => existsSync(join(interruptedWs, "progress.txt")));
@@ -77,7 +70,7 @@ describe("--if-exists resume", () => {
   });
 
   it("a run WAITING_FOR_INPUT exits 101 with its question again and asks the model nothing", async () => {
-    server = await startMockLlm([reply.toolCalls([{ name: "ask_human", arguments: { prompt: "Which bucket?", input_type: "text" } }])]);
+    server = await serve([reply.toolCalls([{ name: "ask_human", arguments: { prompt: "Which bucket?", input_type: "text" } }])]);
     const agent = writeAgent(root, { agentYaml: PRICED }, "agent-waiting");
     const ws = join(root, "ws-waiting");
     expect((await retry(agent, ws, "waiting")).exitCode).toBe(101);
@@ -89,7 +82,7 @@ describe("--if-exists resume", () => {
   });
 
   it("refuses (126) a run of another task: another first message, or another agent", async () => {
-    server = await startMockLlm([reply.text("done")]);
+    server = await serve([reply.text("done")]);
     const agent = writeAgent(root, { agentYaml: PRICED }, "agent-task");
     const other = writeAgent(root, { agentYaml: PRICED }, "agent-other");
     const ws = join(root, "ws-task");
@@ -107,7 +100,7 @@ describe("--if-exists resume", () => {
   });
 
   it("two retries at once: while one holds the run the other is refused, and the first completes it", async () => {
-    server = await startMockLlm([reply.toolCalls([{ name: "echo", arguments: { text: "a" } }]), reply.text("done once")]);
+    server = await serve([reply.toolCalls([{ name: "echo", arguments: { text: "a" } }]), reply.text("done once")]);
     const agent = writeAgent(root, { agentYaml: PRICED }, "agent-race");
     const ws = join(root, "ws-race");
     expect((await retry(agent, ws, "race", "process item 7", ["--max-iterations", "1"])).exitCode).toBe(1);

@@ -2,13 +2,10 @@
 import { execa } from "execa";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { NO_MODEL_KEYS, REPO, removeDir, tempDir } from "./harness.js";
+import { afterAll, expect, it } from "vitest";
+import { NO_MODEL_KEYS, REPO, removeDir, setUpE2e } from "./harness.js";
 
-let root: string;
-beforeAll(() => {
-  root = tempDir("delta-install-");
-});
+const { root } = setUpE2e("delta-install-");
 // Two global installs' node_modules: removing them can take a while on a busy machine.
 afterAll(() => removeDir(root), 120_000);
 

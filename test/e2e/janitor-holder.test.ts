@@ -3,31 +3,26 @@ import { spawn } from "node:child_process";
 import { readJournal } from "../support/journal-read.js";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 
-import { type MockLlm, reply, startMockLlm, taskOf, toolResultsOf } from "../support/mock-llm.js";
-import { delta, eventTypes, journalHas, modelEnv, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
+import { type MockLlm, reply, taskOf, toolResultsOf } from "../support/mock-llm.js";
+import { delta, eventTypes, journalHas, modelEnv, runDir, spawnDelta, waitFor, writeAgent, setUpE2e } from "./harness.js";
 
 const SLOW_TOOLS = 'tools:\n  - name: slow\n    shell: "sleep ${seconds}"\n';
 /** The engines here beat every 300 ms, so a taker watches a holder for 1.5 s. */
 const BEAT_MS = 300;
 
-let root: string;
+const { root, serve } = setUpE2e();
 let server: MockLlm;
 let agent: string;
 
 beforeAll(async () => {
-  root = tempDir();
   agent = writeAgent(root, { tools: SLOW_TOOLS });
   // Every run here: one slow tool call (as long as the task says), then "done".
-  server = await startMockLlm((request) => {
+  server = await serve((request) => {
     const seconds = /sleep (\d+)/.exec(taskOf(request))?.[1] ?? "3";
     return toolResultsOf(request).length > 0 ? reply.text("done") : reply.toolCalls([{ name: "slow", arguments: { seconds } }]);
   });
-});
-afterAll(async () => {
-  await server.close();
-  removeDir(root);
 });
 
 /**

@@ -5,10 +5,10 @@
 // The line limit is lowered with DELTA_JOURNAL_MAX_LINE_BYTES, the engine's own knob.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { EventOf, JournalEvent } from "../../src/journal/events.js";
-import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
-import { delta, modelEnv, readEvents, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
+import { reply, type MockLlm } from "../support/mock-llm.js";
+import { delta, modelEnv, readEvents, runDir, writeAgent, setUpE2e } from "./harness.js";
 
 const STRING_LIMIT = 1 << 20;
 const PRELOAD = join(import.meta.dirname, "../support/string-limit.cjs");
@@ -16,7 +16,7 @@ const PRELOAD = join(import.meta.dirname, "../support/string-limit.cjs");
 const TURNS = 2_000;
 const TEXT_BYTES = 4_096;
 
-let root: string;
+const { root, serve } = setUpE2e();
 let server: MockLlm;
 let ws: string;
 let journalBytes: number;
@@ -39,8 +39,7 @@ function grow(events: JournalEvent[], turns: number, bytes: number): string {
 }
 
 beforeAll(async () => {
-  root = tempDir();
-  server = await startMockLlm(() => reply.text("the last answer"));
+  server = await serve(() => reply.text("the last answer"));
   ws = join(root, "ws");
   const run = await delta(["run", "--agent", writeAgent(root), "-w", ws, "--run-id", "big", "-m", "go"], { env: modelEnv(server.baseUrl) });
   expect(run.exitCode, run.stderr).toBe(0);
@@ -48,10 +47,6 @@ beforeAll(async () => {
   writeFileSync(join(runDir(ws, "big"), "journal.jsonl"), text);
   journalBytes = Buffer.byteLength(text);
 }, 60_000);
-afterAll(async () => {
-  await server.close();
-  removeDir(root);
-});
 
 describe("a journal larger than the longest string", () => {
   it("is eight times the lowered string limit", () => {

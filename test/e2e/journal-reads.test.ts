@@ -1,21 +1,16 @@
 // A continue reads the run's journal once: one parse from the start, then only what is appended (engine.log says what reading cost).
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { EventOf, JournalEvent } from "../../src/journal/events.js";
-import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
-import { delta, eventTypes, modelEnv, readEvents, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
+import { reply, type MockLlm } from "../support/mock-llm.js";
+import { delta, eventTypes, modelEnv, readEvents, runDir, writeAgent, setUpE2e } from "./harness.js";
 
-let root: string;
+const { root, serve } = setUpE2e();
 let server: MockLlm;
 
 beforeAll(async () => {
-  root = tempDir();
-  server = await startMockLlm(() => reply.text("an answer"));
-});
-afterAll(async () => {
-  await server.close();
-  removeDir(root);
+  server = await serve(() => reply.text("an answer"));
 });
 
 const JOURNAL_EVENTS = 1_000;

@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { readCurrentOwner } from "../../src/store/lease/take-run.js";
 import { runPaths } from "../../src/store/run-dir.js";
-import { reply, startMockLlm, toolResultsOf, type MockLlm } from "../support/mock-llm.js";
+import { reply, toolResultsOf, type MockLlm } from "../support/mock-llm.js";
 import { diesSoon, pidFrom } from "../support/processes.js";
-import { delta, modelEnv, removeDir, runDir, spawnDelta, tempDir, writeAgent } from "./harness.js";
+import { delta, modelEnv, runDir, spawnDelta, writeAgent, setUpE2e } from "./harness.js";
 import { parseRunId } from "../../src/store/run-id.js";
 
 // The tool starts a helper in its own group, writes both pids, and waits for ever: only a kill ends it.
@@ -17,7 +17,7 @@ const TOOLS = `tools:
     shell: "sleep 300 & echo $! > helper.pid; echo $$ > leader.pid; wait"
 `;
 
-let root: string;
+const { root, serve } = setUpE2e("delta-leftover-tool-");
 let server: MockLlm;
 let agent: string;
 /** Whatever a failed assertion leaves running. */
@@ -35,9 +35,8 @@ function isRunning(pid: number): boolean {
 }
 
 beforeAll(async () => {
-  root = tempDir("delta-leftover-tool-");
   agent = writeAgent(root, { tools: TOOLS });
-  server = await startMockLlm((request) => {
+  server = await serve((request) => {
     if (toolResultsOf(request).length === 0) return reply.toolCalls([{ name: "build", arguments: {} }]);
     toldWhileAlive.push(strays.filter(isRunning));
     return reply.text(`told: ${toolResultsOf(request)[0]}`);
@@ -51,8 +50,6 @@ afterAll(async () => {
       // gone
     }
   }
-  await server.close();
-  removeDir(root);
 });
 
 /** Starts run `runId` and resolves once its tool has started its helper: the engine, and the pids of the group's leader and helper. */

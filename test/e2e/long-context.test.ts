@@ -2,12 +2,12 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
 import { JournalEventSchema, type EventOf } from "../../src/journal/events.js";
 import { rebuildRequests } from "../../src/store/recorded-requests.js";
 import { readInvocationRecords } from "../support/invocation-records.js";
-import { delta, modelEnv, readEvents, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
-import { messagesOf, reply, startMockLlm, type MockLlm, type RecordedRequest, type WireMessage } from "../support/mock-llm.js";
+import { delta, modelEnv, readEvents, runDir, writeAgent, setUpE2e } from "./harness.js";
+import { messagesOf, reply, type MockLlm, type RecordedRequest, type WireMessage } from "../support/mock-llm.js";
 import { filesystemServer, stdioServerYaml } from "../support/mcp-servers.js";
 import { recordedEntry, recordedStep } from "../support/recorded.js";
 
@@ -20,7 +20,7 @@ const SERVER_LIMIT_BYTES = 300_000;
 const OVERFLOW = "deepseek/error-context-length-400";
 const AS_TEXT = { disallowedSpecial: new Set<string>() };
 
-let root: string;
+const { root, serve } = setUpE2e("delta-long-context-");
 let server: MockLlm;
 const accepted: RecordedRequest[] = [];
 const refused: RecordedRequest[] = [];
@@ -50,8 +50,7 @@ function promptTokens(messages: WireMessage[]): number {
 }
 
 beforeAll(async () => {
-  root = tempDir("delta-long-context-");
-  server = await startMockLlm((request) => {
+  server = await serve((request) => {
     if (Buffer.byteLength(JSON.stringify(request.body)) > SERVER_LIMIT_BYTES) {
       refused.push(request);
       return recordedStep(OVERFLOW);
@@ -63,10 +62,6 @@ beforeAll(async () => {
   });
 }, 60_000);
 
-afterAll(async () => {
-  await server.close();
-  removeDir(root);
-});
 
 it("completes 300 iterations of 20 KB observations within the window, recovering from the server's overflow, with a valid journal", async () => {
   expect(recordedEntry(OVERFLOW).status).toBe(400);
@@ -145,7 +140,7 @@ it("cuts an observation to a quarter of the window's room in tokens, head and ta
     agentYaml: ["name: bounded", "llm:", "  model: gpt-4o-mini", `  context_window: ${window}`, "  max_tokens: 1000", "tools:", "  - name: dump", '    exec: "head -c 20480 ${AGENT_HOME}/corpus.txt"'].join("\n"),
     files: { "corpus.txt": corpus },
   }, "bounded");
-  const small = await startMockLlm([reply.toolCalls([{ name: "dump", arguments: {} }]), reply.text("done")]);
+  const small = await serve([reply.toolCalls([{ name: "dump", arguments: {} }]), reply.text("done")]);
   try {
     const ws = join(root, "ws-bounded");
     const run = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "b", "-m", "dump it"], { env: modelEnv(small.baseUrl) });
@@ -170,7 +165,7 @@ it("loads the tokenizer only in a run that could pass a token limit", async () =
   writeFileSync(probe, `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(report)}, JSON.stringify(Object.keys(require("node:module")._cache).filter((file) => file.includes("gpt-tokenizer")))));\n`);
   const echo = 'exec: "echo ${text}"';
   const tokenizerLoaded = async (name: string, model: string, contextYaml?: string, call = { texts: ["hi"], tool: echo }): Promise<boolean> => {
-    const small = await startMockLlm([...call.texts.map((text) => reply.toolCalls([{ name: "echo", arguments: { text } }])), reply.text("done")]);
+    const small = await serve([...call.texts.map((text) => reply.toolCalls([{ name: "echo", arguments: { text } }])), reply.text("done")]);
     try {
       const agent = writeAgent(root, { agentYaml: `name: ${name}\nllm:\n  model: ${model}\ntools:\n  - name: echo\n    ${call.tool}\n`, ...(contextYaml ? { contextYaml } : {}) }, name);
       const run = await delta(["run", "--agent", agent, "-w", join(root, `ws-${name}`), "--run-id", name, "-m", "go"], { env: modelEnv(small.baseUrl, { NODE_OPTIONS: `--require ${probe}` }) });
@@ -194,7 +189,7 @@ it("loads the tokenizer only in a run that could pass a token limit", async () =
 });
 
 it("ends FAILED with CONTEXT_OVERFLOW, naming the sizes, when even the smallest context is refused", async () => {
-  const refusing = await startMockLlm(() => recordedStep("anthropic/error-prompt-too-long-400"));
+  const refusing = await serve(() => recordedStep("anthropic/error-prompt-too-long-400"));
   try {
     const agent = writeAgent(root, { agentYaml: 'name: refused\nllm:\n  model: claude-sonnet-4-5\ntools:\n  - name: echo\n    exec: "echo ${text}"\n' }, "refused");
     const ws = join(root, "ws-refused");
@@ -215,7 +210,7 @@ it("ends FAILED with CONTEXT_OVERFLOW, naming the sizes, when even the smallest 
 it("a second refusal of the smaller request ends the run CONTEXT_OVERFLOW; continue then keeps to the window it learned", async () => {
   let refuse = false;
   let answered = 0;
-  const script = await startMockLlm(() => {
+  const script = await serve(() => {
     if (refuse) return recordedStep("openrouter/error-context-length-400");
     answered += 1;
     return answered > 6 ? reply.text("finished") : reply.toolCalls([{ name: "echo", arguments: { text: `${"word ".repeat(400)}${answered}` } }]);
@@ -247,7 +242,7 @@ it("a second refusal of the smaller request ends the run CONTEXT_OVERFLOW; conti
 });
 
 it("-v shows, every iteration, the tokens of each source and what the window dropped", async () => {
-  const small = await startMockLlm((request) => {
+  const small = await serve((request) => {
     const done = messagesOf(request).filter((message) => message.role === "tool").length;
     const iterations = Number(/(\d+)$/.exec(messagesOf(request).filter((message) => message.role === "tool").at(-1)?.content?.trim() ?? "")?.[1] ?? 0);
     return iterations >= 5 || done > 10 ? reply.text("done") : reply.toolCalls([{ name: "echo", arguments: { text: String(iterations + 1) } }]);
@@ -273,7 +268,7 @@ it("-v shows, every iteration, the tokens of each source and what the window dro
 
 it("a replay of a run that recovered from an overflow is refused at the same call, and sends the same requests", async () => {
   let answered = 0;
-  const limited = await startMockLlm((request) => {
+  const limited = await serve((request) => {
     if (Buffer.byteLength(JSON.stringify(request.body)) > 9_000) return recordedStep("xai/error-context-length-string-error-400");
     answered += 1;
     return answered > 8 ? reply.text("done") : reply.toolCalls([{ name: "echo", arguments: { text: `${"token ".repeat(250)}${answered}` } }]);
@@ -307,7 +302,7 @@ for (const [protocol, provider, refusal] of [
   it(`recovers from ${protocol}'s context-length refusal: the window shrunk once, the request sent again smaller, the run completed`, async () => {
     const limitBytes = 12_000;
     let answered = 0;
-    const native = await startMockLlm((request) => {
+    const native = await serve((request) => {
       if (Buffer.byteLength(JSON.stringify(request.body)) > limitBytes) return recordedStep(refusal);
       answered += 1;
       return answered > 12 ? reply.text("done") : reply.toolCalls([{ name: "echo", arguments: { text: `${"chunk ".repeat(300)}${answered}` } }]);
@@ -333,7 +328,7 @@ for (const [protocol, provider, refusal] of [
 }
 
 it("keeps room for the max_tokens an Anthropic request carries when llm.max_tokens is not set (8192), not the default quarter", async () => {
-  const anthropic = await startMockLlm([reply.text("never asked")], { protocol: "anthropic" });
+  const anthropic = await serve([reply.text("never asked")], { protocol: "anthropic" });
   try {
     const agent = writeAgent(root, { agentYaml: 'name: reserve\nllm:\n  model: claude-sonnet-4-5\n  provider: anthropic\n  context_window: 8400\ntools:\n  - name: echo\n    exec: "echo ${text}"\n' }, "reserve");
     const run = await delta(["run", "--agent", agent, "-w", join(root, "ws-reserve"), "--format", "json", "-m", "go"], { env: modelEnv(anthropic.baseUrl) });
@@ -354,7 +349,7 @@ it("bounds an MCP tool's result in tokens as an exec tool's, the whole result in
   const agent = writeAgent(root, {
     agentYaml: `name: mcp-bounded\nllm:\n  model: gpt-4o-mini\n  context_window: ${window}\n  max_tokens: 1000\nmcp_servers:\n${stdioServerYaml("fs", filesystemServer("${CWD}"))}`,
   }, "mcp-bounded");
-  const small = await startMockLlm([reply.toolCalls([{ name: "fs__read_text_file", arguments: { path: "corpus.txt" } }]), reply.text("done")]);
+  const small = await serve([reply.toolCalls([{ name: "fs__read_text_file", arguments: { path: "corpus.txt" } }]), reply.text("done")]);
   try {
     const run = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "m", "-m", "read it"], { env: modelEnv(small.baseUrl) });
     expect(run.exitCode, run.stderr).toBe(0);

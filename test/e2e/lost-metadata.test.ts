@@ -1,21 +1,16 @@
 // metadata.json is a cache of the journal: lost or garbled, it is rebuilt with a warning and the run continues.
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { reply, startMockLlm, toolResultsOf, type MockLlm } from "../support/mock-llm.js";
-import { delta, modelEnv, readEvents, readMetadataFile, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { reply, toolResultsOf, type MockLlm } from "../support/mock-llm.js";
+import { delta, modelEnv, readEvents, readMetadataFile, runDir, writeAgent, setUpE2e } from "./harness.js";
 
-let root: string;
+const { root, serve } = setUpE2e("delta-metadata-");
 let agent: string;
 let server: MockLlm;
 beforeAll(async () => {
-  root = tempDir("delta-metadata-");
   agent = writeAgent(root);
-  server = await startMockLlm((request) => (toolResultsOf(request).length > 0 ? reply.text("done") : reply.toolCalls([{ name: "echo", arguments: { text: "hi" } }])));
-});
-afterAll(async () => {
-  await server.close();
-  removeDir(root);
+  server = await serve((request) => (toolResultsOf(request).length > 0 ? reply.text("done") : reply.toolCalls([{ name: "echo", arguments: { text: "hi" } }])));
 });
 
 const DAMAGE: Record<string, (file: string) => void> = {

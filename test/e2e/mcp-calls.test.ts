@@ -6,22 +6,15 @@ import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventOf } from "../../src/journal/events.js";
 import { EVERYTHING_ENTRY, everythingServer, filesystemServer, logged, loggedRequests, stdioServerYaml, toolCalls } from "../support/mcp-servers.js";
-import { reply, startMockLlm, toolResultsOf, type MockLlm } from "../support/mock-llm.js";
+import { reply, toolResultsOf, type MockLlm } from "../support/mock-llm.js";
 import { groupEmptiesSoon } from "../support/processes.js";
-import { actionResults, collectFiles, delta, listIo, modelEnv, readEvents, readMetadataFile, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
+import { actionResults, collectFiles, delta, listIo, modelEnv, readEvents, readMetadataFile, runDir, writeAgent, setUpE2e } from "./harness.js";
 
-let root: string;
+const { root, serve } = setUpE2e("delta-mcp-");
 let model: MockLlm;
-beforeAll(() => {
-  root = tempDir("delta-mcp-");
-});
-afterAll(() => removeDir(root));
-afterEach(async () => {
-  await model?.close();
-});
 
 function mcpAgent(name: string, servers: string, extra: { tools?: string; hooksYaml?: string; files?: Record<string, string> } = {}): string {
   return writeAgent(root, { agentYaml: `name: ${name}\nllm:\n  model: mock-model\n${extra.tools ?? ""}mcp_servers:\n${servers}`, hooksYaml: extra.hooksYaml, files: extra.files }, name);
@@ -33,7 +26,7 @@ function requests(ws: string, runId: string): EventOf<"ACTION_REQUEST">[] {
 
 describe("a stdio MCP server as tools (the reference filesystem server)", () => {
   it("runs a call, journals it like an exec tool before the server hears of it, and its result reaches the next request", async () => {
-    model = await startMockLlm([
+    model = await serve([
       reply.toolCalls([{ name: "fs__write_file", arguments: { path: "notes.txt", content: "apples\npears\n" } }]),
       reply.toolCalls([{ name: "fs__read_text_file", arguments: { path: "notes.txt" } }, { name: "fs__read_text_file", arguments: { path: "big.txt" } }]),
       reply.text("done"),
@@ -134,7 +127,7 @@ describe("the MCP client is loaded only for an agent with mcp_servers", () => {
   }
 
   it("a run without servers never reads the SDK's bundle; a run with one does", async () => {
-    model = await startMockLlm([reply.text("plain"), reply.text("served")]);
+    model = await serve([reply.text("plain"), reply.text("served")]);
     const plain = writeAgent(root, { agentYaml: "name: agent-plain\nllm:\n  model: mock-model\n" }, "agent-plain");
     const served = mcpAgent("agent-served", stdioServerYaml("fs", filesystemServer("${CWD}")));
     const env = modelEnv(model.baseUrl);
@@ -148,7 +141,7 @@ describe("the MCP client is loaded only for an agent with mcp_servers", () => {
 
 describe("results, hooks and the environment (the reference everything server)", () => {
   it("runs the server in its cwd, describes an image, makes isError an ERROR, refuses arguments that are not an object, and lets hooks block a call before the server hears of it", async () => {
-    model = await startMockLlm([
+    model = await serve([
       reply.toolCalls([
         { name: "ev__get-tiny-image", arguments: {} },
         { name: "ev__echo", arguments: { message: 5 } },
@@ -184,7 +177,7 @@ describe("results, hooks and the environment (the reference everything server)",
   });
 
   it("starts a server without the engine's API key, with its own env, keeps its secrets from tools, and never writes them", async () => {
-    model = await startMockLlm([reply.toolCalls([{ name: "ev__get-env", arguments: {} }, { name: "show_env", arguments: {} }]), reply.text("ok")]);
+    model = await serve([reply.toolCalls([{ name: "ev__get-env", arguments: {} }, { name: "show_env", arguments: {} }]), reply.text("ok")]);
     const ws = join(root, "ws-env");
     const token = "svc-token-0123456789abcdef";
     const agent = mcpAgent("agent-env", stdioServerYaml("ev", everythingServer(), "    env:\n      SERVICE_MODE: audit\n      SERVICE_TOKEN: {env: DELTA_TEST_SERVICE_TOKEN}\n"), {
@@ -255,7 +248,7 @@ describe("a Streamable HTTP server (the everything server over HTTP)", () => {
 
   it("sends the header read from the environment, and redacts its value wherever the run writes", async () => {
     const token = "mcp-header-token-9876543210";
-    model = await startMockLlm([reply.toolCalls([{ name: "web__echo", arguments: { message: `my token is ${token}` } }]), reply.text("echoed")]);
+    model = await serve([reply.toolCalls([{ name: "web__echo", arguments: { message: `my token is ${token}` } }]), reply.text("echoed")]);
     const ws = join(root, "ws-http");
     const agent = mcpAgent("agent-http", `  - name: web\n    url: ${url}\n    headers:\n      Authorization: {env: DELTA_TEST_MCP_TOKEN, prefix: "Bearer "}\n    tools:\n      allow: [echo]\n`);
     const run = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "web1", "-m", "echo", "--format", "json"], { env: modelEnv(model.baseUrl, { DELTA_TEST_MCP_TOKEN: token }) });
@@ -268,7 +261,7 @@ describe("a Streamable HTTP server (the everything server over HTTP)", () => {
   });
 
   it("offers all but the denied tools, describes resource links, and makes a call past timeout_ms an ERROR while the run goes on", async () => {
-    model = await startMockLlm([
+    model = await serve([
       reply.toolCalls([
         { name: "web__get-resource-links", arguments: { count: 2 } },
         { name: "web__echo", arguments: { message: "denied" } },

@@ -2,21 +2,17 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { everythingServer, filesystemServer, fixtureServer, logged, loggedRequests, stdioServerYaml, toolCalls } from "../support/mcp-servers.js";
 import { reply, startMockLlm, toolResultsOf, type MockLlm } from "../support/mock-llm.js";
 import { processStartedAt } from "../../src/process/proc-stat.js";
 import { pauseGate } from "../support/pause-points.js";
 import { deathWatchOf, groupEmptiesSoon, groupMembers } from "../support/processes.js";
-import { actionResults, delta, eventTypes, modelEnv, readEvents, readMetadataFile, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
+import { actionResults, delta, eventTypes, modelEnv, readEvents, readMetadataFile, runDir, spawnDelta, waitFor, writeAgent, setUpE2e } from "./harness.js";
 
-let root: string;
+const { root } = setUpE2e("delta-mcp-life-");
 let model: MockLlm;
 const groups: number[] = [];
-beforeAll(() => {
-  root = tempDir("delta-mcp-life-");
-});
-afterAll(() => removeDir(root));
 afterEach(async () => {
   await model?.close();
   for (const pgid of groups.splice(0)) {

@@ -5,16 +5,16 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { DELTA_BIN, NO_MODEL_KEYS, REPO, actionResults, delta, journalHas, modelEnv, readEvents, readMetadataFile, removeDir, tempDir, waitFor, writeAgent } from "./harness.js";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { DELTA_BIN, NO_MODEL_KEYS, REPO, actionResults, delta, journalHas, modelEnv, readEvents, readMetadataFile, waitFor, writeAgent, setUpE2e } from "./harness.js";
 import { pauseGate } from "../support/pause-points.js";
-import { fault, messagesOf, reply, startMockLlm, taskOf, toolResultsOf, type MockLlm, type RecordedRequest, type Step } from "../support/mock-llm.js";
+import { fault, messagesOf, reply, taskOf, toolResultsOf, type MockLlm, type RecordedRequest, type Step } from "../support/mock-llm.js";
 
 let llm: MockLlm;
-let root: string;
+const { root, serve } = setUpE2e("delta-mcp-serve-");
 let agent: string;
 /** Tasks starting "hang" get no answer from the model while this holds. */
 let hanging = true;
@@ -34,13 +34,8 @@ function script(request: RecordedRequest): Step {
 }
 
 beforeAll(async () => {
-  llm = await startMockLlm(script);
-  root = tempDir("delta-mcp-serve-");
+  llm = await serve(script);
   agent = writeAgent(root, { tools: 'tools:\n  - name: echo\n    exec: "echo ${text}"\n  - name: show_env\n    exec: "env"\n  - name: stubborn\n    shell: "trap \\"\\" TERM; touch stubborn.started; sleep 60"\n' });
-});
-afterAll(async () => {
-  await llm.close();
-  removeDir(root);
 });
 
 const env = (): Record<string, string> => ({ ...process.env, ...NO_MODEL_KEYS, ...modelEnv(llm.baseUrl) }) as Record<string, string>;
@@ -71,7 +66,7 @@ afterEach(async () => {
 /** A client that declares form elicitation and answers each elicitation/create with this. */
 type Elicit = (request: ElicitRequest["params"]) => ElicitResult;
 
-async function connect(kind: "stdio" | "http", elicit?: Elicit, workDir = tempDir("delta-mcp-ws-")): Promise<Served> {
+async function connect(kind: "stdio" | "http", elicit?: Elicit, workDir = mkdtempSync(join(root, "ws-"))): Promise<Served> {
   const client = new Client({ name: "test-client", version: "1.0.0" }, elicit ? { capabilities: { elicitation: { form: {} } } } : undefined);
   if (elicit) client.setRequestHandler(ElicitRequestSchema, (request) => elicit(request.params));
   let served: Served;
@@ -321,7 +316,7 @@ const statusIs = (workDir: string, runId: string, status: string) => (): boolean
 describe("an HTTP client that goes away without ending its session", () => {
   it("is taken as gone once nothing of it is open for --idle-timeout: its run INTERRUPTED and continued from the CLI; a client that stays keeps its run", async () => {
     hanging = true;
-    const workDir = tempDir("delta-mcp-ws-");
+    const workDir = mkdtempSync(join(root, "ws-"));
     const server = await startHttpServer(workDir, {}, ["--idle-timeout", "1"]);
     // Started first: were its open GET stream not counted, its idle time would run out before the other's.
     const stays = clientProcess(server.url, "hang and stay", "idle-stays");
@@ -362,7 +357,7 @@ describe("a run that does not end on SIGTERM", () => {
   it("is killed once --term-grace is over, and stays resumable", async () => {
     // The run's process stands still before recording its end, and its tool ignores SIGTERM: only SIGKILL ends it.
     const gate = pauseGate("journal-append:ENGINE_END");
-    const workDir = tempDir("delta-mcp-ws-");
+    const workDir = mkdtempSync(join(root, "ws-"));
     const client = new Client({ name: "test-client", version: "1.0.0" });
     const transport = new StdioClientTransport({
       command: process.execPath,
@@ -410,7 +405,7 @@ describe("the HTTP boundary", () => {
     fetch(url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body: JSON.stringify(initialize) });
 
   it("refuses a foreign Origin with 403, and lets this machine's in", async () => {
-    const workDir = tempDir("delta-mcp-ws-");
+    const workDir = mkdtempSync(join(root, "ws-"));
     const server = await startHttpServer(workDir);
     try {
       const foreign = await post(server.url, { origin: "http://attacker.example" });
@@ -424,7 +419,7 @@ describe("the HTTP boundary", () => {
   }, 60_000);
 
   it("refuses to bind beyond loopback without a token (126, naming the variable), before making a workspace", async () => {
-    const home = writeAgent(tempDir("delta-mcp-bind-"));
+    const home = writeAgent(mkdtempSync(join(root, "bind-")));
     const refused = await delta(["mcp", "serve", "--agent", home, "--http", "0", "--host", "0.0.0.0"], { env: { DELTA_MCP_TOKEN: "" } });
     expect(refused.exitCode).toBe(126);
     expect(refused.stderr).toContain("DELTA_MCP_TOKEN");
@@ -432,7 +427,7 @@ describe("the HTTP boundary", () => {
   }, 60_000);
 
   it("refuses a bad --idle-timeout or --term-grace (126, naming the flag), and --idle-timeout without --http", async () => {
-    const home = writeAgent(tempDir("delta-mcp-flags-"));
+    const home = writeAgent(mkdtempSync(join(root, "flags-")));
     for (const [args, words] of [
       [["--http", "0", "--idle-timeout", "0"], "--idle-timeout 0: not a number of seconds"],
       [["--http", "0", "--term-grace", "soon"], "--term-grace soon: not a number of seconds"],
@@ -446,7 +441,7 @@ describe("the HTTP boundary", () => {
   }, 60_000);
 
   it("asks for the bearer token when one is set, serves a client that sends it, and keeps it from the runs", async () => {
-    const workDir = tempDir("delta-mcp-ws-");
+    const workDir = mkdtempSync(join(root, "ws-"));
     const server = await startHttpServer(workDir, { DELTA_MCP_TOKEN: "s3cret-token" }, ["--host", "0.0.0.0"]);
     const url = server.url.replace("0.0.0.0", "127.0.0.1");
     try {

@@ -1,17 +1,13 @@
 // Every model call is on the record: each failed attempt (status or network error, the server's words redacted and bounded, the wait) and each THOUGHT's start, duration and attempts.
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { EventOf, JournalEvent } from "../../src/journal/events.js";
 import { fault, reply, startMockLlm, type Step } from "../support/mock-llm.js";
-import { delta, modelEnv, readEvents, removeDir, tempDir, writeAgent } from "./harness.js";
+import { delta, modelEnv, readEvents, writeAgent, setUpE2e } from "./harness.js";
 
 const KEY = modelEnv("http://unused").DELTA_API_KEY!;
 
-let root: string;
-beforeAll(() => {
-  root = tempDir("delta-attempts-");
-});
-afterAll(() => removeDir(root));
+const { root } = setUpE2e("delta-attempts-");
 
 async function runWith(name: string, steps: Step[]): Promise<{ exitCode: number | undefined; stderr: string; ws: string; events: JournalEvent[] }> {
   const server = await startMockLlm(steps);

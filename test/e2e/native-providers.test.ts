@@ -1,25 +1,18 @@
 // The real `delta` against loopback servers speaking Anthropic Messages and OpenAI Responses: every captured request checked for the protocol's invariants, thinking and reasoning sent back byte for byte, a crash mid-tool continued, recorded runs replayed to the same journal.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { EventOf, JournalEvent } from "../../src/journal/events.js";
-import { reply, startMockLlm, type MockLlm, type Script, type Step } from "../support/mock-llm.js";
+import { reply, type MockLlm, type Script, type Step } from "../support/mock-llm.js";
 import { checkedServer, type NativeProtocol } from "../support/protocol-invariants.js";
 import { recordedJson, recordedStep } from "../support/recorded.js";
-import { collectFiles, CRASH_TRACE, delta, readEvents, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent, type DeltaResult } from "./harness.js";
+import { collectFiles, CRASH_TRACE, delta, readEvents, runDir, spawnDelta, waitFor, writeAgent, type DeltaResult, setUpE2e } from "./harness.js";
 
 type Json = Record<string, unknown>;
 
-let root: string;
+const e2e = setUpE2e("delta-native-");
+const root = e2e.root;
 let server: MockLlm | undefined;
-beforeAll(() => {
-  root = tempDir("delta-native-");
-});
-afterAll(() => removeDir(root));
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
 
 const ANTHROPIC_KEY = "sk-ant-e2e-0123456789abcdef";
 const OPENAI_KEY = "sk-openai-e2e-0123456789abcdef";
@@ -55,7 +48,7 @@ async function killMidToolThenContinue(name: string, yaml: string, key: string):
 }
 
 async function serve(protocol: NativeProtocol | "chat-completions", script: Script): Promise<MockLlm> {
-  server = await startMockLlm(script, { protocol });
+  server = await e2e.serve(script, { protocol });
   return server;
 }
 

@@ -1,23 +1,22 @@
 // A run folder written by engine 0.1.0 (whole requests in io/invocations/) is shown, replayed, and continued by today's engine into a folder holding both kinds of record.
 import { cpSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
 import { toChatCompletionBody } from "../../src/llm/chat-completions/request-body.js";
 import type { LlmRequest } from "../../src/conversation.js";
 import { reply, startMockLlm } from "../support/mock-llm.js";
-import { CRASH_TRACE, REPO, delta, modelEnv, readEvents, removeDir, tempDir } from "./harness.js";
+import { CRASH_TRACE, REPO, delta, modelEnv, readEvents, setUpE2e } from "./harness.js";
 
 const FIXTURE = join(REPO, "test/fixtures/runs/old-format-run");
 const RUN = "old-format-run";
 
-let root: string;
+const { root } = setUpE2e("delta-old-runs-");
 let agent: string;
 let ws: string;
 let runDir: string;
 
 /** A copy of the fixture whose ENGINE_START names the copy's agent and workspace instead of the directory it was made in. */
 beforeAll(() => {
-  root = tempDir("delta-old-runs-");
   cpSync(FIXTURE, root, { recursive: true });
   agent = join(root, "agent");
   ws = join(root, "work");
@@ -27,7 +26,6 @@ beforeAll(() => {
   const [first, ...rest] = readFileSync(journal, "utf8").split("\n");
   writeFileSync(journal, [first!.split(origin).join(root), ...rest].join("\n"));
 });
-afterAll(() => removeDir(root));
 
 const records = () => readdirSync(join(runDir, "io", "invocations")).filter((name) => name.endsWith(".json")).sort();
 const recordOf = (name: string) => JSON.parse(readFileSync(join(runDir, "io", "invocations", name), "utf8")) as { request?: LlmRequest; request_parts?: unknown };

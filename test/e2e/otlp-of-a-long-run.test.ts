@@ -3,38 +3,18 @@
 //
 // The journal is a long run's (a CONTEXT_WINDOW every ten iterations of 16 KB tool results), three times the heap each
 // command is given: an engine that held the journal's events, or the spans of the run with their content, runs out of memory.
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { prepareLongRun } from "../support/long-run-journal.js";
-import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
+import { expect, it } from "vitest";
+import { LONG_RUN, setUpLongRun } from "../support/long-run-journal.js";
 import { startOtlpCollector } from "../support/otlp-collector.js";
-import { delta, modelEnv, removeDir } from "./harness.js";
+import { delta } from "./harness.js";
 
-const ITERATIONS = 5_000;
-const RESULT_BYTES = 16_384;
-/** The heap each command is given: a third of the journal. */
-const HEAP_MB = 24;
-
-let root: string;
-let server: MockLlm;
-let ws: string;
-let journalBytes = 0;
-
-beforeAll(async () => {
-  server = await startMockLlm(() => reply.text("the last page is read"));
-  ({ root, ws, journalBytes } = await prepareLongRun(server.baseUrl, ITERATIONS, RESULT_BYTES));
-}, 60_000);
-afterAll(async () => {
-  await server.close();
-  removeDir(root);
-});
-
-const heapCapped = (extra: Record<string, string>): Record<string, string> => modelEnv(server.baseUrl, { NODE_OPTIONS: `--max-old-space-size=${HEAP_MB}`, ...extra });
+const long = setUpLongRun();
 
 it("continue with live export folds the journal's earlier events from disk and sends only its own spans, under a third of the journal's heap", async () => {
-  expect(journalBytes).toBeGreaterThan(3 * HEAP_MB * 2 ** 20);
+  expect(long.journalBytes).toBeGreaterThan(3 * LONG_RUN.heapMb * 2 ** 20);
   const collector = await startOtlpCollector();
   try {
-    const continued = await delta(["continue", "--run-id", "long", "-w", ws, "-m", "now the index"], { env: heapCapped({ OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_EXPORTER_OTLP_TIMEOUT: "10000" }), timeoutMs: 120_000 });
+    const continued = await delta(["continue", "--run-id", "long", "-w", long.ws, "-m", "now the index"], { env: long.heapCapped({ OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_EXPORTER_OTLP_TIMEOUT: "10000" }), timeoutMs: 120_000 });
     expect(continued.exitCode, continued.stderr).toBe(0);
     expect(continued.stderr).not.toMatch(/could not export/);
     const spans = collector.spans();
@@ -52,14 +32,14 @@ it("continue with live export folds the journal's earlier events from disk and s
 it("export --otlp sends a long run's spans with their content in batches as the journal streams, under a third of the journal's heap", async () => {
   const collector = await startOtlpCollector();
   try {
-    const exported = await delta(["export", "long", "-w", ws, "--otlp", "--endpoint", collector.endpoint], { env: heapCapped({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: "true", OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "100" }), timeoutMs: 120_000 });
+    const exported = await delta(["export", "long", "-w", long.ws, "--otlp", "--endpoint", collector.endpoint], { env: long.heapCapped({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: "true", OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "100" }), timeoutMs: 120_000 });
     expect(exported.exitCode, exported.stderr).toBe(0);
     const spans = collector.spans();
     expect(exported.stderr).toContain(`Sent ${spans.length} spans to ${collector.endpoint}/v1/traces`);
     // Every tool call's span, each with its 16 KB result, in requests of at most a batch.
     const tools = spans.filter((span) => span.name.startsWith("execute_tool"));
-    expect(tools).toHaveLength(ITERATIONS);
-    expect(String(tools.at(-1)!.attributes["gen_ai.tool.call.result"]).length).toBeGreaterThanOrEqual(RESULT_BYTES);
+    expect(tools).toHaveLength(LONG_RUN.iterations);
+    expect(String(tools.at(-1)!.attributes["gen_ai.tool.call.result"]).length).toBeGreaterThanOrEqual(LONG_RUN.resultBytes);
     expect(new Set(spans.map((span) => span.spanId)).size).toBe(spans.length);
     expect(collector.requests()).toBeGreaterThanOrEqual(Math.ceil(spans.length / 100));
     expect(Math.max(...collector.exports.map((received) => received.spans.length))).toBeLessThanOrEqual(100);
@@ -71,7 +51,7 @@ it("export --otlp sends a long run's spans with their content in batches as the 
 it("export --otlp to a collector answering 503 stops at the first batch, exit 1, saying how many spans went before", async () => {
   const collector = await startOtlpCollector("unavailable");
   try {
-    const exported = await delta(["export", "long", "-w", ws, "--otlp", "--endpoint", collector.endpoint], { env: heapCapped({ OTEL_EXPORTER_OTLP_TIMEOUT: "2000" }), timeoutMs: 60_000 });
+    const exported = await delta(["export", "long", "-w", long.ws, "--otlp", "--endpoint", collector.endpoint], { env: long.heapCapped({ OTEL_EXPORTER_OTLP_TIMEOUT: "2000" }), timeoutMs: 60_000 });
     expect(exported.exitCode).toBe(1);
     expect(exported.stderr).toContain(`Could not send the spans to ${collector.endpoint}/v1/traces (0 sent before it stopped)`);
     // The run's 10,000 spans and more would be twenty batches: only the first was tried (with the exporter's own retries).

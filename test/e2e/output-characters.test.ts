@@ -1,10 +1,10 @@
 // A tool's output cut to a limit reaches the model in whole characters: a delta-sessions shell's large output, through a tool observation.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
 import { binDir, pathWith } from "../examples/helpers.js";
-import { reply, startMockLlm, toolResultsOf, type MockLlm } from "../support/mock-llm.js";
-import { actionResults, delta, modelEnv, removeDir, tempDir, writeAgent } from "./harness.js";
+import { reply, toolResultsOf, type MockLlm } from "../support/mock-llm.js";
+import { actionResults, delta, modelEnv, writeAgent, setUpE2e } from "./harness.js";
 
 // The shell's tool prints the few characters around delta-sessions' cut (the whole result would be cut again, to the observation's own limit).
 const TOOLS = `tools:
@@ -26,11 +26,10 @@ process.stdin.on("end", () => {
 });
 `;
 
-let root: string;
+const { root, serve } = setUpE2e("delta-output-characters-");
 let server: MockLlm;
 beforeAll(async () => {
-  root = tempDir("delta-output-characters-");
-  server = await startMockLlm((request, index) => {
+  server = await serve((request, index) => {
     if (index === 0) return reply.toolCalls([{ id: "call_start", name: "session_start", arguments: {} }]);
     if (index === 1) {
       const sessionId = (JSON.parse(toolResultsOf(request).at(-1)!) as { session_id: string }).session_id;
@@ -38,10 +37,6 @@ beforeAll(async () => {
     }
     return reply.text("done");
   });
-});
-afterAll(async () => {
-  await server.close();
-  removeDir(root);
 });
 
 it("a delta-sessions output of 3-byte characters cut at its 64 KiB limit reaches the observation with no broken character", { timeout: 90_000 }, async () => {

@@ -2,20 +2,13 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
-import { delta, modelEnv, removeDir, runDir, spawnDelta, tempDir, writeAgent } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { reply, type MockLlm } from "../support/mock-llm.js";
+import { delta, modelEnv, runDir, spawnDelta, writeAgent, setUpE2e } from "./harness.js";
 
-let root: string;
+const { root, serve } = setUpE2e();
 let server: MockLlm;
 
-beforeAll(() => {
-  root = tempDir();
-});
-afterAll(() => removeDir(root));
-afterEach(async () => {
-  await server?.close();
-});
 
 /** A tool that waits until the test creates `go` in the workspace, so the test reads the stream while the run is held at a known point. */
 const GATED_TOOL = 'tools:\n  - name: gated\n    shell: "while [ ! -f go ]; do sleep 0.02; done; echo passed"\n';
@@ -24,7 +17,7 @@ const journalLines = (ws: string, runId: string): string[] => readFileSync(join(
 
 describe("--format stream-json", () => {
   it("streams each journal event as it is appended, gapless, then the RunResult as the last line", async () => {
-    server = await startMockLlm([reply.toolCalls([{ name: "gated", arguments: {} }]), reply.text("finished")]);
+    server = await serve([reply.toolCalls([{ name: "gated", arguments: {} }]), reply.text("finished")]);
     const agent = writeAgent(root, { tools: GATED_TOOL }, "agent-stream");
     const ws = join(root, "ws-stream");
     const child = spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", "s1", "-m", "go", "--format", "stream-json"], { env: modelEnv(server.baseUrl) });
@@ -55,7 +48,7 @@ describe("--format stream-json", () => {
   });
 
   it("streams what a continue appends, from the seq where the journal stood", async () => {
-    server = await startMockLlm([reply.text("one"), reply.text("two")]);
+    server = await serve([reply.text("one"), reply.text("two")]);
     const agent = writeAgent(root, {}, "agent-stream-cont");
     const ws = join(root, "ws-stream-cont");
     await delta(["run", "--agent", agent, "-w", ws, "--run-id", "s2", "-m", "first"], { env: modelEnv(server.baseUrl) });
@@ -79,7 +72,7 @@ describe("--format stream-json", () => {
 
 describe("-o/--output", () => {
   it("writes the RunResult (json) or the result (raw) to the file as well, leaving no temporary file", async () => {
-    server = await startMockLlm([reply.text('{"words": 42}'), reply.text("plain answer")]);
+    server = await serve([reply.text('{"words": 42}'), reply.text("plain answer")]);
     const agent = writeAgent(root, {}, "agent-output");
     const ws = join(root, "ws-output");
     const outDir = join(root, "out");
@@ -101,7 +94,7 @@ describe("-o/--output", () => {
     expect(refused.exitCode).toBe(126);
     expect(JSON.parse(readFileSync(out, "utf8"))).toMatchObject({ status: "REFUSED", error: { type: "CONFIG_ERROR" } });
 
-    server = await startMockLlm([]);
+    server = await serve([]);
     const agent = writeAgent(root, {}, "agent-output-missing");
     const ws = join(root, "ws-output-missing");
     const missing = await delta(["run", "--agent", agent, "-w", ws, "-m", "x", "-o", join(root, "no-such-dir", "r.json")], { env: modelEnv(server.baseUrl) });

@@ -1,23 +1,16 @@
 // Structured answers end to end: output_schema and --output-schema against loopback model servers of each protocol — the native field asked for, a valid answer parsed, an invalid one re-asked once then OUTPUT_INVALID and resumable, refusals at load.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { EventOf, JournalEvent } from "../../src/journal/events.js";
-import { messagesOf, reply, startMockLlm, type MockLlm, type Protocol, type Step } from "../support/mock-llm.js";
-import { CRASH_TRACE, delta, modelEnv, readEvents, removeDir, tempDir, writeAgent } from "./harness.js";
+import { messagesOf, reply, type MockLlm, type Protocol, type Step } from "../support/mock-llm.js";
+import { CRASH_TRACE, delta, modelEnv, readEvents, writeAgent, setUpE2e } from "./harness.js";
 
 type Json = Record<string, unknown>;
 
-let root: string;
+const e2e = setUpE2e("delta-output-schema-");
+const root = e2e.root;
 let server: MockLlm | undefined;
-beforeAll(() => {
-  root = tempDir("delta-output-schema-");
-});
-afterAll(() => removeDir(root));
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
 
 /** A strict-ready schema: nested objects, enums, additionalProperties: false everywhere, every property required. */
 const VERDICT_SCHEMA = `output_schema:
@@ -41,7 +34,7 @@ const agentYaml = (llm = "", schema = VERDICT_SCHEMA, model = "gpt-4o-mini") => 
 const VALID = { verdict: "fail", findings: [{ file: "a.ts", severity: "high" }] };
 
 async function serve(steps: Step[], protocol: Protocol = "chat-completions"): Promise<MockLlm> {
-  server = await startMockLlm(steps, { protocol });
+  server = await e2e.serve(steps, { protocol });
   return server;
 }
 

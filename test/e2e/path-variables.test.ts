@@ -1,15 +1,11 @@
 // End to end: ${CWD} and ${AGENT_HOME} reach shell scripts as variables, never as script text, whatever the paths hold.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { reply, startMockLlm } from "../support/mock-llm.js";
-import { actionResults, collectFiles, delta, modelEnv, removeDir, tempDir, writeAgent } from "./harness.js";
+import { actionResults, collectFiles, delta, modelEnv, writeAgent, setUpE2e } from "./harness.js";
 
-let root: string;
-beforeAll(() => {
-  root = tempDir("delta-path-variables-");
-});
-afterAll(() => removeDir(root));
+const { root } = setUpE2e("delta-path-variables-");
 
 /** The same script in each place that takes an argv: the legacy command: form, exec:, a hook, a generator. */
 const SCRIPT = "echo ${CWD}; echo \"home=${AGENT_HOME}\"";

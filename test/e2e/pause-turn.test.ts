@@ -1,16 +1,12 @@
 // Anthropic's `stop_reason: "pause_turn"` (a server-tool turn paused half-way), replayed from a real recording: the run never ends COMPLETED on the half-finished text; it fails MODEL_PAUSED, exit 1, and continues.
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { EventOf } from "../../src/journal/events.js";
 import { messagesOf, reply, startMockLlm, type Script } from "../support/mock-llm.js";
 import { recordedJson, recordedStep } from "../support/recorded.js";
-import { CRASH_TRACE, delta, modelEnv, readEvents, removeDir, tempDir, writeAgent } from "./harness.js";
+import { CRASH_TRACE, delta, modelEnv, readEvents, writeAgent, setUpE2e } from "./harness.js";
 
-let root: string;
-beforeAll(() => {
-  root = tempDir("delta-pause-turn-");
-});
-afterAll(() => removeDir(root));
+const { root } = setUpE2e("delta-pause-turn-");
 
 const PAUSED = "anthropic/pause-turn-web-search";
 const YAML = 'name: paused\nllm:\n  provider: anthropic\n  model: claude-sonnet-4-5\n  max_retries: 0\ntools:\n  - name: echo\n    exec: "echo ${text}"\n';

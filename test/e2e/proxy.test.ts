@@ -1,23 +1,21 @@
 // The real `delta` through a real forwarding proxy on 127.0.0.1: HTTPS by one CONNECT tunnel kept for the run, HTTP by absolute URL, NO_PROXY direct.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startConnectProxy, type ConnectProxy } from "../support/connect-proxy.js";
 import { reply, startMockLlm, type MockLlm, type Step } from "../support/mock-llm.js";
-import { delta, modelEnv, removeDir, REPO, tempDir, writeAgent } from "./harness.js";
+import { delta, modelEnv, REPO, writeAgent, setUpE2e } from "./harness.js";
 
 const TLS = join(REPO, "test/fixtures/tls");
 const tls = { key: readFileSync(join(TLS, "server.key"), "utf8"), cert: readFileSync(join(TLS, "server.pem"), "utf8") };
 
-let root: string;
+const { root } = setUpE2e("delta-proxy-");
 let agent: string;
 let server: MockLlm | undefined;
 let proxy: ConnectProxy | undefined;
 beforeAll(() => {
-  root = tempDir("delta-proxy-");
   agent = writeAgent(root);
 });
-afterAll(() => removeDir(root));
 afterEach(async () => {
   await server?.close();
   await proxy?.close();

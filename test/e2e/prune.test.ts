@@ -1,20 +1,19 @@
 // `delta prune`: finished runs (or their io/) go, by age or beyond a count; live, held, waiting and FAILED runs stay unless named, and nothing goes without --yes.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { reply, type MockLlm } from "../support/mock-llm.js";
 import { pauseGate } from "../support/pause-points.js";
-import { delta, modelEnv, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
+import { delta, modelEnv, runDir, spawnDelta, waitFor, writeAgent, setUpE2e } from "./harness.js";
 
 const TOOLS = 'tools:\n  - name: slow\n    shell: "echo started >> progress.txt; sleep ${seconds}"\n  - name: echo\n    exec: "echo ${text}"\n';
 
-let root: string;
+const { root, serve } = setUpE2e("delta-prune-");
 let server: MockLlm;
 let agent: string;
 beforeAll(async () => {
-  root = tempDir("delta-prune-");
   // Every task names what the model does: finish at once, call a tool first, ask a human, or run a slow tool.
-  server = await startMockLlm((request) => {
+  server = await serve((request) => {
     const task = JSON.stringify(request.body);
     const answered = task.includes('"role":"tool"');
     if (task.includes("ask me") && !answered) return reply.toolCalls([{ name: "ask_human", arguments: { prompt: "Which?" } }]);
@@ -23,10 +22,6 @@ beforeAll(async () => {
     return reply.text("done");
   });
   agent = writeAgent(root, { tools: TOOLS });
-});
-afterAll(async () => {
-  await server.close();
-  removeDir(root);
 });
 
 async function run(ws: string, id: string, task: string, extra: string[] = []): Promise<number> {

@@ -2,12 +2,12 @@
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { readJournal } from "../support/journal-read.js";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { EventOf, JournalEvent } from "../../src/journal/events.js";
 
-import { messagesOf, reply, startMockLlm, taskOf, type MockLlm } from "../support/mock-llm.js";
+import { messagesOf, reply, taskOf, type MockLlm } from "../support/mock-llm.js";
 import { pauseGate } from "../support/pause-points.js";
-import { delta, modelEnv, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
+import { delta, modelEnv, runDir, spawnDelta, waitFor, writeAgent, setUpE2e } from "./harness.js";
 
 const TOOLS = `tools:
   - name: mark
@@ -17,15 +17,14 @@ const TOOLS = `tools:
 `;
 const ROUNDS = 3;
 
-let root: string;
+const { root, serve } = setUpE2e("delta-races-");
 let server: MockLlm;
 let agent: string;
 
 beforeAll(async () => {
-  root = tempDir("delta-races-");
   agent = writeAgent(root, { tools: TOOLS });
   // A task "mark <tag>", "hold <tag>" or "ask <prompt>" gets that tool call first; a tool result "done"; a later message "again".
-  server = await startMockLlm((request) => {
+  server = await serve((request) => {
     const messages = messagesOf(request);
     const last = messages.at(-1);
     if (last?.role === "tool") return reply.text(`done after ${last.content}`);
@@ -34,10 +33,6 @@ beforeAll(async () => {
     if (verb === "ask") return reply.toolCalls([{ name: "ask_human", arguments: { prompt: arg ?? "?" } }]);
     return reply.toolCalls([{ name: verb === "hold" ? "hold" : "mark", arguments: { tag: arg ?? "x" } }]);
   });
-});
-afterAll(async () => {
-  await server.close();
-  removeDir(root);
 });
 
 const env = (extra: Record<string, string> = {}): Record<string, string> => modelEnv(server.baseUrl, extra);

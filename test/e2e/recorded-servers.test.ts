@@ -1,10 +1,10 @@
 // The real `delta` against real recorded replies of real model servers, replayed byte for byte: reasoning echoed, truncation and refusal never exit 0, the server's words shown, usage and cost exact.
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { EventOf } from "../../src/journal/events.js";
 import { messagesOf, reply, startMockLlm, type RecordedRequest, type Script, type Step } from "../support/mock-llm.js";
 import { recordedJson, recordedStep } from "../support/recorded.js";
-import { actionResults, CRASH_TRACE, delta, modelEnv, readEvents, readMetadataFile, removeDir, tempDir, writeAgent, type DeltaResult } from "./harness.js";
+import { actionResults, CRASH_TRACE, delta, modelEnv, readEvents, readMetadataFile, writeAgent, type DeltaResult, setUpE2e } from "./harness.js";
 
 interface RunResultJson {
   status: string;
@@ -13,11 +13,7 @@ interface RunResultJson {
   metrics: { usage: { input_tokens: number; cached_input_tokens: number; output_tokens: number; reasoning_tokens: number; total_cost_usd: number | null } };
 }
 
-let root: string;
-beforeAll(() => {
-  root = tempDir("delta-recorded-");
-});
-afterAll(() => removeDir(root));
+const { root } = setUpE2e("delta-recorded-");
 
 const agentYaml = (llm: string, tools: string, retries = 0) => `name: recorded\nllm:\n  model: recorded-model\n  max_retries: ${retries}\n${llm}tools:\n${tools}`;
 const tool = (name: string, exec: string) => `  - name: ${name}\n    exec: "${exec}"\n`;

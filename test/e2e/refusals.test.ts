@@ -1,21 +1,15 @@
 // End to end: what is refused (126) before anything is created — no workspace, no run directory, LAST_USED untouched — and what a failed model call says about its key.
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { fault, reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
-import { DEFAULT_CONTEXT, delta, modelEnv, removeDir, tempDir, writeAgent, type AgentSpec } from "./harness.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { fault, reply, type MockLlm } from "../support/mock-llm.js";
+import { DEFAULT_CONTEXT, delta, modelEnv, writeAgent, type AgentSpec, setUpE2e } from "./harness.js";
 
-let root: string;
+const { root, serve } = setUpE2e();
 let server: MockLlm | undefined;
 
 beforeAll(() => {
-  root = tempDir();
   writeFileSync(join(root, "replies.jsonl"), '{"content": "ok"}\n');
-});
-afterAll(() => removeDir(root));
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
 });
 
 /** Everything under the agent's workspaces/ and what LAST_USED says: a refusal must leave both as they were. */
@@ -99,7 +93,7 @@ describe("refused before anything is created", () => {
 
 describe("a model call refused in a new run", () => {
   it("leaves a FAILED run to continue, and says which .env supplied the key; -v lists every .env consulted and which won", async () => {
-    server = await startMockLlm([fault.status(401), reply.text("fixed")]);
+    server = await serve([fault.status(401), reply.text("fixed")]);
     const agent = writeAgent(root, { files: { ".env": "DELTA_API_KEY=sk-stale-key-from-dotenv\n" } }, "agent-dotenv");
     const ws = join(root, "ws-dotenv");
     const failed = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "k", "-m", "x", "-v", "--format", "json"], { env: modelEnv(server.baseUrl) });

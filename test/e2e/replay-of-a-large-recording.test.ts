@@ -3,24 +3,23 @@
 // and `show --request N` prints one of its requests.
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
-import { delta, modelEnv, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
+import { beforeAll, expect, it } from "vitest";
+import { reply, type MockLlm } from "../support/mock-llm.js";
+import { delta, modelEnv, runDir, writeAgent, setUpE2e } from "./harness.js";
 
 /** 64 records of a 1 MB request each: the recording is well over twice the heap the replay is given. */
 const RECORDS = 64;
 const REQUEST_BYTES = 1 << 20;
 const HEAP_MB = 24;
 
-let root: string;
+const { root, serve } = setUpE2e();
 let server: MockLlm;
 let agent: string;
 let ws: string;
 let recording: string;
 
 beforeAll(async () => {
-  root = tempDir();
-  server = await startMockLlm(() => reply.text("recorded"));
+  server = await serve(() => reply.text("recorded"));
   agent = writeAgent(root, { agentYaml: "name: test-agent\nllm:\n  model: mock-model\nio:\n  requests: full\ntools:\n  - name: echo\n    exec: \"echo ${text}\"\n" });
   ws = join(root, "ws");
   const run = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "source", "-m", "go"], { env: modelEnv(server.baseUrl) });
@@ -37,10 +36,6 @@ beforeAll(async () => {
     writeFileSync(join(dir, `20250101T000000000Z_${String(iteration).padStart(4, "0")}.json`), JSON.stringify({ ...record, iteration, request: { ...record.request, messages }, reply: { ...record.reply, content: `reply ${iteration}` } }));
   }
 }, 60_000);
-afterAll(async () => {
-  await server.close();
-  removeDir(root);
-});
 
 it("replays a run directory whose records are over twice the heap, answering from the first record", async () => {
   const before = server.requests.length;

@@ -1,14 +1,10 @@
 // What agent.yaml's llm block puts into the model request: the sampling fields, never a setting only the engine reads (timeouts, retries, reply bounds, pricing, the endpoint).
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { reply, startMockLlm } from "../support/mock-llm.js";
-import { CRASH_TRACE, delta, modelEnv, removeDir, tempDir, writeAgent } from "./harness.js";
+import { CRASH_TRACE, delta, modelEnv, writeAgent, setUpE2e } from "./harness.js";
 
-let root: string;
-beforeAll(() => {
-  root = tempDir("delta-request-params-");
-});
-afterAll(() => removeDir(root));
+const { root } = setUpE2e("delta-request-params-");
 
 const LLM = [
   "  model: params-model",

@@ -1,7 +1,7 @@
 // io/invocations/ keeps each distinct message once: every request the model server received is rebuilt from the records byte for byte, for each protocol, and the old whole-request records stay readable.
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { LlmRequest } from "../../src/conversation.js";
 import { toMessagesBody } from "../../src/llm/anthropic/request-body.js";
 import { toChatCompletionBody } from "../../src/llm/chat-completions/request-body.js";
@@ -9,24 +9,16 @@ import { rebuildRequests } from "../../src/store/recorded-requests.js";
 import { readInvocationRecords } from "../support/invocation-records.js";
 import { toResponsesBody } from "../../src/llm/responses/request-body.js";
 import { runPaths } from "../../src/store/run-dir.js";
-import { reply, startMockLlm, type MockLlm, type RecordedRequest, type Step } from "../support/mock-llm.js";
+import { reply, type MockLlm, type RecordedRequest, type Step } from "../support/mock-llm.js";
 import { checkedServer } from "../support/protocol-invariants.js";
 import { recordedJson, recordedStep } from "../support/recorded.js";
-import { CRASH_TRACE, delta, modelEnv, readEvents, removeDir, tempDir, writeAgent } from "./harness.js";
+import { CRASH_TRACE, delta, modelEnv, readEvents, writeAgent, setUpE2e } from "./harness.js";
 import { parseRunId } from "../../src/store/run-id.js";
 
 type Json = Record<string, unknown>;
 
-let root: string;
+const { root, serve } = setUpE2e("delta-request-records-");
 let server: MockLlm | undefined;
-beforeAll(() => {
-  root = tempDir("delta-request-records-");
-});
-afterAll(() => removeDir(root));
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
 
 /** The requests of a run as its records give them back, in call order. */
 function rebuilt(ws: string, runId: string): LlmRequest[] {
@@ -68,7 +60,7 @@ process.stdin.on("data", (chunk) => (input += chunk)).on("end", () => {
   async function longRun(name: string, io: string): Promise<{ ws: string; accepted: RecordedRequest[]; refused: number }> {
     const accepted: RecordedRequest[] = [];
     let refused = 0;
-    server = await startMockLlm((request): Step => {
+    server = await serve((request): Step => {
       if (refused === 0 && Buffer.byteLength(JSON.stringify(request.body)) > SERVER_LIMIT_BYTES) {
         refused += 1;
         return recordedStep(OVERFLOW);
@@ -144,7 +136,7 @@ describe("native protocols", () => {
       message([REDACTED, { type: "tool_use", id: "toolu_b", name: "echo", input: { text: "two" } }], "tool_use"),
       message([{ type: "text", text: "done" }], "end_turn"),
     ]);
-    server = await startMockLlm(checked.script, { protocol: "anthropic" });
+    server = await serve(checked.script, { protocol: "anthropic" });
     const ws = await run("anthropic-records", "  provider: anthropic\n  thinking: { budget_tokens: 1024 }\n", "sk-ant-records-0123456789");
     expect(checked.violations).toEqual([]);
     const requests = rebuilt(ws, "anthropic-records");
@@ -162,7 +154,7 @@ describe("native protocols", () => {
       response([REASONING[1]!, call("call_b", "two")]),
       response([{ id: "msg_f", type: "message", status: "completed", content: [{ type: "output_text", annotations: [], text: "done" }], role: "assistant" }]),
     ]);
-    server = await startMockLlm(checked.script, { protocol: "openai-responses" });
+    server = await serve(checked.script, { protocol: "openai-responses" });
     const ws = await run("responses-records", "  provider: openai-responses\n  reasoning_effort: low\n", "sk-openai-records-0123456789");
     expect(checked.violations).toEqual([]);
     const requests = rebuilt(ws, "responses-records");

@@ -2,22 +2,15 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { readJournal } from "../support/journal-read.js";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 
-import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
+import { reply, type MockLlm } from "../support/mock-llm.js";
 import { pauseGate } from "../support/pause-points.js";
-import { delta, eventTypes, modelEnv, readEvents, readMetadataFile, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
+import { delta, eventTypes, modelEnv, readEvents, readMetadataFile, runDir, spawnDelta, waitFor, writeAgent, setUpE2e } from "./harness.js";
 
-let root: string;
+const { root, serve } = setUpE2e();
 let server: MockLlm;
 
-beforeAll(() => {
-  root = tempDir();
-});
-afterAll(() => removeDir(root));
-afterEach(async () => {
-  await server?.close();
-});
 
 const SLOW_TOOLS = 'tools:\n  - name: slow\n    shell: "echo started >> progress.txt; sleep ${seconds}; echo finished >> progress.txt"\n';
 
@@ -27,7 +20,7 @@ function toolStarted(ws: string): boolean {
 
 describe("resume after kill -9", () => {
   it("continues a killed run: the janitor marks it INTERRUPTED, the cut tool gets a synthesized result and is not re-run", async () => {
-    server = await startMockLlm([reply.toolCalls([{ name: "slow", arguments: { seconds: "30" } }])]);
+    server = await serve([reply.toolCalls([{ name: "slow", arguments: { seconds: "30" } }])]);
     const agent = writeAgent(root, { tools: SLOW_TOOLS }, "agent-kill");
     const ws = join(root, "ws-kill");
     const child = spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", "k1", "-m", "go"], { env: modelEnv(server.baseUrl) });
@@ -57,7 +50,7 @@ describe("resume after kill -9", () => {
   });
 
   it("refuses to continue while the original process is alive, and leaves the run untouched", async () => {
-    server = await startMockLlm([reply.toolCalls([{ name: "slow", arguments: { seconds: "30" } }])]);
+    server = await serve([reply.toolCalls([{ name: "slow", arguments: { seconds: "30" } }])]);
     const agent = writeAgent(root, { tools: SLOW_TOOLS }, "agent-live");
     const ws = join(root, "ws-live");
     const child = spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", "live", "-m", "go"], { env: modelEnv(server.baseUrl) });
@@ -77,7 +70,7 @@ describe("resume after kill -9", () => {
 
 describe("interrupting a run", () => {
   it("exits 130 on SIGINT with an INTERRUPTED, resumable run", async () => {
-    server = await startMockLlm([reply.toolCalls([{ name: "slow", arguments: { seconds: "30" } }])]);
+    server = await serve([reply.toolCalls([{ name: "slow", arguments: { seconds: "30" } }])]);
     const agent = writeAgent(root, { tools: SLOW_TOOLS }, "agent-int");
     const ws = join(root, "ws-int");
     const child = spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", "int", "-m", "go", "--format", "json"], { env: modelEnv(server.baseUrl) });
@@ -99,7 +92,7 @@ describe("interrupting a run", () => {
 
 describe("ask_human", () => {
   it("pauses with 101, then continue -m answers the question and the run completes", async () => {
-    server = await startMockLlm([
+    server = await serve([
       reply.toolCalls([{ name: "ask_human", arguments: { prompt: "Which color?", input_type: "text" } }]),
       reply.text("you chose blue"),
     ]);
@@ -124,7 +117,7 @@ describe("ask_human", () => {
   });
 
   it("keeps an answer recorded just before a crash: on resume it becomes the question's result", async () => {
-    server = await startMockLlm([reply.toolCalls([{ name: "ask_human", arguments: { prompt: "Which color?" } }]), reply.text("you chose green")]);
+    server = await serve([reply.toolCalls([{ name: "ask_human", arguments: { prompt: "Which color?" } }]), reply.text("you chose green")]);
     const agent = writeAgent(root, {}, "agent-ask-crash");
     const ws = join(root, "ws-ask-crash");
     expect((await delta(["run", "--agent", agent, "-w", ws, "--run-id", "askc", "-m", "go"], { env: modelEnv(server.baseUrl) })).exitCode).toBe(101);
@@ -145,7 +138,7 @@ describe("ask_human", () => {
   });
 
   it("takes the answer from interaction/response.txt when continue has no -m", async () => {
-    server = await startMockLlm([reply.toolCalls([{ name: "ask_human", arguments: { prompt: "Token?", input_type: "password" } }]), reply.text("thanks")]);
+    server = await serve([reply.toolCalls([{ name: "ask_human", arguments: { prompt: "Token?", input_type: "password" } }]), reply.text("thanks")]);
     const agent = writeAgent(root, {}, "agent-ask-file");
     const ws = join(root, "ws-ask-file");
     const paused = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "askf", "-m", "go", "--format", "json"], { env: modelEnv(server.baseUrl) });
@@ -158,7 +151,7 @@ describe("ask_human", () => {
   });
 
   it("asks on the terminal with -i and reads the answer from stdin", async () => {
-    server = await startMockLlm([reply.toolCalls([{ name: "ask_human", arguments: { prompt: "Proceed?", input_type: "confirmation" } }]), reply.text("proceeding")]);
+    server = await serve([reply.toolCalls([{ name: "ask_human", arguments: { prompt: "Proceed?", input_type: "confirmation" } }]), reply.text("proceeding")]);
     const agent = writeAgent(root, {}, "agent-ask-i");
     const ws = join(root, "ws-ask-i");
     const result = await delta(["run", "-i", "--agent", agent, "-w", ws, "--run-id", "aski", "-m", "go", "--format", "raw"], { env: modelEnv(server.baseUrl), input: "yes\n" });
@@ -172,7 +165,7 @@ describe("ask_human", () => {
 
 describe("the continue state table", () => {
   it("refuses each continuation the state does not allow, with 126 and the run untouched", async () => {
-    server = await startMockLlm([reply.text("done"), reply.toolCalls([{ name: "ask_human", arguments: { prompt: "Q?" } }])]);
+    server = await serve([reply.text("done"), reply.toolCalls([{ name: "ask_human", arguments: { prompt: "Q?" } }])]);
     const agent = writeAgent(root, {}, "agent-table");
     const ws = join(root, "ws-table");
     await delta(["run", "--agent", agent, "-w", ws, "--run-id", "done", "-m", "go"], { env: modelEnv(server.baseUrl) });
@@ -197,7 +190,7 @@ describe("the continue state table", () => {
   });
 
   it("extends a COMPLETED run with a new message appended as USER_MESSAGE", async () => {
-    server = await startMockLlm([reply.text("first answer"), reply.text("second answer")]);
+    server = await serve([reply.text("first answer"), reply.text("second answer")]);
     const agent = writeAgent(root, {}, "agent-extend");
     const ws = join(root, "ws-extend");
     await delta(["run", "--agent", agent, "-w", ws, "--run-id", "ext", "-m", "first"], { env: modelEnv(server.baseUrl) });
@@ -212,7 +205,7 @@ describe("the continue state table", () => {
 
 describe("list-runs", () => {
   it("lists runs newest first with statuses from the journal, filters and raw ids", async () => {
-    server = await startMockLlm([reply.text("a"), reply.toolCalls([{ name: "ask_human", arguments: { prompt: "?" } }])]);
+    server = await serve([reply.text("a"), reply.toolCalls([{ name: "ask_human", arguments: { prompt: "?" } }])]);
     const agent = writeAgent(root, {}, "agent-list");
     const ws = join(root, "ws-list");
     await delta(["run", "--agent", agent, "-w", ws, "--run-id", "older", "-m", "first task"], { env: modelEnv(server.baseUrl) });

@@ -1,27 +1,22 @@
 // A run's files hold whole conversations: only their owner may read them; and a dangling symlink is not a run.
 import { mkdirSync, readdirSync, statSync, symlinkSync } from "node:fs";
 import { join, relative } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { reply, startMockLlm, toolResultsOf, type MockLlm } from "../support/mock-llm.js";
-import { collectFiles, delta, modelEnv, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { reply, toolResultsOf, type MockLlm } from "../support/mock-llm.js";
+import { collectFiles, delta, modelEnv, runDir, writeAgent, setUpE2e } from "./harness.js";
 
-let root: string;
+const { root, serve } = setUpE2e("delta-run-files-");
 let agent: string;
 let server: MockLlm;
 beforeAll(async () => {
-  root = tempDir("delta-run-files-");
   agent = writeAgent(root);
-  server = await startMockLlm((request) =>
+  server = await serve((request) =>
     toolResultsOf(request).length === 0
       ? reply.toolCalls([{ name: "echo", arguments: { text: "hi" } }])
       : toolResultsOf(request).length === 1
         ? reply.toolCalls([{ name: "ask_human", arguments: { prompt: "Password?", input_type: "password" } }])
         : reply.text("done"),
   );
-});
-afterAll(async () => {
-  await server.close();
-  removeDir(root);
 });
 
 /** `dir` and every directory below it. */

@@ -1,23 +1,18 @@
 // One price per run: each model call priced with the llm.pricing of the process that made it, the same in the RunResult, `show` and the report.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
-import { delta, modelEnv, removeDir, tempDir, writeAgent } from "./harness.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { reply, type MockLlm } from "../support/mock-llm.js";
+import { delta, modelEnv, writeAgent, setUpE2e } from "./harness.js";
 
 const MILLION = { usage: { prompt_tokens: 1_000_000, completion_tokens: 0 } };
 const agentYaml = (pricing: string) => `name: priced\nllm:\n  model: mock-model\n${pricing}tools: []\n`;
 const pricedAt = (dollars: number) => `  pricing: { input_per_million: ${dollars}, output_per_million: 0 }\n`;
 
-let root: string;
+const { root, serve } = setUpE2e("delta-run-pricing-");
 let server: MockLlm;
 beforeAll(async () => {
-  root = tempDir("delta-run-pricing-");
-  server = await startMockLlm([reply.text("one", MILLION), reply.text("two", MILLION), reply.text("three", MILLION), reply.text("four", MILLION)]);
-});
-afterAll(async () => {
-  await server.close();
-  removeDir(root);
+  server = await serve([reply.text("one", MILLION), reply.text("two", MILLION), reply.text("three", MILLION), reply.text("four", MILLION)]);
 });
 
 /** `run` with the first pricing, `continue` after agent.yaml changed to the second; the cost each view gives. */

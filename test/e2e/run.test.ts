@@ -1,20 +1,13 @@
 // End to end: the real `delta run` against a scripted model on 127.0.0.1.
 import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { fault, reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
-import { actionResults, collectFiles, delta, eventTypes, listIo, modelEnv, readEvents, readMetadataFile, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { fault, reply, type MockLlm } from "../support/mock-llm.js";
+import { actionResults, collectFiles, delta, eventTypes, listIo, modelEnv, readEvents, readMetadataFile, runDir, writeAgent, setUpE2e } from "./harness.js";
 
-let root: string;
+const { root, serve } = setUpE2e();
 let server: MockLlm;
 
-beforeAll(() => {
-  root = tempDir();
-});
-afterAll(() => removeDir(root));
-afterEach(async () => {
-  await server?.close();
-});
 
 function workspace(name: string): string {
   return join(root, name);
@@ -22,7 +15,7 @@ function workspace(name: string): string {
 
 describe("delta run", () => {
   it("runs a tool call, feeds its result to the second request and completes with the final text", async () => {
-    server = await startMockLlm([reply.toolCalls([{ name: "echo", arguments: { text: "hello from tool" } }]), reply.text("all done")]);
+    server = await serve([reply.toolCalls([{ name: "echo", arguments: { text: "hello from tool" } }]), reply.text("all done")]);
     const agent = writeAgent(root, {}, "agent-basic");
     const ws = workspace("ws-basic");
     const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "basic-1", "-m", "say hello", "--format", "json"], { env: modelEnv(server.baseUrl) });
@@ -53,7 +46,7 @@ describe("delta run", () => {
   });
 
   it("never writes the API key into the run's files or its progress, even when the message, the model and a tool repeat it", async () => {
-    server = await startMockLlm([reply.toolCalls([{ name: "echo", arguments: { text: "key=sk-test-secret-key-123" } }]), reply.text("ok")]);
+    server = await serve([reply.toolCalls([{ name: "echo", arguments: { text: "key=sk-test-secret-key-123" } }]), reply.text("ok")]);
     const agent = writeAgent(root, {}, "agent-secret");
     const ws = workspace("ws-secret");
     const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "secret-1", "-m", "go; the key is sk-test-secret-key-123"], { env: modelEnv(server.baseUrl) });
@@ -67,7 +60,7 @@ describe("delta run", () => {
   });
 
   it("never loads undici, Node's fetch internals: the SDK meets the engine's Headers, FormData and responses, through a retried 429 too", async () => {
-    server = await startMockLlm([fault.status(429, { retryAfterMs: 1 }), reply.toolCalls([{ name: "echo", arguments: { text: "hi" } }]), reply.text("done")]);
+    server = await serve([fault.status(429, { retryAfterMs: 1 }), reply.toolCalls([{ name: "echo", arguments: { text: "hi" } }]), reply.text("done")]);
     const agent = writeAgent(root, {}, "agent-no-undici");
     const ws = workspace("ws-no-undici");
     const probe = join(root, "undici-probe.cjs");
@@ -81,7 +74,7 @@ describe("delta run", () => {
 
   it("never prints or writes the API key when the model server echoes it in its errors, through a retry and a refusal", async () => {
     const echo = "bad key sk-test-secret-key-123";
-    server = await startMockLlm([fault.status(500, { message: echo }), fault.status(403, { message: echo })]);
+    server = await serve([fault.status(500, { message: echo }), fault.status(403, { message: echo })]);
     const agent = writeAgent(root, {}, "agent-secret-echo");
     const ws = workspace("ws-secret-echo");
     const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "secret-echo", "-m", "go", "--format", "json"], { env: modelEnv(server.baseUrl) });
@@ -94,7 +87,7 @@ describe("delta run", () => {
   });
 
   it("runs normally with a one-letter key (as local servers accept): short keys are not redacted into field names", async () => {
-    server = await startMockLlm([reply.toolCalls([{ name: "echo", arguments: { text: "x marks" } }]), reply.text("ok")]);
+    server = await serve([reply.toolCalls([{ name: "echo", arguments: { text: "x marks" } }]), reply.text("ok")]);
     const agent = writeAgent(root, {}, "agent-short-key");
     const ws = workspace("ws-short-key");
     const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "short-1", "-m", "go"], { env: modelEnv(server.baseUrl, { DELTA_API_KEY: "x" }) });
@@ -103,7 +96,7 @@ describe("delta run", () => {
   });
 
   it("puts DELTA.md and a computed_file's output into the context", async () => {
-    server = await startMockLlm([reply.text("fine")]);
+    server = await serve([reply.text("fine")]);
     const agent = writeAgent(root, {
       contextYaml: `sources:
   - type: file
@@ -134,7 +127,7 @@ describe("delta run", () => {
   });
 
   it("turns unknown tools and malformed arguments into observations the model sees", async () => {
-    server = await startMockLlm([
+    server = await serve([
       reply.toolCalls([{ name: "no_such_tool", arguments: {} }]),
       reply.toolCalls([{ name: "echo", arguments: "{not json" }]),
       reply.toolCalls([{ name: "echo", arguments: {} }]),
@@ -155,7 +148,7 @@ describe("delta run", () => {
   });
 
   it("retries 429 and 500 and still completes", async () => {
-    server = await startMockLlm([fault.status(429, { retryAfter: "0" }), fault.status(500), reply.text("after faults")]);
+    server = await serve([fault.status(429, { retryAfter: "0" }), fault.status(500), reply.text("after faults")]);
     const agent = writeAgent(root, {}, "agent-retry");
     const ws = workspace("ws-retry");
     const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "retry-1", "-m", "go", "--format", "raw"], { env: modelEnv(server.baseUrl) });
@@ -165,7 +158,7 @@ describe("delta run", () => {
   });
 
   it("fails with LLM_ERROR and exit 1 when the model keeps failing, and stays resumable", async () => {
-    server = await startMockLlm([fault.status(500), fault.status(500), fault.status(500), fault.status(500)]);
+    server = await serve([fault.status(500), fault.status(500), fault.status(500), fault.status(500)]);
     const agent = writeAgent(root, {}, "agent-llm-fail");
     const ws = workspace("ws-llm-fail");
     const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "fail-1", "-m", "go", "--format", "json"], { env: modelEnv(server.baseUrl) });
@@ -178,7 +171,7 @@ describe("delta run", () => {
   });
 
   it("stops at --max-iterations with FAILED, MAX_ITERATIONS and exit 1", async () => {
-    server = await startMockLlm((_request, index) => reply.toolCalls([{ name: "echo", arguments: { text: `n${index}` } }]));
+    server = await serve((_request, index) => reply.toolCalls([{ name: "echo", arguments: { text: `n${index}` } }]));
     const agent = writeAgent(root, {}, "agent-max");
     const ws = workspace("ws-max");
     const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "max-1", "-m", "loop", "--max-iterations", "3", "--format", "json"], { env: modelEnv(server.baseUrl) });
@@ -194,14 +187,14 @@ describe("delta run", () => {
   });
 
   it("parses a JSON final answer into result", async () => {
-    server = await startMockLlm([reply.text('{"summary": "ok", "count": 2}')]);
+    server = await serve([reply.text('{"summary": "ok", "count": 2}')]);
     const agent = writeAgent(root, {}, "agent-json");
     const result = await delta(["run", "--agent", agent, "-w", workspace("ws-json"), "-m", "go", "--format", "json"], { env: modelEnv(server.baseUrl) });
     expect(JSON.parse(result.stdout).result).toEqual({ summary: "ok", count: 2 });
   });
 
   it("computes total_cost_usd from llm.pricing", async () => {
-    server = await startMockLlm([reply.text("priced")]);
+    server = await serve([reply.text("priced")]);
     const agent = writeAgent(root, { agentYaml: "name: priced\nllm:\n  model: m\n  pricing:\n    input_per_million: 1000000\n    output_per_million: 2000000\n" }, "agent-priced");
     const result = await delta(["run", "--agent", agent, "-w", workspace("ws-priced"), "-m", "go", "--format", "json"], { env: modelEnv(server.baseUrl) });
     const usage = JSON.parse(result.stdout).metrics.usage;
@@ -210,7 +203,7 @@ describe("delta run", () => {
 
   it("passes a hostile argument to exec: and shell: tools as one literal value", async () => {
     const hostile = `"; touch pwned-exec; echo " $(touch pwned-sub) \`touch pwned-tick\` | touch pwned-pipe`;
-    server = await startMockLlm([
+    server = await serve([
       reply.toolCalls([{ name: "echo", arguments: { text: hostile } }, { name: "shout", arguments: { text: hostile } }]),
       reply.text("done"),
     ]);
@@ -224,7 +217,7 @@ describe("delta run", () => {
   });
 
   it("refuses a duplicate run id with 126 and one JSON RunResult, leaving the first run intact", async () => {
-    server = await startMockLlm([reply.text("first")]);
+    server = await serve([reply.text("first")]);
     const agent = writeAgent(root, {}, "agent-dup");
     const ws = workspace("ws-dup");
     await delta(["run", "--agent", agent, "-w", ws, "--run-id", "dup", "-m", "go"], { env: modelEnv(server.baseUrl) });
@@ -262,7 +255,7 @@ describe("delta run", () => {
   });
 
   it("keeps a numeric-looking run id and message exactly as typed", async () => {
-    server = await startMockLlm([reply.text("ok")]);
+    server = await serve([reply.text("ok")]);
     const agent = writeAgent(root, {}, "agent-numeric");
     const ws = workspace("ws-numeric");
     const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "007", "-m", "1e3", "--format", "json"], { env: modelEnv(server.baseUrl) });

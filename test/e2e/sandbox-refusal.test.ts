@@ -1,19 +1,17 @@
 // A run that asks for a sandbox on a machine without bubblewrap is refused before it leaves any trace; --sandbox off runs it, and says so.
 import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { reply, startMockLlm } from "../support/mock-llm.js";
-import { delta, modelEnv, removeDir, tempDir, writeAgent } from "./harness.js";
+import { delta, modelEnv, writeAgent, setUpE2e } from "./harness.js";
 
-let root: string;
+const { root } = setUpE2e("delta-sandbox-refusal-");
 let noBwrap: string;
 beforeAll(() => {
-  root = tempDir("delta-sandbox-refusal-");
   // A PATH that holds nothing, so bwrap is nowhere on it (the engine itself runs from process.execPath).
   noBwrap = join(root, "empty-bin");
   mkdirSync(noBwrap);
 });
-afterAll(() => removeDir(root));
 
 const AGENT_YAML = `name: boxed
 llm:

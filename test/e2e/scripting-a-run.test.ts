@@ -2,26 +2,19 @@
 import { execa } from "execa";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { reply, startMockLlm, taskOf, type MockLlm } from "../support/mock-llm.js";
-import { DELTA_BIN, NO_MODEL_KEYS, delta, modelEnv, readEvents, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent, journalHas } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { reply, taskOf, type MockLlm } from "../support/mock-llm.js";
+import { DELTA_BIN, NO_MODEL_KEYS, delta, modelEnv, readEvents, runDir, spawnDelta, waitFor, writeAgent, journalHas, setUpE2e } from "./harness.js";
 
-let root: string;
+const { root, serve } = setUpE2e();
 let server: MockLlm;
 
-beforeAll(() => {
-  root = tempDir();
-});
-afterAll(() => removeDir(root));
-afterEach(async () => {
-  await server?.close();
-});
 
 const userMessages = (ws: string, runId: string): string[] => readEvents(ws, runId).flatMap((event) => (event.type === "USER_MESSAGE" ? [event.content] : []));
 
 describe("a question of ask_human", () => {
   it("is said on stderr with a pasteable answer command in json and raw formats", async () => {
-    server = await startMockLlm([reply.toolCalls([{ name: "ask_human", arguments: { prompt: "Your name?" } }]), reply.toolCalls([{ name: "ask_human", arguments: { prompt: "Your name?" } }])]);
+    server = await serve([reply.toolCalls([{ name: "ask_human", arguments: { prompt: "Your name?" } }]), reply.toolCalls([{ name: "ask_human", arguments: { prompt: "Your name?" } }])]);
     const agent = writeAgent(root, {}, "agent-ask");
     const ws = join(root, "ws-ask");
     for (const format of ["json", "raw"]) {
@@ -35,7 +28,7 @@ describe("a question of ask_human", () => {
 
 describe("an empty task", () => {
   it("is refused (126) from -m \"\" or -m \"   \" before anything is created or sent, and continue -m \"\" appends nothing", async () => {
-    server = await startMockLlm([reply.text("done")]);
+    server = await serve([reply.text("done")]);
     const agent = writeAgent(root, {}, "agent-empty");
     for (const task of ["", "   "]) {
       const ws = join(root, `ws-empty-${task.length}`);
@@ -57,7 +50,7 @@ describe("an empty task", () => {
 
 describe("--stdin", () => {
   it("appends the piped data after the message, for run and continue", async () => {
-    server = await startMockLlm([reply.text("summary"), reply.text("more")]);
+    server = await serve([reply.text("summary"), reply.text("more")]);
     const agent = writeAgent(root, {}, "agent-stdin");
     const ws = join(root, "ws-stdin");
     const run = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "s1", "-m", "summarise this", "--stdin"], { env: modelEnv(server.baseUrl), input: "DATA line 1\nDATA line 2\n" });
@@ -69,7 +62,7 @@ describe("--stdin", () => {
   });
 
   it("refuses more than 1 MiB on stdin (126) before the run starts", async () => {
-    server = await startMockLlm([]);
+    server = await serve([]);
     const agent = writeAgent(root, {}, "agent-stdin-big");
     const ws = join(root, "ws-stdin-big");
     const result = await delta(["run", "--agent", agent, "-w", ws, "-m", "x", "--stdin"], { env: modelEnv(server.baseUrl), input: "x".repeat(1024 * 1024 + 1) });
@@ -79,7 +72,7 @@ describe("--stdin", () => {
   });
 
   it("is never read unasked: a `while read` loop over 3 ids runs all 3", async () => {
-    server = await startMockLlm([reply.text("1"), reply.text("2"), reply.text("3")]);
+    server = await serve([reply.text("1"), reply.text("2"), reply.text("3")]);
     const agent = writeAgent(root, {}, "agent-loop");
     const ws = join(root, "ws-loop");
     const script = `printf 'a\\nb\\nc\\n' | while read id; do "$NODE" "$DELTA" run --agent "$AGENT" -w "$WS" --run-id "loop-$id" -m "task $id" --format raw; done`;
@@ -91,7 +84,7 @@ describe("--stdin", () => {
 
 describe("finding runs where they were made", () => {
   it("show --last, list-runs and continue --last in the agent's folder find the run `run -y` made there", async () => {
-    server = await startMockLlm([reply.text("made"), reply.text("continued")]);
+    server = await serve([reply.text("made"), reply.text("continued")]);
     const agent = writeAgent(root, {}, "agent-here");
     const env = modelEnv(server.baseUrl);
     expect((await delta(["run", "-y", "--run-id", "here-1", "-m", "make it"], { cwd: agent, env })).exitCode).toBe(0);
@@ -107,7 +100,7 @@ describe("finding runs where they were made", () => {
 
 describe("list-runs --resumable", () => {
   it("lists unfinished runs only: FAILED yes, COMPLETED no", async () => {
-    server = await startMockLlm([reply.text("done"), reply.toolCalls([{ name: "echo", arguments: { text: "x" } }])]);
+    server = await serve([reply.text("done"), reply.toolCalls([{ name: "echo", arguments: { text: "x" } }])]);
     const agent = writeAgent(root, {}, "agent-resumable");
     const ws = join(root, "ws-resumable");
     await delta(["run", "--agent", agent, "-w", ws, "--run-id", "finished", "-m", "a"], { env: modelEnv(server.baseUrl) });
@@ -139,7 +132,7 @@ describe("a refusal", () => {
 describe("a tool whose program is missing", () => {
   const tools = 'tools:\n  - name: listing\n    exec: "lsx-not-installed -la ${directory}"\n';
   it("is refused (126) by run, tool list and tool expand, naming the tool and the fix", async () => {
-    server = await startMockLlm([reply.text("never")]);
+    server = await serve([reply.text("never")]);
     const agent = writeAgent(root, { tools }, "agent-missing-program");
     const ws = join(root, "ws-missing-program");
     const run = await delta(["run", "--agent", agent, "-w", ws, "-m", "list", "--format", "json"], { env: modelEnv(server.baseUrl) });
@@ -156,7 +149,7 @@ describe("a tool whose program is missing", () => {
   });
 
   it("is left to the run with check_program: false (the run creates it), and a shell: script is never checked", async () => {
-    server = await startMockLlm([reply.text("ok")]);
+    server = await serve([reply.text("ok")]);
     const agent = writeAgent(root, { tools: `${tools}    check_program: false\n  - name: scripted\n    shell: "lsx-not-installed"\n` }, "agent-unchecked-program");
     const result = await delta(["run", "--agent", agent, "-w", join(root, "ws-unchecked"), "-m", "x"], { env: modelEnv(server.baseUrl) });
     expect(result.exitCode, result.stderr).toBe(0);
@@ -195,7 +188,7 @@ describe("command-line edges", () => {
   });
 
   it("list-runs text has a header and columns that line up", async () => {
-    server = await startMockLlm([reply.text("a"), reply.text("b")]);
+    server = await serve([reply.text("a"), reply.text("b")]);
     const agent = writeAgent(root, {}, "agent-table");
     const ws = join(root, "ws-table");
     await delta(["run", "--agent", agent, "-w", ws, "--run-id", "short", "-m", "a task"], { env: modelEnv(server.baseUrl) });
@@ -209,7 +202,7 @@ describe("command-line edges", () => {
 
   it("show counts the lines of the tool's whole output, and --full prints thoughts uncut", async () => {
     const thought = `Let me count. ${"word ".repeat(60)}END-OF-THOUGHT`;
-    server = await startMockLlm([reply.toolCalls([{ name: "count", arguments: {} }], thought), reply.text("counted")]);
+    server = await serve([reply.toolCalls([{ name: "count", arguments: {} }], thought), reply.text("counted")]);
     const agent = writeAgent(root, { tools: 'tools:\n  - name: count\n    exec: "seq 1 100000"\n' }, "agent-count");
     const ws = join(root, "ws-count");
     expect((await delta(["run", "--agent", agent, "-w", ws, "--run-id", "c1", "-m", "count"], { env: modelEnv(server.baseUrl) })).exitCode).toBe(0);
@@ -221,7 +214,7 @@ describe("command-line edges", () => {
   });
 
   it("SIGINT prints the command that resumes the run once", async () => {
-    server = await startMockLlm([reply.toolCalls([{ name: "wait", arguments: {} }])]);
+    server = await serve([reply.toolCalls([{ name: "wait", arguments: {} }])]);
     const agent = writeAgent(root, { tools: 'tools:\n  - name: wait\n    exec: "sleep 30"\n' }, "agent-sigint");
     const ws = join(root, "ws-sigint");
     const child = spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", "int-1", "-m", "wait"], { env: modelEnv(server.baseUrl) });

@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fault, reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
-import { DELTA_BIN, delta, modelEnv, readMetadataFile, removeDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
+import { DELTA_BIN, delta, modelEnv, readMetadataFile, spawnDelta, waitFor, writeAgent, setUpE2e } from "./harness.js";
 
 const TOOLS = `tools:
   - name: echo
@@ -18,13 +18,11 @@ const TOOLS = `tools:
     shell: "printf 'red \\\\033[31mALERT\\\\033[0m\\\\n'"
 `;
 
-let root: string;
+const { root } = setUpE2e("delta-show-");
 let agent: string;
 beforeAll(() => {
-  root = tempDir("delta-show-");
   agent = writeAgent(root, { tools: TOOLS });
 });
-afterAll(() => removeDir(root));
 
 async function runWith(steps: Parameters<typeof startMockLlm>[0], args: string[]): Promise<{ exitCode: number; stderr: string }> {
   const server = await startMockLlm(steps);

@@ -1,9 +1,9 @@
 // End to end: an agent's skills — listed by name and description in every request, read with load_skill, bounded, and kept inside their folders.
 import { chmodSync, existsSync, mkdirSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { messagesOf, reply, startMockLlm, toolResultsOf, type RecordedRequest } from "../support/mock-llm.js";
-import { delta, listIo, modelEnv, readEvents, removeDir, tempDir, writeAgent } from "./harness.js";
+import { delta, listIo, modelEnv, readEvents, writeAgent, setUpE2e } from "./harness.js";
 
 const PDF_BODY = "# Filling PDF forms\n\nBODY-PDF-7731: run the fill_form tool on each field, then check it.\n";
 const PDF_SKILL = `---\nname: pdf-forms\ndescription: >\n  Fills in PDF forms.\n  Use when a task mentions a PDF form.\nlicense: MIT\nmetadata:\n  author: docs-team\n---\n${PDF_BODY}`;
@@ -12,12 +12,10 @@ const SECRET = "SECRET-OUTSIDE-THE-SKILL-9921";
 
 const SKILLS_CONTEXT = (skills: string): string => `sources:\n  - type: file\n    path: '\${AGENT_HOME}/system_prompt.md'\n  - type: skills\n${skills}  - type: journal\n`;
 
-let root: string;
+const { root } = setUpE2e("delta-skills-");
 beforeAll(() => {
-  root = tempDir("delta-skills-");
   writeFileSync(join(root, "secret.txt"), `${SECRET}\n`);
 });
-afterAll(() => removeDir(root));
 
 /** An agent whose context lists the skills under skills/ (or what `skills` says), with these files. */
 function skillAgent(name: string, files: Record<string, string>, skills = "    paths: [skills]\n"): string {

@@ -2,19 +2,17 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { CRASH_TRACE, DELTA_BIN, NO_MODEL_KEYS, REPO, delta, removeDir, tempDir, writeAgent } from "./harness.js";
+import { CRASH_TRACE, DELTA_BIN, NO_MODEL_KEYS, REPO, delta, removeDir, tempDir, writeAgent, setUpE2e } from "./harness.js";
 
-let root: string;
+const { root } = setUpE2e();
 let replies: string;
 
 beforeAll(() => {
-  root = tempDir();
   replies = join(root, "replies.jsonl");
   writeFileSync(replies, '{"content": "ok"}\n');
 });
-afterAll(() => removeDir(root));
 
 /** An agent that has run once, so LAST_USED names W001 and `delta run` on a terminal offers it. */
 async function agentWithLastUsed(name: string): Promise<string> {

@@ -1,18 +1,14 @@
 // A kill -9 after a run recorded its end but before it released its lock must not block the next `continue`; a live holder always does.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readCurrentOwner, takeRun } from "../../src/store/lease/take-run.js";
 import { runPaths } from "../../src/store/run-dir.js";
 import { reply, startMockLlm } from "../support/mock-llm.js";
-import { delta, modelEnv, readEvents, removeDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
+import { delta, modelEnv, readEvents, spawnDelta, waitFor, writeAgent, setUpE2e } from "./harness.js";
 import { parseRunId } from "../../src/store/run-id.js";
 
-let root: string;
-beforeAll(() => {
-  root = tempDir();
-});
-afterAll(() => removeDir(root));
+const { root } = setUpE2e();
 
 // The first on_run_end hook records its pid and waits, so the engine can be killed after ENGINE_END, lock still held.
 const HOOKS = `on_run_end:

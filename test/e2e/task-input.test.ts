@@ -1,27 +1,20 @@
 // End to end: where the task comes from (-m, -m -, --message-file, a piped stdin) and which model it goes to (--model, DELTA_MODEL).
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { reply, startMockLlm, taskOf, type MockLlm } from "../support/mock-llm.js";
-import { delta, modelEnv, readEvents, readMetadataFile, removeDir, tempDir, writeAgent } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { reply, taskOf, type MockLlm } from "../support/mock-llm.js";
+import { delta, modelEnv, readEvents, readMetadataFile, writeAgent, setUpE2e } from "./harness.js";
 
-let root: string;
+const { root, serve } = setUpE2e();
 let server: MockLlm;
 
-beforeAll(() => {
-  root = tempDir();
-});
-afterAll(() => removeDir(root));
-afterEach(async () => {
-  await server?.close();
-});
 
 const userMessages = (ws: string, runId: string): string[] =>
   readEvents(ws, runId).flatMap((event) => (event.type === "USER_MESSAGE" ? [event.content] : []));
 
 describe("the task of delta run", () => {
   it("is a piped stdin when no -m is given, without its final newline", async () => {
-    server = await startMockLlm([reply.text("done")]);
+    server = await serve([reply.text("done")]);
     const agent = writeAgent(root, {}, "agent-pipe");
     const ws = join(root, "ws-pipe");
     const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "p1", "--format", "raw"], { env: modelEnv(server.baseUrl), input: "summarize\nthe 'sales' data\n" });
@@ -32,7 +25,7 @@ describe("the task of delta run", () => {
   });
 
   it("is read from stdin with -m -, not sent as a literal '-'", async () => {
-    server = await startMockLlm([reply.text("done")]);
+    server = await serve([reply.text("done")]);
     const agent = writeAgent(root, {}, "agent-dash");
     const ws = join(root, "ws-dash");
     const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "d1", "-m", "-"], { env: modelEnv(server.baseUrl), input: "from stdin\n" });
@@ -41,7 +34,7 @@ describe("the task of delta run", () => {
   });
 
   it("is read from --message-file, and a missing file is refused (126) before anything is created", async () => {
-    server = await startMockLlm([reply.text("done")]);
+    server = await serve([reply.text("done")]);
     const agent = writeAgent(root, {}, "agent-file");
     const ws = join(root, "ws-file");
     writeFileSync(join(root, "task.md"), "# Task\nCount the words.\n");
@@ -57,7 +50,7 @@ describe("the task of delta run", () => {
   });
 
   it("is refused (126) when stdin is empty and no -m is given", async () => {
-    server = await startMockLlm([]);
+    server = await serve([]);
     const agent = writeAgent(root, {}, "agent-empty");
     const result = await delta(["run", "--agent", agent, "-y"], { env: modelEnv(server.baseUrl), input: "" });
     expect(result.exitCode).toBe(126);
@@ -69,7 +62,7 @@ describe("the task of delta run", () => {
 
 describe("the message of delta continue", () => {
   it("never comes from stdin unasked (continue runs inside `while read` loops), and comes from it with -m -", async () => {
-    server = await startMockLlm([reply.text("first"), reply.text("second"), reply.text("third")]);
+    server = await serve([reply.text("first"), reply.text("second"), reply.text("third")]);
     const agent = writeAgent(root, {}, "agent-cont");
     const ws = join(root, "ws-cont");
     await delta(["run", "--agent", agent, "-w", ws, "--run-id", "c1", "-m", "start"], { env: modelEnv(server.baseUrl) });
@@ -92,7 +85,7 @@ describe("the message of delta continue", () => {
 
 describe("the model of an invocation", () => {
   it("is --model over DELTA_MODEL over llm.model, sent to the server and recorded in ENGINE_START and metadata.json", async () => {
-    server = await startMockLlm([reply.text("a"), reply.text("b"), reply.text("c")]);
+    server = await serve([reply.text("a"), reply.text("b"), reply.text("c")]);
     const agent = writeAgent(root, {}, "agent-model");
     const ws = join(root, "ws-model");
     const env = modelEnv(server.baseUrl, { DELTA_MODEL: "env-model" });

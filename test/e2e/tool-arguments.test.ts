@@ -1,19 +1,17 @@
 // Tool-call arguments nested too deep or grown too large become an ERROR observation, and the run stays resumable.
 import { join } from "node:path";
 import { readJournal } from "../support/journal-read.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 
 import { MAX_ARGUMENT_BYTES, MAX_ARGUMENT_DEPTH } from "../../src/tools/argument-limits.js";
 import { reply, startMockLlm, toolResultsOf } from "../support/mock-llm.js";
-import { actionResults, CRASH_TRACE, delta, modelEnv, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
+import { actionResults, CRASH_TRACE, delta, modelEnv, runDir, writeAgent, setUpE2e } from "./harness.js";
 
-let root: string;
+const { root } = setUpE2e("delta-arguments-");
 let agent: string;
 beforeAll(() => {
-  root = tempDir("delta-arguments-");
   agent = writeAgent(root);
 });
-afterAll(() => removeDir(root));
 
 const CASES = [
   // 20,000 nested arrays (40 KB): walking them recursively overflows the stack.

@@ -2,21 +2,18 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { readJournal } from "../support/journal-read.js";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
 import { diesSoon, pidFrom } from "../support/processes.js";
 
 import { stdioServerYaml } from "../support/mcp-servers.js";
-import { actionResults, delta, modelEnv, readEvents, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
+import { actionResults, delta, modelEnv, readEvents, runDir, spawnDelta, waitFor, writeAgent, setUpE2e } from "./harness.js";
 
-let root: string;
+const { root } = setUpE2e("delta-tool-processes-");
 let server: MockLlm | undefined;
 /** Daemons the tests started outside any process group the engine could kill. */
 const daemons: string[] = [];
 
-beforeAll(() => {
-  root = tempDir("delta-tool-processes-");
-});
 afterEach(async () => {
   await server?.close();
   server = undefined;
@@ -29,7 +26,6 @@ afterEach(async () => {
     }
   }
 });
-afterAll(() => removeDir(root));
 
 /** A "start the dev server" tool: the server leaves the tool's process group (setsid) and keeps its stdout. */
 const DAEMON_TOOLS = `tools:

@@ -2,12 +2,12 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { bundleProbe } from "../support/bundle-probe.js";
 import { filesystemServer, stdioServerYaml } from "../support/mcp-servers.js";
 import { fault, reply, startMockLlm, type Step } from "../support/mock-llm.js";
 import { sortedSpans, startOtlpCollector, type ReceivedSpan } from "../support/otlp-collector.js";
-import { collectFiles, delta, DELTA_BIN, journalHas, modelEnv, readEvents, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
+import { collectFiles, delta, DELTA_BIN, journalHas, modelEnv, readEvents, runDir, spawnDelta, waitFor, writeAgent, setUpE2e } from "./harness.js";
 
 const TOOLS = `tools:
   - name: echo
@@ -19,13 +19,11 @@ const TOOLS = `tools:
 `;
 const HEADER_SECRET = "otlp-header-secret-7f3a9c";
 
-let root: string;
+const { root } = setUpE2e("delta-traces-");
 let agent: string;
 beforeAll(() => {
-  root = tempDir("delta-traces-");
   agent = writeAgent(root, { tools: TOOLS });
 });
-afterAll(() => removeDir(root));
 
 interface RunResultJson {
   status: string;

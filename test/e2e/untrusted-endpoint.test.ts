@@ -1,9 +1,9 @@
 // End to end: a run keeps the endpoint it started with (a .env a tool wrote cannot redirect it), and no credential in a base or proxy URL is written or handed on.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { reply, startMockLlm } from "../support/mock-llm.js";
-import { collectFiles, delta, readEvents, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
+import { collectFiles, delta, readEvents, runDir, writeAgent, setUpE2e } from "./harness.js";
 
 const KEY = "sk-test-secret-key-123";
 /** What a model writes with the template's own write_file tool. */
@@ -15,11 +15,7 @@ const WRITE_TOOL = `tools:
     shell: "env"
 `;
 
-let root: string;
-beforeAll(() => {
-  root = tempDir("delta-endpoint-");
-});
-afterAll(() => removeDir(root));
+const { root } = setUpE2e("delta-endpoint-");
 
 describe("the run's endpoint", () => {
   it("refuses a continue that a .env written by a tool would send elsewhere, sending nothing there, until --accept-endpoint", async () => {

@@ -1,15 +1,11 @@
 // End to end: a model's value that starts with "-" is not an option: the templates put `--` before values, and a path parameter refuses a leading dash.
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { reply, startMockLlm } from "../support/mock-llm.js";
-import { actionResults, delta, modelEnv, removeDir, tempDir } from "./harness.js";
+import { actionResults, delta, modelEnv, setUpE2e } from "./harness.js";
 
-let root: string;
-beforeAll(() => {
-  root = tempDir("delta-dash-");
-});
-afterAll(() => removeDir(root));
+const { root } = setUpE2e("delta-dash-");
 
 describe("values that look like options", () => {
   it("--files0-from= given to the hello-world template's tool is an ERROR observation, and nothing runs", async () => {

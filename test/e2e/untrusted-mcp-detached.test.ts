@@ -1,16 +1,12 @@
 // End to end: an MCP server whose detached child keeps its stdout open does not hold the engine after the model's last answer.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { reply, startMockLlm } from "../support/mock-llm.js";
 import { stdioServerYaml } from "../support/mcp-servers.js";
-import { REPO, delta, modelEnv, readEvents, removeDir, tempDir, writeAgent } from "./harness.js";
+import { REPO, delta, modelEnv, readEvents, writeAgent, setUpE2e } from "./harness.js";
 
-let root: string;
-beforeAll(() => {
-  root = tempDir("delta-mcp-detached-");
-});
-afterAll(() => removeDir(root));
+const { root } = setUpE2e("delta-mcp-detached-");
 
 describe("an MCP server that leaves a detached child holding its stdout", () => {
   it("lets the run end within the shutdown window, with ENGINE_END and a RunResult", async () => {

@@ -1,27 +1,19 @@
 // End to end: -o and report -o create private files (0600), keep an existing file's mode, and refuse a path inside a run's folder.
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
-import { delta, modelEnv, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { reply, type MockLlm } from "../support/mock-llm.js";
+import { delta, modelEnv, runDir, writeAgent, setUpE2e } from "./harness.js";
 
-let root: string;
+const { root, serve } = setUpE2e();
 let server: MockLlm | undefined;
 
-beforeAll(() => {
-  root = tempDir();
-});
-afterAll(() => removeDir(root));
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
 
 const modeOf = (path: string): number => statSync(path).mode & 0o777;
 
 describe("-o and report -o", () => {
   it("create a new file readable by its owner only, and leave an existing file's mode as it was", async () => {
-    server = await startMockLlm([reply.text("one"), reply.text("two")]);
+    server = await serve([reply.text("one"), reply.text("two")]);
     const agent = writeAgent(root, {}, "agent-mode");
     const ws = join(root, "ws-mode");
     const out = join(root, "out");
@@ -43,7 +35,7 @@ describe("-o and report -o", () => {
   });
 
   it("refuse the run's own journal (126, nothing run, the journal untouched), and report -o into a run folder", async () => {
-    server = await startMockLlm([reply.text("first"), reply.text("never asked")]);
+    server = await serve([reply.text("first"), reply.text("never asked")]);
     const agent = writeAgent(root, {}, "agent-journal");
     const ws = join(root, "ws-journal");
     const first = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "j1", "-m", "x"], { env: modelEnv(server.baseUrl) });

@@ -5,33 +5,33 @@ import { chmodSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomHex } from "../../src/random-hex.js";
-import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
-import { DELTA_BIN, delta, modelEnv, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
+import { reply, type MockLlm } from "../support/mock-llm.js";
+import { copyOfDelta, delta, modelEnv, runDir, setUpE2e, writeAgent } from "./harness.js";
 
 const suffix = randomHex(3);
 /** The member who plants a run, and the member whose continue must not run it. */
 const PLANTER = `dplant${suffix}`;
 const VICTIM = `dvictim${suffix}`;
 
-let root: string;
+const { root, serve } = setUpE2e("delta-owner-");
 let server: MockLlm;
+/** The delta the other users run: a copy they can read wherever the clone lives (a clone in a 0700 home is out of their reach). */
+let theirDelta: string;
 
 beforeAll(async () => {
   if (process.getuid?.() !== 0) throw new Error("this test creates two users with useradd: run it as root (CI does)");
   for (const user of [PLANTER, VICTIM]) execFileSync("useradd", ["--no-create-home", "--shell", "/bin/sh", user]);
-  root = tempDir("delta-owner-");
   chmodSync(root, 0o777);
-  server = await startMockLlm(() => reply.text("answer"));
+  theirDelta = copyOfDelta(join(root, "delta"));
+  server = await serve(() => reply.text("answer"));
 });
-afterAll(async () => {
-  await server?.close();
-  removeDir(root);
+afterAll(() => {
   for (const user of [PLANTER, VICTIM]) execFileSync("userdel", [user], { stdio: "ignore" });
 });
 
 /** `delta continue` run as `user` (setpriv: no password, no login shell); asynchronous, so the mock model in this process can answer. */
 async function continueAs(user: string, args: string[], env: Record<string, string> = {}): Promise<{ exitCode: number; stdout: string; stderr: string }> {
-  const result = await execa("setpriv", ["--reuid", user, "--regid", user, "--init-groups", "--", process.execPath, DELTA_BIN, "continue", ...args], {
+  const result = await execa("setpriv", ["--reuid", user, "--regid", user, "--init-groups", "--", process.execPath, theirDelta, "continue", ...args], {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: root, ...modelEnv(server.baseUrl), ...env },
     extendEnv: false,
     stdin: "ignore",

@@ -4,16 +4,12 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { reply, startMockLlm } from "../support/mock-llm.js";
 import { requestViolations } from "../support/request-invariants.js";
-import { delta, modelEnv, readEvents, removeDir, tempDir, writeAgent } from "./harness.js";
+import { delta, modelEnv, readEvents, writeAgent, setUpE2e } from "./harness.js";
 
-let root: string;
-beforeAll(() => {
-  root = tempDir("delta-replies-");
-});
-afterAll(() => removeDir(root));
+const { root } = setUpE2e("delta-replies-");
 
 /** A server that sends `head`, then `body()` with backpressure (so the test process never buffers it), for as long as the client reads; a request that breaks the protocol (request-invariants.ts) gets 400. */
 async function streamingServer(contentType: string, body: () => AsyncIterable<string | Buffer>): Promise<{ baseUrl: string; close(): Promise<void> }> {

@@ -3,22 +3,17 @@ import { execFileSync } from "node:child_process";
 import { execa } from "execa";
 import { mkdirSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
-import { DELTA_BIN, NO_MODEL_KEYS, delta, listIo, modelEnv, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { reply, type MockLlm } from "../support/mock-llm.js";
+import { DELTA_BIN, NO_MODEL_KEYS, delta, listIo, modelEnv, runDir, writeAgent, setUpE2e } from "./harness.js";
 
-let root: string;
+const { root, serve } = setUpE2e("delta-run-files-");
 let server: MockLlm;
 let agent: string;
 
 beforeAll(async () => {
-  root = tempDir("delta-run-files-");
-  server = await startMockLlm(() => reply.text("answer"));
+  server = await serve(() => reply.text("answer"));
   agent = writeAgent(root, {}, "agent");
-});
-afterAll(async () => {
-  await server.close();
-  removeDir(root);
 });
 
 type Plant = "fifo" | "dev-zero";

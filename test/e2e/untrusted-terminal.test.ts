@@ -3,20 +3,16 @@ import { execa } from "execa";
 import { readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import shellQuote from "shell-quote";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { reply, startMockLlm } from "../support/mock-llm.js";
 import { stdioServerYaml } from "../support/mcp-servers.js";
-import { DELTA_BIN, NO_MODEL_KEYS, journalHas, modelEnv, removeDir, runDir, spawnDelta, tempDir, waitFor, writeAgent } from "./harness.js";
+import { DELTA_BIN, NO_MODEL_KEYS, journalHas, modelEnv, runDir, spawnDelta, waitFor, writeAgent, setUpE2e } from "./harness.js";
 
 /** OSC 52: write "pwned" to the clipboard; then a title change and a screen clear. */
 const OSC52 = "\u001b]52;c;cHduZWQ=\u0007";
 const ATTACK = `${OSC52}\u001b]0;owned\u0007\u001b[2J\u009b31m\u202eevil`;
 
-let root: string;
-beforeAll(() => {
-  root = tempDir("delta-pty-");
-});
-afterAll(() => removeDir(root));
+const { root } = setUpE2e("delta-pty-");
 
 /** Runs delta on a pseudo-terminal, as a person would see it: everything it printed, stdout and stderr together. */
 async function onTerminal(args: string[], env: Record<string, string>, input = ""): Promise<{ exitCode: number; screen: string }> {

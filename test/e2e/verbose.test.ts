@@ -1,27 +1,20 @@
 // End to end: -v mirrors the engine log (model calls, tool runs, hook runs) to stderr; without it only engine.log has it.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
-import { actionResults, delta, modelEnv, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { reply, type MockLlm } from "../support/mock-llm.js";
+import { actionResults, delta, modelEnv, runDir, writeAgent, setUpE2e } from "./harness.js";
 
-let root: string;
+const { root, serve } = setUpE2e();
 let server: MockLlm;
 
-beforeAll(() => {
-  root = tempDir();
-});
-afterAll(() => removeDir(root));
-afterEach(async () => {
-  await server?.close();
-});
 
 const script = () => [reply.toolCalls([{ name: "echo", arguments: { text: "hi" } }]), reply.text("done")];
 const hooksYaml = 'on_iteration_start:\n  command: ["true"]\n';
 
 describe("-v/--verbose", () => {
   it("echoes each model call, tool run and hook run to stderr as [log] lines", async () => {
-    server = await startMockLlm(script());
+    server = await serve(script());
     const agent = writeAgent(root, { hooksYaml }, "agent-verbose");
     const ws = join(root, "ws-verbose");
     const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "v-1", "-m", "go", "-v"], { env: modelEnv(server.baseUrl) });
@@ -34,7 +27,7 @@ describe("-v/--verbose", () => {
   });
 
   it("keeps the same lines in engine.log and off stderr without -v", async () => {
-    server = await startMockLlm(script());
+    server = await serve(script());
     const agent = writeAgent(root, { hooksYaml }, "agent-quiet");
     const ws = join(root, "ws-quiet");
     const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "q-1", "-m", "go"], { env: modelEnv(server.baseUrl) });

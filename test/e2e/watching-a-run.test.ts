@@ -1,21 +1,14 @@
 // End to end: watching a run as it goes — the status line on a terminal (and not in a pipe), streamed text deltas, the duration, the question of ask_human, the resume command said once.
 import { execa } from "execa";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { fault, reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
+import { describe, expect, it } from "vitest";
+import { fault, reply, type MockLlm } from "../support/mock-llm.js";
 import { filesystemServer, stdioServerYaml } from "../support/mcp-servers.js";
-import { DELTA_BIN, NO_MODEL_KEYS, delta, modelEnv, readEvents, removeDir, tempDir, writeAgent } from "./harness.js";
+import { DELTA_BIN, NO_MODEL_KEYS, delta, modelEnv, readEvents, writeAgent, setUpE2e } from "./harness.js";
 
-let root: string;
+const { root, serve } = setUpE2e();
 let server: MockLlm;
 
-beforeAll(() => {
-  root = tempDir();
-});
-afterAll(() => removeDir(root));
-afterEach(async () => {
-  await server?.close();
-});
 
 const SSE = { "content-type": "text/event-stream" };
 const chunk = (delta: object, finish: string | null = null): string => `data: ${JSON.stringify({ model: "mock-model", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
@@ -35,7 +28,7 @@ async function onTerminal(args: string[], env: Record<string, string>): Promise<
 
 describe("the status line", () => {
   it("on a terminal, says the iteration, the model and the seconds while the model works, then the tool while it runs, and is cleared", async () => {
-    server = await startMockLlm([fault.delay(1200, reply.toolCalls([{ name: "nap", arguments: {} }])), reply.text("rested")]);
+    server = await serve([fault.delay(1200, reply.toolCalls([{ name: "nap", arguments: {} }])), reply.text("rested")]);
     const agent = writeAgent(root, { tools: "tools:\n  - name: nap\n    exec: \"sleep 1\"\n" }, "agent-tty");
     const { exitCode, screen } = await onTerminal(["run", "--agent", agent, "-w", join(root, "ws-tty"), "-m", "rest", "--format", "raw"], modelEnv(server.baseUrl));
     expect(exitCode, screen).toBe(0);
@@ -50,7 +43,7 @@ describe("the status line", () => {
   }, 60_000);
 
   it("on a terminal with llm.stream, shows the model's text as it arrives and the tokens so far", async () => {
-    server = await startMockLlm([streamed(["The answer ", "is forty", " two."])]);
+    server = await serve([streamed(["The answer ", "is forty", " two."])]);
     const agent = writeAgent(root, { agentYaml: "name: test-agent\nllm:\n  model: mock-model\n  stream: true\n" }, "agent-tty-stream");
     const { exitCode, screen } = await onTerminal(["run", "--agent", agent, "-w", join(root, "ws-tty-stream"), "-m", "answer", "--format", "raw"], modelEnv(server.baseUrl));
     expect(exitCode, screen).toBe(0);
@@ -58,7 +51,7 @@ describe("the status line", () => {
   }, 60_000);
 
   it("is not drawn when stderr is a pipe, nor with TERM=dumb", async () => {
-    server = await startMockLlm([fault.delay(600, reply.text("done")), fault.delay(600, reply.text("done"))]);
+    server = await serve([fault.delay(600, reply.text("done")), fault.delay(600, reply.text("done"))]);
     const agent = writeAgent(root, {}, "agent-pipe");
     const piped = await delta(["run", "--agent", agent, "-w", join(root, "ws-pipe"), "-m", "x", "-v"], { env: modelEnv(server.baseUrl) });
     expect(piped.exitCode, piped.stderr).toBe(0);
@@ -71,7 +64,7 @@ describe("the status line", () => {
 
 describe("--stream-deltas", () => {
   it("adds the streamed text to stream-json as TEXT_DELTA lines without seq, only when asked", async () => {
-    server = await startMockLlm([streamed(["Hel", "lo ", "there"]), streamed(["Hel", "lo ", "there"])]);
+    server = await serve([streamed(["Hel", "lo ", "there"]), streamed(["Hel", "lo ", "there"])]);
     const agent = writeAgent(root, { agentYaml: "name: test-agent\nllm:\n  model: mock-model\n  stream: true\n" }, "agent-deltas");
     const ws = join(root, "ws-deltas");
     const asked = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "d1", "-m", "hi", "--format", "stream-json", "--stream-deltas"], { env: modelEnv(server.baseUrl) });
@@ -94,7 +87,7 @@ describe("--stream-deltas", () => {
 
 describe("the summary's duration", () => {
   it("counts the start of the MCP servers, not only the run after them", async () => {
-    server = await startMockLlm([reply.text("quick")]);
+    server = await serve([reply.text("quick")]);
     // The filesystem server behind a 1.5 s pause: the model itself answers at once.
     const slowServer = ["/bin/sh", "-c", 'sleep 1.5; exec "$0" "$@"', ...filesystemServer("${CWD}")];
     const agent = writeAgent(root, { agentYaml: `name: test-agent\nllm:\n  model: mock-model\nmcp_servers:\n${stdioServerYaml("fs", slowServer, "    timeout_ms: 60000\n")}` }, "agent-duration");

@@ -2,23 +2,22 @@
 // outgrow the heap the report is given, each fold to their row before the next run is read.
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
 import type { JournalEvent } from "../../src/journal/events.js";
 import { writeLongRun } from "../support/long-run-journal.js";
-import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
-import { delta, modelEnv, readEvents, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
+import { reply, type MockLlm } from "../support/mock-llm.js";
+import { delta, modelEnv, readEvents, runDir, writeAgent, setUpE2e } from "./harness.js";
 
 const RUNS = 40;
 const ITERATIONS = 2_000;
 const HEAP_MB = 24;
 
-let root: string;
+const { root, serve } = setUpE2e();
 let server: MockLlm;
 let ws: string;
 
 beforeAll(async () => {
-  root = tempDir();
-  server = await startMockLlm(() => reply.text("done"));
+  server = await serve(() => reply.text("done"));
   ws = join(root, "ws");
   const run = await delta(["run", "--agent", writeAgent(root), "-w", ws, "--run-id", "first", "-m", "go"], { env: modelEnv(server.baseUrl) });
   expect(run.exitCode, run.stderr).toBe(0);
@@ -31,10 +30,6 @@ beforeAll(async () => {
     writeLongRun(join(runDir(ws, runId), "journal.jsonl"), [{ ...start, run_id: runId } as JournalEvent, message], ITERATIONS, 64);
   }
 }, 120_000);
-afterAll(async () => {
-  await server.close();
-  removeDir(root);
-});
 
 it("reports forty runs of 2,000 iterations each under a small heap, a row per run with its iterations counted", async () => {
   const file = join(root, "runs.html");

@@ -1,27 +1,22 @@
 // A long run holds V8's young generation at its first size (cli/young-generation.ts), and the code cache stays valid for the next start.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { delta, modelEnv, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
-import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
+import { beforeAll, expect, it } from "vitest";
+import { delta, modelEnv, runDir, writeAgent, setUpE2e } from "./harness.js";
+import { reply, type MockLlm } from "../support/mock-llm.js";
 
 const ITERATIONS = 150;
 
-let root: string;
+const { root, serve } = setUpE2e("delta-young-generation-");
 let server: MockLlm;
 
 beforeAll(async () => {
-  root = tempDir("delta-young-generation-");
-  server = await startMockLlm((request) => {
+  server = await serve((request) => {
     const call = server.requests.indexOf(request) + 1;
     return call > ITERATIONS ? reply.text("done") : reply.toolCalls([{ id: `call_${call}`, name: "read", arguments: { n: String(call) } }]);
   });
 }, 60_000);
 
-afterAll(async () => {
-  await server.close();
-  removeDir(root);
-});
 
 /** engine.log's closing memory line, in bytes: the run's peak RSS and V8's young generation at the end. */
 function memoryOf(ws: string, runId: string): { young: number } {

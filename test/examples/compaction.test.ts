@@ -3,7 +3,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { delta, modelEnv, readEvents, removeDir, runDir, tempDir } from "../e2e/harness.js";
+import { delta, modelEnv, readEvents, runDir, setUpE2e } from "../e2e/harness.js";
 import { EXAMPLES, binDir, pathWith } from "./helpers.js";
 import { messagesOf, reply, startMockLlm, type MockLlm, type RecordedRequest, type Step } from "../support/mock-llm.js";
 import { recordingAsScript } from "./recording.js";
@@ -11,13 +11,11 @@ import { recordingAsScript } from "./recording.js";
 const AGENT = join(EXAMPLES, "compaction");
 const TASK = "Which cache is cheaper?";
 
-let root: string;
+const { root } = setUpE2e("delta-compaction-");
 let path: string;
 beforeAll(() => {
-  root = tempDir("delta-compaction-");
   path = pathWith(binDir(root));
 });
-afterAll(() => removeDir(root));
 
 /** The summariser's runs, one directory each. */
 function summariserRuns(ws: string, runId: string): string[] {

@@ -1,34 +1,29 @@
 // The crash-recovery example: fan out runs with client-made ids, kill -9 some mid-tool, recover all with list-runs + continue.
 import { join } from "node:path";
 import { readJournal } from "../support/journal-read.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 
 import type { JournalEvent } from "../../src/journal/events.js";
-import { type MockLlm, reply, startMockLlm, taskOf, toolResultsOf } from "../support/mock-llm.js";
-import { modelEnv, removeDir, runDir, tempDir } from "../e2e/harness.js";
+import { type MockLlm, reply, taskOf, toolResultsOf } from "../support/mock-llm.js";
+import { modelEnv, runDir, setUpE2e } from "../e2e/harness.js";
 import { EXAMPLES, binDir, pathWith, runScript } from "./helpers.js";
 
 const SCRIPT = join(EXAMPLES, "crash-recovery/fan-out-and-recover.sh");
 const RUNS = 4;
 const KILLS = 2;
 
-let root: string;
+const { root, serve } = setUpE2e("delta-crash-");
 let server: MockLlm;
 
 beforeAll(async () => {
-  root = tempDir("delta-crash-");
   // Each run: process its item with a tool call, then answer "done <item>" once it has a tool result.
   // The runs the script kills get a slower tool, so the kill lands while the tool runs.
-  server = await startMockLlm((request) => {
+  server = await serve((request) => {
     const item = /Process item (\d+)/.exec(taskOf(request))?.[1] ?? "?";
     return toolResultsOf(request).length > 0
       ? reply.text(`done ${item}`)
       : reply.toolCalls([{ name: "process_item", arguments: { item, seconds: Number(item) <= KILLS ? "4" : "1" } }]);
   });
-});
-afterAll(async () => {
-  await server.close();
-  removeDir(root);
 });
 
 describe("examples/crash-recovery/fan-out-and-recover.sh", { timeout: 120_000 }, () => {

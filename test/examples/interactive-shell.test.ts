@@ -1,19 +1,18 @@
 // The interactive-shell example end to end: the model drives a delta-sessions shell; cd and export carry over between execs.
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type MockLlm, reply, startMockLlm, toolResultsOf } from "../support/mock-llm.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type MockLlm, reply, toolResultsOf } from "../support/mock-llm.js";
 import { execa } from "execa";
-import { NO_MODEL_KEYS, actionResults, delta, modelEnv, removeDir, tempDir } from "../e2e/harness.js";
+import { NO_MODEL_KEYS, actionResults, delta, modelEnv, setUpE2e } from "../e2e/harness.js";
 import { EXAMPLES, binDir, pathWith } from "./helpers.js";
 
-let root: string;
+const { root, serve } = setUpE2e("delta-shell-");
 let server: MockLlm;
 
 beforeAll(async () => {
-  root = tempDir("delta-shell-");
   // The model's side: start, cd + export in one exec, read both back in the next, end, answer.
-  server = await startMockLlm((request) => {
+  server = await serve((request) => {
     const results = toolResultsOf(request);
     const sessionId = results.length > 0 ? (JSON.parse(results[0]!) as { session_id: string }).session_id : "";
     switch (results.length) {
@@ -29,10 +28,6 @@ beforeAll(async () => {
         return reply.text("The session kept the directory and the variable.");
     }
   });
-});
-afterAll(async () => {
-  await server.close();
-  removeDir(root);
 });
 
 describe("examples/interactive-shell", () => {

@@ -1,23 +1,18 @@
 // examples/memory-folding: past 20 iterations the window jumps to the last 10, and the summary of the dropped ones changes only then.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { delta, modelEnv, readEvents, removeDir, tempDir } from "../e2e/harness.js";
+import { beforeAll, expect, it } from "vitest";
+import { delta, modelEnv, readEvents, setUpE2e } from "../e2e/harness.js";
 import { EXAMPLES } from "./helpers.js";
-import { messagesOf, type MockLlm, startMockLlm, type WireMessage } from "../support/mock-llm.js";
+import { messagesOf, type MockLlm, type WireMessage } from "../support/mock-llm.js";
 import { recordingAsScript } from "./recording.js";
 
 const AGENT = join(EXAMPLES, "memory-folding");
 
-let root: string;
+const { root, serve } = setUpE2e("delta-memory-folding-");
 let server: MockLlm;
 beforeAll(async () => {
-  root = tempDir("delta-memory-folding-");
-  server = await startMockLlm(recordingAsScript(join(AGENT, "recording.jsonl")));
-});
-afterAll(async () => {
-  await server.close();
-  removeDir(root);
+  server = await serve(recordingAsScript(join(AGENT, "recording.jsonl")));
 });
 
 it("folds the iterations the window dropped, and changes the summary only when the window jumps", async () => {

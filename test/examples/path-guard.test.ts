@@ -2,24 +2,22 @@
 import { execa } from "execa";
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { reply, startMockLlm, toolResultsOf } from "../support/mock-llm.js";
-import { delta, listIo, modelEnv, readEvents, removeDir, tempDir } from "../e2e/harness.js";
+import { delta, listIo, modelEnv, readEvents, setUpE2e } from "../e2e/harness.js";
 import { EXAMPLES } from "./helpers.js";
 
 const AGENT = join(EXAMPLES, "path-guard");
 const GUARD = join(AGENT, "hooks/path-guard.mjs");
 const SECRET_TEXT = "contents that must stay outside";
 
-let root: string;
+const { root } = setUpE2e("delta-path-guard-");
 let outside: string;
 beforeAll(() => {
-  root = tempDir("delta-path-guard-");
   outside = join(root, "outside");
   mkdirSync(outside);
   writeFileSync(join(outside, "secret.txt"), `${SECRET_TEXT}\n`);
 });
-afterAll(() => removeDir(root));
 
 /** A workspace with a note to read, a subfolder, and a link that points out of it. */
 function makeWorkspace(name: string): string {

@@ -1,12 +1,12 @@
 // Replay reproduces a live run: same journal from the run directory and from an exported replies file; and it fails loudly when it cannot.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { JournalEvent } from "../../src/journal/events.js";
 import { exportReplies } from "../support/replay-export.js";
-import { delta, eventTypes, modelEnv, readEvents, removeDir, runDir, tempDir, writeAgent } from "../e2e/harness.js";
+import { delta, eventTypes, modelEnv, readEvents, runDir, writeAgent, setUpE2e } from "../e2e/harness.js";
 import { EXAMPLES } from "./helpers.js";
-import { startMockLlm, type MockLlm } from "../support/mock-llm.js";
+import { type MockLlm } from "../support/mock-llm.js";
 import { recordingAsScript } from "./recording.js";
 
 const TOOL_SYNTAX = join(EXAMPLES, "tool-syntax");
@@ -33,15 +33,10 @@ function comparable(events: JournalEvent[]): unknown[] {
   });
 }
 
-let root: string;
+const { root, serve } = setUpE2e("delta-replay-fidelity-");
 let server: MockLlm;
 beforeAll(async () => {
-  root = tempDir("delta-replay-fidelity-");
-  server = await startMockLlm(recordingAsScript(join(TOOL_SYNTAX, "recording.jsonl")));
-});
-afterAll(async () => {
-  await server.close();
-  removeDir(root);
+  server = await serve(recordingAsScript(join(TOOL_SYNTAX, "recording.jsonl")));
 });
 
 describe.concurrent("replay", () => {

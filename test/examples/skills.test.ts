@@ -2,8 +2,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { actionResults, delta, modelEnv, removeDir, tempDir } from "../e2e/harness.js";
+import { describe, expect, it } from "vitest";
+import { actionResults, delta, modelEnv, setUpE2e } from "../e2e/harness.js";
 import { messagesOf, startMockLlm, toolResultsOf } from "../support/mock-llm.js";
 import { EXAMPLES } from "./helpers.js";
 import { recordingAsScript } from "./recording.js";
@@ -11,11 +11,7 @@ import { recordingAsScript } from "./recording.js";
 const AGENT = join(EXAMPLES, "skills");
 const SKILL = join(AGENT, "skills/changelog-entry");
 const TASK = "Record in the changelog that list-runs has a new --since flag";
-let root: string;
-beforeAll(() => {
-  root = tempDir("delta-skills-example-");
-});
-afterAll(() => removeDir(root));
+const { root } = setUpE2e("delta-skills-example-");
 
 describe.concurrent("examples/skills", { timeout: 60_000 }, () => {
   it("replays the recording: the skill and its template read, CHANGELOG.md written and checked", async () => {

@@ -1,10 +1,10 @@
 // examples/sub-agent: the parent's tool runs `delta run … --format raw` on the child; its observation is the child's raw result.
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { actionResults, delta, eventTypes, modelEnv, readEvents, removeDir, tempDir } from "../e2e/harness.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { actionResults, delta, eventTypes, modelEnv, readEvents, setUpE2e } from "../e2e/harness.js";
 import { EXAMPLES, binDir, pathWith } from "./helpers.js";
-import { fault, reply, startMockLlm, toolResultsOf, type MockLlm, type RecordedRequest, type Step } from "../support/mock-llm.js";
+import { fault, reply, toolResultsOf, type MockLlm, type RecordedRequest, type Step } from "../support/mock-llm.js";
 
 const AGENT = join(EXAMPLES, "sub-agent");
 const TEXT = "Delta engines journal everything";
@@ -18,14 +18,13 @@ function scriptFor(parent: Step[], child: Step[]): (request: RecordedRequest) =>
   };
 }
 
-let root: string;
+const { root, serve } = setUpE2e("delta-sub-agent-");
 let server: MockLlm;
 let env: Record<string, string>;
 beforeAll(async () => {
-  root = tempDir("delta-sub-agent-");
   // `delta` on PATH, as after `npm install -g` or `npm link`.
   const bin = binDir(root);
-  server = await startMockLlm(
+  server = await serve(
     scriptFor(
       [
         reply.toolCalls([{ id: "call_parent_1", name: "ask_researcher", arguments: { task: `Measure this text: ${TEXT}` } }]),
@@ -41,10 +40,6 @@ beforeAll(async () => {
     ),
   );
   env = modelEnv(server.baseUrl, { PATH: pathWith(bin) });
-});
-afterAll(async () => {
-  await server.close();
-  removeDir(root);
 });
 
 // Unboxed here (--sandbox off), so these run on a machine without bubblewrap; test/hosts/sandbox-examples.test.ts runs it boxed.
@@ -66,7 +61,7 @@ describe.concurrent("examples/sub-agent", () => {
   });
 
   it("a failing child becomes a FAILED observation with the child's exit code and error", async () => {
-    const failing = await startMockLlm(
+    const failing = await serve(
       scriptFor(
         [reply.toolCalls([{ id: "call_parent_1", name: "ask_researcher", arguments: { task: "Measure: x" } }]), reply.text("The researcher failed.")],
         [fault.status(400, { message: "model not found" })],

@@ -1,9 +1,9 @@
 // `delta init -t <template>` for each template: every file explains itself, the agent loads, and it runs against the scripted model.
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { JournalEvent } from "../../src/journal/events.js";
-import { delta, eventTypes, modelEnv, readEvents, removeDir, tempDir } from "../e2e/harness.js";
+import { delta, eventTypes, modelEnv, readEvents, setUpE2e } from "../e2e/harness.js";
 import { reply, startMockLlm, type Step } from "../support/mock-llm.js";
 
 interface TemplateCase {
@@ -47,11 +47,7 @@ const cases: TemplateCase[] = [
   },
 ];
 
-let root: string;
-beforeAll(() => {
-  root = tempDir("delta-templates-");
-});
-afterAll(() => removeDir(root));
+const { root } = setUpE2e("delta-templates-");
 
 describe.concurrent("delta init templates", () => {
   for (const { template, script, check } of cases) {

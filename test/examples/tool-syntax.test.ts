@@ -1,16 +1,12 @@
 // examples/tool-syntax: each tool form really runs on the recording, and `delta tool expand` shows each expansion.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { actionResults, delta, removeDir, tempDir } from "../e2e/harness.js";
+import { describe, expect, it } from "vitest";
+import { actionResults, delta, setUpE2e } from "../e2e/harness.js";
 import { EXAMPLES } from "./helpers.js";
 
 const AGENT = join(EXAMPLES, "tool-syntax");
-let root: string;
-beforeAll(() => {
-  root = tempDir("delta-tool-syntax-");
-});
-afterAll(() => removeDir(root));
+const { root } = setUpE2e("delta-tool-syntax-");
 
 describe.concurrent("examples/tool-syntax", () => {
   it("runs every tool for real on the recording", async () => {
