@@ -1,5 +1,5 @@
 // Loading an output schema: drafts, $refs into files of the agent home made self-contained, and refusals that name the file and the field.
-import { mkdir, symlink, writeFile } from "node:fs/promises";
+import { mkdir, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadAgent } from "../../src/agent/load.js";
@@ -57,8 +57,13 @@ describe("output_schema", () => {
     ["a list", withSchema(" [1, 2]\n"), "agent.yaml: output_schema: output_schema is a JSON Schema written as a mapping"],
   ])("refuses %s, naming the file and the field", async (_name, yaml, message) => {
     const home = await makeAgent({ "agent.yaml": yaml });
-    await writeFile(path.join(path.dirname(home), "elsewhere.json"), "{}");
-    await expect(loadAgent(home)).rejects.toThrow(message);
+    const elsewhere = path.join(path.dirname(home), "elsewhere.json");
+    await writeFile(elsewhere, "{}");
+    try {
+      await expect(loadAgent(home)).rejects.toThrow(message);
+    } finally {
+      await rm(elsewhere, { force: true });
+    }
   });
 
   it("refuses a $ref in a schema file that reaches outside the home through a symlink, naming that file and field", async () => {

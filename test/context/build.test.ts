@@ -152,9 +152,7 @@ describe("buildContext", () => {
       generator: { command: ["sh", "-c", `echo $$ > ${pidFile}; sleep 30`], timeout_ms: 200 },
       output_path: "out.md",
     };
-    const started = Date.now();
     const error = await buildContext(config([source]), env()).catch((err: unknown) => err);
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(error).toBeInstanceOf(EngineError);
     expect((error as Error).message).toContain("timed out after 200 ms");
     expect((error as Error).message).toContain("sources[0].generator.timeout_ms");

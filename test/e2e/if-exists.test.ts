@@ -104,7 +104,7 @@ describe("--if-exists resume", () => {
     const agent = writeAgent(root, { agentYaml: PRICED }, "agent-race");
     const ws = join(root, "ws-race");
     expect((await retry(agent, ws, "race", "process item 7", ["--max-iterations", "1"])).exitCode).toBe(1);
-    const gate = pauseGate("lock-held");
+    const gate = pauseGate("lock-held", root);
     const first = spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", "race", "--if-exists", "resume", "-m", "process item 7", "--format", "json"], { env: { ...modelEnv(server.baseUrl), ...gate.env } });
     try {
       await gate.reached();

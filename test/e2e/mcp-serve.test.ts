@@ -356,7 +356,7 @@ describe("an HTTP client that goes away without ending its session", () => {
 describe("a run that does not end on SIGTERM", () => {
   it("is killed once --term-grace is over, and stays resumable", async () => {
     // The run's process stands still before recording its end, and its tool ignores SIGTERM: only SIGKILL ends it.
-    const gate = pauseGate("journal-append:ENGINE_END");
+    const gate = pauseGate("journal-append:ENGINE_END", root);
     const workDir = mkdtempSync(join(root, "ws-"));
     const client = new Client({ name: "test-client", version: "1.0.0" });
     const transport = new StdioClientTransport({

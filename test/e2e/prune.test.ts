@@ -95,8 +95,8 @@ describe("delta prune", () => {
   it("a run taken by `continue` after prune judged it, before prune took it, is left alone", async () => {
     const ws = join(root, "ws-race");
     expect(await run(ws, "raced", "finish")).toBe(0);
-    const pruneGate = pauseGate("prune-judged");
-    const continueGate = pauseGate("lock-held");
+    const pruneGate = pauseGate("prune-judged", root);
+    const continueGate = pauseGate("lock-held", root);
     const prune = spawnDelta(["prune", "-w", ws, "--keep", "0", "--yes", "--format", "json"], { env: pruneGate.env });
     const resumed = spawnDelta(["continue", "--run-id", "raced", "-w", ws, "-m", "again"], { env: { ...modelEnv(server.baseUrl), ...continueGate.env } });
     try {

@@ -47,7 +47,7 @@ function markerRuns(ws: string, tag: string): number {
 
 /** A run whose engine was killed after its tool ran and before the result was journaled: RUNNING, holder dead. */
 async function crashedRun(ws: string, runId: string, task: string): Promise<void> {
-  const gate = pauseGate("journal-append:ACTION_RESULT");
+  const gate = pauseGate("journal-append:ACTION_RESULT", root);
   const child = spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", runId, "-m", task], { env: env(gate.env) });
   await gate.reached();
   child.kill("SIGKILL");
@@ -84,10 +84,10 @@ describe("simultaneous continues on a crashed run", () => {
       const task = `mark ${runId}`;
       await crashedRun(ws, runId, task);
 
-      const judged = pauseGate("lock-judged");
+      const judged = pauseGate("lock-judged", root);
       const losers = [1, 2, 3].map(() => spawnDelta(["continue", "--run-id", runId, "-w", ws, "--format", "json"], { env: env(judged.env) }));
       await judged.reached(3);
-      const held = pauseGate("lock-held");
+      const held = pauseGate("lock-held", root);
       const winner = spawnDelta(["continue", "--run-id", runId, "-w", ws, "--format", "json"], { env: env(held.env) });
       await held.reached();
       judged.open();
@@ -109,7 +109,7 @@ describe("simultaneous continues on a crashed run", () => {
       const task = `mark ${runId}`;
       await crashedRun(ws, runId, task);
 
-      const judged = pauseGate("lock-judged");
+      const judged = pauseGate("lock-judged", root);
       const all = [1, 2, 3, 4].map(() => spawnDelta(["continue", "--run-id", runId, "-w", ws, "--format", "json"], { env: env(judged.env) }));
       await judged.reached(4);
       judged.open();
@@ -127,7 +127,7 @@ describe("a continue that stalled before taking the run", () => {
     const ws = join(root, "late");
     const task = "mark late";
     await crashedRun(ws, "late", task);
-    const gate = pauseGate("continue-before-lock");
+    const gate = pauseGate("continue-before-lock", root);
     const late = spawnDelta(["continue", "--run-id", "late", "-w", ws, "--format", "json"], { env: env(gate.env) });
     await gate.reached();
     const first = await delta(["continue", "--run-id", "late", "-w", ws], { env: env() });
@@ -146,7 +146,7 @@ describe("a continue that stalled before taking the run", () => {
     const ws = join(root, "answers");
     const task = "ask Which?";
     expect((await delta(["run", "--agent", agent, "-w", ws, "--run-id", "answers", "-m", task], { env: env() })).exitCode).toBe(101);
-    const gate = pauseGate("continue-before-lock");
+    const gate = pauseGate("continue-before-lock", root);
     const second = spawnDelta(["continue", "--run-id", "answers", "-w", ws, "-m", "second answer"], { env: env(gate.env) });
     await gate.reached();
     expect((await delta(["continue", "--run-id", "answers", "-w", ws, "-m", "first answer"], { env: env() })).exitCode).toBe(0);
@@ -200,7 +200,7 @@ describe("a holder taken over with --force", () => {
 
   it("writes nothing when it was stopped between its ownership check and its write", async () => {
     const ws = join(root, "mid-append");
-    const gate = pauseGate("journal-append:ACTION_RESULT");
+    const gate = pauseGate("journal-append:ACTION_RESULT", root);
     const old = spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", "mid-append", "-m", "mark mid-append"], { env: env({ ...gate.env, DELTA_HEARTBEAT_MS: "300" }) });
     await gate.reached();
     const after = await forceTakeover(ws, "mid-append");

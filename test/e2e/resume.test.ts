@@ -122,7 +122,7 @@ describe("ask_human", () => {
     const ws = join(root, "ws-ask-crash");
     expect((await delta(["run", "--agent", agent, "-w", ws, "--run-id", "askc", "-m", "go"], { env: modelEnv(server.baseUrl) })).exitCode).toBe(101);
     // Killed between HUMAN_INPUT_RECEIVED and the ask_human ACTION_RESULT.
-    const gate = pauseGate("journal-append:ACTION_RESULT");
+    const gate = pauseGate("journal-append:ACTION_RESULT", root);
     const answering = spawnDelta(["continue", "--run-id", "askc", "-w", ws, "-m", "green"], { env: modelEnv(server.baseUrl, gate.env) });
     await gate.reached();
     answering.kill("SIGKILL");

@@ -42,10 +42,9 @@ describe("a tool that starts a daemon which keeps the output open", () => {
     const agent = writeAgent(root, { tools: DAEMON_TOOLS }, "agent-daemon");
     const ws = join(root, "ws-daemon");
     daemons.push(join(ws, "daemon.pid"));
-    const started = Date.now();
-    const result = await spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", "daemon", "-m", "start it", "--format", "raw"], { env: modelEnv(server.baseUrl), timeoutMs: 20_000 });
+    // The daemon keeps the tool's stdout open for 1,000 s: an engine that waited for it would meet the kill at 60 s.
+    const result = await spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", "daemon", "-m", "start it", "--format", "raw"], { env: modelEnv(server.baseUrl), timeoutMs: 60_000 });
     expect(result.exitCode, String(result.stderr)).toBe(0);
-    expect(Date.now() - started).toBeLessThan(10_000);
     expect(result.stdout).toBe("server is up\n");
     const [recorded] = actionResults(ws, "daemon");
     expect(recorded).toMatchObject({ status: "SUCCESS", exit_code: 0 });
@@ -59,13 +58,12 @@ describe("a tool that starts a daemon which keeps the output open", () => {
     const agent = writeAgent(root, { tools: DAEMON_TOOLS }, "agent-daemon-timeout");
     const ws = join(root, "ws-daemon-timeout");
     daemons.push(join(ws, "daemon.pid"));
-    const result = await spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", "daemon-timeout", "-m", "start it"], { env: modelEnv(server.baseUrl), timeoutMs: 20_000 });
+    const result = await spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", "daemon-timeout", "-m", "start it"], { env: modelEnv(server.baseUrl), timeoutMs: 60_000 });
     expect(result.exitCode, String(result.stderr)).toBe(0);
     const [recorded] = actionResults(ws, "daemon-timeout");
     expect(recorded).toMatchObject({ status: "ERROR" });
     expect(recorded?.observation_content).toContain("starting\n");
     expect(recorded?.observation_content).toContain("[timed out after 500 ms");
-    expect(recorded?.duration_ms).toBeLessThan(5_000);
   });
 });
 
@@ -83,14 +81,16 @@ describe("a second SIGINT", () => {
     const agent = writeAgent(root, { tools: STUBBORN_TOOLS }, "agent-hang");
     const ws = join(root, "ws-hang");
     const child = spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", "hang", "-m", "go"], { env: modelEnv(server.baseUrl) });
-    const toolPid = await pidFrom(join(ws, "tool.pid"));
+    let stderr = "";
+    child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const toolPid = await pidFrom(join(ws, "tool.pid"), 30_000);
     child.kill("SIGINT");
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const second = Date.now();
+    await waitFor(() => stderr.includes("send it again to exit at once"), 30_000, "the first interrupt's notice");
     child.kill("SIGINT");
     const result = await child;
     expect(result.exitCode, String(result.stderr)).toBe(130);
-    expect(Date.now() - second).toBeLessThan(1_000);
+    // Ended by the second signal, not by the orderly path once the kill grace was over: no summary was printed.
+    expect(String(result.stdout)).not.toContain("Run Summary");
     expect(await diesSoon(toolPid)).toBe(true);
   });
 
@@ -102,12 +102,11 @@ describe("a second SIGINT", () => {
     const child = spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", "hang-hook", "-m", "go"], { env: modelEnv(server.baseUrl) });
     await pidFrom(join(ws, "tool.pid"));
     child.kill("SIGINT");
-    const hookPid = await pidFrom(join(ws, "hook.pid"), 10_000);
-    const second = Date.now();
+    const hookPid = await pidFrom(join(ws, "hook.pid"), 30_000);
+    // The hook would hang for its 600 s timeout: only the second signal ends the engine.
     child.kill("SIGINT");
     const result = await child;
     expect(result.exitCode, String(result.stderr)).toBe(130);
-    expect(Date.now() - second).toBeLessThan(1_000);
     expect(readEvents(ws, "hang-hook").at(-1)).toMatchObject({ type: "ENGINE_END", status: "INTERRUPTED" });
     expect(await diesSoon(hookPid)).toBe(true);
   });
@@ -145,11 +144,9 @@ require("node:readline").createInterface({ input: process.stdin }).on("line", (l
     child.kill("SIGTERM");
     // The engine's orderly shutdown has reached the server: it is waiting out the server's grace now.
     await waitFor(() => existsSync(join(ws, "server.term")), 15_000, "the shutdown signalling the server");
-    const second = Date.now();
     child.kill("SIGTERM");
     const result = await child;
     expect(result.exitCode, String(result.stderr)).toBe(130);
-    expect(Date.now() - second).toBeLessThan(1_000);
     // Ended by the second signal, not by the orderly path finishing: no summary was printed.
     expect(String(result.stderr)).toContain("send it again to exit at once");
     expect(String(result.stdout)).not.toContain("Run Summary");

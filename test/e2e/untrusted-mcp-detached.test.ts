@@ -16,10 +16,9 @@ describe("an MCP server that leaves a detached child holding its stdout", () => 
       const yaml = stdioServerYaml("det", [process.execPath, join(REPO, "test", "fixtures", "mcp", "detached-child.mjs"), pidFile]);
       const agent = writeAgent(root, { agentYaml: `name: det\nllm:\n  model: mock-model\nmcp_servers:\n${yaml}` }, "agent-det");
       const ws = join(root, "ws");
-      const began = Date.now();
-      const run = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "d1", "-m", "go", "--format", "json"], { env: modelEnv(server.baseUrl), timeoutMs: 30_000 });
+      // The detached child holds the server's pipes for ever: a run that waited for them would meet the kill at 60 s.
+      const run = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "d1", "-m", "go", "--format", "json"], { env: modelEnv(server.baseUrl), timeoutMs: 60_000 });
       expect(run.exitCode, run.stderr).toBe(0);
-      expect(Date.now() - began).toBeLessThan(15_000);
       expect(JSON.parse(run.stdout)).toMatchObject({ status: "COMPLETED", result: "finished" });
       expect(readEvents(ws, "d1").at(-1)).toMatchObject({ type: "ENGINE_END", status: "COMPLETED" });
     } finally {

@@ -42,10 +42,8 @@ const sseChunk = (text: string): string => `data: ${JSON.stringify({ id: "c", ob
 async function failsWith(name: string, llmYaml: string, baseUrl: string, setting: string): Promise<void> {
   const agent = writeAgent(root, { agentYaml: `name: t\nllm:\n  model: m\n${llmYaml}tools:\n  - name: mark\n    exec: "touch marked"\n` }, `agent-${name}`);
   const ws = join(root, `ws-${name}`);
-  const began = Date.now();
   const run = await delta(["run", "--agent", agent, "-w", ws, "--run-id", name, "-m", "go", "--format", "json"], { env: modelEnv(baseUrl), timeoutMs: 60_000 });
   expect(run.exitCode, run.stderr).toBe(1);
-  expect(Date.now() - began).toBeLessThan(45_000);
   const result = JSON.parse(run.stdout) as { status: string; error: { type: string; message: string } };
   expect(result.error.type).toBe("LLM_ERROR");
   expect(result.error.message).toContain(setting);

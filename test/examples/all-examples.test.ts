@@ -1,9 +1,11 @@
 // Every agent under examples/ loads cleanly (no error, no warning) and every example has a README.
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
-import { describe, expect, it } from "vitest";
-import { delta } from "../e2e/harness.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { delta, setUpE2e } from "../e2e/harness.js";
 import { EXAMPLES, binDir, pathWith } from "./helpers.js";
+
+const { root } = setUpE2e("delta-all-examples-");
 
 /** Directories holding an agent.yaml, outside run workspaces. */
 function agentDirs(dir: string): string[] {
@@ -28,7 +30,10 @@ it.each(examples)("examples/%s has a README", (name) => {
 
 describe.concurrent("every example agent loads", () => {
   // As installed: delta and delta-sessions on PATH (the interactive-shell example's tools are delta-sessions).
-  const installed = { PATH: pathWith(binDir()) };
+  const installed: Record<string, string> = {};
+  beforeAll(() => {
+    installed.PATH = pathWith(binDir(root));
+  });
   for (const dir of agents) {
     it(relative(EXAMPLES, dir), async () => {
       const expand = await delta(["tool", "expand", dir], { env: installed });

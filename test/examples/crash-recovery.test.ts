@@ -29,7 +29,7 @@ beforeAll(async () => {
 describe("examples/crash-recovery/fan-out-and-recover.sh", { timeout: 120_000 }, () => {
   it("runs without a key on the shipped recording (-r): kills, recovers, and every run replays to COMPLETED", async () => {
     const ws = join(root, "ws-replayed");
-    const result = await runScript(SCRIPT, ["-w", ws, "-n", "3", "-k", "1", "-p", "rec", "-r", join(EXAMPLES, "crash-recovery/agent/recording.jsonl")], {
+    const result = await runScript(SCRIPT, ["-w", ws, "-n", "3", "-k", "1", "-p", "rec", "-l", join(root, "logs-replayed"), "-r", join(EXAMPLES, "crash-recovery/agent/recording.jsonl")], {
       cwd: root,
       env: { PATH: pathWith(binDir(join(root, "replayed"))) },
     });

@@ -2,12 +2,12 @@
 import { execa } from "execa";
 import { mkdirSync, symlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { NO_MODEL_KEYS, REPO, tempDir } from "../e2e/harness.js";
+import { NO_MODEL_KEYS, REPO } from "../e2e/harness.js";
 
 export const EXAMPLES = join(REPO, "examples");
 
-/** A directory holding `delta` and `delta-sessions` links to this checkout's launchers, as `npm link` would. */
-export function binDir(root: string = tempDir("delta-bin-")): string {
+/** A directory under `root` holding `delta` and `delta-sessions` links to this checkout's launchers, as `npm link` would. */
+export function binDir(root: string): string {
   const dir = join(root, "bin");
   mkdirSync(dir, { recursive: true });
   symlinkSync(join(REPO, "bin/delta.js"), join(dir, "delta"));

@@ -1,10 +1,12 @@
 // Every tool of the templates and examples keeps a model's value from being read as an option: `--` before it, or reject_leading_dash.
 import { existsSync, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { REPO, delta } from "../e2e/harness.js";
+import { REPO, delta, setUpE2e } from "../e2e/harness.js";
 import { binDir, pathWith } from "./helpers.js";
+
+const { root } = setUpE2e("delta-leading-dash-");
 
 interface ExpandedParameter {
   name: string;
@@ -60,7 +62,10 @@ function followsDoubleDash(tool: ExpandedTool, parameter: ExpandedParameter): bo
   return at > 0 && tool.command.slice(1, at).includes("--");
 }
 
-const installed = { PATH: pathWith(binDir()) };
+const installed: Record<string, string> = {};
+beforeAll(() => {
+  installed.PATH = pathWith(binDir(root));
+});
 const agents = [...agentDirs(join(REPO, "templates")), ...agentDirs(join(REPO, "examples"))];
 
 describe.concurrent("values that look like options, in every template and example", () => {

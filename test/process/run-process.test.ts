@@ -52,9 +52,7 @@ describe("runProcess", () => {
 
   it("kills the whole process group on timeout, grandchildren included", async () => {
     const pidFile = join(dir, "grandchild.pid");
-    const started = Date.now();
     const result = await run(["sh", "-c", `sleep 30 & echo $! > ${pidFile}; echo started; sleep 30`], { timeoutMs: 300 });
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(result).toMatchObject({ timedOut: true, aborted: false, stdout: "started\n" });
     expect(await diesSoon(await pidFrom(pidFile))).toBe(true);
   });
@@ -66,11 +64,11 @@ describe("runProcess", () => {
     expect(await diesSoon(await pidFrom(pidFile))).toBe(true);
   });
 
-  it("with no grace, kills the group with SIGKILL at once", async () => {
-    const started = Date.now();
-    const result = await run(["sh", "-c", `trap "" TERM; sleep 30`], { timeoutMs: 200, killGraceMs: 0 });
-    expect(result).toMatchObject({ timedOut: true, signal: "SIGKILL" });
-    expect(Date.now() - started).toBeLessThan(1_500);
+  it("with no grace, kills the group with SIGKILL at once: no SIGTERM comes first", async () => {
+    const termFile = join(dir, "term.txt");
+    const result = await run(["sh", "-c", `trap "echo TERM > ${termFile}" TERM; echo ready; sleep 30 & wait; sleep 30 & wait`], { timeoutMs: 200, killGraceMs: 0 });
+    expect(result).toMatchObject({ timedOut: true, signal: "SIGKILL", stdout: "ready\n" });
+    await expect(readFile(termFile)).rejects.toThrow();
   });
 
   it("kills the process group when the signal aborts", async () => {
@@ -150,11 +148,9 @@ describe("runProcess with a daemon that keeps the output open", () => {
 
   it("settles once the process has exited and the pipes stay quiet, with what was captured", async () => {
     const pidFile = join(dir, "daemon.pid");
-    const started = Date.now();
     const result = await run(["sh", "-c", `${daemon(pidFile)} echo started`]);
     pids.push(await pidFrom(pidFile));
     expect(result).toMatchObject({ exitCode: 0, timedOut: false, outputLeftOpen: true, stdout: "started\n" });
-    expect(Date.now() - started).toBeLessThan(3_000);
   });
 
   it("keeps reading while output still flows after the process exited", async () => {
@@ -164,11 +160,9 @@ describe("runProcess with a daemon that keeps the output open", () => {
 
   it("settles after a timeout even though the daemon outside the group still holds the pipes", async () => {
     const pidFile = join(dir, "daemon.pid");
-    const started = Date.now();
     const result = await run(["sh", "-c", `${daemon(pidFile)} echo starting; sleep 1000`], { timeoutMs: 300, killGraceMs: 500 });
     pids.push(await pidFrom(pidFile));
     expect(result).toMatchObject({ timedOut: true, outputLeftOpen: true, stdout: "starting\n" });
-    expect(Date.now() - started).toBeLessThan(3_000);
   });
 
   it("settles after an abort even though the daemon outside the group still holds the pipes", async () => {
@@ -176,9 +170,7 @@ describe("runProcess with a daemon that keeps the output open", () => {
     const controller = new AbortController();
     const pending = run(["sh", "-c", `trap '' TERM; ${daemon(pidFile)} echo starting; while :; do sleep 1; done`], { signal: controller.signal, killGraceMs: 500 });
     pids.push(await pidFrom(pidFile));
-    const aborted = Date.now();
     controller.abort();
     expect(await pending).toMatchObject({ aborted: true, outputLeftOpen: true, stdout: "starting\n" });
-    expect(Date.now() - aborted).toBeLessThan(3_000);
   });
 });

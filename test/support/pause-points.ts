@@ -1,6 +1,5 @@
 // Drives the engine's named pause points (src/pause-point.ts) from a test: pause processes at a line, wait, let them go.
 import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PausePoint } from "../../src/pause-point.js";
 import { waitFor } from "../e2e/harness.js";
@@ -17,9 +16,9 @@ export interface PauseGate {
   open(): void;
 }
 
-/** One gate per group of processes that should stop at `point` and be released together. */
-export function pauseGate(point: PauseSpec): PauseGate {
-  const dir = mkdtempSync(join(tmpdir(), "delta-pause-"));
+/** One gate per group of processes that should stop at `point` and be released together; its files live in a new folder under `root`. */
+export function pauseGate(point: PauseSpec, root: string): PauseGate {
+  const dir = mkdtempSync(join(root, "pause-"));
   const suffix = ".reached";
   const pids = (): number[] => readdirSync(dir).filter((name) => name.startsWith(`${point}.`) && name.endsWith(suffix)).map((name) => Number(name.slice(point.length + 1, -suffix.length)));
   return {

@@ -14,9 +14,12 @@ function isAlive(pid: number): boolean {
   return stat.charAt(stat.lastIndexOf(")") + 2) !== "Z";
 }
 
+/** Polls every 20 ms, up to this ceiling: generous, for a busy machine; a check that holds returns at once. */
+const CEILING_MS = 30_000;
+
 /** A signalled process dies when the kernel next schedules it, which on a busy machine is not at once. */
 export async function diesSoon(pid: number): Promise<boolean> {
-  for (let attempt = 0; attempt < 100 && isAlive(pid); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+  for (let attempt = 0; attempt < CEILING_MS / 20 && isAlive(pid); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 20));
   return !isAlive(pid);
 }
 
@@ -29,7 +32,7 @@ function procStat(pid: number): string | null {
 }
 
 /** The pid a test's script wrote to `file`, once it is there. */
-export async function pidFrom(file: string, timeoutMs = 2_000): Promise<number> {
+export async function pidFrom(file: string, timeoutMs = CEILING_MS): Promise<number> {
   for (let attempt = 0; attempt < timeoutMs / 20; attempt += 1) {
     const text = existsSync(file) ? readFileSync(file, "utf8").trim() : "";
     if (text !== "") return Number(text);
@@ -56,7 +59,7 @@ export function groupMembers(pgid: number): number[] {
 
 /** Waits (bounded) until group `pgid` has no live member; true when it emptied. */
 export async function groupEmptiesSoon(pgid: number): Promise<boolean> {
-  for (let attempt = 0; attempt < 150 && groupMembers(pgid).length > 0; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+  for (let attempt = 0; attempt < CEILING_MS / 20 && groupMembers(pgid).length > 0; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 20));
   return groupMembers(pgid).length === 0;
 }
 

@@ -34,9 +34,8 @@ describe("retryAfterMs", () => {
 describe("sleep", () => {
   it("rejects at once when the signal aborts", async () => {
     const controller = new AbortController();
-    const started = Date.now();
     setTimeout(() => controller.abort(new Error("stop")), 10);
+    // A sleep that ran its course would resolve, not reject.
     await expect(sleep(10_000, controller.signal)).rejects.toThrow("stop");
-    expect(Date.now() - started).toBeLessThan(1000);
   });
 });
