@@ -3,9 +3,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { HookName } from "../../src/hooks/schema.js";
-import { type MockLlm, reply, startMockLlm, type Step, toolResultsOf } from "../support/mock-llm.js";
+import { type MockLlm, reply, startMockLlm, type Step } from "../support/mock-llm.js";
 import { diesSoon } from "../support/processes.js";
-import { actionResults, type AgentSpec, collectFiles, delta, type DeltaResult, listIo, modelEnv, readEvents, runDir, spawnDelta, waitFor, writeAgent, setUpE2e } from "./harness.js";
+import { type AgentSpec, collectFiles, delta, type DeltaResult, listIo, modelEnv, runDir, spawnDelta, waitFor, writeAgent, setUpE2e } from "./harness.js";
 
 const API_KEY = modelEnv("").DELTA_API_KEY!;
 
@@ -175,42 +175,6 @@ describe.concurrent("lifecycle hooks, end to end", () => {
     expect(c.result.stderr).toContain("lifecycle_hooks is deprecated");
   });
 
-  it.each([
-    ["exit-2", sh('echo "writes are not allowed here" >&2; exit 2'), "writes are not allowed here"],
-    ["json", sh("printf '%s' \"$1\"", JSON.stringify({ decision: "block", reason: "the JSON guard says no" })), "the JSON guard says no"],
-  ])("pre_tool_execution blocking by %s skips the tool and tells the model why", async (name, command, reason) => {
-    const c = await runCase(
-      `block-${name}`,
-      {
-        hooksYaml: hooksYaml({
-          pre_tool_execution: { command },
-          post_tool_execution: { command: sh('echo "post $TOOL_NAME" >> after.log') },
-          on_error: { command: sh('echo "on_error $TOOL_NAME" >> after.log') },
-        }),
-      },
-      [reply.toolCalls([{ name: "touch_marker", arguments: {} }]), reply.text("ok")],
-    );
-    expect(c.result.exitCode, c.result.stderr).toBe(0);
-    expect(existsSync(join(c.ws, "ran.txt"))).toBe(false);
-    expect(toolResultsOf(c.server.requests[1]!)).toEqual([`[error] Blocked by pre_tool_execution hook: ${reason}`]);
-    expect(actionResults(c.ws, c.runId)[0]).toMatchObject({ status: "ERROR", observation_content: `Blocked by pre_tool_execution hook: ${reason}` });
-    expect(listIo(c.ws, c.runId, "tool_executions")).toEqual([]);
-    // A blocked call still has a result, so the hooks that follow a result fire for it too.
-    expect(read(c.ws, "after.log")).toBe("post touch_marker\non_error touch_marker\n");
-  });
-
-  it("fails closed when a pre_tool_execution hook times out, killing its process group", async () => {
-    const c = await runCase(
-      "timeout",
-      { hooksYaml: hooksYaml({ pre_tool_execution: { command: sh("sleep 30 & echo $! > child.pid; wait"), timeout_ms: 1000 } }) },
-      [reply.toolCalls([{ name: "touch_marker", arguments: {} }]), reply.text("ok")],
-    );
-    expect(c.result.exitCode, c.result.stderr).toBe(0);
-    expect(existsSync(join(c.ws, "ran.txt"))).toBe(false);
-    expect(toolResultsOf(c.server.requests[1]!)).toEqual(["[error] Blocked by pre_tool_execution hook: pre_tool_execution hook failed: timed out after 1000 ms"]);
-    expect(await diesSoon(Number(read(c.ws, "child.pid")))).toBe(true);
-  });
-
   it("fails the run with exit 1 when pre_llm_request blocks, and fires on_error and on_run_end once", async () => {
     const c = await runCase(
       "llm-blocked",
@@ -270,35 +234,6 @@ describe.concurrent("lifecycle hooks, end to end", () => {
     expect(files.some((file) => file.endsWith("engine.log"))).toBe(true);
     for (const file of files) expect(readFileSync(file, "utf8"), file).not.toContain(API_KEY);
     expect(read(join(runDir(c.ws, c.runId)), "engine.log")).toContain("post broke with key [REDACTED]");
-  });
-
-  it("lets pre_llm_request replace the request body, keeping the fields it leaves out", async () => {
-    const replacement = { model: "replaced-model", messages: [{ role: "user", content: "replaced question" }] };
-    const c = await runCase("replace", { hooksYaml: hooksYaml({ pre_llm_request: { command: sh("printf '%s' \"$1\"", JSON.stringify({ payload: replacement })) } }) }, [reply.text("answer")]);
-    expect(c.result.exitCode, c.result.stderr).toBe(0);
-    const body = c.server.requests[0]!.body as { model: string; messages: unknown; tools: Array<{ function: { name: string } }> };
-    expect(body.model).toBe("replaced-model");
-    expect(body.messages).toEqual(replacement.messages);
-    expect(body.tools.map((tool) => tool.function.name)).toContain("echo");
-  });
-
-  it("rejects an invalid replacement request with a clear error and sends nothing", async () => {
-    const c = await runCase("replace-bad", { hooksYaml: hooksYaml({ pre_llm_request: { command: sh("printf '%s' \"$1\"", JSON.stringify({ payload: { messages: "not a list" } })) } }) }, [reply.text("never")], ["--format", "raw"]);
-    expect(c.result.exitCode).toBe(1);
-    expect(c.server.requests).toHaveLength(0);
-    expect(c.result.stderr).toContain("HOOK_BLOCKED: pre_llm_request hook returned an invalid replacement request: payload.messages:");
-  });
-
-  it("lets post_llm_response annotate a reply but not forge tool calls", async () => {
-    const forged = { annotation: { reviewed: true }, tool_calls: [{ id: "forged", name: "touch_marker", arguments: "{}" }] };
-    const c = await runCase("annotate", { hooksYaml: hooksYaml({ post_llm_response: { command: sh("printf '%s' \"$1\"", JSON.stringify(forged)) } }) }, [reply.text("final words")], ["--format", "json"]);
-    expect(c.result.exitCode, c.result.stderr).toBe(0);
-    expect(JSON.parse(c.result.stdout)).toMatchObject({ status: "COMPLETED", result: "final words" });
-    expect(readEvents(c.ws, c.runId).filter((event) => event.type === "ACTION_REQUEST")).toEqual([]);
-    expect(readEvents(c.ws, c.runId).find((event) => event.type === "THOUGHT")).toMatchObject({ content: "final words", tool_calls: [] });
-    expect(existsSync(join(c.ws, "ran.txt"))).toBe(false);
-    expect(c.result.stderr).toContain("tries to change the reply (tool_calls)");
-    expect(read(runDir(c.ws, c.runId), "engine.log")).toContain('post_llm_response annotation: {"reviewed":true}');
   });
 
   it("fires on_run_end once per process: waiting for input (101), then completed after continue", async () => {

@@ -113,23 +113,6 @@ describe("the final answer", () => {
     expect(readFileSync(out, "utf8")).toBe(`${JSON.stringify(VALID)}\n`);
   });
 
-  it("one surrounding ```json fence is removed before validation", async () => {
-    await serve([reply.text("```json\n" + JSON.stringify(VALID) + "\n```")]);
-    const { result, ws } = await runAgent("fenced", agentYaml());
-    expect(result.exitCode, result.stderr).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ status: "COMPLETED", result: VALID });
-    expect(engineMessages(readEvents(ws, "fenced"))).toEqual([]);
-  });
-
-  it("tool calls come first, and only the reply without tool calls is held to the schema", async () => {
-    await serve([reply.toolCalls([{ name: "echo", arguments: { text: "not json at all" } }], "looking"), reply.text(JSON.stringify(VALID))]);
-    const { result, ws } = await runAgent("tools-first", agentYaml());
-    expect(result.exitCode, result.stderr).toBe(0);
-    const events = readEvents(ws, "tools-first");
-    expect(events.filter((event) => event.type === "ACTION_RESULT")).toHaveLength(1);
-    expect(engineMessages(events)).toEqual([]);
-  });
-
   it("an answer that does not match is re-asked once (an engine message, shown in stream-json), then fails OUTPUT_INVALID, exit 1; continue without -m re-asks once more", async () => {
     const extra = { verdict: "fail", findings: [{ file: "a.ts", severity: "high", line: 3 }] };
     await serve([reply.text("Here you go: " + JSON.stringify(VALID)), reply.text(JSON.stringify(extra)), reply.text("```\n" + JSON.stringify(VALID) + "\n```"), reply.text(JSON.stringify(VALID))]);

@@ -150,12 +150,6 @@ describe("replies the model did not finish", () => {
     expect(json.error?.message).toMatch(/finish_reason: refusal/);
   });
 
-  it("a content_filter finish is MODEL_REFUSED (mock-built: no recording of one exists)", async () => {
-    const filtered = reply.raw(200, { model: "m", choices: [{ index: 0, message: { role: "assistant", content: "Partial" }, finish_reason: "content_filter" }] });
-    const { result, json } = await run("filtered", [filtered], agentYaml("", tool("echo", "echo ${text}")));
-    expect(result.exitCode).toBe(1);
-    expect(json.error).toMatchObject({ type: "MODEL_REFUSED", message: expect.stringMatching(/finish_reason: content_filter/) });
-  });
 });
 
 describe("the server's reason, shown", () => {

@@ -126,27 +126,6 @@ describe("delta run", () => {
     expect(second).toContain("computed for ctx-1");
   });
 
-  it("turns unknown tools and malformed arguments into observations the model sees", async () => {
-    server = await serve([
-      reply.toolCalls([{ name: "no_such_tool", arguments: {} }]),
-      reply.toolCalls([{ name: "echo", arguments: "{not json" }]),
-      reply.toolCalls([{ name: "echo", arguments: {} }]),
-      reply.text("recovered"),
-    ]);
-    const agent = writeAgent(root, {}, "agent-bad-calls");
-    const ws = workspace("ws-bad-calls");
-    const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "bad-1", "-m", "go", "--format", "json"], { env: modelEnv(server.baseUrl) });
-    expect(result.exitCode).toBe(0);
-    const results = actionResults(ws, "bad-1");
-    expect(results.map((event) => event.status)).toEqual(["ERROR", "ERROR", "ERROR"]);
-    const observations = results.map((event) => event.observation_content);
-    expect(observations[0]).toMatch(/Unknown tool 'no_such_tool'.*echo/);
-    expect(observations[1]).toMatch(/not valid JSON/);
-    expect(observations[2]).toMatch(/text/);
-    const last = server.requests[3]!.body as { messages: Array<{ role: string; content: string }> };
-    expect(last.messages.filter((m) => m.role === "tool")).toHaveLength(3);
-  });
-
   it("retries 429 and 500 and still completes", async () => {
     server = await serve([fault.status(429, { retryAfter: "0" }), fault.status(500), reply.text("after faults")]);
     const agent = writeAgent(root, {}, "agent-retry");

@@ -1,21 +1,17 @@
-// End to end: an agent's skills — listed by name and description in every request, read with load_skill, bounded, and kept inside their folders.
-import { chmodSync, existsSync, mkdirSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+// End to end: an agent's skills — listed by name and description in every request, and refused at load beyond their bounds (what load_skill reads is test/loop/skills.test.ts).
+import { existsSync, mkdirSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
-import { messagesOf, reply, startMockLlm, toolResultsOf, type RecordedRequest } from "../support/mock-llm.js";
-import { delta, listIo, modelEnv, readEvents, writeAgent, setUpE2e } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { messagesOf, reply, startMockLlm, type RecordedRequest } from "../support/mock-llm.js";
+import { delta, modelEnv, writeAgent, setUpE2e } from "./harness.js";
 
 const PDF_BODY = "# Filling PDF forms\n\nBODY-PDF-7731: run the fill_form tool on each field, then check it.\n";
 const PDF_SKILL = `---\nname: pdf-forms\ndescription: >\n  Fills in PDF forms.\n  Use when a task mentions a PDF form.\nlicense: MIT\nmetadata:\n  author: docs-team\n---\n${PDF_BODY}`;
 const CHANGELOG_SKILL = "---\nname: changelog\ndescription: Writes a changelog entry in the project's format.\n---\nBODY-CHANGELOG-4410\n";
-const SECRET = "SECRET-OUTSIDE-THE-SKILL-9921";
 
 const SKILLS_CONTEXT = (skills: string): string => `sources:\n  - type: file\n    path: '\${AGENT_HOME}/system_prompt.md'\n  - type: skills\n${skills}  - type: journal\n`;
 
 const { root } = setUpE2e("delta-skills-");
-beforeAll(() => {
-  writeFileSync(join(root, "secret.txt"), `${SECRET}\n`);
-});
 
 /** An agent whose context lists the skills under skills/ (or what `skills` says), with these files. */
 function skillAgent(name: string, files: Record<string, string>, skills = "    paths: [skills]\n"): string {
@@ -65,110 +61,6 @@ describe.concurrent("skills", { timeout: 90_000 }, () => {
       expect(toolNames(first)).toEqual(["echo", "ask_human", "load_skill"]);
       const tool = (first.body as { tools: { function: { name: string; parameters: { properties: { name: { enum: string[] } } } } }[] }).tools[2]!;
       expect(tool.function.parameters.properties.name.enum).toEqual(["changelog", "pdf-forms"]);
-    } finally {
-      await server.close();
-    }
-  });
-
-  it("load_skill returns the body without its front matter, then a named file, each journaled as a tool call; reading a script runs nothing", async () => {
-    const marker = join(root, "fill-ran");
-    const agent = pdfAgent("loading", { "skills/pdf-forms/scripts/fill.sh": `#!/bin/sh\ntouch '${marker}'\n` });
-    chmodSync(join(agent, "skills/pdf-forms/scripts/fill.sh"), 0o755);
-    const server = await startMockLlm([
-      reply.toolCalls([{ id: "c1", name: "load_skill", arguments: { name: "pdf-forms" } }]),
-      reply.toolCalls([{ id: "c2", name: "load_skill", arguments: { name: "pdf-forms", file: "reference.md" } }]),
-      reply.toolCalls([{ id: "c3", name: "load_skill", arguments: { name: "pdf-forms", file: "scripts/fill.sh" } }]),
-      reply.text("done"),
-    ]);
-    try {
-      const ws = join(root, "ws-loading");
-      const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "loading", "-m", "fill the form"], { env: modelEnv(server.baseUrl) });
-      expect(result.exitCode, result.stderr).toBe(0);
-      const body = toolResultsOf(server.requests[1]!)[0]!;
-      expect(body).toContain(PDF_BODY);
-      expect(body).not.toContain("license: MIT");
-      expect(body).not.toContain("Fills in PDF forms");
-      expect(body).toContain("Files of skill 'pdf-forms' (read one with load_skill and file): reference.md, scripts/fill.sh");
-      expect(toolResultsOf(server.requests[2]!)[1]).toBe("REFERENCE-TEXT: field names are case-sensitive.\n");
-      expect(toolResultsOf(server.requests[3]!)[2]).toBe(`#!/bin/sh\ntouch '${marker}'\n`);
-      expect(existsSync(marker), "a script read by load_skill is never run").toBe(false);
-
-      const events = readEvents(ws, "loading");
-      const dir = realpathSync(join(agent, "skills/pdf-forms"));
-      const requests = events.filter((event) => event.type === "ACTION_REQUEST");
-      expect(requests.map((event) => event.type === "ACTION_REQUEST" && [event.tool_name, event.resolved_command])).toEqual([
-        ["load_skill", ["load_skill", join(dir, "SKILL.md")]],
-        ["load_skill", ["load_skill", join(dir, "reference.md")]],
-        ["load_skill", ["load_skill", join(dir, "scripts/fill.sh")]],
-      ]);
-      const results = events.filter((event) => event.type === "ACTION_RESULT");
-      expect(results.map((event) => event.type === "ACTION_RESULT" && event.status)).toEqual(["SUCCESS", "SUCCESS", "SUCCESS"]);
-      expect(listIo(ws, "loading", "tool_executions")).toHaveLength(3);
-    } finally {
-      await server.close();
-    }
-  });
-
-  it("load_skill refuses what lies outside the skill's folder, what is too large or binary, and a skill that does not exist; nothing outside reaches the model", async () => {
-    const agent = pdfAgent("outside", {
-      "skills/pdf-forms/big.txt": "x".repeat(70_000),
-      "skills/pdf-forms/logo.png": "PNG\0\0binary",
-      "skills/pdf-forms/.env": `TOKEN=${SECRET}\n`,
-    });
-    symlinkSync(".env", join(agent, "skills/pdf-forms/env-link.txt"));
-    symlinkSync(join(root, "secret.txt"), join(agent, "skills/pdf-forms/link-out.md"));
-    const calls = [
-      { name: "pdf-forms", file: "../changelog/SKILL.md" },
-      { name: "pdf-forms", file: join(root, "secret.txt") },
-      { name: "pdf-forms", file: "link-out.md" },
-      { name: "pdf-forms", file: "missing.md" },
-      { name: "pdf-forms", file: "big.txt" },
-      { name: "pdf-forms", file: "logo.png" },
-      { name: "no-such-skill" },
-      { name: "pdf-forms", file: ".env" },
-      { name: "pdf-forms", file: "env-link.txt" },
-    ];
-    const server = await startMockLlm([reply.toolCalls(calls.map((args, i) => ({ id: `c${i}`, name: "load_skill", arguments: args }))), reply.text("done")]);
-    try {
-      const ws = join(root, "ws-outside");
-      const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "outside", "-m", "x"], { env: modelEnv(server.baseUrl) });
-      expect(result.exitCode, result.stderr).toBe(0);
-      const observations = toolResultsOf(server.requests[1]!);
-      expect(observations).toHaveLength(calls.length);
-      expect(observations[0]).toContain("'../changelog/SKILL.md' of skill 'pdf-forms' leads out of the skill's folder");
-      expect(observations[1]).toContain("is an absolute path");
-      expect(observations[2]).toContain("'link-out.md' of skill 'pdf-forms' leads through a symbolic link out of the skill's folder");
-      expect(observations[3]).toContain("'missing.md' of skill 'pdf-forms' is not a file of the skill. Its files: big.txt, env-link.txt, link-out.md, logo.png, reference.md.");
-      expect(observations[4]).toContain("'big.txt' of skill 'pdf-forms' is 70000 bytes, more than the 65536 bytes load_skill reads");
-      expect(observations[5]).toContain("'logo.png' of skill 'pdf-forms' is binary");
-      expect(observations[6]).toContain("No skill 'no-such-skill'. Skills: changelog, pdf-forms.");
-      expect(observations[7]).toContain("'.env' of skill 'pdf-forms' is hidden (a name starting with '.'); only a skill's visible files are read");
-      expect(observations[8]).toContain("'env-link.txt' of skill 'pdf-forms' is hidden");
-      for (const observation of observations) {
-        expect(observation).not.toContain(SECRET);
-        expect(observation).not.toContain("BODY-CHANGELOG-4410");
-      }
-      const results = readEvents(ws, "outside").filter((event) => event.type === "ACTION_RESULT");
-      expect(results.map((event) => event.type === "ACTION_RESULT" && event.status)).toEqual(calls.map(() => "ERROR"));
-      // The path checks refuse before anything is read: no file is named as read; the size and content checks after.
-      const requested = readEvents(ws, "outside").flatMap((event) => (event.type === "ACTION_REQUEST" ? [event.resolved_command] : []));
-      expect(requested.map((command) => command?.[1] ?? null)).toEqual([null, null, null, null, realpathSync(join(agent, "skills/pdf-forms/big.txt")), realpathSync(join(agent, "skills/pdf-forms/logo.png")), null, null, null]);
-    } finally {
-      await server.close();
-    }
-  });
-
-  it("runs pre_tool_execution before load_skill as before any tool: a block is the observation and nothing is read", async () => {
-    const agent = pdfAgent("hooked");
-    writeFileSync(join(agent, "hooks.yaml"), "pre_tool_execution:\n  command: [sh, -c, 'cat >/dev/null; echo skills are off today >&2; exit 2']\n");
-    const server = await startMockLlm([reply.toolCalls([{ id: "c1", name: "load_skill", arguments: { name: "pdf-forms" } }]), reply.text("done")]);
-    try {
-      const ws = join(root, "ws-hooked");
-      const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "hooked", "-m", "x"], { env: modelEnv(server.baseUrl) });
-      expect(result.exitCode, result.stderr).toBe(0);
-      expect(toolResultsOf(server.requests[1]!)).toEqual(["[error] Blocked by pre_tool_execution hook: skills are off today"]);
-      const request = readEvents(ws, "hooked").find((event) => event.type === "ACTION_REQUEST");
-      expect(request).toMatchObject({ tool_name: "load_skill", resolved_command: null });
     } finally {
       await server.close();
     }

@@ -1,9 +1,9 @@
-// Tool-call arguments nested too deep or grown too large become an ERROR observation, and the run stays resumable.
+// Tool-call arguments nested too deep, through the binary: an ERROR observation, and the run stays resumable, every continue reading the THOUGHT that holds them (each limit's observation: test/loop/tool-calls.test.ts).
 import { join } from "node:path";
 import { readJournal } from "../support/journal-read.js";
 import { beforeAll, describe, expect, it } from "vitest";
 
-import { MAX_ARGUMENT_BYTES, MAX_ARGUMENT_DEPTH } from "../../src/tools/argument-limits.js";
+import { MAX_ARGUMENT_DEPTH } from "../../src/tools/argument-limits.js";
 import { reply, startMockLlm, toolResultsOf } from "../support/mock-llm.js";
 import { actionResults, CRASH_TRACE, delta, modelEnv, runDir, writeAgent, setUpE2e } from "./harness.js";
 
@@ -18,7 +18,6 @@ const CASES = [
   { name: "nested-arrays", arguments: `{"text": ${"[".repeat(20_000)}${"]".repeat(20_000)}}`, observation: `nested 20001 levels deep; at most ${MAX_ARGUMENT_DEPTH}` },
   // About 20 KB of objects 4,100 deep, as the model that bricked a run sent them.
   { name: "nested-objects", arguments: `{"text": ${'{"a":'.repeat(4_100)}1${"}".repeat(4_100)}}`, observation: `nested 4101 levels deep; at most ${MAX_ARGUMENT_DEPTH}` },
-  { name: "oversized", arguments: JSON.stringify({ text: "x".repeat(MAX_ARGUMENT_BYTES) }), observation: `at most ${MAX_ARGUMENT_BYTES} bytes` },
 ];
 
 describe("tool-call arguments over the limits", () => {
