@@ -98,10 +98,11 @@ export function setUpE2e(prefix = "delta-e2e-"): E2eSetUp {
   beforeAll(() => {
     mkdirSync(root, { mode: 0o700 });
   });
+  // Removing what a file left (two global npm installs, a long run's journals) can take a while on a busy machine.
   afterAll(async () => {
     await Promise.all(servers.splice(0).map((server) => server.close()));
     removeDir(root);
-  });
+  }, 120_000);
   return {
     root,
     serve: async (script, options) => {

@@ -1,25 +1,21 @@
-// The README's first commands, exactly as written, in a fresh clone of the committed tree: install, build, replay hello-world, look at the run — and the clone stays clean.
+// The README's first commands, exactly as written, in a fresh clone of the committed tree: install, build, replay hello-world, look at the run — and the clone stays clean;
+// then the documented installs from that clone: npm pack + npm install -g of the tarball, and npm install -g . ; delta and delta-sessions then run from PATH.
 import { execa } from "execa";
-import { readFileSync, readdirSync } from "node:fs";
-import { join } from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { NO_MODEL_KEYS, REPO, eventTypes, readEvents, removeDir, tempDir } from "../e2e/harness.js";
+import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { beforeAll, expect, it } from "vitest";
+import { NO_MODEL_KEYS, REPO, eventTypes, readEvents, setUpE2e } from "../e2e/harness.js";
 
-let clone: string;
+const { root } = setUpE2e("delta-first-command-");
+const clone = join(root, "clone");
 /** The run index of the newcomer these commands are typed by: theirs alone, so `show --last` finds their run. */
-let state: string;
+const state = join(root, "state");
 beforeAll(async () => {
-  clone = tempDir("delta-first-command-");
-  state = tempDir("delta-first-command-state-");
+  mkdirSync(state);
   const head = (await execa("git", ["-C", REPO, "rev-parse", "HEAD"])).stdout.trim();
   await execa("git", ["clone", "--quiet", "--no-checkout", REPO, clone]);
   await execa("git", ["-C", clone, "checkout", "--quiet", head]);
 });
-// A clone with its node_modules takes a while to remove on a busy machine.
-afterAll(() => {
-  removeDir(clone);
-  removeDir(state);
-}, 120_000);
 
 /** The README's ```sh blocks, in order. */
 function readmeBlocks(readme: string): string[] {
@@ -81,18 +77,15 @@ it("installs, builds and replays hello-world: exit 0, the result on stdout, hell
 it("then the README's commands that look at the run (show, report) work and leave the clone clean", async () => {
   const commands = readmeBlocks(readFileSync(join(clone, "README.md"), "utf8"))[1]!.split("\n").filter((line) => line.startsWith("npx delta "));
   expect(commands.map((line) => line.split(" ")[2])).toEqual(["show", "report"]);
-  const tmp = tempDir("delta-first-command-tmp-");
-  try {
-    for (const command of commands) {
-      const run = await execa("bash", ["-c", command], { cwd: clone, env: { ...NO_MODEL_KEYS, TMPDIR: tmp, XDG_STATE_HOME: state }, reject: false, stdin: "ignore" });
-      expect(run.exitCode, `${command}\n${run.stderr}`).toBe(0);
-      if (command.includes(" show ")) expect(run.stdout).toContain("Write a greeting to hello.txt and show it");
-    }
-    expect(readFileSync(join(tmp, "run.html"), "utf8")).toMatch(/^<!doctype html>/);
-    expect(await porcelain(clone)).toBe("");
-  } finally {
-    removeDir(tmp);
+  const tmp = join(root, "report-tmp");
+  mkdirSync(tmp);
+  for (const command of commands) {
+    const run = await execa("bash", ["-c", command], { cwd: clone, env: { ...NO_MODEL_KEYS, TMPDIR: tmp, XDG_STATE_HOME: state }, reject: false, stdin: "ignore" });
+    expect(run.exitCode, `${command}\n${run.stderr}`).toBe(0);
+    if (command.includes(" show ")) expect(run.stdout).toContain("Write a greeting to hello.txt and show it");
   }
+  expect(readFileSync(join(tmp, "run.html"), "utf8")).toMatch(/^<!doctype html>/);
+  expect(await porcelain(clone)).toBe("");
 }, 60_000);
 
 it("then, in the same clone, npx delta --help, npx delta init demo -y and npx delta tool expand demo/agent.yaml work", async () => {
@@ -111,3 +104,36 @@ it("then, in the same clone, npx delta --help, npx delta init demo -y and npx de
   expect(expand.stdout).toMatch(/^tools:\n  - name: list_files\n/);
   expect(expand.stdout).toContain("inject_as: argument");
 }, 60_000);
+
+it("then, from the same installed clone, npm pack and npm install -g: delta and delta-sessions are on PATH and ship their schemas and templates", async () => {
+  const prefix = join(root, "prefix");
+  const npm = (args: string[], cwd: string) => execa("npm", [...args, "--no-audit", "--no-fund", "--prefer-offline"], { cwd, env: NO_MODEL_KEYS, stdin: "ignore" });
+  const packed = await npm(["pack", "--pack-destination", root], clone);
+  const tarball = join(root, packed.stdout.trim().split("\n").at(-1)!);
+  expect(existsSync(tarball)).toBe(true);
+  await npm(["install", "--global", "--prefix", prefix, tarball], root);
+
+  // From PATH, as a user types them, in a directory that is not the clone.
+  const env = { ...NO_MODEL_KEYS, PATH: [join(prefix, "bin"), dirname(process.execPath), "/usr/bin", "/bin"].join(":") };
+  const version = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")).version as string;
+  const deltaVersion = await execa("delta", ["--version"], { cwd: root, env, extendEnv: false });
+  expect(deltaVersion.stdout).toMatch(new RegExp(`^delta/${version.replace(/\./g, "\\.")} `));
+  const sessionsVersion = await execa("delta-sessions", ["--version"], { cwd: root, env, extendEnv: false });
+  expect(sessionsVersion.stdout).toMatch(new RegExp(`^delta-sessions/${version.replace(/\./g, "\\.")} `));
+
+  const installed = join(prefix, "lib", "node_modules", "delta-engine");
+  expect(readdirSync(join(installed, "schemas")).sort()).toEqual(["agent.schema.json", "context.schema.json", "hooks.schema.json", "run-result.schema.json"]);
+  const schema = await execa("delta", ["schema", "agent"], { cwd: root, env, extendEnv: false });
+  expect(JSON.parse(schema.stdout)).toMatchObject({ title: "Delta Engine agent.yaml" });
+  const init = await execa("delta", ["init", "new-agent", "-y"], { cwd: root, env, extendEnv: false });
+  expect(init.exitCode).toBe(0);
+  const modeline = readFileSync(join(root, "new-agent", "agent.yaml"), "utf8").split("\n")[0]!;
+  expect(resolve(join(root, "new-agent"), modeline.replace("# yaml-language-server: $schema=", ""))).toBe(join(installed, "schemas", "agent.schema.json"));
+
+  // The other documented way, from the clone itself: npm install -g . links the built clone.
+  const linked = join(root, "linked");
+  await npm(["install", "--global", "--prefix", linked, "."], clone);
+  const linkedEnv = { ...env, PATH: [join(linked, "bin"), dirname(process.execPath), "/usr/bin", "/bin"].join(":") };
+  expect((await execa("delta", ["--version"], { cwd: root, env: linkedEnv, extendEnv: false })).stdout).toMatch(/^delta\//);
+  expect((await execa("delta-sessions", ["--version"], { cwd: root, env: linkedEnv, extendEnv: false })).stdout).toMatch(/^delta-sessions\//);
+}, 180_000);
