@@ -1,4 +1,4 @@
-// A 300-iteration run whose tool prints 20 KB each time, against a server that refuses long requests with a real context-length error.
+// A 60-iteration run whose tool prints 20 KB each time, against a server that refuses long requests with a real context-length error.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
@@ -11,7 +11,7 @@ import { messagesOf, reply, type MockLlm, type RecordedRequest, type WireMessage
 import { filesystemServer, stdioServerYaml } from "../support/mcp-servers.js";
 import { recordedEntry, recordedStep } from "../support/recorded.js";
 
-const ITERATIONS = 300;
+const ITERATIONS = 60;
 /** gpt-4o-mini's window, which the engine knows by the model's name. */
 const WINDOW = 128_000;
 const REPLY_RESERVE = 1_000;
@@ -63,7 +63,7 @@ beforeAll(async () => {
 }, 60_000);
 
 
-it("completes 300 iterations of 20 KB observations within the window, recovering from the server's overflow, with a valid journal", async () => {
+it("completes 60 iterations of 20 KB observations within the window, recovering from the server's overflow, with a valid journal", async () => {
   expect(recordedEntry(OVERFLOW).status).toBe(400);
   // 64 KB of words and numbers: about 3 bytes a token, so 20 KB is more than the quarter of the window an observation may take.
   const words = ["delta", "journal", "window", "token", "cache", "prefix", "iteration", "observation", "budget", "model"];
