@@ -2,10 +2,10 @@
 import { execa } from "execa";
 import { mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { reply, type MockLlm } from "../support/mock-llm.js";
 import { pauseGate } from "../support/pause-points.js";
-import { collectFiles, DELTA_BIN, delta, modelEnv, NO_MODEL_KEYS, readEvents, removeDir, runDir, spawnDelta, tempDir, writeAgent } from "./harness.js";
+import { collectFiles, DELTA_BIN, delta, modelEnv, NO_MODEL_KEYS, readEvents, runDir, setUpE2e, spawnDelta, writeAgent } from "./harness.js";
 
 const CONTEXT = "sources:\n  - type: file\n    path: '${AGENT_HOME}/system_prompt.md'\n  - type: file\n    id: guide\n    path: '${CWD}/DELTA.md'\n    on_missing: skip\n  - type: journal\n";
 const TOOLS = 'tools:\n  - name: run\n    exec: "sh -c ${script}"\n';
@@ -16,15 +16,12 @@ const ENVIRON_SECRET = "environ-secret-7731";
 /** The engine's data segment is capped at this (prlimit): a /dev/zero read whole, or a 300 MB file held as text, would crash it. */
 const MEMORY_CAP_BYTES = 512 << 20;
 
-let root: string;
-let home: string;
+const { root, serve } = setUpE2e("delta-context-files-");
+const home = join(root, "home");
 beforeAll(() => {
-  root = tempDir("delta-context-files-");
-  home = join(root, "home");
   mkdirSync(join(home, ".ssh"), { recursive: true });
   writeFileSync(join(home, ".ssh", "id_rsa"), `${KEY_BYTES}\n`);
 });
-afterAll(() => removeDir(root));
 
 interface Planted {
   exitCode: number;
@@ -38,7 +35,7 @@ let cases = 0;
 
 /** A run whose model has a tool plant DELTA.md with `script` (in the workspace), then asks for another turn. */
 async function plantAndContinue(script: string, workspaceDotenv?: string): Promise<Planted> {
-  const server = await startMockLlm([reply.toolCalls([{ name: "run", arguments: { script } }]), reply.text("done")]);
+  const server = await serve([reply.toolCalls([{ name: "run", arguments: { script } }]), reply.text("done")]);
   const dir = join(root, `case-${++cases}`);
   const agent = writeAgent(dir, { agentYaml: `name: planted\nllm:\n  model: mock-model\n${TOOLS}`, contextYaml: CONTEXT, files: { ".env": `PLANTED_TOKEN=${AGENT_DOTENV_SECRET}\n` } });
   const ws = join(dir, "ws");
@@ -50,7 +47,6 @@ async function plantAndContinue(script: string, workspaceDotenv?: string): Promi
     reject: false,
     timeout: 60_000,
   });
-  await server.close();
   expect(result.timedOut, String(result.stderr)).toBe(false);
   const outcome = JSON.parse(String(result.stdout)) as { error: { type: string; message: string } };
   expect(outcome.error.type).toBe("FILE_REFUSED");
@@ -112,7 +108,7 @@ describe.concurrent("a context file a tool planted", { timeout: 90_000 }, () => 
 
 describe("a folder swapped for a link while the engine opens a file in it", () => {
   it("is caught on the opened descriptor: the file outside is refused, not read", async () => {
-    const server = await startMockLlm([reply.text("done")]);
+    const server = await serve([reply.text("done")]);
     const dir = join(root, "swap");
     const agent = writeAgent(dir, { contextYaml: CONTEXT.replace("${CWD}/DELTA.md", "${CWD}/docs/DELTA.md") });
     const ws = join(dir, "ws");
@@ -120,7 +116,7 @@ describe("a folder swapped for a link while the engine opens a file in it", () =
     writeFileSync(join(ws, "docs", "DELTA.md"), "the guide\n");
     mkdirSync(join(dir, "elsewhere"));
     writeFileSync(join(dir, "elsewhere", "DELTA.md"), `${KEY_BYTES}\n`);
-    const gate = pauseGate("folder-file-resolved:DELTA.md");
+    const gate = pauseGate("folder-file-resolved:DELTA.md", root);
     try {
       const running = spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", "r1", "-m", "go", "--format", "json"], { env: modelEnv(server.baseUrl, { HOME: home, ...gate.env }), timeoutMs: 60_000 });
       await gate.reached();
@@ -134,7 +130,6 @@ describe("a folder swapped for a link while the engine opens a file in it", () =
       expect(server.requests).toHaveLength(0);
     } finally {
       gate.open();
-      await server.close();
     }
   }, 90_000);
 });
