@@ -261,6 +261,8 @@ describe("a Streamable HTTP server (the everything server over HTTP)", () => {
   });
 
   it("offers all but the denied tools, describes resource links, and makes a call past timeout_ms an ERROR while the run goes on", async () => {
+    // Long enough for a busy machine's initialize and tools/list, well short of the 30 s operation.
+    const TIMEOUT_MS = 10_000;
     model = await serve([
       reply.toolCalls([
         { name: "web__get-resource-links", arguments: { count: 2 } },
@@ -271,7 +273,7 @@ describe("a Streamable HTTP server (the everything server over HTTP)", () => {
     ]);
     httpCalls.length = 0;
     const ws = join(root, "ws-http-deny");
-    const agent = mcpAgent("agent-http-deny", `  - name: web\n    url: ${url}\n    headers:\n      Authorization: {env: DELTA_TEST_MCP_TOKEN, prefix: "Bearer "}\n    tools:\n      deny: [echo, get-env]\n    timeout_ms: 1500\n`);
+    const agent = mcpAgent("agent-http-deny", `  - name: web\n    url: ${url}\n    headers:\n      Authorization: {env: DELTA_TEST_MCP_TOKEN, prefix: "Bearer "}\n    tools:\n      deny: [echo, get-env]\n    timeout_ms: ${TIMEOUT_MS}\n`);
     const run = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "web2", "-m", "look", "--format", "json"], { env: modelEnv(model.baseUrl, { DELTA_TEST_MCP_TOKEN: "t" }) });
     expect(run.exitCode, run.stderr).toBe(0);
 
@@ -288,8 +290,8 @@ describe("a Streamable HTTP server (the everything server over HTTP)", () => {
       "[resource link: demo://resource/dynamic/text/2 (Text Resource 2), text/plain]",
     ]);
     expect(denied).toMatchObject({ status: "ERROR", observation_content: expect.stringMatching(/^Unknown tool 'web__echo'/) });
-    expect(slow).toMatchObject({ status: "ERROR", observation_content: "[timed out after 1500 ms; the request was cancelled]" });
-    expect(slow!.duration_ms).toBeGreaterThanOrEqual(1500);
+    expect(slow).toMatchObject({ status: "ERROR", observation_content: `[timed out after ${TIMEOUT_MS} ms; the request was cancelled]` });
+    expect(slow!.duration_ms).toBeGreaterThanOrEqual(TIMEOUT_MS);
     // The denied tool never reached the server; the others did, once each.
     expect(httpCalls).toEqual(["get-resource-links", "trigger-long-running-operation"]);
 

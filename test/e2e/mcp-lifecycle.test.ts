@@ -212,13 +212,14 @@ describe("a server that fails in the middle of a run", () => {
       reply.toolCalls([{ name: "fragile__stall", arguments: {} }]),
       reply.text("noted"),
     ]);
-    const agent = writeAgent(root, { agentYaml: `name: fragile\nllm:\n  model: mock-model\nmcp_servers:\n${stdioServerYaml("fragile", fixtureServer("fragile-server"), "    timeout_ms: 1000\n")}` }, "agent-fragile");
+    // Long enough for a busy machine to start the server; the stalled call is cut at it.
+    const agent = writeAgent(root, { agentYaml: `name: fragile\nllm:\n  model: mock-model\nmcp_servers:\n${stdioServerYaml("fragile", fixtureServer("fragile-server"), "    timeout_ms: 10000\n")}` }, "agent-fragile");
     const ws = join(root, "ws-fragile");
     const run = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "f1", "-m", "go", "--format", "json"], { env: modelEnv(model.baseUrl) });
     expect(run.exitCode, run.stderr).toBe(0);
     const gone = "its process exited with code 7; its stderr ended with:\n  fragile-server: out of memory in crash";
     expect(actionResults(ws, "f1").map((event) => [event.status, event.observation_content])).toEqual([
-      ["ERROR", "[timed out after 1000 ms; the request was cancelled]"],
+      ["ERROR", "[timed out after 10000 ms; the request was cancelled]"],
       ["ERROR", `The MCP server stopped: ${gone}`],
       ["ERROR", `The MCP server is not running: ${gone}`],
     ]);
