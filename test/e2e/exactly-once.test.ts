@@ -1,22 +1,15 @@
 // End to end, what only the binary shows: a run whose ENGINE_END is gone is finished from its journaled answer with no model call; after kill -9 an idempotent tool runs again with the same key, in its environment, its hooks' and an MCP server's _meta.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { EventOf } from "../../src/journal/events.js";
 import { filesystemServer, logged, loggedRequests, stdioServerYaml } from "../support/mcp-servers.js";
-import { reply, startMockLlm, toolResultsOf, type MockLlm } from "../support/mock-llm.js";
+import { reply, toolResultsOf, type MockLlm } from "../support/mock-llm.js";
 import { groupEmptiesSoon, pidFrom } from "../support/processes.js";
-import { CRASH_TRACE, delta, modelEnv, readEvents, removeDir, runDir, spawnDelta, tempDir, writeAgent } from "./harness.js";
+import { CRASH_TRACE, delta, modelEnv, readEvents, runDir, spawnDelta, writeAgent, setUpE2e } from "./harness.js";
 
-let root: string;
+const { root, serve } = setUpE2e("delta-exactly-once-");
 let server: MockLlm;
-beforeAll(() => {
-  root = tempDir("delta-exactly-once-");
-});
-afterAll(() => removeDir(root));
-afterEach(async () => {
-  await server?.close();
-});
 
 /** Cuts the journal's last line, which must be the ENGINE_END: what a crash between the answer and the end leaves. */
 function cutEngineEnd(ws: string, runId: string): void {
@@ -28,7 +21,7 @@ function cutEngineEnd(ws: string, runId: string): void {
 
 describe("a final answer whose ENGINE_END was never written", () => {
   it("is finished by run --if-exists resume and by continue from the journal: no model call, its schema checked, on_run_end run", async () => {
-    server = await startMockLlm([reply.toolCalls([{ name: "echo", arguments: { text: "item 7" } }]), reply.text('{"ok": true, "item": 7}')]);
+    server = await serve([reply.toolCalls([{ name: "echo", arguments: { text: "item 7" } }]), reply.text('{"ok": true, "item": 7}')]);
     const agent = writeAgent(root, {
       agentYaml: 'name: once\nllm:\n  model: mock-model\ntools:\n  - name: echo\n    exec: "echo ${text}"\noutput_schema:\n  type: object\n  required: [ok]\n  properties:\n    ok: { type: boolean }\n',
       hooksYaml: JSON.stringify({ on_run_end: { command: ["sh", "-c", "cat >> run_end.jsonl; echo >> run_end.jsonl"] } }),
@@ -63,7 +56,7 @@ describe("a final answer whose ENGINE_END was never written", () => {
 
 describe("a tool call that kill -9 left in doubt", () => {
   it("runs again on continue with the same key when the tool is idempotent, in its environment and its hooks'; an MCP call carries its key in _meta", async () => {
-    server = await startMockLlm((request) =>
+    server = await serve((request) =>
       toolResultsOf(request).length === 0
         ? reply.toolCalls([{ name: "fs__write_file", arguments: { path: "order.txt", content: "order 7\n" }, id: "call_fs" }, { name: "charge", arguments: { order: "7" }, id: "call_charge" }])
         : reply.text(`done: ${toolResultsOf(request).join(" | ")}`),
