@@ -75,7 +75,7 @@ export interface ScriptedRun {
   /** Aborts the run's signal, as SIGINT does. */
   interrupt(): void;
   run(maxIterations?: number): Promise<LoopEnd>;
-  /** `delta continue` of the run: `message`, when given, is appended as the user's, then the loop runs again. */
+  /** `delta continue` of the run: the last invocation's end and this one's start journaled, `message` (when given) as the user's, then the loop runs again. */
   continueRun(message?: string, maxIterations?: number): Promise<LoopEnd>;
   of<T extends JournalEvent["type"]>(type: T): Extract<JournalEvent, { type: T }>[];
 }
@@ -191,6 +191,8 @@ export function scriptedRun(options: Options): ScriptedRun {
   };
   append({ type: "USER_MESSAGE", content: "the task" });
   for (const event of options.before ?? []) append(event);
+  let lastEnd: LoopEnd | undefined;
+  const loop = async (maxIterations = 10): Promise<LoopEnd> => (lastEnd = await runLoop(ports, maxIterations));
   return {
     ports,
     journal,
@@ -202,10 +204,16 @@ export function scriptedRun(options: Options): ScriptedRun {
     logged,
     progress,
     interrupt: () => controller.abort(),
-    run: (maxIterations = 10) => runLoop(ports, maxIterations),
+    run: loop,
     continueRun: (message, maxIterations = 10) => {
+      // What the run journals when its loop ends, then what the next invocation journals before its loop starts.
+      if (lastEnd !== undefined) {
+        if ("error" in lastEnd) append({ type: "ERROR", error_type: lastEnd.error.type, error_message: lastEnd.error.message });
+        append({ type: "ENGINE_END", run_id: "run-1", status: lastEnd.status, final_iteration: state().iterations });
+      }
+      append({ type: "ENGINE_START", run_id: "run-1", agent_home: "/agent", work_dir: "/work", config: {}, engine_version: "test" });
       if (message !== undefined) append({ type: "USER_MESSAGE", content: message });
-      return runLoop(ports, maxIterations);
+      return loop(maxIterations);
     },
     of: (type) => journal.filter((event) => event.type === type) as never,
   };

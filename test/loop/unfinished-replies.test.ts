@@ -1,7 +1,7 @@
 // Replies the model did not finish, offline: cut off, refused or paused, each ends the run FAILED with its own type and how to go on, and a continue asks again without the unfinished text.
 import { describe, expect, it } from "vitest";
 import { MODEL_PAUSED, MODEL_REFUSED, MODEL_TRUNCATED } from "../../src/errors.js";
-import { calls, scriptedRun, text } from "./scripted-loop.js";
+import { scriptedRun, text } from "./scripted-loop.js";
 
 describe("a reply the model did not finish", () => {
   it.each([
@@ -22,12 +22,6 @@ describe("a reply the model did not finish", () => {
     const run = scriptedRun({ llm: { max_tokens: 256 }, turns: [text("half", "length")] });
     const end = await run.run();
     expect(end.status === "FAILED" && end.error.message).toContain("raise llm.max_tokens in agent.yaml (now 256)");
-  });
-
-  it("an unfinished reply with tool calls still runs them: only a final reply must be finished", async () => {
-    const run = scriptedRun({ turns: [{ ...calls(["echo", '{"text":"x"}']), finish_reason: "length" }, text("done")] });
-    expect(await run.run()).toEqual({ status: "COMPLETED", result: "done" });
-    expect(run.ran).toEqual([["echo", "x"]]);
   });
 
   it("a continue asks again without the unfinished text, and completes on a finished reply", async () => {
