@@ -6,7 +6,7 @@ import type { EventOf } from "../../src/journal/events.js";
 import { filesystemServer, logged, loggedRequests, stdioServerYaml } from "../support/mcp-servers.js";
 import { reply, toolResultsOf, type MockLlm } from "../support/mock-llm.js";
 import { groupEmptiesSoon, pidFrom } from "../support/processes.js";
-import { CRASH_TRACE, delta, modelEnv, readEvents, runDir, spawnDelta, writeAgent, setUpE2e } from "./harness.js";
+import { CRASH_TRACE, delta, modelEnv, readEvents, runDir, spawnDelta, toolGroupNoted, writeAgent, setUpE2e } from "./harness.js";
 
 const { root, serve } = setUpE2e("delta-exactly-once-");
 let server: MockLlm;
@@ -71,7 +71,8 @@ describe("a tool call that kill -9 left in doubt", () => {
     }, "agent-kill");
 
     const engine = spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", "r2", "-m", "charge order 7"], { env: modelEnv(server.baseUrl) });
-    const leader = await pidFrom(join(ws, "charge.pid"), 20_000);
+    const leader = await pidFrom(join(ws, "charge.pid"), 30_000);
+    await toolGroupNoted(ws, "r2");
     engine.kill("SIGKILL");
     await engine;
 

@@ -7,6 +7,9 @@ import { fileURLToPath } from "node:url";
 import { DEFAULT_CONTEXT_YAML } from "../../src/agent/load.js";
 import type { EventOf, JournalEvent } from "../../src/journal/events.js";
 import { randomHex } from "../../src/random-hex.js";
+import { runPaths } from "../../src/store/run-dir.js";
+import { parseRunId } from "../../src/store/run-id.js";
+import { readCurrentOwner } from "../../src/store/lease/take-run.js";
 import { afterAll, beforeAll } from "vitest";
 import { startMockLlm, type MockLlm, type MockLlmOptions, type Script } from "../support/mock-llm.js";
 
@@ -175,6 +178,17 @@ export async function waitFor(check: () => boolean, timeoutMs = 15_000, what = "
     if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/**
+ * Waits until the run's owner record names the process group of the tool it runs, and returns that group: from then on
+ * a kill -9 of the engine leaves a group that `continue` knows to stop. A tool can write its own pid before the engine
+ * has noted its group.
+ */
+export async function toolGroupNoted(workDir: string, runId: string, timeoutMs = 30_000): Promise<number> {
+  let pgid: number | undefined;
+  await waitFor(() => (pgid = readCurrentOwner(runPaths(workDir, parseRunId(runId)))?.record?.tool_group?.pgid) !== undefined, timeoutMs, `the tool group of run ${runId} in its owner record`);
+  return pgid!;
 }
 
 /** True once the run's journal holds an event of this type (a torn last line is ignored). */

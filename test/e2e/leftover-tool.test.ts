@@ -8,7 +8,7 @@ import { readCurrentOwner } from "../../src/store/lease/take-run.js";
 import { runPaths } from "../../src/store/run-dir.js";
 import { reply, toolResultsOf, type MockLlm } from "../support/mock-llm.js";
 import { diesSoon, pidFrom } from "../support/processes.js";
-import { delta, modelEnv, runDir, spawnDelta, writeAgent, setUpE2e } from "./harness.js";
+import { delta, modelEnv, runDir, spawnDelta, toolGroupNoted, writeAgent, setUpE2e } from "./harness.js";
 import { parseRunId } from "../../src/store/run-id.js";
 
 // The tool starts a helper in its own group, writes both pids, and waits for ever: only a kill ends it.
@@ -58,6 +58,7 @@ async function toolRunning(ws: string, runId: string) {
   const leader = await pidFrom(join(ws, "leader.pid"), 15_000);
   const helper = await pidFrom(join(ws, "helper.pid"));
   strays.push(leader, helper);
+  expect(await toolGroupNoted(ws, runId)).toBe(leader);
   return { engine, leader, helper };
 }
 
@@ -65,7 +66,7 @@ describe("continue after the engine was killed while its tool ran", () => {
   it("kills what is left of the tool's process group, then tells the model the result is unknown", async () => {
     const ws = join(root, "ws");
     const { engine, leader, helper } = await toolRunning(ws, "left");
-    // The group was in the owner record before anything else happened, naming the ACTION_REQUEST it runs for.
+    // The group is in the owner record, naming the ACTION_REQUEST it runs for.
     const record = readCurrentOwner(runPaths(ws, parseRunId("left")))!.record!;
     const request = readJournal(join(runDir(ws, "left"), "journal.jsonl")).find((event) => event.type === "ACTION_REQUEST")!;
     expect(record.tool_group).toMatchObject({ pgid: leader, request_seq: request.seq });
