@@ -2,26 +2,25 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
 import { pauseGate } from "../support/pause-points.js";
-import { REPO, removeDir, tempDir } from "./harness.js";
+import { REPO, setUpE2e } from "./harness.js";
 
-let clone: string;
+const { root } = setUpE2e("delta-build-in-place-");
+const clone = join(root, "clone");
 beforeAll(() => {
   // A built clone: what the build reads and what it had written before.
-  clone = tempDir("delta-build-in-place-");
   for (const entry of ["package.json", "tsconfig.json", "src", "scripts", "bin", "templates", "dist"]) {
     cpSync(join(REPO, entry), join(clone, entry), { recursive: true, filter: (source) => !source.includes(`${join("dist", ".cache")}`) });
   }
   symlinkSync(join(REPO, "node_modules"), join(clone, "node_modules"));
 });
-afterAll(() => removeDir(clone));
 
 it("a delta started mid-build, with some bundles replaced and delta.cjs not yet, runs; what the build no longer writes is gone after", async () => {
   writeFileSync(join(clone, "dist", "old-bundle.cjs"), "// a bundle an older build wrote\n");
   mkdirSync(join(clone, "dist", ".cache"), { recursive: true });
   writeFileSync(join(clone, "dist", ".cache", "delta-0000000000000000-v20.0.0-x64.v8"), "stale");
-  const gate = pauseGate("build-write:delta.cjs");
+  const gate = pauseGate("build-write:delta.cjs", root);
   const build = execa(process.execPath, ["scripts/build.mjs"], { cwd: clone, env: gate.env, reject: false });
   try {
     await gate.reached(1, 120_000);

@@ -2,25 +2,18 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import shellQuote from "shell-quote";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { messagesOf, reply, startMockLlm, taskOf, type MockLlm } from "../support/mock-llm.js";
-import { delta, modelEnv, readEvents, removeDir, tempDir, writeAgent } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { messagesOf, reply, taskOf, type MockLlm } from "../support/mock-llm.js";
+import { delta, modelEnv, readEvents, writeAgent, setUpE2e } from "./harness.js";
 
-let root: string;
+const { root, serve } = setUpE2e("delta-peer-habits-");
 let server: MockLlm;
-beforeAll(() => {
-  root = tempDir("delta-peer-habits-");
-});
-afterAll(() => removeDir(root));
-afterEach(async () => {
-  await server?.close();
-});
 
 const userMessages = (ws: string, runId: string): string[] => readEvents(ws, runId).flatMap((event) => (event.type === "USER_MESSAGE" ? [event.content] : []));
 
 describe("the task as an argument", () => {
   it("delta run --agent A \"task\" runs the task; delta continue --run-id X -w W \"message\" sends the message", async () => {
-    server = await startMockLlm([reply.text("first answer"), reply.text("second answer")]);
+    server = await serve([reply.text("first answer"), reply.text("second answer")]);
     const agent = writeAgent(root, {}, "agent-arg");
     const ws = join(root, "ws-arg");
     const run = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "f1", "write hello"], { env: modelEnv(server.baseUrl) });
@@ -33,7 +26,7 @@ describe("the task as an argument", () => {
   });
 
   it("-m with a model name beside the task (codex's -m) is refused (126) naming both, before anything runs or is billed", async () => {
-    server = await startMockLlm([reply.text("never")]);
+    server = await serve([reply.text("never")]);
     const agent = writeAgent(root, {}, "agent-twice");
     const result = await delta(["run", "--agent", agent, "-y", "-m", "gpt-4o", "write hello", "--json"], { env: modelEnv(server.baseUrl) });
     expect(result.exitCode).toBe(126);
@@ -44,7 +37,7 @@ describe("the task as an argument", () => {
   });
 
   it("words the task did not take are refused (126) naming them, never dropped: a continue message too", async () => {
-    server = await startMockLlm([reply.text("done")]);
+    server = await serve([reply.text("done")]);
     const agent = writeAgent(root, {}, "agent-words");
     const unquoted = await delta(["run", "--agent", agent, "-y", "write", "hello"], { env: modelEnv(server.baseUrl) });
     expect(unquoted.exitCode).toBe(126);
@@ -59,7 +52,7 @@ describe("the task as an argument", () => {
   });
 
   it("an empty task argument (an unset variable) is refused, and `-` reads the task from stdin as -m - does", async () => {
-    server = await startMockLlm([reply.text("done")]);
+    server = await serve([reply.text("done")]);
     const agent = writeAgent(root, {}, "agent-empty-arg");
     const empty = await delta(["run", "--agent", agent, "-y", ""], { env: modelEnv(server.baseUrl) });
     expect(empty.exitCode).toBe(126);
@@ -86,7 +79,7 @@ describe("mistakes get the fix", () => {
   });
 
   it("--json is --format json; -v is --verbose, -V the version, and delta -v alone says so", async () => {
-    server = await startMockLlm([reply.text("the answer")]);
+    server = await serve([reply.text("the answer")]);
     const agent = writeAgent(root, {}, "agent-json");
     const result = await delta(["run", "--agent", agent, "-w", join(root, "ws-json"), "-v", "--json", "task"], { env: modelEnv(server.baseUrl) });
     expect(result.exitCode, result.stderr).toBe(0);
@@ -152,7 +145,7 @@ describe("the command that resumes a run", () => {
 
 describe("--last from anywhere", () => {
   it("show, continue and list-runs in a folder with no runs find the user's most recent run and say where it is", async () => {
-    server = await startMockLlm([reply.text("first"), reply.text("continued")]);
+    server = await serve([reply.text("first"), reply.text("continued")]);
     const state = join(root, "state-last");
     const env = modelEnv(server.baseUrl, { XDG_STATE_HOME: state });
     const agent = writeAgent(root, {}, "agent-last");

@@ -1,9 +1,9 @@
 // Golden runs: every example's recording and one recorded exchange per native provider, run by the built `delta`; the journal, stream-json, RunResult, `show` and the report's events must match test/golden/expected/ byte for byte (times, pids, paths normalised). UPDATE_GOLDEN=1 rewrites the expected files.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { binDir, EXAMPLES, pathWith } from "../examples/helpers.js";
-import { delta, removeDir, REPO, runDir, writeAgent } from "../e2e/harness.js";
+import { delta, removeDir, REPO, runDir, tempDir, writeAgent } from "../e2e/harness.js";
 import { startMockLlm, type MockLlm } from "../support/mock-llm.js";
 import { recordedStep } from "../support/recorded.js";
 
@@ -123,8 +123,7 @@ const CASES: GoldenCase[] = [
 ];
 
 beforeAll(() => {
-  // Under /tmp whatever TMPDIR says: show cuts long lines at a width, so where a line holding the root is cut depends on the root's length.
-  root = mkdtempSync("/tmp/delta-golden-");
+  root = tempDir("delta-golden-");
   bin = binDir(join(root, "launchers"));
 });
 afterAll(() => removeDir(root));
