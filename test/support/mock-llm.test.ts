@@ -1,6 +1,7 @@
 // Proves each scripted step of the mock model server over plain HTTP.
 import { afterEach, describe, expect, it } from "vitest";
 import { fault, reply, startMockLlm, type MockLlm } from "./mock-llm.js";
+import { waitFor } from "../e2e/harness.js";
 
 let server: MockLlm | undefined;
 afterEach(async () => {
@@ -92,7 +93,12 @@ describe("startMockLlm", () => {
 
   it("lets a client give up on a delayed step and goes on with the next one", async () => {
     server = await startMockLlm([fault.delay(10_000, reply.text("never seen")), reply.text("next")]);
-    await expect(fetch(`${server.baseUrl}/chat/completions`, { method: "POST", body: JSON.stringify(request), signal: AbortSignal.timeout(100) })).rejects.toThrow();
+    const giveUp = new AbortController();
+    const first = fetch(`${server.baseUrl}/chat/completions`, { method: "POST", body: JSON.stringify(request), signal: giveUp.signal });
+    // Given up once the server holds it, whenever that is on a busy machine.
+    await waitFor(() => server!.requests.length === 1, 30_000, "the first request to reach the server");
+    giveUp.abort();
+    await expect(first).rejects.toThrow();
     const body = await (await post(server.baseUrl, request)).json();
     expect(body.choices[0].message.content).toBe("next");
   });
