@@ -2,25 +2,17 @@
 import { Ajv } from "ajv";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { RunResultSchema } from "../../src/run/run-result.js";
-import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
-import { delta, modelEnv, REPO, removeDir, tempDir, writeAgent } from "./harness.js";
+import { reply, type MockLlm } from "../support/mock-llm.js";
+import { delta, modelEnv, REPO, writeAgent, setUpE2e } from "./harness.js";
 
 const shipped = JSON.parse(readFileSync(join(REPO, "schemas", "run-result.schema.json"), "utf8")) as Record<string, unknown>;
 const validate = new Ajv({ allErrors: true, strict: false }).compile(shipped);
 
-let root: string;
+const { root, serve } = setUpE2e();
 let server: MockLlm | undefined;
-beforeAll(() => {
-  root = tempDir();
-});
-afterAll(() => removeDir(root));
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
 
 /** stdout of `delta run --format json`, checked against the shipped file and the zod schema. */
 function checked(stdout: string): Record<string, unknown> {
@@ -46,7 +38,7 @@ describe("schemas/run-result.schema.json", () => {
   });
 
   it("accepts what the engine prints when a run completes, waits for a person, fails, and is refused", async () => {
-    server = await startMockLlm([reply.text("all done"), reply.toolCalls([{ name: "ask_human", arguments: { prompt: "Which one?" } }]), reply.toolCalls([{ name: "no_such_tool", arguments: {} }])]);
+    server = await serve([reply.text("all done"), reply.toolCalls([{ name: "ask_human", arguments: { prompt: "Which one?" } }]), reply.toolCalls([{ name: "no_such_tool", arguments: {} }])]);
     const agent = writeAgent(root, {}, "agent-results");
     const ws = join(root, "ws");
     const env = modelEnv(server.baseUrl);
