@@ -10,6 +10,14 @@ export const EXIT = {
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
+/** `delta verify`'s exit codes, by what it found of a journal's hash chain (a refusal is still 126). */
+export const CHAIN_EXIT = {
+  intact: 0,
+  broken: 1,
+  /** No line carries a hash: an engine before the chain wrote it all; nothing to verify, and nothing found broken. */
+  unchained: 2,
+} as const;
+
 /** Base of every error the engine reports on purpose; anything else is a bug. */
 export abstract class DeltaError extends Error {
   abstract readonly type: string;

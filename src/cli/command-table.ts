@@ -108,6 +108,15 @@ export function buildCli(): CommandTable {
     .option("-o, --output <file>", "Where to write the HTML (default: stdout; on a terminal, <run-id>.html in the current directory)")
     .action(handler(async (args, flags, io) => (await import("./commands/report.js")).reportCommand(args[0], flags, io)));
   cli
+    .command("verify [run-id]", "Say whether a run's journal is still what the engine wrote, and where it was edited: exit 0 intact, 1 broken, 2 unchained (written before the hash chain)")
+    .option("-w, --work-dir <path>", `Workspace holding the run (default: ${WHERE_RUNS_ARE})`)
+    .option("--agent <path>", "Look in the agent's workspaces (W001, W002…) instead")
+    .option("--last", "The most recently updated run (with neither -w nor --agent and no run here: your most recent run anywhere)")
+    .option("--format <format>", "Output: text | json (default: text)")
+    .example("delta verify job-7 -w ./W003")
+    .example("delta verify --last --json | jq -r .head   # the hash to keep where the run folder's writers cannot reach")
+    .action(handler(async (args, flags, io) => (await import("./commands/verify.js")).verifyCommand(args[0], flags, io)));
+  cli
     .command("export [run-id]", "Export a run's spans (or every run's of a workspace or agent) from the journal: to an OTLP collector, or as OTLP/JSON")
     .option("-w, --work-dir <path>", `Workspace holding the runs (default: ${WHERE_RUNS_ARE})`)
     .option("--agent <path>", "Look in the agent's workspaces (W001, W002…) instead")

@@ -7,6 +7,11 @@ export interface CliIo {
   err(text: string): void;
 }
 
+/** Whether text on stdout may be coloured: a terminal, and NO_COLOR unset. */
+export function stdoutWantsColour(): boolean {
+  return Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
+}
+
 export const processIo: CliIo = {
   out: (text) => void process.stdout.write(text),
   err: (text) => void process.stderr.write(terminalSafe(text)),

@@ -1,5 +1,6 @@
 // What `delta verify` says of a journal's chain: a few lines for a person, one JSON object for a pipeline.
 import type { ChainReport, RecordedEnd } from "../journal/chain-verify.js";
+import { terminalSafe } from "../terminal-text.js";
 import type { TextStyle } from "./text-style.js";
 
 export interface ChainVerdict extends ChainReport {
@@ -25,16 +26,16 @@ export function verdictJson(verdict: ChainVerdict): Record<string, unknown> {
   };
 }
 
-/** The verdict for a person: the status first, then where each problem is. */
+/** The verdict for a person: the status first, then where each problem is. What the journal supplies (a line's type) is made safe for a terminal. */
 export function verdictText(verdict: ChainVerdict, style: TextStyle): string[] {
   const lines = [headline(verdict, style)];
   if (verdict.status === "intact") {
     const from = verdict.chainedFrom === 1 ? "every line is chained" : `lines 1–${verdict.chainedFrom! - 1} were written without hashes (an older engine); the chain holds them from line ${verdict.chainedFrom} on`;
-    lines.push(`  ${verdict.lines} lines; ${from}`);
+    lines.push(`  ${countOf(verdict.lines)}; ${from}`);
     lines.push(`  head ${verdict.head}${verdict.recordedEnd === null ? "" : " (the end metadata.json recorded holds)"}`);
   }
   for (const problem of verdict.problems) {
-    const what = [problem.seq === null ? null : `seq ${problem.seq}`, problem.type].filter(Boolean).join(", ");
+    const what = [problem.seq === null ? null : `seq ${problem.seq}`, problem.type === null ? null : terminalSafe(problem.type)].filter(Boolean).join(", ");
     lines.push(`  line ${problem.line}${what === "" ? "" : ` (${what})`}: ${problem.message}`);
   }
   if (verdict.problemCount > verdict.problems.length) lines.push(`  … and ${verdict.problemCount - verdict.problems.length} more`);
@@ -44,12 +45,17 @@ export function verdictText(verdict: ChainVerdict, style: TextStyle): string[] {
 
 function headline(verdict: ChainVerdict, style: TextStyle): string {
   const name = `Journal of run ${verdict.runId}`;
+  const journal = terminalSafe(verdict.journal);
   switch (verdict.status) {
     case "intact":
       return `${name}: ${style.green("intact")} — not edited since it was written`;
     case "broken":
-      return `${name}: ${style.red("BROKEN")} — edited after it was written (${verdict.problemCount} ${verdict.problemCount === 1 ? "problem" : "problems"}) · ${verdict.journal}`;
+      return `${name}: ${style.red("BROKEN")} — edited after it was written (${verdict.problemCount} ${verdict.problemCount === 1 ? "problem" : "problems"}) · ${journal}`;
     case "unchained":
-      return `${name}: ${style.yellow("unchained")} — ${verdict.lines} lines written by an engine that did not hash its journal; nothing to verify · ${verdict.journal}`;
+      return `${name}: ${style.yellow("unchained")} — ${countOf(verdict.lines)} written by an engine that did not hash its journal; nothing to verify · ${journal}`;
   }
+}
+
+function countOf(lines: number): string {
+  return `${lines} ${lines === 1 ? "line" : "lines"}`;
 }

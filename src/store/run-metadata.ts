@@ -58,6 +58,8 @@ export const RunMetadataSchema = z.object({
    * the status, iterations and first message above are the journal's own, and listing the run reads no journal.
    */
   journal_bytes: z.number().int().nonnegative().optional(),
+  /** The hash of the journal's last line when its size was written here: `delta verify` finds a tail cut off by it. */
+  journal_hash: z.string().regex(/^sha256:[0-9a-f]{64}$/).optional(),
   /** The holder's stdio MCP servers, each the leader of its own process group, so a later holder can stop what a crash left behind. */
   mcp_server_processes: z.array(z.object({ server: z.string(), pid: z.number().int().positive(), start_time_unix: z.number().nonnegative() })).optional(),
 });

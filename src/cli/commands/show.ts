@@ -14,14 +14,14 @@ import { isDirectory, runPaths } from "../../store/run-dir.js";
 import type { RunId } from "../../store/run-id.js";
 import { readMetadata } from "../../store/run-metadata.js";
 import { gatherOutput } from "../gathered-output.js";
-import type { CliIo } from "../io.js";
+import { stdoutWantsColour, type CliIo } from "../io.js";
 import { optionalRunId } from "../options.js";
 import { findRun } from "../run-query.js";
 import { runScope } from "../run-scope.js";
 
 export async function showCommand(runIdGiven: string | undefined, flags: Record<string, unknown>, io: CliIo): Promise<number> {
   const runId = optionalRunId("the run id", runIdGiven);
-  const style = textStyle(wantsColour());
+  const style = textStyle(stdoutWantsColour());
   const warn = (line: string): void => io.err(`[warning] ${line}\n`);
   if (flags.request !== undefined) return showRequest(runId, flags, io, warn);
   if (!flags.follow) {
@@ -120,6 +120,3 @@ async function showRequest(runId: RunId | undefined, flags: Record<string, unkno
 }
 
 /** Colour only on a terminal, and never when NO_COLOR is set to anything (no-color.org). */
-function wantsColour(): boolean {
-  return Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
-}
