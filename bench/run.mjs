@@ -17,6 +17,7 @@ import { growJournal } from "./lib/big-journal.mjs";
 import { spawnTimed } from "./lib/spawn-timed.mjs";
 import { startOtlpSink } from "./lib/otlp-sink.mjs";
 import { costAround, engineCosts } from "./lib/engine-cost.mjs";
+import { chainCostPerTurn } from "./lib/chain-cost.mjs";
 import { spawnSync } from "node:child_process";
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -104,11 +105,13 @@ try {
     // Per-iteration overhead: (wall(30 turns) − wall(1 turn)) / 29, one pair per repetition.
     const overheads = [];
     const arrivalGaps = [];
+    let longest = null;
     for (let i = 0; i < plan.iterationReps; i += 1) {
       const one = await runDelta(agent, ws, 1, ambient);
       const many = await runDelta(agent, ws, plan.turns, ambient);
       overheads.push((many.wall - one.wall) / (plan.turns - 1));
       arrivalGaps.push(median(gaps(many.arrivals)));
+      longest = many;
     }
     rows.push(row(`per-iteration overhead, (wall(${plan.turns})−wall(1))/${plan.turns - 1}`, overheads, "ms", { target: 8, le: true }));
     rows.push(row("per-iteration, median gap between model requests", arrivalGaps, "ms"));
@@ -121,6 +124,11 @@ try {
       bare.push((many.wall - one.wall) / (plan.turns - 1));
     }
     rows.push(row("bare Node loop, same formula (floor of this machine)", bare, "ms"));
+
+    // The journal's hash chain, always on: what hashing a turn's lines costs, beside the floor just measured.
+    const chain = await chainCostPerTurn(REPO, root, join(ws, ".delta", longest.runId, "journal.jsonl"), plan.turns, 200);
+    rows.push(row(`journal hash chain, per turn (a ${plan.turns}-turn run's ${chain.lines} lines hashed as the writer does)`, chain.perTurnUs, "µs"));
+    rows.push(row("journal hash chain per turn ÷ bare Node loop per turn", [(median(chain.perTurnUs) / 1000 / median(bare)) * 100], "%", undefined, 2));
 
     // Live trace export on, to a loopback collector that answers at once: the rows above are export off.
     const sink = TRACES ? await startOtlpSink() : null;

@@ -8,7 +8,7 @@ import { scanLines } from "./line-scanner.js";
 /** At most this many problems are described; all are counted. */
 const MAX_PROBLEMS = 20;
 
-export interface ChainProblem {
+interface ChainProblem {
   /** 1-based line number. */
   line: number;
   /** The line's seq and type, when it still parses. */

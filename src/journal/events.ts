@@ -41,6 +41,11 @@ export type ProviderData = z.infer<typeof ProviderDataSchema>;
 const base = {
   seq: z.number().int().positive(),
   timestamp: z.string(),
+  /**
+   * The line's place in the journal's hash chain (journal/chain.ts): `sha256:<hex>`, written as the line's last member.
+   * Journals written before the chain lack it.
+   */
+  hash: z.string().regex(/^sha256:[0-9a-f]{64}$/).optional(),
 };
 
 /** agent.yaml's llm.pricing, as each process journals it in its ENGINE_START. */
@@ -334,5 +339,5 @@ export const JournalEventSchema = z.discriminatedUnion("type", [
 export type JournalEvent = z.infer<typeof JournalEventSchema>;
 type EventType = JournalEvent["type"];
 export type EventOf<T extends EventType> = Extract<JournalEvent, { type: T }>;
-/** What a writer supplies: the journal assigns seq and timestamp. */
-export type NewEvent = JournalEvent extends infer E ? (E extends JournalEvent ? Omit<E, "seq" | "timestamp"> : never) : never;
+/** What a writer supplies: the journal assigns seq, timestamp and hash. */
+export type NewEvent = JournalEvent extends infer E ? (E extends JournalEvent ? Omit<E, "seq" | "timestamp" | "hash"> : never) : never;

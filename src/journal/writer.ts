@@ -1,9 +1,10 @@
-// Appends events to journal.jsonl: one write per event to an append-mode file, seq and timestamp assigned here.
+// Appends events to journal.jsonl: one write per event to an append-mode file, seq, timestamp and the chain's hash assigned here.
 import { fstatSync, statSync, type Stats } from "node:fs";
 import { basename, dirname } from "node:path";
 import { EngineError, OwnershipLostError } from "../errors.js";
 import { pausePoint } from "../pause-point.js";
 import { redactSecrets, usableSecrets, type RunSecrets } from "../secrets.js";
+import { chainTip, hashedLine } from "./chain.js";
 import { JournalEventSchema, type EventOf, type JournalEvent, type NewEvent } from "./events.js";
 import { openJsonlAppender, type JsonlAppender, type KeptTail } from "./jsonl-appender.js";
 import { MAX_LINE_BYTES, readRange } from "./line-scanner.js";
@@ -19,6 +20,8 @@ export interface JournalWriter {
   verify(): void;
   /** Why this writer stopped for good (the run is no longer this process's), or null. */
   lostReason(): string | null;
+  /** The hash of the journal's last line: what the next event chains to (journal/chain.ts). */
+  head(): string;
   /** The journal's directory was renamed (a staged run published): the file this writer has open is at `path` now. */
   moved(path: string): void;
   close(): void;
@@ -70,6 +73,8 @@ function jsonForms(secrets: readonly string[]): { raw: string; json: string }[] 
 function createWriter(file: JsonlAppender, openedAt: string, firstSeq: number, secrets: readonly { raw: string; json: string }[], options: OpenOptions): JournalWriter {
   let nextSeq = firstSeq;
   let path = openedAt;
+  // What is kept of the journal (a torn tail cut, an unterminated line terminated) is what the first event chains to.
+  let head = chainTip(file.fd, file.size);
   const opened = fstatSync(file.fd);
   let closed = false;
   let lost: string | null = null;
@@ -103,7 +108,8 @@ function createWriter(file: JsonlAppender, openedAt: string, firstSeq: number, s
   function append<E extends NewEvent>(event: E): EventOf<E["type"]> {
     if (closed) throw new EngineError(`The journal ${path} is closed; cannot append a ${event.type} event`);
     verify(true);
-    const checked = JournalEventSchema.safeParse({ seq: nextSeq, timestamp: new Date().toISOString(), ...event });
+    // A hash the event was given (one read back from a journal) is never kept: the writer chains it itself.
+    const checked = JournalEventSchema.safeParse({ seq: nextSeq, timestamp: new Date().toISOString(), ...event, hash: undefined });
     if (!checked.success) {
       const issue = checked.error.issues[0];
       throw new EngineError(`Engine bug: refusing to journal an invalid ${event.type} event (${issue?.path.join(".")}: ${issue?.message})`);
@@ -115,7 +121,9 @@ function createWriter(file: JsonlAppender, openedAt: string, firstSeq: number, s
       recorded = redactSecrets(recorded, secrets.map((secret) => secret.raw), { fields: false }) as JournalEvent;
       line = JSON.stringify(recorded);
     }
-    const bytes = Buffer.from(`${line}\n`);
+    // Hashed as it is written, secrets already out: the hash is the line's last member.
+    const chained = hashedLine(line, head);
+    const bytes = Buffer.from(`${chained.line}\n`);
     if (bytes.length > MAX_LINE_BYTES) throw new EngineError(`Cannot journal a ${event.type} event of ${bytes.length} bytes: a journal line may hold at most ${MAX_LINE_BYTES} bytes`);
     pausePoint("journal-append", event.type);
     file.append(bytes);
@@ -125,9 +133,11 @@ function createWriter(file: JsonlAppender, openedAt: string, firstSeq: number, s
       verify();
     }
     nextSeq += 1;
-    options.appended?.(recorded, line);
+    head = chained.hash;
+    const written = { ...recorded, hash: chained.hash };
+    options.appended?.(written, chained.line);
     // The schema checked it: an event of the type given.
-    return recorded as EventOf<E["type"]>;
+    return written as EventOf<E["type"]>;
   }
 
   function sync(): void {
@@ -152,7 +162,7 @@ function createWriter(file: JsonlAppender, openedAt: string, firstSeq: number, s
     file.moved(to);
   }
 
-  return { append, sync, verify: () => verify(), lostReason: () => lost, moved, close };
+  return { append, sync, verify: () => verify(), lostReason: () => lost, head: () => head, moved, close };
 }
 
 const REPLACED = "the journal was replaced: another process took the run over";

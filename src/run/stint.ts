@@ -67,7 +67,7 @@ export async function runStint(options: StintOptions): Promise<RunOutcome> {
   let runTrace: ReturnType<typeof journalTraceOf> = null;
   // A run taken over meanwhile stops what it is doing (a tool, a model call) as an interrupt would.
   const signal = AbortSignal.any([drive.signal, hold.lost]);
-  let metadata: RunMetadata = { ...options.metadata, journal_bytes: undefined, status: "RUNNING", end_time: null, error: null, ...holderFacts(startTime.getTime()), mcp_server_processes: setup.mcp?.records, max_iterations: drive.maxIterations, model: agent.llm.model, updated_at: startTime.toISOString() };
+  let metadata: RunMetadata = { ...options.metadata, journal_bytes: undefined, journal_hash: undefined, status: "RUNNING", end_time: null, error: null, ...holderFacts(startTime.getTime()), mcp_server_processes: setup.mcp?.records, max_iterations: drive.maxIterations, model: agent.llm.model, updated_at: startTime.toISOString() };
   if (!options.started) files.writeMetadata(metadata);
   let metadataWrittenAt = Date.now();
   // A cache of the journal: its iteration count refreshed at most once a second while RUNNING; every status change is written at once.
@@ -180,7 +180,8 @@ async function finish(ports: LoopPorts, options: StintOptions, open: OpenStint, 
   let status: RunStatus = end.status;
   const error = "error" in end ? end.error : undefined;
   let finalError = error;
-  let journalBytes: number | undefined;
+  // Where the journal ends once this process's end is on disk: `delta verify` finds a tail cut off after it.
+  let journalEnd: { journal_bytes: number; journal_hash: string } | undefined;
   try {
     if (error) {
       journal.append({ type: "ERROR", error_type: error.type, error_message: error.message });
@@ -189,7 +190,7 @@ async function finish(ports: LoopPorts, options: StintOptions, open: OpenStint, 
     const state = journal.runState();
     journal.append({ type: "ENGINE_END", run_id: options.runId, status, final_iteration: state.iterations });
     open.files.journal.sync();
-    journalBytes = statSync(open.files.paths.journal).size;
+    journalEnd = { journal_bytes: statSync(open.files.paths.journal).size, journal_hash: open.files.journal.head() };
   } catch (err) {
     const lost = open.files.journal.lostReason() ?? options.hold.lostReason();
     if (lost !== null) return stopLost(options, open, lost);
@@ -210,7 +211,7 @@ async function finish(ports: LoopPorts, options: StintOptions, open: OpenStint, 
       end_time: status === "WAITING_FOR_INPUT" ? null : endTime.toISOString(),
       error: finalError ? `${finalError.type}: ${finalError.message}` : null,
       usage: usageTotals,
-      journal_bytes: journalBytes,
+      ...journalEnd,
     }, { durable: true });
   } catch (err) {
     // metadata.json is only a cache of the journal: still release the lock and report the outcome.

@@ -1,5 +1,5 @@
-// End to end, what only the binary shows: a run whose ENGINE_END is gone is finished from its journaled answer with no model call; after kill -9 an idempotent tool runs again with the same key, in its environment, its hooks' and an MCP server's _meta.
-import { readFileSync, writeFileSync } from "node:fs";
+// End to end, what only the binary shows: a run whose ENGINE_END is gone is finished from its journaled answer with no model call; after kill -9 (and a torn line) an idempotent tool runs again with the same key, in its environment, its hooks' and an MCP server's _meta, and the journal's hash chain still holds.
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { EventOf } from "../../src/journal/events.js";
@@ -75,6 +75,8 @@ describe("a tool call that kill -9 left in doubt", () => {
     await toolGroupNoted(ws, "r2");
     engine.kill("SIGKILL");
     await engine;
+    // A crash mid-write leaves a torn line too; the continue cuts it.
+    appendFileSync(join(runDir(ws, "r2"), "journal.jsonl"), '{"seq":99,"timestamp":"2026-');
 
     const continued = await delta(["continue", "--run-id", "r2", "-w", ws, "--format", "json"], { env: modelEnv(server.baseUrl) });
     expect(continued.exitCode, continued.stderr).toBe(0);
@@ -90,5 +92,11 @@ describe("a tool call that kill -9 left in doubt", () => {
     // The MCP server got the key in the request itself, under the engine's prefix.
     const calls = loggedRequests(mcpLog).filter((entry) => entry.method === "tools/call");
     expect(calls.map((entry) => entry.meta)).toEqual([{ "delta/idempotency_key": "r2:1:call_fs", "delta/action_id": "call_fs" }]);
+
+    // The torn line cut, the janitor's end and the re-run appended: the hash chain holds from the first line to the last.
+    expect(continued.stderr).toContain("cut off a torn last line");
+    const verified = await delta(["verify", "r2", "-w", ws, "--format", "json"]);
+    expect(verified.exitCode, verified.stdout).toBe(0);
+    expect(JSON.parse(verified.stdout)).toMatchObject({ status: "intact", chained_from: 1, problem_count: 0 });
   });
 });

@@ -1,4 +1,4 @@
-// Golden runs: every example's recording and one recorded exchange per native provider, run by the built `delta`; the journal, stream-json, RunResult, `show` and the report's events must match test/golden/expected/ byte for byte (times, pids, paths normalised). UPDATE_GOLDEN=1 rewrites the expected files.
+// Golden runs: every example's recording and one recorded exchange per native provider, run by the built `delta`; the journal, stream-json, RunResult, `show` and the report's events must match test/golden/expected/ byte for byte (times, pids, paths and the hash chain's hashes normalised, the chain checked by `delta verify`). UPDATE_GOLDEN=1 rewrites the expected files.
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -140,6 +140,8 @@ function normalise(text: string, rootDir: string): string {
     .replace(/(?<=_)\d{8}T\d{9}Z(_\d+)?(?=\.json)/g, "<FILETIME>")
     .replace(/"(duration_ms|latency_ms|pid|pgid|started_at_ms|ended_at_ms|elapsed_ms|time_to_first_token_ms|boot_id|start_ticks|process_start|hostname|host|node_version|engine_version|platform|arch|trace_id)":(\s*)("[^"]*"|[\d.]+)/g, '"$1":$2"<$1>"')
     .replace(/^(trace +)[0-9a-f]{32}$/gm, "$1<trace_id>")
+    // Each line's hash covers its times and paths; `delta verify` checks the chain before this hides it.
+    .replace(/"hash":"sha256:[0-9a-f]{64}"/g, '"hash":"<hash>"')
     .replace(/127\.0\.0\.1:\d+/g, "127.0.0.1:<PORT>")
     .replace(/\bpid \d+/g, "pid <pid>")
     .replace(/\b(\d+h)?\d+m\d+s\b/g, "<DUR>")
@@ -180,6 +182,8 @@ async function produce(golden: GoldenCase): Promise<Record<string, string>> {
     expect(show.exitCode, show.stderr).toBe(0);
     const report = await delta(["report", golden.name, "-w", ws], { timeoutMs: 120_000 });
     expect(report.exitCode, report.stderr).toBe(0);
+    const verified = await delta(["verify", golden.name, "-w", ws], { timeoutMs: 120_000 });
+    expect(verified.exitCode, verified.stdout).toBe(0);
     const files = {
       "journal.jsonl": readFileSync(join(runDir(ws, golden.name), "journal.jsonl"), "utf8"),
       "stream.jsonl": run.stdout,

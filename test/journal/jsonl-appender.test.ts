@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { disk } from "../support/short-writes.js";
+import { verifyJournalChain } from "../../src/journal/chain-verify.js";
 import { openJsonlAppender } from "../../src/journal/jsonl-appender.js";
 import { openJournal } from "../../src/journal/writer.js";
 import { runSecrets } from "../../src/secrets.js";
@@ -67,6 +68,8 @@ describe("the journal through the appender", () => {
     journal.close();
     expect(next.seq).toBe(2);
     expect(readFileSync(path, "utf8").trimEnd().split("\n").map((line) => JSON.parse(line).content)).toEqual(["first", "second"]);
+    // The refused event's hash was never the head: the next event chains to the last one written.
+    expect(verifyJournalChain(path).status).toBe("intact");
   });
 
   it("reopened after a crash mid-line, cuts the torn line and goes on from the last whole event", async () => {
