@@ -281,7 +281,7 @@ it("a replay of a run that recovered from an overflow is refused at the same cal
     const replay = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "again", "--replay", runDir(ws, "original"), "-m", "go"], { env: modelEnv("http://127.0.0.1:9/v1") });
     expect(replay.exitCode, replay.stderr).toBe(0);
 
-    const moves = (runId: string) => readEvents(ws, runId).flatMap((event) => (event.type === "CONTEXT_WINDOW" ? [{ ...event, seq: 0, timestamp: "" }] : []));
+    const moves = (runId: string) => readEvents(ws, runId).flatMap((event) => (event.type === "CONTEXT_WINDOW" ? [{ ...event, seq: 0, timestamp: "", hash: "" }] : []));
     expect(moves("original").some((move) => move.reason === "overflow")).toBe(true);
     expect(moves("again")).toEqual(moves("original"));
     const requests = (runId: string) => {

@@ -86,12 +86,12 @@ const response = (output: Json[], usage: { input: number; cached: number; output
   usage: { input_tokens: usage.input, input_tokens_details: { cached_tokens: usage.cached }, output_tokens: usage.output, output_tokens_details: { reasoning_tokens: usage.reasoning }, total_tokens: usage.input + usage.output },
 });
 
-/** The journal without what differs between two processes: times, durations, the ENGINE_START's process facts. */
+/** The journal without what differs between two processes: times, durations, the ENGINE_START's process facts, and the hash chain that digests them. */
 function comparable(events: JournalEvent[]): unknown[] {
   return events
     .filter((event) => event.type !== "ENGINE_START")
     .map((event) => {
-      const { timestamp: _t, started_at: _s, ...rest } = event as JournalEvent & { duration_ms?: number; started_at?: string };
+      const { timestamp: _t, started_at: _s, hash: _h, ...rest } = event as JournalEvent & { duration_ms?: number; started_at?: string; hash?: string };
       return "duration_ms" in rest ? { ...rest, duration_ms: 0 } : rest;
     });
 }
