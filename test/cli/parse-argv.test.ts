@@ -50,7 +50,7 @@ describe.each(table.commands.map((command) => [command.name, command] as const))
 describe("the command line as a whole", () => {
   it("--json is offered by every command whose --format offers json, and by no other", () => {
     const withJson = table.commands.filter((command) => command.options.some((option) => option.names.includes("json"))).map((command) => command.name);
-    expect(withJson).toEqual(["run", "continue", "list-runs", "prune", "skills"]);
+    expect(withJson).toEqual(["run", "continue", "list-runs", "prune", "verify", "skills"]);
     expect(refusal(["export", "--json"])).toContain("Unknown option `--json`");
   });
 
@@ -83,7 +83,7 @@ describe("the command line as a whole", () => {
   });
 
   it("names the commands an option belongs to when the command has none like it, and an option typed before the command", () => {
-    expect(refusal(["list-runs", "--last"])).toBe("Unknown option `--last` (--last is an option of continue, show, report, export). See: delta list-runs --help");
+    expect(refusal(["list-runs", "--last"])).toBe("Unknown option `--last` (--last is an option of continue, show, report, verify, export). See: delta list-runs --help");
     expect(refusal(["-y", "run", "task"])).toBe("Options go after the command: delta run … -y. See: delta run --help");
   });
 
