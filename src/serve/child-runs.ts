@@ -1,7 +1,7 @@
-// The runs `delta mcp serve` started: each a child `delta` process in the server's workspace, followed to its RunResult, and stopped with SIGTERM when its client goes.
-import { spawn, type ChildProcess } from "node:child_process";
-import { ENGINE_ERROR, RunRefusedError } from "../errors.js";
+// The runs `delta mcp serve` started: each a child `delta` process in the server's workspace, started and stopped through the process runner, followed to its RunResult.
+import { ENGINE_ERROR, RunRefusedError, errorMessage } from "../errors.js";
 import { EMPTY_USAGE } from "../llm/usage.js";
+import { startProcess, type StartedProcess } from "../process/start-process.js";
 import { RunResultSchema, type RunResult } from "../run/run-result.js";
 import type { RunId } from "../store/run-id.js";
 
@@ -44,25 +44,27 @@ export interface ChildRun {
 export const DEFAULT_TERM_GRACE_SECONDS = 10;
 const STDERR_TAIL = 4096;
 
+/** A child run and its process, once the process runner has started it (rejected when it could not be). */
+type Followed = ChildRun & { process: Promise<StartedProcess> };
+
 export class ChildRuns {
-  private readonly runs = new Map<RunId, ChildRun & { child: ChildProcess }>();
+  private readonly runs = new Map<RunId, Followed>();
 
   constructor(private readonly launch: ChildLaunch) {}
 
-  /** Starts `delta run` or `delta continue` for this run id; refused while this server still runs it. */
+  /** Starts `delta run` or `delta continue` for this run id through the process runner; refused while this server still runs it. */
   start(request: ChildRunRequest): ChildRun {
     const current = this.runs.get(request.runId);
     if (current !== undefined && current.result === null) {
       throw new RunRefusedError(`run_id: run ${request.runId} is still running; wait for it with the status or result tool`);
     }
-    const { execPath, script, agentHome, workDir } = this.launch;
+    const { execPath, script, agentHome, workDir, termGraceMs } = this.launch;
     const common = ["-w", workDir, "--run-id", request.runId, "--format", "stream-json", ...(request.message === undefined ? [] : ["-m", "-"])];
     const args = request.kind === "run" ? [script, "run", "--agent", agentHome, "-y", ...common] : [script, "continue", ...common];
-    const env = { ...process.env };
-    delete env[TOKEN_VARIABLE];
-    const child = spawn(execPath, args, { cwd: workDir, env, stdio: [request.message === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
-    child.stdin?.end(request.message);
-    const run = follow(request, child, this.launch);
+    const env = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[0] !== TOKEN_VARIABLE));
+    // In a process group of its own, stopped as a group: SIGTERM, then SIGKILL once the grace is over.
+    const started = startProcess({ argv: [execPath, ...args], cwd: workDir, env, killGraceMs: termGraceMs });
+    const run = follow(request, started, this.launch);
     this.runs.set(request.runId, run);
     return run;
   }
@@ -77,67 +79,82 @@ export class ChildRuns {
     const running = [...this.runs.values()].filter((run) => run.result === null && (owner === undefined || run.owner === owner));
     await Promise.all(
       running.map(async (run) => {
-        run.child.kill("SIGTERM");
-        const killer = setTimeout(() => {
+        // The process runner sends SIGKILL when the grace is over; this only says so.
+        const told = setTimeout(() => {
           this.launch.log(`delta mcp serve: run ${run.runId} did not end within ${this.launch.termGraceMs / 1000} s of SIGTERM: killed (SIGKILL); it stays resumable with delta continue\n`);
-          run.child.kill("SIGKILL");
         }, this.launch.termGraceMs);
-        await run.done;
-        clearTimeout(killer);
+        try {
+          await (await run.process.catch(() => null))?.stopGroup();
+          await run.done;
+        } finally {
+          clearTimeout(told);
+        }
       }),
     );
   }
 }
 
-function follow(request: ChildRunRequest, child: ChildProcess, { workDir, log }: Pick<ChildLaunch, "workDir" | "log">): ChildRun & { child: ChildProcess } {
-  const started = new Date();
+/** Follows a child from its start to its RunResult: its stdout's journal lines counted as they come, the last one read as the RunResult. */
+function follow(request: ChildRunRequest, started: Promise<StartedProcess>, { workDir, log }: Pick<ChildLaunch, "workDir" | "log">): Followed {
+  const startedAt = new Date();
   const listeners = new Set<(iteration: number) => void>();
   let stdout = "";
   let lastLine = "";
   let stderrTail = "";
-  const run: ChildRun & { child: ChildProcess } = {
+  const countLine = (line: string): void => {
+    lastLine = line;
+    // Journal lines come first, one per event: a THOUGHT is one model reply.
+    if (eventTypeOf(line) !== "THOUGHT") return;
+    run.iterations += 1;
+    for (const listener of listeners) listener(run.iterations);
+  };
+  const ended = (message: string): RunResult => failure(request.runId, workDir, startedAt, run.iterations, message);
+  const run: Followed = {
     runId: request.runId,
     owner: request.owner,
-    child,
+    process: started,
     iterations: 0,
     result: null,
-    done: new Promise<RunResult>((resolve) => {
-      child.on("close", (code, signal) => {
-        run.result = parseResult(lastLine) ?? failure(request.runId, workDir, started, run.iterations, `the delta process ended (${signal ?? `exit ${code}`}) without a RunResult: ${stderrTail.trim()}`);
-        resolve(run.result);
-      });
-      child.on("error", (err) => {
-        run.result = failure(request.runId, workDir, started, run.iterations, `could not start delta: ${err.message}`);
-        resolve(run.result);
-      });
-    }),
+    done: started.then(
+      ({ child, stopGroup }) =>
+        new Promise<RunResult>((resolve) => {
+          child.stdin.end(request.message);
+          child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+            stdout += chunk;
+            const lines = stdout.split("\n");
+            stdout = lines.pop()!;
+            for (const line of lines) if (line.trim() !== "") countLine(line);
+          });
+          child.stdout.on("end", () => {
+            if (stdout.trim() !== "") lastLine = stdout;
+          });
+          child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+            log(chunk);
+            stderrTail = (stderrTail + chunk).slice(-STDERR_TAIL);
+          });
+          child.on("close", (code, signal) => {
+            resolve(parseResult(lastLine) ?? ended(`the delta process ended (${signal ?? `exit ${code}`}) without a RunResult: ${stderrTail.trim()}`));
+            // Its group is done with: anything left in it goes, and the runner forgets it.
+            void stopGroup();
+          });
+        }),
+      (err: unknown) => ended(`could not start delta: ${errorMessage(err)}`),
+    ).then((result) => (run.result = result)),
     onIteration(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
   };
-  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
-    stdout += chunk;
-    const lines = stdout.split("\n");
-    stdout = lines.pop()!;
-    for (const line of lines) {
-      if (line.trim() === "") continue;
-      lastLine = line;
-      // Journal lines come first, one per event; a THOUGHT is one model reply.
-      if (line.includes('"type":"THOUGHT"')) {
-        run.iterations += 1;
-        for (const listener of listeners) listener(run.iterations);
-      }
-    }
-  });
-  child.stdout!.on("end", () => {
-    if (stdout.trim() !== "") lastLine = stdout;
-  });
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
-    log(chunk);
-    stderrTail = (stderrTail + chunk).slice(-STDERR_TAIL);
-  });
   return run;
+}
+
+/** The `type` of a journal line the child printed, read from the line as JSON; undefined for a line that is no event. */
+function eventTypeOf(line: string): unknown {
+  try {
+    return (JSON.parse(line) as { type?: unknown } | null)?.type;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The child's last line, when it is a RunResult: validated, and kept as the child wrote it. */
