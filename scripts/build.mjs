@@ -1,4 +1,4 @@
-// Bundles the two CLIs, their launcher helper, the MCP SDK (client and server), ajv and the OpenTelemetry SDK into dist/, one CommonJS file each, and writes the JSON Schemas editors read.
+// Bundles the two CLIs, their launcher helper, the MCP SDK (client and server), ajv and the OpenTelemetry SDK into dist/, one CommonJS file each, and writes the JSON Schemas editors read and the boxes' seccomp programs.
 //
 // dist/ is never emptied: each file is replaced whole (scripts/write-in-place.mjs), so a `delta` started from this
 // folder while it builds (`npm install -g .` runs the build in the clone) finds every file it needs. What the build
@@ -8,6 +8,7 @@ import { basename, join } from "node:path";
 import { AJV_BUNDLE, AJV_ENTRY, MCP_SDK_BUNDLE, MCP_SDK_ENTRY, MCP_SERVER_SDK_BUNDLE, MCP_SERVER_SDK_ENTRY, OTEL_SDK_BUNDLE, OTEL_SDK_ENTRY, bundleCli } from "./bundle.mjs";
 import { writeAjvMeta } from "./ajv-meta.mjs";
 import { writeJsonSchemas } from "./json-schemas.mjs";
+import { writeSeccompPrograms } from "./seccomp-filter.mjs";
 
 const written = (
   await Promise.all([
@@ -28,6 +29,8 @@ const written = (
     // The launcher helper is the one file compiled without a cache: small, and it is what reads the cache.
     bundleCli("src/cli/run-bundle.ts", "run-bundle", { stamp: false }),
     writeJsonSchemas().then(() => []),
+    // The seccomp program of a box without the host's network, one per architecture (dist/seccomp/<arch>.bpf).
+    writeSeccompPrograms(),
   ])
 ).flat();
 

@@ -115,7 +115,7 @@ async function actExec(ports: LoopPorts, tool: ExpandedTool, planned: PlannedCal
   const ran = await prepared.run({ argv: bound.argv, stdin: bound.stdin, timeoutMs: tool.timeout_ms ?? DEFAULT_TOOL_TIMEOUT_MS, requestSeq: request.seq, env: actionEnv(planned.key) });
   let result = ran.result;
   ports.log.activity({ kind: "idle" });
-  const sandboxNote = prepared.policy === null ? null : sandboxCause(call.name, result, ran.refused);
+  const sandboxNote = prepared.policy === null ? null : sandboxCause(call.name, result, ran.refused, ran.refusedMore ?? 0);
   if (sandboxNote !== null) result = { ...result, observation: `${result.observation}\n${sandboxNote}` };
   ports.log.log(`tool ${call.name}: ${JSON.stringify(bound.argv)} → ${result.status}, exit ${result.exitCode ?? result.signal ?? "none"}${result.timedOut ? " (timed out)" : ""} in ${result.durationMs} ms`);
   // The result first: a full disk while the full output is recorded must not cost the run the tool's real result.
@@ -137,7 +137,7 @@ async function actExec(ports: LoopPorts, tool: ExpandedTool, planned: PlannedCal
     duration_ms: result.durationMs,
     stdout: result.stdout,
     stderr: result.stderr,
-    ...(prepared.policy === null ? {} : { sandbox: { policy: prepared.policy, refused_connections: ran.refused } }),
+    ...(prepared.policy === null ? {} : { sandbox: { policy: prepared.policy, refused_connections: ran.refused, ...(ran.refusedMore ? { refused_more: ran.refusedMore } : {}) } }),
   });
   await observed(ports, planned, recorded);
   return { kind: "done" };
@@ -148,13 +148,18 @@ function keyFacts(planned: PlannedCall): Record<string, unknown> {
   return { idempotency_key: planned.key.key, ...(planned.rerunOf === undefined ? {} : { rerun_of: planned.rerunOf }) };
 }
 
+/** Refused targets the observation's note names; the rest are counted (the note stays small beside the bounded output). */
+const REFUSED_NAMED = 5;
+
 /**
  * The one line a boxed call's observation gains when the engine knows the box stopped something:
  * connections the proxy refused, or bwrap failing to make the box (its messages start with "bwrap: ").
  */
-function sandboxCause(toolName: string, result: InvokeResult, refused: readonly string[]): string | null {
+function sandboxCause(toolName: string, result: InvokeResult, refused: readonly string[], more: number): string | null {
   if (refused.length > 0) {
-    return `[sandbox] the network proxy refused ${refused.join(", ")}: not in the network list of tool '${toolName}'; add the host to its sandbox: network in agent.yaml if the tool needs it`;
+    const left = refused.length - REFUSED_NAMED + more;
+    const named = left > 0 ? `${refused.slice(0, REFUSED_NAMED).join(", ")} and ${left} more (the call's record in io/tool_executions/ lists ${refused.length})` : refused.join(", ");
+    return `[sandbox] the network proxy refused ${named}: not in the network list of tool '${toolName}'; add the host to its sandbox: network in agent.yaml if the tool needs it`;
   }
   const bwrapSaid = /^bwrap: .*/m.exec(result.stderr);
   if (result.exitCode === 1 && bwrapSaid !== null && result.stderr.startsWith("bwrap: ")) {

@@ -98,9 +98,10 @@ export interface PreparedCall {
   policy: SandboxPolicy | null;
   /**
    * Runs the call whose ACTION_REQUEST has seq `requestSeq`, then closes the box; `env`: the call's own variables (its
-   * action id and idempotency key) beside the run's; `refused`: connections its proxy refused.
+   * action id and idempotency key) beside the run's; `refused`: the distinct targets its proxy refused (bounded),
+   * `refusedMore`: refusals of targets that list has no room for.
    */
-  run(call: { argv: string[]; stdin: string | undefined; timeoutMs: number; requestSeq: number; env: Record<string, string> }): Promise<{ result: InvokeResult; refused: string[] }>;
+  run(call: { argv: string[]; stdin: string | undefined; timeoutMs: number; requestSeq: number; env: Record<string, string> }): Promise<{ result: InvokeResult; refused: string[]; refusedMore?: number }>;
 }
 
 type LoopHook = (name: HookName, iteration: number, payload: unknown, env?: HookCallEnv) => Promise<HookOutcome>;

@@ -1,6 +1,7 @@
 // Kills process groups if this process dies without stopping them (kill -9 included): a shell waits for the end of a pipe only this process holds.
 import { spawn, type ChildProcess } from "node:child_process";
 import type { Socket } from "node:net";
+import { childStdio } from "./child-stdio.js";
 
 interface DeathWatch {
   /** This process is stopping the groups itself: the watch ends without touching them. */
@@ -19,7 +20,7 @@ export function watchForDeath(groups: readonly number[]): DeathWatch | null {
   let watcher: ChildProcess;
   try {
     watcher = spawn("/bin/sh", ["-c", 'read -r _; kill -s KILL -- "$@" 2>/dev/null', "sh", ...groups.map((pgid) => `-${pgid}`)], {
-      stdio: ["pipe", "ignore", "ignore"],
+      stdio: childStdio(["pipe", "ignore", "ignore"]).stdio,
       detached: true,
     });
   } catch {

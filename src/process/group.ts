@@ -1,6 +1,8 @@
 // A child as the leader of its own process group: started without a shell, stopped with its whole group, killed if the engine exits.
 import { spawn, type ChildProcess } from "node:child_process";
-import { statSync } from "node:fs";
+import { closeSync, openSync, statSync } from "node:fs";
+import { childStdio } from "./child-stdio.js";
+import { carryProxyConnections } from "./proxy-channel.js";
 import { bwrapArgv, type PathKind, type SandboxBox } from "./sandbox-argv.js";
 import { emptyCommand, spawnFailure, type SpawnFailure } from "./spawn-failure.js";
 
@@ -25,15 +27,41 @@ interface SpawnOptions {
 
 /**
  * Starts argv without a shell, stdout and stderr piped, as the leader of a new process group, so
- * a signal to the group reaches every process it starts. What spawn refuses at once (an empty
- * command, a NUL byte in an argument) comes back as a failure; later failures come as its "error" event.
+ * a signal to the group reaches every process it starts. No descriptor the engine inherited reaches
+ * it (child-stdio.ts). What spawn refuses at once (an empty command, a NUL byte in an argument, a box
+ * whose seccomp program cannot be read) comes back as a failure; later failures come as its "error" event.
  */
 export function spawnGroupLeader(command: readonly string[], options: SpawnOptions): ChildProcess | SpawnFailure {
   if (command[0] === undefined || command[0] === "") return emptyCommand(options.cwd);
-  const [file, ...args] = options.sandbox === undefined ? command : bwrapArgv(options.sandbox, command, options.cwd, pathKind);
+  const box = options.sandbox;
+  const base = [options.stdin, "pipe", "pipe"] as const;
+  if (box === undefined) return spawnLeader(command, childStdio(base).stdio, options);
+  const network = box.network;
+  let program: number | null = null;
+  if (network.kind !== "on") {
+    try {
+      program = openSync(network.seccomp, "r");
+    } catch (error) {
+      return spawnFailure(network.seccomp, options.cwd, error);
+    }
+  }
+  try {
+    // bwrap reads the program from its descriptor; a proxied box's forwarder asks for connections over the IPC channel.
+    const { stdio, places } = childStdio(base, [...(program === null ? [] : [program]), ...(network.kind === "proxy" ? ["ipc" as const] : [])]);
+    const spawned = spawnLeader(bwrapArgv(box, command, options.cwd, pathKind, places[0]), stdio, options);
+    if (network.kind === "proxy" && !("reason" in spawned)) carryProxyConnections(spawned, network.socket);
+    return spawned;
+  } finally {
+    // The child has its own copy by now: spawn returns once bwrap was executed.
+    if (program !== null) closeSync(program);
+  }
+}
+
+function spawnLeader(argv: readonly string[], stdio: ReturnType<typeof childStdio>["stdio"], options: SpawnOptions): ChildProcess | SpawnFailure {
+  const [file, ...args] = argv;
   if (file === undefined) return emptyCommand(options.cwd);
   try {
-    return spawn(file, args, { cwd: options.cwd, env: options.env, stdio: [options.stdin, "pipe", "pipe"], detached: true });
+    return spawn(file, args, { cwd: options.cwd, env: options.env, stdio, detached: true });
   } catch (error) {
     return spawnFailure(file, options.cwd, error);
   }

@@ -27,26 +27,27 @@ export interface SandboxBox {
 
 /**
  * `off`: a network namespace of its own, with only loopback. `on`: the host's. `proxy`: its own
- * namespace, where `forwarder` (argv, run before the command) listens on 127.0.0.1:`port` and
- * carries each connection to the engine's filtering proxy through the Unix socket `socket`.
+ * namespace, where `forwarder` (argv, run before the command) listens on 127.0.0.1:`port` and carries
+ * each connection to the engine's filtering proxy at the Unix socket `socket` — which is never bound
+ * into the box: the engine connects to it and hands the connection in (process/proxy-channel.ts).
+ * Under `off` and `proxy`, `seccomp` is the program (dist/seccomp/<arch>.bpf) that refuses the box
+ * socket(AF_UNIX) and io_uring, so no Unix socket of the host is reachable either.
  */
 type BoxNetwork =
-  | { kind: "off" }
+  | { kind: "off"; seccomp: string }
   | { kind: "on" }
-  | { kind: "proxy"; socket: string; port: number; forwarder: readonly string[] };
+  | { kind: "proxy"; socket: string; port: number; forwarder: readonly string[]; seccomp: string };
 
 /** Names that stay read-only inside every writable root, whether or not they exist yet. */
 const PROTECTED_NAMES = [".delta", ".git", ".env"] as const;
 
-/** Where the proxy's socket appears inside the box (its /tmp is private, so nothing else is there). */
-const BOX_PROXY_SOCKET = "/tmp/.delta-proxy.sock";
-
 /**
  * `command` (argv) run by bwrap in `box`, from `cwd`; `kindOf` tells what is at a path now (the only thing this
  * function asks of the host). A protected path that does not exist gets an empty read-only file
- * (.env) or folder in its place, which bwrap leaves behind as an empty placeholder.
+ * (.env) or folder in its place, which bwrap leaves behind as an empty placeholder. `seccompFd`: the
+ * descriptor bwrap reads the seccomp program from, for a box whose network is not `on`.
  */
-export function bwrapArgv(box: SandboxBox, command: readonly string[], cwd: string, kindOf: (target: string) => PathKind): string[] {
+export function bwrapArgv(box: SandboxBox, command: readonly string[], cwd: string, kindOf: (target: string) => PathKind, seccompFd?: number): string[] {
   const args: string[] = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
   const writable = unique([...(box.writeWorkspace ? [box.workDir] : []), ...box.write]);
 
@@ -87,17 +88,21 @@ export function bwrapArgv(box: SandboxBox, command: readonly string[], cwd: stri
   }
 
   for (const target of unique(box.hidden)) {
+    // The box's /tmp is its own: what lies under the host's is hidden already, unless a root binds it back.
+    if (isWithin(target, "/tmp") && !roots.some((root) => isWithin(target, root.target))) continue;
     const kind = kindOf(target);
     if (kind === "dir") args.push("--tmpfs", target, "--remount-ro", target);
     else if (kind === "file") args.push("--ro-bind", "/dev/null", target);
   }
 
   const network = box.network;
-  if (network.kind === "proxy") args.push("--bind", network.socket, BOX_PROXY_SOCKET);
   args.push("--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try");
-  if (network.kind !== "on") args.push("--unshare-net");
+  if (network.kind !== "on") {
+    if (seccompFd === undefined) throw new Error("a box without the host's network needs the descriptor of its seccomp program");
+    args.push("--unshare-net", "--seccomp", String(seccompFd));
+  }
   args.push("--die-with-parent", "--cap-drop", "ALL", "--chdir", cwd, "--");
-  const inner = network.kind === "proxy" ? [...network.forwarder, BOX_PROXY_SOCKET, String(network.port), "--", ...command] : [...command];
+  const inner = network.kind === "proxy" ? [...network.forwarder, String(network.port), "--", ...command] : [...command];
   return ["bwrap", ...args, ...inner];
 }
 

@@ -1,20 +1,40 @@
 // The filtering proxy a box with a host list reaches the network through: CONNECT and plain HTTP to listed hosts only, through the engine's own proxy if it has one.
-import { mkdtempSync, rmSync } from "node:fs";
+import { lstatSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { connect, type Socket } from "node:net";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Duplex } from "node:stream";
 import { proxyAuthorization, proxyFor, proxyPort, type ProxyEnv } from "../llm/transport/proxy-env.js";
 import { openTunnel } from "../llm/transport/proxy-tunnel.js";
 
 interface HostProxy {
-  /** A Unix socket in a folder only this user can enter. */
+  /** A Unix socket in a folder only this user can enter, which no box sees: the engine connects to it for the box's forwarder. */
   socketPath: string;
-  /** `host:port` of each connection refused so far, in order. */
-  refused(): string[];
+  /** What the proxy refused so far: each distinct `host:port` once, in order, at most MAX_REFUSED_TARGETS, and how many refusals that list leaves out. */
+  refused(): RefusedConnections;
   close(): Promise<void>;
+}
+
+export interface RefusedConnections {
+  targets: string[];
+  /** Refusals of targets not in `targets` (the list was full). */
+  more: number;
+}
+
+/** Distinct refused targets a call's record keeps: a tool refused in a loop must not grow the engine or its observation. */
+const MAX_REFUSED_TARGETS = 20;
+/** A target as recorded is cut to this: a DNS name is at most 253 characters, a port 5 more. */
+const MAX_TARGET_CHARS = 262;
+
+/**
+ * Where the engine's proxies put their sockets: a folder of this user's under /tmp, which every box
+ * replaces by a private /tmp of its own (and hides where a box binds a root that holds it). Never under
+ * TMPDIR: a TMPDIR outside /tmp is visible, read-only, in every box, and a socket is reachable through a
+ * read-only mount.
+ */
+export function proxySocketsDir(): string {
+  return path.join("/tmp", `delta-sockets-${process.getuid?.() ?? "user"}`);
 }
 
 /** True when `host:port` is in `allowed` (entries `host`, `host:port`, `*.domain`; names compared without case). */
@@ -31,12 +51,17 @@ export function hostAllowed(allowed: readonly string[], host: string, port: numb
 
 /** Starts the proxy; `upstreamEnv` is where the engine's own proxy settings are read (curl's variables). */
 export async function startHostProxy(allowed: readonly string[], upstreamEnv: ProxyEnv): Promise<HostProxy> {
-  const folder = mkdtempSync(path.join(tmpdir(), "delta-proxy-"));
+  const folder = mkdtempSync(path.join(privateFolder(proxySocketsDir()), "proxy-"));
   const socketPath = path.join(folder, "proxy.sock");
-  const refused: string[] = [];
+  const targets: string[] = [];
+  let more = 0;
   const refuse = (host: string, port: number): string => {
-    const target = `${host.includes(":") ? `[${host}]` : host}:${port}`;
-    refused.push(target);
+    const whole = authority(host, port);
+    const target = whole.length > MAX_TARGET_CHARS ? `${whole.slice(0, MAX_TARGET_CHARS - 1)}…` : whole;
+    if (!targets.includes(target)) {
+      if (targets.length < MAX_REFUSED_TARGETS) targets.push(target);
+      else more += 1;
+    }
     return `delta sandbox: ${target} is not in this tool's network list\n`;
   };
   const sockets = new Set<Socket | Duplex>();
@@ -82,7 +107,7 @@ export async function startHostProxy(allowed: readonly string[], upstreamEnv: Pr
   });
   return {
     socketPath,
-    refused: () => [...refused],
+    refused: () => ({ targets: [...targets], more }),
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
@@ -126,6 +151,17 @@ function forwardPlain(req: IncomingMessage, res: ServerResponse, allowed: readon
     res.end(`${error.message}\n`);
   });
   req.pipe(outgoing);
+}
+
+/** `dir`, made 0700 if missing, and refused unless it is this user's own folder that no one else may enter (another user could have made it first). */
+export function privateFolder(dir: string): string {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const stats = lstatSync(dir);
+  const uid = process.getuid?.();
+  if (!stats.isDirectory() || (uid !== undefined && stats.uid !== uid) || (stats.mode & 0o077) !== 0) {
+    throw new Error(`${dir} is not a private folder of this user (a folder, owned by uid ${uid}, mode 0700); remove it, and the engine makes it again`);
+  }
+  return dir;
 }
 
 function directConnection(host: string, port: number): Promise<Socket> {

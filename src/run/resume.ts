@@ -19,7 +19,7 @@ import type { RunId } from "../store/run-id.js";
 import type { RunState } from "../journal/run-state.js";
 import { setupSecrets } from "./engine-start.js";
 import { runStint } from "./stint.js";
-import { checkSandbox } from "./sandbox-check.js";
+import { checkBoxLayout, checkSandbox } from "./sandbox-check.js";
 import { continuedSandbox } from "./sandbox-policy.js";
 import { checkRunEndpoint, journaledEndpoint } from "./run-endpoint.js";
 import { startAgentMcp, type AgentMcp } from "./mcp-start.js";
@@ -63,6 +63,7 @@ async function continueLoaded(request: ContinueRequest, files: RunFiles, start: 
   // Read before the run is taken (quietly: its holder may be writing); read again after, this parses only what changed.
   const sandbox = continuedSandbox(files.landmarks({ quiet: true }).starts.at(-1)?.config.sandbox, loaded, request.sandbox);
   await checkSandbox(sandbox, loaded, request.warn);
+  checkBoxLayout(sandbox, loaded, start.work_dir);
 
   pausePoint("continue-before-lock");
   const hold = await takeRun(paths, { runId: request.runId, workDir: request.workDir, force: request.force, progress: request.progress, signal: request.signal });

@@ -1,8 +1,9 @@
 // Before a run leaves any trace: a run that asks for a sandbox the machine cannot give is refused with the fixes, and --sandbox off is said aloud.
+import { realpathSync } from "node:fs";
 import type { AgentPackage } from "../agent/load.js";
 import { SandboxUnavailableError } from "../errors.js";
 import { probeSandbox } from "../process/sandbox-probe.js";
-import { asksForSandbox, needsSandbox } from "./sandbox-policy.js";
+import { asksForSandbox, hookPolicy, needsSandbox, serverPolicy, toolPolicy } from "./sandbox-policy.js";
 import type { RunSandbox } from "../tools/sandbox-schema.js";
 
 const FIXES: Record<"platform" | "no-bwrap" | "namespaces", string> = {
@@ -24,4 +25,34 @@ export async function checkSandbox(sandbox: RunSandbox, agent: Pick<AgentPackage
     ? "run the inner agent with --sandbox off: the tool that runs it is boxed already, and the inner run stays inside that box"
     : FIXES[unavailable.cause];
   throw new SandboxUnavailableError(`${agent.configPath} asks for a sandbox, and this machine cannot make one: ${unavailable.detail}. Nothing was run. Fix: ${fix}.`);
+}
+
+/**
+ * A workspace that is the agent's own folder cannot be boxed writable: the box keeps the agent's folder
+ * read-only over a workspace above it, but when the two are one folder no bind can keep agent.yaml,
+ * hooks.yaml, the prompts and the scripts the tools, hooks and generators run read-only while the
+ * workspace stays writable (a tool that rewrote hooks.yaml would have its hook run unboxed by the next
+ * `continue`). Refused before anything runs, with the fixes.
+ */
+export function checkBoxLayout(sandbox: RunSandbox, agent: Pick<AgentPackage, "tools" | "mcpServers" | "configPath" | "home">, workDir: string): void {
+  const policies = [
+    ...agent.tools.map((tool) => toolPolicy(sandbox, tool.name)),
+    ...agent.mcpServers.flatMap((server) => (server.command === undefined ? [] : [serverPolicy(sandbox, server.name)])),
+    hookPolicy(sandbox),
+  ];
+  if (!policies.some((policy) => policy?.mode === "workspace-write")) return;
+  if (realOrGiven(workDir) !== realOrGiven(agent.home)) return;
+  throw new SandboxUnavailableError(
+    `${agent.configPath} boxes tools with mode workspace-write, and the workspace ${workDir} is the agent's own folder: a tool could rewrite the agent's ` +
+      "hooks.yaml, tools and prompts, which the engine reads and runs unboxed. Nothing was run. Fix: give the run a workspace of its own " +
+      "(-w a folder outside the agent's folder, or no -w: the engine makes workspaces/W001 inside it), or box the tools read-only (--sandbox read-only).",
+  );
+}
+
+function realOrGiven(target: string): string {
+  try {
+    return realpathSync(target);
+  } catch {
+    return target;
+  }
 }

@@ -21,7 +21,7 @@ import { rememberRun } from "../store/run-index.js";
 import { rememberLastUsed, removeCreatedWorkspace, resolveWorkspace, type Workspace } from "../store/workspace.js";
 import { replayChoice, verboseLog, withModel } from "./model-choice.js";
 import { withOutput } from "./output-choice.js";
-import { checkSandbox } from "./sandbox-check.js";
+import { checkBoxLayout, checkSandbox } from "./sandbox-check.js";
 import { declaredSandbox } from "./sandbox-policy.js";
 
 export interface StartRequest extends DriveOptions {
@@ -59,6 +59,7 @@ async function startLoaded(request: StartRequest, loaded: AgentPackage): Promise
   let provider: ProviderChoice;
   let mcp: AgentMcp | null;
   try {
+    checkBoxLayout(sandbox, loaded, workspace.workDir);
     await preflightAgent(loaded, workspace.workDir);
     provider = await chooseProvider(loaded, workspace.workDir, {
       replay: replayChoice(request),

@@ -7,7 +7,7 @@ import { envFiles } from "../llm/env.js";
 import type { SandboxBox } from "../process/sandbox-argv.js";
 import { sandboxEnvironment } from "../process/sandbox-env.js";
 import type { RunSandbox, SandboxPolicy } from "../tools/sandbox-schema.js";
-import { startHostProxy } from "./host-proxy.js";
+import { proxySocketsDir, startHostProxy, type RefusedConnections } from "./host-proxy.js";
 
 /** The secret folders and files of $HOME every box shows empty. */
 const HIDDEN_HOME_PATHS = [".ssh", ".aws", ".config/gcloud", ".netrc", ".docker"] as const;
@@ -30,8 +30,8 @@ export interface OpenBox {
   box: SandboxBox;
   /** `env` filtered for the box, with the proxy variables when its network is a host list. */
   env: Record<string, string>;
-  /** Connections the proxy refused while the box was open, `host:port` each. */
-  refused(): string[];
+  /** Connections the proxy refused while the box was open: distinct `host:port`s (bounded), and how many more. */
+  refused(): RefusedConnections;
   close(): Promise<void>;
 }
 
@@ -48,23 +48,37 @@ export async function openBox(policy: SandboxPolicy, place: BoxPlace, env: Recor
   for (const target of place.writableInProtected ?? []) mkdirSync(target, { recursive: true });
   const base = { workDir, writeWorkspace: policy.mode === "workspace-write", write, agentHome, hidden, writableInProtected: place.writableInProtected ?? [], engineHome: real(enginePackage()) };
   const network = policy.network ?? "off";
-  if (network === "off" || network === "on") {
-    return { policy, box: { ...base, network: { kind: network } }, env: sandboxEnvironment(env, place.passthrough), refused: () => [], close: async () => {} };
-  }
+  const plain = { policy, env: sandboxEnvironment(env, place.passthrough), refused: () => ({ targets: [], more: 0 }), close: async () => {} };
+  if (network === "on") return { ...plain, box: { ...base, network: { kind: "on" } } };
+  const seccomp = seccompProgram();
+  if (network === "off") return { ...plain, box: { ...base, network: { kind: "off", seccomp } } };
   const proxy = await startHostProxy(network, process.env);
   return {
     policy,
-    box: { ...base, network: { kind: "proxy", socket: proxy.socketPath, port: BOX_PROXY_PORT, forwarder: [process.execPath, path.join(enginePackage(), "dist", "sandbox-forwarder.cjs")] } },
+    box: { ...base, network: { kind: "proxy", socket: proxy.socketPath, port: BOX_PROXY_PORT, forwarder: [process.execPath, path.join(enginePackage(), "dist", "sandbox-forwarder.cjs")], seccomp } },
     env: sandboxEnvironment(env, place.passthrough, `http://127.0.0.1:${BOX_PROXY_PORT}`),
     refused: () => proxy.refused(),
     close: () => proxy.close(),
   };
 }
 
-/** What a box of `policies` is shown empty: the secret folders of $HOME, the engine's .env files and each policy's `deny_read:`, resolved. */
+/** The seccomp program the build wrote for this machine's architecture (scripts/seccomp-filter.mjs). */
+function seccompProgram(): string {
+  const program = path.join(enginePackage(), "dist", "seccomp", `${process.arch}.bpf`);
+  if (!existsSync(program)) {
+    throw new Error(`${program} is missing: the engine has a seccomp program for x64 and arm64 only, and a box without the host's network needs one; give the tool network: on, or run it with --sandbox off`);
+  }
+  return program;
+}
+
+/**
+ * What a box of `policies` is shown empty: the secret folders of $HOME, the engine's .env files, each policy's
+ * `deny_read:`, and the folder of the engine's proxy sockets (under /tmp, which a box replaces anyway, unless a root holds it).
+ */
 function hiddenPaths(policies: readonly SandboxPolicy[], where: { home: string; workDir: string; agentHome: string }): string[] {
   return [
     ...HIDDEN_HOME_PATHS.map((name) => real(path.join(where.home, name))),
+    proxySocketsDir(),
     ...envFiles(where.workDir, where.agentHome).map(real),
     ...policies.flatMap((policy) => policy.deny_read ?? []).map((given) => real(expandPath(given, where))),
   ];

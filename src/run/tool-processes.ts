@@ -3,6 +3,7 @@ import type { AgentPackage } from "../agent/load.js";
 import type { ToolProcesses } from "../loop/ports.js";
 import type { ToolGroup } from "../store/lease/owner-record.js";
 import { invokeTool, type InvokeResult } from "../tools/invoke.js";
+import type { RefusedConnections } from "./host-proxy.js";
 import type { OpenBox } from "./tool-box.js";
 
 interface ToolPlace {
@@ -29,7 +30,7 @@ export function toolProcesses(place: ToolPlace): ToolProcesses {
         run: async ({ argv, stdin, timeoutMs, requestSeq, env }) => {
           const traceParent = place.traceParentFor(requestSeq);
           let result: InvokeResult;
-          let refused: string[];
+          let refused: RefusedConnections;
           try {
             result = await invokeTool({
               argv,
@@ -44,11 +45,11 @@ export function toolProcesses(place: ToolPlace): ToolProcesses {
               sandbox: box?.box,
             });
           } finally {
-            refused = box?.refused() ?? [];
+            refused = box?.refused() ?? { targets: [], more: 0 };
             await box?.close();
           }
           place.noteToolGroup(null);
-          return { result, refused };
+          return { result, refused: refused.targets, ...(refused.more > 0 ? { refusedMore: refused.more } : {}) };
         },
       };
     },

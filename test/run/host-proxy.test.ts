@@ -54,7 +54,7 @@ describe("startHostProxy", () => {
       const refused = await get(proxy.socketPath, `http://127.0.0.1:${port}/`);
       expect(refused.status).toBe(403);
       expect(refused.body).toContain(`127.0.0.1:${port} is not in this tool's network list`);
-      expect(proxy.refused()).toEqual([`127.0.0.1:${port}`]);
+      expect(proxy.refused()).toEqual({ targets: [`127.0.0.1:${port}`], more: 0 });
     } finally {
       await proxy.close();
     }

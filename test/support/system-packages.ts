@@ -22,6 +22,7 @@ const PACKAGES: Record<string, string> = {
   perl: "perl-base",
   jq: "jq",
   bwrap: "bubblewrap",
+  curl: "curl",
   chromium: "chromium",
   script: "bsdutils",
 };

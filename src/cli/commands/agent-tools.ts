@@ -3,7 +3,7 @@ import { agentHomeOf } from "../../agent/agent-home.js";
 import { loadAgent, type AgentPackage } from "../../agent/load.js";
 import { checkToolPrograms } from "../../agent/preflight.js";
 import { NO_PROVIDER, startAgentMcp } from "../../run/mcp-start.js";
-import { checkSandbox } from "../../run/sandbox-check.js";
+import { checkBoxLayout, checkSandbox } from "../../run/sandbox-check.js";
 import { declaredSandbox } from "../../run/sandbox-policy.js";
 import type { McpTool } from "../../tools/mcp/advertise.js";
 import type { CliIo } from "../io.js";
@@ -16,6 +16,7 @@ export async function withAgentTools(target: string, command: string, io: CliIo,
   // Servers start in the box a run would give them, or not at all.
   const sandbox = declaredSandbox(agent);
   await checkSandbox(sandbox, { ...agent, tools: [] }, warn);
+  checkBoxLayout(sandbox, { ...agent, tools: [] }, process.cwd());
   // As a run in the current directory would find them: a tool whose program is missing is named here too.
   checkToolPrograms(agent, process.cwd());
   const mcp = await startAgentMcp(agent, { workDir: process.cwd(), provider: NO_PROVIDER, sandbox, warn });
