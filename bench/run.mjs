@@ -396,13 +396,16 @@ async function sandboxRows(ws, ambient) {
       ["workspace-write", "{mode: workspace-write}"],
       ["workspace-write, host list", "{mode: workspace-write, network: [example.com]}"],
     ];
-    const perCall = boxes.map(([label, policy]) => ({ label, agent: writeAgent(join(root, `agent-box-${label.replace(/\W+/g, "-")}`), null, null, policy), overheads: [] }));
+    const perCall = boxes.map(([label, policy]) => ({ label, agent: writeAgent(join(root, `agent-box-${label.replace(/\W+/g, "-")}`), null, null, policy), overheads: [], inherited: [] }));
+    // The same unboxed call from an engine whose caller left 64 descriptors open: each child gets /dev/null over every one.
+    const open = Array.from({ length: 64 }, () => openSync("/dev/null", "r"));
+    perCall.push({ ...perCall[0], label: "off, 64 descriptors left open by the caller", overheads: [], inherited: open });
     // Alone (--sandbox-only), the floor is taken between the boxes too: a comparison of two builds reads each against its own.
     const bare = [];
     for (let i = 0; i < plan.iterationReps; i += 1) {
       for (const box of perCall) {
-        const one = await runDelta(box.agent, ws, 1, ambient);
-        const many = await runDelta(box.agent, ws, plan.turns, ambient);
+        const one = await runDelta(box.agent, ws, 1, ambient, [], false, box.inherited);
+        const many = await runDelta(box.agent, ws, plan.turns, ambient, [], false, box.inherited);
         box.overheads.push((many.wall - one.wall) / (plan.turns - 1));
       }
       if (SANDBOX_ONLY) {
@@ -411,6 +414,7 @@ async function sandboxRows(ws, ambient) {
         bare.push((many.wall - one.wall) / (plan.turns - 1));
       }
     }
+    for (const fd of open) closeSync(fd);
     for (const box of perCall) rows.push(row(`per-iteration overhead, one echo per call, sandbox ${box.label}`, box.overheads, "ms"));
     if (bare.length > 0) rows.push(row("bare Node loop, same formula, taken between the sandbox rows", bare, "ms"));
   } else {
@@ -535,11 +539,11 @@ function spawnSyncOk(argv) {
 }
 
 /** One `delta run` with `turns` model calls; a failure throws unless `tolerant` (fan-out checks runs itself). */
-async function runDelta(agent, ws, turns, env, extra = [], tolerant = false) {
+async function runDelta(agent, ws, turns, env, extra = [], tolerant = false, inherited = []) {
   keySeq += 1;
   const runId = `bench-${process.pid}-${keySeq}`;
   const argv = [DELTA_BIN, "run", "--agent", agent, "-w", ws, "--run-id", runId, "-m", `turns=${turns} key=${runId}`, "--format", "json", ...extra];
-  const run = await spawnTimed(argv, modelEnv(env));
+  const run = await spawnTimed(argv, modelEnv(env), inherited);
   const arrivals = server.arrivals(runId);
   if (run.exitCode !== 0 && !tolerant) throw new Error(`run ${runId} exited ${run.exitCode}: ${run.stderr.slice(0, 2000)}`);
   if (arrivals.length !== turns && run.exitCode === 0) throw new Error(`run ${runId}: expected ${turns} model calls, saw ${arrivals.length}`);

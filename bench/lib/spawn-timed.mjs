@@ -2,11 +2,11 @@
 import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
 
-/** Resolves with the wall time (ms), exit code and output once the process has exited. */
-export function spawnTimed(argv, env) {
+/** Resolves with the wall time (ms), exit code and output once the process has exited; `inherited`: descriptors of this process the child gets from 3 on, as a calling shell's open files. */
+export function spawnTimed(argv, env, inherited = []) {
   return new Promise((resolvePromise, reject) => {
     const startedAt = performance.now();
-    const child = spawn(argv[0], argv.slice(1), { env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(argv[0], argv.slice(1), { env, stdio: ["ignore", "pipe", "pipe", ...inherited] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk) => (stdout += chunk));

@@ -60,6 +60,7 @@ export function bwrapArgv(box: SandboxBox, command: readonly string[], cwd: stri
   ];
   const engine = box.engineHome;
   if (engine !== undefined && isWithin(engine, "/tmp") && !roots.some((root) => isWithin(engine, root.target))) roots.push({ target: engine, writable: false });
+  roots.push(...pins(roots, kindOf));
   roots.sort((a, b) => depth(a.target) - depth(b.target));
   for (const root of roots) {
     if (kindOf(root.target) === "missing") continue;
@@ -104,6 +105,26 @@ export function bwrapArgv(box: SandboxBox, command: readonly string[], cwd: stri
   args.push("--die-with-parent", "--cap-drop", "ALL", "--chdir", cwd, "--");
   const inner = network.kind === "proxy" ? [...network.forwarder, String(network.port), "--", ...command] : [...command];
   return ["bwrap", ...args, ...inner];
+}
+
+/**
+ * The folders between a writable root and a read-only root deeper inside it (the agent's folder under a workspace
+ * above it), each bound writable onto itself: a mount point cannot be renamed, so none of them can be moved away
+ * (the read-only bind travels with it) to leave the read-only root's path free for the box to fill with files the
+ * engine later reads and runs unboxed. Their contents stay writable.
+ */
+function pins(roots: readonly { target: string; writable: boolean }[], kindOf: (target: string) => PathKind): { target: string; writable: boolean }[] {
+  const pinned = new Set<string>();
+  for (const inner of roots) {
+    if (inner.writable) continue;
+    for (const outer of roots) {
+      if (!outer.writable || outer.target === inner.target || !isWithin(inner.target, outer.target)) continue;
+      for (let dir = path.dirname(inner.target); dir !== outer.target && isWithin(dir, outer.target); dir = path.dirname(dir)) {
+        if (kindOf(dir) === "dir" && !roots.some((root) => root.target === dir)) pinned.add(dir);
+      }
+    }
+  }
+  return [...pinned].map((target) => ({ target, writable: true }));
 }
 
 function isWithin(target: string, dir: string): boolean {

@@ -39,12 +39,12 @@ interface Boxed {
 let cases = 0;
 
 /** A new agent (agent.yaml's `sandbox:` block as given) whose model calls `run` with `script` once, run in `ws` (by default W001 inside the agent). */
-async function runScript(script: string, sandbox: string, options: { ws?: (agent: string) => string; env?: Record<string, string>; descriptors?: Record<number, number> } = {}): Promise<Boxed> {
+async function runScript(script: string, sandbox: string, options: { ws?: (agent: string) => string; agentName?: string; env?: Record<string, string>; descriptors?: Record<number, number> } = {}): Promise<Boxed> {
   const server = await startMockLlm([reply.toolCalls([{ name: "run", arguments: { script } }]), reply.text("done")]);
   try {
     const dir = join(root, `case-${++cases}`);
     mkdirSync(dir);
-    const agent = writeAgent(dir, { agentYaml: `name: walls\nllm:\n  model: mock-model\nsandbox: ${sandbox}\ntools:\n${RUN_TOOL}` });
+    const agent = writeAgent(dir, { agentYaml: `name: walls\nllm:\n  model: mock-model\nsandbox: ${sandbox}\ntools:\n${RUN_TOOL}` }, options.agentName);
     const ws = options.ws?.(agent) ?? join(agent, "W001");
     mkdirSync(ws, { recursive: true });
     const result = await deltaWith(["run", "--agent", agent, "-w", ws, "-m", "go", "--run-id", "r1", "--format", "json"], modelEnv(server.baseUrl, options.env), options.descriptors ?? {});
@@ -104,7 +104,7 @@ describe("host Unix sockets", () => {
 });
 
 describe("another call's proxy", () => {
-  it("is out of reach of a network-off box even with TMPDIR outside /tmp: its socket is in a private folder no box binds", async () => {
+  it("is out of reach of any box, network off or on, even with TMPDIR outside /tmp: its socket is in a private folder no box binds", async () => {
     const tmpdir = join(visible, "tmpdir");
     mkdirSync(tmpdir);
     const target = createServer((_req, res) => res.end("reached the allowed host\n"));
@@ -120,12 +120,16 @@ describe("another call's proxy", () => {
         `find ${tmpdir} /tmp -name proxy.sock 2>/dev/null | sed 's/^/found: /'`,
         `for s in ${tmpdir}/delta-proxy-*/proxy.sock /tmp/delta-sockets-*/proxy-*/proxy.sock; do [ -S "$s" ] && curl -sS --max-time 5 --unix-socket "$s" -x http://proxy http://localhost:${port}/; done; true`,
       ].join("; ");
-      const other = await runScript(probe, BOX, { env: { TMPDIR: tmpdir } });
+      // Network off (the seccomp program would refuse the socket too) and on (no filter: only the private folder stands).
+      const others = [await runScript(probe, BOX, { env: { TMPDIR: tmpdir } }), await runScript(probe, "{mode: workspace-write, network: on}", { env: { TMPDIR: tmpdir } })];
       writeFileSync(join(holding, "go"), "");
       await first;
       expect(sockets).toEqual([]);
-      expect(other.observation).not.toContain("found: ");
-      expect(other.observation).not.toContain("reached the allowed host");
+      for (const other of others) {
+        expect(other.exitCode, other.stderr).toBe(0);
+        expect(other.observation).not.toContain("found: ");
+        expect(other.observation).not.toContain("reached the allowed host");
+      }
     } finally {
       writeFileSync(join(holding, "go"), "");
       target.close();
@@ -173,6 +177,31 @@ describe("the agent's folder as the workspace", () => {
     expect(call.exitCode, call.stderr).toBe(0);
     expect(call.observation).toContain("denied");
     expect(call.observation).toContain("denied-agent");
+    expect(existsSync(join(call.agent, "hooks.yaml"))).toBe(false);
+    const server = await startMockLlm([reply.text("again")]);
+    try {
+      const again = await delta(["continue", "-w", call.ws, "--run-id", "r1", "-m", "again"], { env: modelEnv(server.baseUrl) });
+      expect(again.exitCode, again.stderr).toBe(0);
+      expect(existsSync(join(call.ws, "hooked"))).toBe(false);
+    } finally {
+      await server.close();
+    }
+  });
+  it("further above it, the folders between are pinned: none can be moved away to plant an agent at the agent's path for continue", async () => {
+    // The agent at <ws>/team/agents/agent: moving team/ away (the agent's bind travels with it) would leave its path free to fill.
+    const script = [
+      'mv team moved 2>/dev/null && echo moved-team || echo pinned-team',
+      'mv team/agents team/moved 2>/dev/null && echo moved-agents || echo pinned-agents',
+      'mkdir -p team/agents/agent 2>/dev/null; printf "post_tool_execution: {command: [touch, %s/hooked]}\\n" "$PWD" > team/agents/agent/hooks.yaml 2>/dev/null && echo planted || echo not-planted',
+      'touch team/beside && echo wrote-beside',
+    ].join("; ");
+    const call = await runScript(script, BOX, { agentName: "team/agents/agent", ws: (agent) => join(agent, "..", "..", "..") });
+    expect(call.exitCode, call.stderr).toBe(0);
+    expect(call.observation).toContain("pinned-team");
+    expect(call.observation).toContain("pinned-agents");
+    expect(call.observation).toContain("not-planted");
+    // The folders between stay writable.
+    expect(call.observation).toContain("wrote-beside");
     expect(existsSync(join(call.agent, "hooks.yaml"))).toBe(false);
     const server = await startMockLlm([reply.text("again")]);
     try {

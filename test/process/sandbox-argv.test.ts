@@ -55,6 +55,20 @@ describe("bwrapArgv", () => {
     expect(inWorkspace).not.toContain(`--ro-bind ${tmpWs}/delta ${tmpWs}/delta`);
   });
 
+  it("pins each folder between a workspace and the agent's folder deeper inside it: bound onto itself, after the workspace and before the agent", () => {
+    const ws = "/home/u/project";
+    const agent = `${ws}/team/agents/agent`;
+    const list = mounts(argvOf(box({ workDir: ws, agentHome: agent }), ["ls"], ws, host([ws, `${ws}/team`, `${ws}/team/agents`, agent])));
+    const order = [`--bind ${ws} ${ws}`, `--bind ${ws}/team ${ws}/team`, `--bind ${ws}/team/agents ${ws}/team/agents`, `--ro-bind ${agent} ${agent}`].map((entry) => list.indexOf(entry));
+    expect(order.every((at) => at >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    // Directly under the workspace, the agent's own bind is the mount point that cannot move: nothing to pin.
+    const direct = mounts(argvOf(box({ workDir: ws, agentHome: `${ws}/agent` }), ["ls"], ws, host([ws, `${ws}/agent`])));
+    expect(direct.filter((entry) => entry.startsWith("--bind "))).toEqual([`--bind ${ws} ${ws}`]);
+    // The run's workspace inside the agent's folder: the agent's folder is read-only above it, nothing to pin.
+    expect(mounts(argvOf(box(), ["ls"], WS, host([AGENT, WS]))).filter((entry) => entry.startsWith("--bind "))).toEqual([`--bind ${WS} ${WS}`]);
+  });
+
   it("keeps .delta, .git and .env read-only inside the workspace, and blocks them where they do not exist yet", () => {
     const list = mounts(argvOf(box(), ["ls"], WS, host([AGENT, WS, `${WS}/.delta`])));
     const afterWorkspace = list.slice(list.indexOf(`--bind ${WS} ${WS}`) + 1);
