@@ -95,6 +95,37 @@ describe("host Unix sockets", () => {
     }
   });
 
+  it("include datagram sockets: a datagram socketpair, which could send to one by its path, is refused", async () => {
+    const path = join(visible, "datagrams.sock");
+    const received: string[] = [];
+    const listener = spawn("python3", ["-c", `import socket, sys\ns = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)\ns.bind(sys.argv[1])\nprint("bound", flush=True)\nwhile True:\n    print(s.recv(100).decode(), flush=True)`, path], { stdio: ["ignore", "pipe", "inherit"] });
+    try {
+      listener.stdout!.on("data", (chunk: Buffer) => received.push(chunk.toString()));
+      await waitFor(() => received.join("").includes("bound"), 30_000, "the host's datagram socket");
+      const script = [
+        "python3 -c \"",
+        "import socket, sys",
+        "try:",
+        "    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)",
+        "    a.sendto(b'datagram from the box', sys.argv[1])",
+        "    print('sent')",
+        "except OSError as e:",
+        "    print('refused:', e.errno)",
+        `\" ${path}`,
+      ].join("\n");
+      const call = await runScript(script, BOX);
+      expect(call.exitCode, call.stderr).toBe(0);
+      expect(call.observation).toContain("refused: 1");
+      // network: on has no filter: the same script reaches the socket, which shows the probe would have.
+      const open = await runScript(script, "{mode: workspace-write, network: on}");
+      expect(open.observation).toContain("sent");
+      await waitFor(() => received.join("").includes("datagram from the box"), 30_000, "the datagram of the network: on box");
+      expect(received.join("").split("datagram from the box")).toHaveLength(2);
+    } finally {
+      listener.kill();
+    }
+  });
+
   it("leave what a box needs of its own: socketpair (a Node child's pipes), TCP on the box's loopback", async () => {
     const script = `node -e "require('child_process').execFile('echo', ['piped'], (e, out) => console.log(out.trim()))"; node -e "const s = require('net').createServer().listen(0, '127.0.0.1', () => { console.log('listening'); s.close(); })"`;
     const call = await runScript(script, BOX);
