@@ -188,6 +188,18 @@ describe("descriptors the engine's caller left open", () => {
   });
 });
 
+/** `continue` of the run in `ws` ends well, and no hook a tool planted ran (it would have touched <ws>/hooked). */
+async function expectContinueRunsNoHook(ws: string): Promise<void> {
+  const server = await startMockLlm([reply.text("again")]);
+  try {
+    const again = await delta(["continue", "-w", ws, "--run-id", "r1", "-m", "again"], { env: modelEnv(server.baseUrl) });
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(existsSync(join(ws, "hooked"))).toBe(false);
+  } finally {
+    await server.close();
+  }
+}
+
 describe("the agent's folder as the workspace", () => {
   it("is refused under a writable box (126), naming the fix; nothing runs and nothing is written", async () => {
     const call = await runScript("echo x > hooks.yaml", BOX, { ws: (agent) => agent });
@@ -209,15 +221,9 @@ describe("the agent's folder as the workspace", () => {
     expect(call.observation).toContain("denied");
     expect(call.observation).toContain("denied-agent");
     expect(existsSync(join(call.agent, "hooks.yaml"))).toBe(false);
-    const server = await startMockLlm([reply.text("again")]);
-    try {
-      const again = await delta(["continue", "-w", call.ws, "--run-id", "r1", "-m", "again"], { env: modelEnv(server.baseUrl) });
-      expect(again.exitCode, again.stderr).toBe(0);
-      expect(existsSync(join(call.ws, "hooked"))).toBe(false);
-    } finally {
-      await server.close();
-    }
+    await expectContinueRunsNoHook(call.ws);
   });
+
   it("further above it, the folders between are pinned: none can be moved away to plant an agent at the agent's path for continue", async () => {
     // The agent at <ws>/team/agents/agent: moving team/ away (the agent's bind travels with it) would leave its path free to fill.
     const script = [
@@ -234,14 +240,7 @@ describe("the agent's folder as the workspace", () => {
     // The folders between stay writable.
     expect(call.observation).toContain("wrote-beside");
     expect(existsSync(join(call.agent, "hooks.yaml"))).toBe(false);
-    const server = await startMockLlm([reply.text("again")]);
-    try {
-      const again = await delta(["continue", "-w", call.ws, "--run-id", "r1", "-m", "again"], { env: modelEnv(server.baseUrl) });
-      expect(again.exitCode, again.stderr).toBe(0);
-      expect(existsSync(join(call.ws, "hooked"))).toBe(false);
-    } finally {
-      await server.close();
-    }
+    await expectContinueRunsNoHook(call.ws);
   });
 });
 
