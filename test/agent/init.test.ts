@@ -16,6 +16,7 @@ function captureIo(): CliIo & { stdout: string; stderr: string } {
     stdout: "",
     stderr: "",
     out: (text: string) => void (io.stdout += text),
+    data: (text: string) => void (io.stdout += text),
     err: (text: string) => void (io.stderr += text),
   };
   return io;

@@ -53,7 +53,7 @@ export async function exportCommand(runIdGiven: string | undefined, flags: Recor
     if (batch.length > 0 || count === 0) flush();
   };
   if (file === undefined) {
-    write((text) => io.out(text));
+    write((text) => io.data(text));
     return 0;
   }
   writeOutputFile(file, write);

@@ -26,13 +26,13 @@ export async function listRunsCommand(flags: Record<string, unknown>, io: CliIo)
   const showWorkspace = "agentHome" in scope;
   switch (format) {
     case "json":
-      io.out(`${JSON.stringify(runs, null, 2)}\n`);
+      io.data(`${JSON.stringify(runs, null, 2)}\n`);
       break;
     case "raw":
       io.out(runs.map((run) => `${run.run_id}\n`).join(""));
       break;
     default:
-      io.out(runs.length === 0 ? "" : terminalSafe(textTable(runs, showWorkspace)));
+      io.out(runs.length === 0 ? "" : textTable(runs, showWorkspace));
       if (runs.length === 0) io.err(`No runs found in ${whereRunsAre(scope)}\n${elsewhere(flags)}`);
       break;
   }

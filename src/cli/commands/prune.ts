@@ -25,7 +25,7 @@ export async function pruneCommand(flags: Record<string, unknown>, io: CliIo): P
   }
   const bytes = chosen.filter((candidate) => !flags.yes || removed.includes(candidate.run.run_id)).reduce((sum, candidate) => sum + candidate.bytes, 0);
   if (format === "json") {
-    io.out(`${JSON.stringify({ dry_run: !flags.yes, io_only: rule.ioOnly, selected: chosen.map(({ run, bytes: size }) => ({ run_id: run.run_id, work_dir: run.work_dir, status: run.status, last_updated: run.last_updated, bytes: size })), removed, left, bytes }, null, 2)}\n`);
+    io.data(`${JSON.stringify({ dry_run: !flags.yes, io_only: rule.ioOnly, selected: chosen.map(({ run, bytes: size }) => ({ run_id: run.run_id, work_dir: run.work_dir, status: run.status, last_updated: run.last_updated, bytes: size })), removed, left, bytes }, null, 2)}\n`);
   } else {
     for (const { run, bytes: size } of chosen) {
       const done = removed.includes(run.run_id);

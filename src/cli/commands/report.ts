@@ -41,7 +41,7 @@ export async function reportCommand(runIdGiven: string | undefined, flags: Recor
   // Pages of HTML are no use on a terminal: there the report becomes a file in the current directory; a pipe gets the HTML.
   if (file === undefined && process.stdout.isTTY) file = resolve(name);
   if (file === undefined) {
-    const output = gatherOutput((text) => io.out(text));
+    const output = gatherOutput((text) => io.data(text));
     report((text) => output.write(text));
     output.flush();
     return 0;

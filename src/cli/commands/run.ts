@@ -1,5 +1,4 @@
 // `delta run` and `delta continue`: flags in, a RunOutcome out, printed in the chosen format.
-import { terminalSafe } from "../../terminal-text.js";
 import { resolve } from "node:path";
 import { agentHomeOf } from "../../agent/agent-home.js";
 import { didYouMean } from "../../did-you-mean.js";
@@ -181,10 +180,10 @@ async function drive({ format, output, streamDeltas, resumeWith }: DriveOutput, 
     line: (text) => status.above(`${text}\n`),
     activity: (activity) => {
       status.show(activity);
-      if (streamDeltas && activity.kind === "model-text") io.out(`${JSON.stringify({ type: TEXT_DELTA, iteration: activity.iteration, text: activity.text })}\n`);
+      if (streamDeltas && activity.kind === "model-text") io.data(`${JSON.stringify({ type: TEXT_DELTA, iteration: activity.iteration, text: activity.text })}\n`);
     },
     // stream-json: each journal line as it is appended; the RunResult comes last.
-    ...(format === "stream-json" ? { appended: (_event, line) => io.out(`${line}\n`) } : {}),
+    ...(format === "stream-json" ? { appended: (_event, line) => io.data(`${line}\n`) } : {}),
   };
   const onSignal = (signal: NodeJS.Signals): void => {
     if (controller.signal.aborted) process.exit(130);
@@ -206,9 +205,10 @@ async function drive({ format, output, streamDeltas, resumeWith }: DriveOutput, 
         if (exitCode === EXIT.COMPLETED) exitCode = EXIT.FAILED;
       }
     }
-    // Text for a person is neutralised; raw is byte-exact for a program, neutralised on a terminal; JSON escapes by itself.
+    // Text for a person takes the text path; raw is byte-exact for a program, text on a terminal; JSON escapes by itself.
     const printed = formatOutcome(outcome, format);
-    io.out(format === "text" || (format === "raw" && process.stdout.isTTY) ? terminalSafe(printed) : printed);
+    if (format === "text" || (format === "raw" && process.stdout.isTTY)) io.out(printed);
+    else io.data(printed);
     // stdout is for programs in json and raw; the person watching still needs to read why it failed.
     if (format !== "text" && outcome.status !== "COMPLETED" && outcome.error) io.err(`${outcome.error.type}: ${outcome.error.message}\n`);
     io.err(resumeHint(outcome, resumeWith));
@@ -226,7 +226,7 @@ function resumeHint(outcome: RunOutcome, options: readonly string[]): string {
   if (outcome.status === "COMPLETED" || outcome.runId === null || outcome.workspacePath === null) return "";
   if (outcome.status === "WAITING_FOR_INPUT") {
     // In every format: json and raw keep stdout for programs, so the person reads the question here.
-    const question = outcome.interaction ? `The agent asks: ${terminalSafe(outcome.interaction.prompt)}\n` : "";
+    const question = outcome.interaction ? `The agent asks: ${outcome.interaction.prompt}\n` : "";
     const file = outcome.runDir === null ? "" : `\nor write the answer to ${outcome.runDir}/interaction/response.txt and run it without -m`;
     return `${question}Answer with: ${continueCommand(outcome.runId, outcome.workspacePath, "<answer>", options)}${file}\n`;
   }

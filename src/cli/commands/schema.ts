@@ -16,7 +16,7 @@ export async function schemaCommand(name: string | undefined, io: CliIo): Promis
   }
   const kind = SCHEMA_KINDS.find((known) => known === name.replace(/\.ya?ml$/, ""));
   if (!kind) throw new UsageError(`Unknown schema '${name}'.${didYouMean(name.replace(/\.ya?ml$/, ""), SCHEMA_KINDS)} Use: delta schema agent | context | hooks`);
-  io.out(readFileSync(schemaPath(kind), "utf8"));
+  io.data(readFileSync(schemaPath(kind), "utf8"));
   return 0;
 }
 

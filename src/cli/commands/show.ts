@@ -29,7 +29,7 @@ export async function showCommand(runIdGiven: string | undefined, flags: Record<
     // Two passes over the journal, neither holding it: the account for the header and footer, then each event printed as it is read.
     const account = loadRunAccount(run.workDir, run.runId, run.paths, warn);
     const format = createEventFormatter(style, { full: Boolean(flags.full) });
-    const output = gatherOutput((text) => io.out(text));
+    const output = gatherOutput((text) => io.data(text));
     output.write(`${runHeader(account, style).join("\n")}\n\n`);
     streamJournal(run.paths.journal, (event) => {
       // The journal may have grown since the account was folded: the listing stops where the account did.
@@ -55,7 +55,7 @@ export async function showCommand(runIdGiven: string | undefined, flags: Record<
 
 async function follow(run: LocatedRun, io: CliIo, style: ReturnType<typeof textStyle>, signal: AbortSignal, full: boolean): Promise<number> {
   const format = createEventFormatter(style, { full });
-  io.out(`${style.bold(`Run ${run.runId}`)}  ${style.dim(run.paths.runDir)}\n\n`);
+  io.data(`${style.bold(`Run ${run.runId}`)}  ${style.dim(run.paths.runDir)}\n\n`);
   // The footer's account is folded as the events go by; none is kept.
   const tracker = createFoldTracker();
   const account = trackRunAccount(tracker);
@@ -63,7 +63,7 @@ async function follow(run: LocatedRun, io: CliIo, style: ReturnType<typeof textS
   let step = await journal.next();
   while (!step.done) {
     for (const event of step.value) tracker.see(event);
-    io.out(step.value.flatMap(format).map((line) => `${line}\n`).join(""));
+    io.data(step.value.flatMap(format).map((line) => `${line}\n`).join(""));
     step = await journal.next();
   }
   if (step.value === "aborted") return EXIT.INTERRUPTED;
@@ -73,7 +73,7 @@ async function follow(run: LocatedRun, io: CliIo, style: ReturnType<typeof textS
   } catch {
     // The journal alone tells the status; metadata only adds whether the engine lives.
   }
-  io.out(`\n${runFooter(account({ workDir: run.workDir, runId: run.runId, paths: run.paths, metadata }), style).join("\n")}\n`);
+  io.data(`\n${runFooter(account({ workDir: run.workDir, runId: run.runId, paths: run.paths, metadata }), style).join("\n")}\n`);
   return EXIT.COMPLETED;
 }
 
@@ -115,7 +115,7 @@ async function showRequest(runId: RunId | undefined, flags: Record<string, unkno
     throw new RunRefusedError(`Run ${run.runId} has no recorded request for iteration ${wanted}: ${known}.`);
   }
   const [rebuilt] = rebuildRequests(run.paths, [{ file: last.file, record: readInvocationRecord(last.file) }]);
-  io.out(`${JSON.stringify(rebuilt!.request, null, 2)}\n`);
+  io.data(`${JSON.stringify(rebuilt!.request, null, 2)}\n`);
   return EXIT.COMPLETED;
 }
 

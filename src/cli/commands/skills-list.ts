@@ -11,7 +11,7 @@ export async function skillsList(target: string, flags: Record<string, unknown>,
   const agent = await loadAgent(await agentHomeOf(target, "skills list"), { warn: (message) => io.err(`${message}\n`) });
   const skills = agent.skills.map((skill) => ({ name: skill.name, description: skill.description, bytes: skill.size, path: skill.display }));
   if (format === "json") {
-    io.out(`${JSON.stringify(skills, null, 2)}\n`);
+    io.data(`${JSON.stringify(skills, null, 2)}\n`);
     return 0;
   }
   if (skills.length === 0) {

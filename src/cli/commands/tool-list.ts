@@ -1,5 +1,4 @@
 // `delta tool list <agent dir | agent.yaml>`: one line per tool the model is offered — its name, its kind, the sandbox it runs in, its description.
-import { terminalSafe } from "../../terminal-text.js";
 import { ASK_HUMAN_TOOL } from "../../loop/ask-human.js";
 import { loadSkillTool } from "../../loop/load-skill.js";
 import { describePolicy } from "../../tools/sandbox-schema.js";
@@ -20,7 +19,7 @@ export function toolList(target: string, io: CliIo): Promise<number> {
       [ASK_HUMAN_TOOL.function.name, "built-in", "sandbox: none (in the engine)", ASK_HUMAN_TOOL.function.description],
       ...(agent.skills.length > 0 ? [loadSkillTool(agent.skills)].map((tool) => [tool.function.name, "built-in", "sandbox: none (in the engine)", tool.function.description]) : []),
     ];
-    io.out(terminalSafe(formatRows(rows)));
+    io.out(formatRows(rows));
   });
 }
 
