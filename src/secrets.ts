@@ -12,7 +12,7 @@
 // The run's files are written through store/run-files.ts, which holds the run's RunSecrets and passes them to each writer above.
 // Sources (providers, hooks, tools) pass text on as it came; they never redact.
 // A run's secret strings: the API key (llm/provider-choice.ts), the values its MCP servers' headers and
-// env read from the environment, and the OTLP exporter's headers (run/engine-start.ts, setupSecrets).
+// env read from the environment, and the OTLP exporter's headers and endpoint credentials (run/engine-start.ts, setupSecrets).
 // Spans sent live remove them again (trace/span-fold.ts); spans exported later come from the redacted journal.
 export const REDACTED = "[REDACTED]";
 
@@ -147,4 +147,32 @@ function replaceKnown(text: string, secrets: readonly string[]): string {
     if (result.includes(secret)) result = result.split(secret).join(REDACTED);
   }
   return result;
+}
+
+/** The user:password@ part of a URL (a base URL, a proxy, a collector), and the password alone: strings to keep out of everything written. */
+export function urlCredentials(value: string): string[] {
+  // A proxy may be written without its scheme, as curl allows.
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`;
+  let url: URL;
+  try {
+    url = new URL(withScheme);
+  } catch {
+    return [];
+  }
+  if (url.username === "" && url.password === "") return [];
+  const userinfo = /^[a-z][a-z0-9+.-]*:\/\/([^/@\s]*)@/i.exec(withScheme)?.[1];
+  return [userinfo, url.password, safeDecode(url.password)].filter((part): part is string => part !== undefined && part !== "");
+}
+
+/** A URL as a message may show it: a user:password@ part becomes ***@. */
+export function withoutUrlCredentials(value: string): string {
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/@\s]*@/i, (_match, scheme: string | undefined) => `${scheme ?? ""}***@`);
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }

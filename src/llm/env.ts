@@ -3,9 +3,9 @@ import { existsSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { FileRefusedError, errorMessage } from "../errors.js";
 import { PROVIDER_KEY_VARIABLES, PROVIDER_URL_VARIABLES } from "../process/child-env.js";
-import { urlCredentials } from "./base-url.js";
 import { isMissingFile, readFolderFile } from "../safe-open.js";
 import { parseDotenv } from "./dotenv.js";
+import { urlCredentials } from "../secrets.js";
 
 export interface ProviderEnv {
   /** DELTA_PROVIDER: overrides llm.provider in agent.yaml (checked by the caller). */

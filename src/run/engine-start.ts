@@ -6,7 +6,7 @@ import type { EventOf, NewEvent } from "../journal/events.js";
 import type { ProviderChoice } from "../llm/provider-choice.js";
 import { runSecrets, type RunSecrets } from "../secrets.js";
 import type { RunSandbox } from "../tools/sandbox-schema.js";
-import { otlpHeaderSecrets } from "../trace/otel-env.js";
+import { otlpSecrets } from "../trace/otel-env.js";
 import { newRunTrace, parseTraceParent } from "../trace/trace-ids.js";
 import type { DriveOptions } from "./drive-options.js";
 import type { AgentMcp } from "./mcp-start.js";
@@ -22,9 +22,9 @@ export interface RunSetup {
   sandbox: RunSandbox;
 }
 
-/** What must never reach a file or the terminal: the provider's key, the values MCP servers read from the environment and the OTLP exporter's headers. */
+/** What must never reach a file or the terminal: the provider's key, the values MCP servers read from the environment and the OTLP exporter's credentials. */
 export function setupSecrets(setup: Pick<RunSetup, "provider" | "mcp">): RunSecrets {
-  return runSecrets([...setup.provider.secrets, ...(setup.mcp?.servers.secrets ?? []), ...otlpHeaderSecrets(process.env)]);
+  return runSecrets([...setup.provider.secrets, ...(setup.mcp?.servers.secrets ?? []), ...otlpSecrets(process.env)]);
 }
 
 /** The ENGINE_START this process records for run `runId` in `workDir`; `first` for the run's first. */

@@ -1,5 +1,5 @@
 // What the standard OTEL_* environment asks of delta's traces: whether to export live, where, how, and what must stay secret.
-import { OTLP_HEADER_VARIABLES } from "../process/child-env.js";
+import { otlpCredentials } from "../process/child-env.js";
 import type { RunTrace } from "./trace-ids.js";
 
 export type OtlpProtocol = "http/protobuf" | "http/json";
@@ -52,12 +52,16 @@ export function liveExportChoice(env: NodeJS.ProcessEnv, run: RunTrace | null): 
   };
 }
 
-/** The values of OTLP header variables (`k=v,k2=v2`, values percent-decoded): strings that must never reach a run's files. */
-export function otlpHeaderSecrets(env: NodeJS.ProcessEnv): string[] {
-  return OTLP_HEADER_VARIABLES.flatMap((name) => {
-    const raw = env[name];
+/**
+ * The credentials of the OTLP exporter variables: each header variable's value and its values (`k=v,k2=v2`, percent-decoded
+ * too), and the user:password@ of an endpoint: strings that must never reach a run's files.
+ */
+export function otlpSecrets(env: NodeJS.ProcessEnv): string[] {
+  return Object.entries(env).flatMap(([name, raw]) => {
     if (!raw) return [];
-    return [raw, ...raw.split(",").flatMap((pair) => {
+    const found = otlpCredentials(name, raw);
+    if (!name.endsWith("_HEADERS")) return found;
+    return [...found, ...raw.split(",").flatMap((pair) => {
       const value = pair.slice(pair.indexOf("=") + 1).trim();
       if (!pair.includes("=") || value === "") return [];
       try {

@@ -1,6 +1,7 @@
 // Sends the fold's spans over OTLP/HTTP (live as a run goes, or afterwards) and writes them as OTLP JSON, through the official SDK loaded on first use.
 import { ENGINE_VERSION } from "../engine-version.js";
 import { errorMessage } from "../errors.js";
+import { withoutUrlCredentials } from "../secrets.js";
 import type { JournalEvent } from "../journal/events.js";
 import { streamJournal } from "../journal/reader.js";
 import type { ReadableSpan, SpanExporter } from "./otel-sdk.js";
@@ -122,7 +123,7 @@ export async function sendJournalSpans(journals: readonly string[], destination:
       });
       const failure = await withinBound(answer, destination.timeoutMs + 1000);
       if (failure === null) sent.spans += spans.length;
-      else sent.failure = failure === TIMED_OUT ? `no answer from ${destination.url} within ${destination.timeoutMs} ms` : failure;
+      else sent.failure = failure === TIMED_OUT ? `no answer from ${withoutUrlCredentials(destination.url)} within ${destination.timeoutMs} ms` : failure;
     }
     return sent.failure === null;
   };
@@ -220,7 +221,7 @@ export function startLiveTrace(options: LiveTraceOptions): LiveTrace {
         : await withinBound(running.forceFlush().then(() => null, (err: unknown) => errorMessage(err)), Math.max(0, deadline - Date.now()));
       void running?.shutdown().catch(() => {});
       const reason = flushed === TIMED_OUT ? `no answer within ${settings.flushMs} ms (OTEL_EXPORTER_OTLP_TIMEOUT)` : (failure ?? flushed);
-      return reason === null ? null : `[warning] could not export the run's spans to ${settings.url}: ${reason}; they are in the journal: delta export --otlp sends them again`;
+      return reason === null ? null : `[warning] could not export the run's spans to ${withoutUrlCredentials(settings.url)}: ${reason}; they are in the journal: delta export --otlp sends them again`;
     },
   };
 }

@@ -21,4 +21,16 @@ describe("childEnvironment", () => {
     expect(childEnvironment({ DELTA_API_KEY: "", MY_KEY: KEY }, { secretValues: [KEY], passthrough: ["DELTA_API_KEY"], resolved: { DELTA_API_KEY: KEY } })).toEqual({ DELTA_API_KEY: KEY });
     expect(childEnvironment({ OPENAI_API_KEY: "sk-o" }, { passthrough: ["OPENAI_API_KEY", "NOT_SET"] })).toEqual({ OPENAI_API_KEY: "sk-o" });
   });
+
+  it("removes every signal's OTLP headers and an OTLP endpoint carrying user:password@, keeping an endpoint without credentials and what env_passthrough names", () => {
+    const parent = {
+      OTEL_EXPORTER_OTLP_HEADERS: "x-api-key=k",
+      OTEL_EXPORTER_OTLP_LOGS_HEADERS: "x-api-key=k",
+      OTEL_EXPORTER_OTLP_ENDPOINT: "https://user:pass@collector:4318",
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "https://collector:4318/v1/traces",
+      OTEL_SERVICE_NAME: "svc",
+    };
+    expect(childEnvironment(parent)).toEqual({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "https://collector:4318/v1/traces", OTEL_SERVICE_NAME: "svc" });
+    expect(childEnvironment(parent, { passthrough: ["OTEL_EXPORTER_OTLP_ENDPOINT"] })).toMatchObject({ OTEL_EXPORTER_OTLP_ENDPOINT: "https://user:pass@collector:4318" });
+  });
 });

@@ -1,5 +1,6 @@
 // `delta export`: a run's spans (or every run's of a workspace or an agent), rebuilt from the journals alone, to an OTLP collector or as an OTLP/JSON file.
 import { EngineError, UsageError } from "../../errors.js";
+import { withoutUrlCredentials } from "../../secrets.js";
 import { runIdsIn } from "../../store/list-runs.js";
 import { scopeWorkspaces } from "../../store/locate-run.js";
 import { runPaths, type RunPaths } from "../../store/run-dir.js";
@@ -84,9 +85,10 @@ async function send(journals: string[], options: JournalSpanOptions, flags: Reco
   const choice = liveExportChoice(env, null);
   if (choice.kind !== "on") throw new UsageError(choice.kind === "refused" ? choice.warning.replace(/^\[warning\] /, "").replace("no spans are exported", "nothing was sent") : "Nothing to send to.");
   const { url, protocol, flushMs: timeoutMs } = choice.settings;
+  const shown = withoutUrlCredentials(url);
   const sent = await sendJournalSpans(journals, { url, protocol, timeoutMs }, process.env, options);
-  if (sent.failure !== null) throw new EngineError(`Could not send the spans to ${url} (${sent.spans} sent before it stopped): ${sent.failure}`);
-  io.err(`Sent ${counted(sent.spans, "span")} to ${url}\n`);
+  if (sent.failure !== null) throw new EngineError(`Could not send the spans to ${shown} (${sent.spans} sent before it stopped): ${sent.failure}`);
+  io.err(`Sent ${counted(sent.spans, "span")} to ${shown}\n`);
   return 0;
 }
 
