@@ -54,6 +54,12 @@ export class EndpointChangedError extends DeltaError {
   readonly exitCode = EXIT.REFUSED;
 }
 
+/** A base URL from the workspace's `.env` (a file the run's tools can write) would receive a key that file did not give. */
+export class UntrustedEndpointError extends DeltaError {
+  readonly type = "UNTRUSTED_ENDPOINT";
+  readonly exitCode = EXIT.REFUSED;
+}
+
 /** A run's folder, journal or the agent's hooks file belongs to another user, who is not trusted: refused before anything ran. */
 export class UntrustedOwnerError extends DeltaError {
   readonly type = "UNTRUSTED_OWNER";

@@ -1,11 +1,11 @@
 // Finds the provider, its API key and base URL: workspace .env > agent .env > project-root .env > process environment.
 import { existsSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { FileRefusedError, errorMessage } from "../errors.js";
+import { FileRefusedError, UntrustedEndpointError, errorMessage } from "../errors.js";
 import { PROVIDER_KEY_VARIABLES, PROVIDER_URL_VARIABLES } from "../process/child-env.js";
 import { isMissingFile, readFolderFile } from "../safe-open.js";
+import { urlCredentials, withoutUrlCredentials } from "../secrets.js";
 import { parseDotenv } from "./dotenv.js";
-import { urlCredentials } from "../secrets.js";
 
 export interface ProviderEnv {
   /** DELTA_PROVIDER: overrides llm.provider in agent.yaml (checked by the caller). */
@@ -103,6 +103,24 @@ export function resolveProviderEnv(input: ProviderEnvInput): ProviderEnv {
     keys: [...keys],
     files,
   };
+}
+
+/**
+ * A workspace's `.env` can be written by the run's own tools: a base URL read from it is used only with the key read from
+ * that same file, so a tool cannot send the user's key elsewhere. With no key at all there is nothing to send (the missing
+ * key is refused on its own). The agent's and the project's `.env` keep the design's priority; `--base-url` is not checked.
+ */
+export function checkWorkspaceBaseUrl(env: ProviderEnv, workDir: string): void {
+  const workspaceFile = join(resolve(workDir), ".env");
+  if (env.fileOf.baseUrl !== workspaceFile || env.apiKey === undefined || env.fileOf.apiKey === workspaceFile) return;
+  const urlName = env.baseUrlName ?? "DELTA_BASE_URL";
+  const keyName = env.apiKeyName ?? "DELTA_API_KEY";
+  throw new UntrustedEndpointError(
+    `The model base URL ${withoutUrlCredentials(env.baseUrl ?? "")} comes from ${workspaceFile} (${urlName}), a file the run's tools can write, ` +
+      `but the API key in use does not (${env.sourceOf.apiKey ?? keyName}): the key is not sent where a workspace file points. ` +
+      `Either put the key beside the URL in ${workspaceFile} (${keyName}=…); or set ${urlName} in the environment or the agent's .env and remove it from ${workspaceFile}; ` +
+      `or give --base-url <url> for this invocation.`,
+  );
 }
 
 /** The .env files in priority order, each listed once even when two levels are the same folder. */

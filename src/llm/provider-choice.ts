@@ -47,7 +47,7 @@ interface ProviderOptions {
 }
 
 export async function chooseProvider(agent: AgentLlm, workDir: string, options: ProviderOptions): Promise<ProviderChoice> {
-  const { resolveProviderEnv } = await import("./env.js");
+  const { checkWorkspaceBaseUrl, resolveProviderEnv } = await import("./env.js");
   const env = resolveProviderEnv({
     workDir,
     agentHome: agent.home,
@@ -88,6 +88,7 @@ export async function chooseProvider(agent: AgentLlm, workDir: string, options: 
         "(workspace, agent directory or project root), or run from a recording with --replay <file|run dir>.",
     );
   }
+  if (options.baseUrl === undefined) checkWorkspaceBaseUrl(env, workDir);
   const { checkBaseUrl, DEFAULT_BASE_URLS, endpointUrl } = await import("./base-url.js");
   const baseUrlSource = options.baseUrl !== undefined ? "--base-url" : (env.sourceOf.baseUrl ?? (agent.llm.base_url === undefined ? undefined : "llm.base_url in agent.yaml"));
   const baseUrl = options.baseUrl ?? env.baseUrl ?? agent.llm.base_url;

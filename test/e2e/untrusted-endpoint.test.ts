@@ -18,7 +18,7 @@ const WRITE_TOOL = `tools:
 const { root } = setUpE2e("delta-endpoint-");
 
 describe("the run's endpoint", () => {
-  it("refuses a continue that a .env written by a tool would send elsewhere, sending nothing there, until --accept-endpoint", async () => {
+  it("refuses a continue that a .env written by a tool would send elsewhere, sending nothing there, even with --accept-endpoint; --base-url moves it on purpose", async () => {
     const own = await startMockLlm([reply.text("placeholder")]);
     const attacker = await startMockLlm([reply.text("stolen"), reply.text("stolen again")]);
     try {
@@ -38,25 +38,22 @@ describe("the run's endpoint", () => {
 
         const refused = await delta(["continue", "--run-id", "r1", "-w", ws, "-m", "more", "--format", "json"], { env: { ...env, DELTA_BASE_URL: script.baseUrl }, checkEndpoint: true });
         expect(refused.exitCode, refused.stderr).toBe(126);
-        expect(JSON.parse(refused.stdout)).toMatchObject({ error: { type: "ENDPOINT_CHANGED" } });
-        expect(refused.stderr).toContain(script.baseUrl);
+        // The workspace's .env names the URL but not the key: refused before the endpoints are even compared.
+        expect(JSON.parse(refused.stdout)).toMatchObject({ error: { type: "UNTRUSTED_ENDPOINT" } });
         expect(refused.stderr).toContain(attacker.baseUrl);
-        expect(refused.stderr).toContain("--accept-endpoint");
+        expect(refused.stderr).toContain("--base-url");
         expect(refused.stderr).toContain(join(ws, ".env"));
         expect(attacker.requests).toHaveLength(0);
         expect(readEvents(ws, "r1").filter((event) => event.type === "USER_MESSAGE")).toHaveLength(1);
 
-        const accepted = await delta(["continue", "--run-id", "r1", "-w", ws, "-m", "more", "--accept-endpoint"], { env: { ...env, DELTA_BASE_URL: script.baseUrl }, checkEndpoint: true });
-        expect(accepted.exitCode, accepted.stderr).toBe(0);
+        // Accepting the move does not let the key go where a workspace file points: only --base-url moves it there.
+        const accepted = await delta(["continue", "--run-id", "r1", "-w", ws, "-m", "more", "--accept-endpoint", "--format", "json"], { env: { ...env, DELTA_BASE_URL: script.baseUrl }, checkEndpoint: true });
+        expect(accepted.exitCode, accepted.stderr).toBe(126);
+        expect(JSON.parse(accepted.stdout)).toMatchObject({ error: { type: "UNTRUSTED_ENDPOINT" } });
+        expect(attacker.requests).toHaveLength(0);
+        const moved = await delta(["continue", "--run-id", "r1", "-w", ws, "-m", "more", "--base-url", attacker.baseUrl], { env: { ...env, DELTA_BASE_URL: script.baseUrl }, checkEndpoint: true });
+        expect(moved.exitCode, moved.stderr).toBe(0);
         expect(attacker.requests).toHaveLength(1);
-        // Said on stderr, naming the file that set the endpoint.
-        expect(accepted.stderr).toContain(`Model endpoint ${attacker.baseUrl} (openai): base URL from ${join(ws, ".env")}`);
-
-        // A new run in that workspace uses the .env (the design's priority), and says so.
-        const fresh = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "r2", "-m", "go"], { env: { ...env, DELTA_BASE_URL: script.baseUrl }, checkEndpoint: true });
-        expect(fresh.exitCode, fresh.stderr).toBe(0);
-        expect(attacker.requests).toHaveLength(2);
-        expect(fresh.stderr.match(/Model endpoint /g)).toHaveLength(1);
       } finally {
         await script.close();
       }
