@@ -1,4 +1,4 @@
-// One model request and its reply, whole or streamed, under a whole-call or an idle timeout; each wire protocol says what to send and how to read the reply.
+// One model request and its reply, whole or streamed, under a whole-attempt or an idle timeout; each wire protocol says what to send and how to read the reply.
 import type { LlmReply } from "../conversation.js";
 import { statusFailure, thrownFailure, type AttemptFailure, type ProtocolReading } from "./failure.js";
 import { sendHttp, type HttpExchange } from "./transport/http-client.js";
@@ -8,9 +8,12 @@ import { looksLikeSse, parseSse, sseEvents, type SseEvent } from "./transport/ss
 
 export interface AttemptSettings {
   url: URL;
-  /** Read the reply as server-sent events, with `idleTimeoutMs` instead of `timeoutMs`. */
+  /** Read the reply as server-sent events: the clock is `idleTimeoutMs` of silence, and the whole reply is bounded by `bounds.maxReplyMs`. */
   stream: boolean;
+  /** The whole attempt, request to last byte: always for a whole reply; for a streamed one only when `explicitTimeout`. */
   timeoutMs: number;
+  /** llm.timeout_ms was set: it bounds a streamed attempt end to end as well. */
+  explicitTimeout: boolean;
   idleTimeoutMs: number;
   bounds: ReplyBounds;
   env: ProxyEnv;
@@ -18,7 +21,7 @@ export interface AttemptSettings {
 
 /** What one reply may be, whatever the server sends: each past its bound is a final model error naming its setting. */
 export interface ReplyBounds {
-  /** llm.max_reply_ms: a streamed reply's whole duration. */
+  /** llm.max_reply_ms: a streamed reply's whole duration (llm.timeout_ms, when set, may end it sooner). */
   maxReplyMs: number;
   /** llm.max_reply_bytes: the decoded body's size. */
   maxReplyBytes: number;
@@ -64,17 +67,25 @@ export async function attemptOnce(settings: AttemptSettings, exchange: WireExcha
   const abort = (): void => controller.abort();
   signal?.addEventListener("abort", abort, { once: true });
   const limitMs = settings.stream ? settings.idleTimeoutMs : settings.timeoutMs;
-  let timedOut = false;
+  let timedOut: string | null = null;
   let timer: NodeJS.Timeout | undefined;
   // Streaming: the clock restarts with every chunk, so a model that thinks aloud for minutes is not cut off.
   const restartClock = (): void => {
     clearTimeout(timer);
     timer = setTimeout(() => {
-      timedOut = true;
+      timedOut = settings.stream ? `no bytes for ${limitMs} ms (llm.idle_timeout_ms)` : `no answer within ${limitMs} ms (llm.timeout_ms)`;
       controller.abort();
     }, limitMs);
   };
   restartClock();
+  // An explicit llm.timeout_ms bounds a streamed attempt end to end: a reply that drips a byte a second ends too.
+  const whole =
+    settings.stream && settings.explicitTimeout
+      ? setTimeout(() => {
+          timedOut ??= `the streamed reply did not end within ${settings.timeoutMs} ms (llm.timeout_ms)`;
+          controller.abort();
+        }, settings.timeoutMs)
+      : undefined;
   // The idle clock restarts with every byte; this one never does, so a trickle ends too.
   let overran: string | null = null;
   const stop = (reason: string): void => {
@@ -109,14 +120,12 @@ export async function attemptOnce(settings: AttemptSettings, exchange: WireExcha
   } catch (err) {
     if (signal?.aborted) throw signal.reason ?? err;
     if (overran !== null) throw new AttemptFailed({ kind: "refused", reason: overran });
-    if (timedOut) {
-      const reason = settings.stream ? `no bytes for ${limitMs} ms (llm.idle_timeout_ms)` : `no answer within ${limitMs} ms`;
-      throw new AttemptFailed({ kind: "transient", reason });
-    }
+    if (timedOut !== null) throw new AttemptFailed({ kind: "transient", reason: timedOut });
     if (err instanceof AttemptFailed) throw err;
     throw new AttemptFailed(thrownFailure(err, exchange.reading));
   } finally {
     clearTimeout(timer);
+    clearTimeout(whole);
     clearTimeout(total);
     signal?.removeEventListener("abort", abort);
   }

@@ -9,7 +9,7 @@ export interface ProviderConfig {
   apiKey: string;
   /** The protocol's public endpoint when not given. */
   baseUrl?: string;
-  /** Per attempt, headers and body together, when not streaming. Default 120000. */
+  /** llm.timeout_ms: each attempt end to end, headers and body, streamed or not. Unset: 120000 for a whole reply, none beyond the reply bounds for a stream. */
   timeoutMs?: number;
   /** Retries of rate limits, server failures and network errors after the first attempt. Default 3. */
   maxRetries?: number;
@@ -22,6 +22,9 @@ export interface ProviderConfig {
   /** Bounds on one reply: streamed duration, size, tool calls, JSON nesting (llm.max_reply_ms and the rest). */
   replyBounds?: Partial<ReplyBounds>;
 }
+
+/** A whole (not streamed) reply's attempt when llm.timeout_ms is not set. */
+const DEFAULT_WHOLE_REPLY_TIMEOUT_MS = 120_000;
 
 export interface ProviderSettings {
   attempt: AttemptSettings;
@@ -38,7 +41,8 @@ export function providerSettings(config: ProviderConfig, defaultBaseUrl: string,
   const attempt: AttemptSettings = {
     url: toUrl(new URL(baseUrl)),
     stream: config.stream ?? false,
-    timeoutMs: checkCount(config.timeoutMs ?? 120_000, "llm.timeout_ms", 1),
+    timeoutMs: checkCount(config.timeoutMs ?? DEFAULT_WHOLE_REPLY_TIMEOUT_MS, "llm.timeout_ms", 1),
+    explicitTimeout: config.timeoutMs !== undefined,
     idleTimeoutMs: checkCount(config.idleTimeoutMs ?? 120_000, "llm.idle_timeout_ms", 1),
     bounds: { ...DEFAULT_REPLY_BOUNDS, ...config.replyBounds },
     env: env as ProxyEnv,

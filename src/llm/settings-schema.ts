@@ -3,7 +3,6 @@ import { z } from "zod";
 import { PricingSchema } from "../journal/events.js";
 import { PROVIDER_NAMES } from "./types.js";
 
-const DEFAULT_LLM_TIMEOUT_MS = 120_000;
 const DEFAULT_LLM_MAX_RETRIES = 3;
 const DEFAULT_LLM_IDLE_TIMEOUT_MS = 120_000;
 /** A streamed reply's whole duration: long reasoning streams fit, an endless one does not. */
@@ -37,7 +36,11 @@ export const LlmConfigSchema = z.strictObject({
   context_window: z.number().int().positive().optional(),
   pricing: PricingSchema.optional(),
   base_url: z.url().optional(),
-  timeout_ms: z.number().int().positive().default(DEFAULT_LLM_TIMEOUT_MS),
+  /**
+   * Each attempt's whole duration, from the request to the reply's last byte. Unset: 120000 for a whole reply, and a
+   * streamed reply is bounded by idle_timeout_ms and max_reply_ms; set, it bounds a streamed attempt end to end too.
+   */
+  timeout_ms: z.number().int().positive().optional(),
   max_retries: z.number().int().nonnegative().default(DEFAULT_LLM_MAX_RETRIES),
   /** Read the reply as a stream of server-sent events; the call then ends only when no byte came for idle_timeout_ms. */
   stream: z.boolean().default(false),

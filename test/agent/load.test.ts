@@ -13,7 +13,6 @@ describe("loading agent.yaml", () => {
     expect(agent.name).toBe("test-agent");
     expect(agent.llm).toEqual({
       model: "gpt-4o-mini",
-      timeout_ms: 120000,
       max_retries: 3,
       stream: false,
       idle_timeout_ms: 120000,
