@@ -8,7 +8,7 @@ import { readRunState } from "../journal/run-state.js";
 import { readMetadata, RunMetadataSchema } from "./run-metadata.js";
 import { originalRunOf, type OriginalRun } from "./original-run.js";
 import { readRunFile } from "../safe-open.js";
-import { runPaths, type RunPaths } from "./run-dir.js";
+import { isLeftover, runPaths, type RunPaths } from "./run-dir.js";
 import { isRunId, type RunId } from "./run-id.js";
 import type { RecordReading } from "./lease/owner-record.js";
 import { readCurrentOwner } from "./lease/take-run.js";
@@ -63,17 +63,23 @@ export function listRuns(workDir: string, filter: ListFilter, warn: (line: strin
 
 /** The run directories of `<workDir>/.delta`, unordered; none when there is no .delta. */
 export function runIdsIn(workDir: string): RunId[] {
-  const deltaDir = join(workDir, ".delta");
-  let names: string[];
+  // A directory with neither journal nor metadata is not a run: a claim that died before its first
+  // write, or something else kept in .delta/ (context_artifacts/ of a computed_file source).
+  return foldersIn(workDir).filter((name): name is RunId => isRunId(name) && isRunDir(join(workDir, ".delta", name)));
+}
+
+/** The run folders of `<workDir>/.delta` that hold owner records and nothing else of a run (run-dir.ts isLeftover). */
+export function leftoverIdsIn(workDir: string): RunId[] {
+  return foldersIn(workDir).filter((name): name is RunId => isRunId(name) && isLeftover(runPaths(workDir, name)));
+}
+
+/** The folders of `<workDir>/.delta` but the hidden ones (a .claim-* directory a crash left mid-claim is not a run). */
+function foldersIn(workDir: string): string[] {
   try {
-    // Hidden entries (a .claim-* directory a crash left mid-claim) are not runs.
-    names = readdirSync(deltaDir, { withFileTypes: true }).filter((entry) => entry.isDirectory() && !entry.name.startsWith(".")).map((entry) => entry.name);
+    return readdirSync(join(workDir, ".delta"), { withFileTypes: true }).filter((entry) => entry.isDirectory() && !entry.name.startsWith(".")).map((entry) => entry.name);
   } catch {
     return [];
   }
-  // A directory with neither journal nor metadata is not a run: a claim that died before its first
-  // write, or something else kept in .delta/ (context_artifacts/ of a computed_file source).
-  return names.filter((name): name is RunId => isRunId(name) && isRunDir(join(deltaDir, name)));
 }
 
 /** Newest first (last update, then run id), filtered; also merges the runs of several workspaces. */

@@ -2,7 +2,7 @@
 import { basename } from "node:path";
 import shellQuote from "shell-quote";
 import { RunRefusedError, UsageError } from "../errors.js";
-import { applyFilter, listRuns, type ListFilter, type RunSummary } from "./list-runs.js";
+import { applyFilter, leftoverIdsIn, listRuns, type ListFilter, type RunSummary } from "./list-runs.js";
 import { readOriginalRun } from "./original-run.js";
 import { indexedRuns } from "./run-index.js";
 import { findRunDir, isDirectory, runPaths, type RunPaths } from "./run-dir.js";
@@ -57,6 +57,11 @@ function continuable(run: LocatedRun): LocatedRun {
 export function listScopedRuns(scope: RunScope, filter: ListFilter, warn: (line: string) => void): RunSummary[] {
   const runs = scopeWorkspaces(scope).flatMap((workDir) => listRuns(workDir, {}, warn));
   return applyFilter(runs, filter);
+}
+
+/** The leftover run folders of the scope (run-dir.ts isLeftover): not runs, but ids that are taken until they go. */
+export function listScopedLeftovers(scope: RunScope): { workDir: string; runId: RunId }[] {
+  return scopeWorkspaces(scope).flatMap((workDir) => leftoverIdsIn(workDir).map((runId) => ({ workDir, runId })));
 }
 
 /** The newest run of the scope (the first line of `delta list-runs`); refused (126) when there is none. */

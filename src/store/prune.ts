@@ -7,7 +7,8 @@ import { readRunState } from "../journal/run-state.js";
 import { pausePoint } from "../pause-point.js";
 import { randomHex } from "../random-hex.js";
 import type { RunSummary } from "./list-runs.js";
-import { runPaths } from "./run-dir.js";
+import { isLeftover, runPaths } from "./run-dir.js";
+import type { RunId } from "./run-id.js";
 import { takeRun } from "./lease/take-run.js";
 import { runSize } from "./run-size.js";
 
@@ -82,13 +83,41 @@ export async function pruneRun(candidate: PruneCandidate, rule: PruneRule): Prom
       rmSync(join(paths.runDir, "io"), { recursive: true, force: true });
       return null;
     }
-    const hidden = join(run.work_dir, ".delta", `.prune-${run.run_id}-${randomHex(4)}`);
-    renameSync(paths.runDir, hidden);
-    rmSync(hidden, { recursive: true, force: true });
+    removeRunDir(run.work_dir, run.run_id);
     return null;
   } catch (err) {
     return errorMessage(err);
   } finally {
     hold.release();
   }
+}
+
+/**
+ * Removes a leftover run folder (run-dir.ts isLeftover: owner records and nothing else), taken first as a run is, so a
+ * process taking it at this moment keeps it. Returns null when removed, else why it was left alone.
+ */
+export async function pruneLeftover(workDir: string, runId: RunId): Promise<string | null> {
+  const paths = runPaths(workDir, runId);
+  let hold;
+  try {
+    hold = await takeRun(paths, { runId, workDir, force: false });
+  } catch (err) {
+    return errorMessage(err);
+  }
+  try {
+    if (!isLeftover(paths)) return "it holds a run's files now";
+    removeRunDir(workDir, runId);
+    return null;
+  } catch (err) {
+    return errorMessage(err);
+  } finally {
+    hold.release();
+  }
+}
+
+/** Renamed to a hidden name first, so the folder is never seen half-removed. */
+function removeRunDir(workDir: string, runId: RunId): void {
+  const hidden = join(workDir, ".delta", `.prune-${runId}-${randomHex(4)}`);
+  renameSync(runPaths(workDir, runId).runDir, hidden);
+  rmSync(hidden, { recursive: true, force: true });
 }

@@ -167,9 +167,28 @@ function entryExists(path: string): boolean {
 }
 
 function idTaken(workDir: string, runId: RunId): RunRefusedError {
-  const path = runPaths(workDir, runId).runDir;
-  if (!isDirectory(path)) return notARunDir(path);
+  const paths = runPaths(workDir, runId);
+  if (!isDirectory(paths.runDir)) return notARunDir(paths.runDir);
+  if (isLeftover(paths)) return leftoverRun(workDir, runId);
   return new RunRefusedError(`run id ${runId} already exists in ${workDir}; choose another id or use \`delta continue --run-id ${runId}\``);
+}
+
+/**
+ * A run folder with owner records but neither journal nor metadata: what a run left when it was removed (an older
+ * engine's `prune` racing a `continue` re-created it holding only `.lock/`, or it was emptied by hand). Not a run:
+ * nothing in it can be continued, listed or shown; `delta prune --yes` removes it.
+ */
+export function isLeftover(paths: RunPaths): boolean {
+  return existsSync(paths.lock) && !existsSync(paths.journal) && !existsSync(paths.metadata);
+}
+
+/** The refusal every command gives a leftover run folder: what it is, and how to free its id. */
+export function leftoverRun(workDir: string, runId: RunId): RunRefusedError {
+  const { runDir } = runPaths(workDir, runId);
+  return new RunRefusedError(
+    `${runDir} holds no journal, only owner records (.lock/): what is left of run ${runId} after it was removed while another process was taking it. ` +
+      `Nothing of the run remains to continue or show. \`delta prune -w ${workDir} --keep 0 --yes\` removes the folder (or remove it by hand), and the id ${runId} is free again.`,
+  );
 }
 
 function notARunDir(path: string): RunRefusedError {
@@ -185,6 +204,7 @@ export function findRunDir(workDir: string, runId: RunId): RunPaths {
     if (entryExists(paths.runDir)) throw notARunDir(paths.runDir);
     throw new RunRefusedError(`no run ${runId} in ${workDir}; list the runs there with \`delta list-runs -w ${workDir}\``);
   }
+  if (isLeftover(paths)) throw leftoverRun(workDir, runId);
   return paths;
 }
 

@@ -2,7 +2,8 @@
 import { terminalSafe } from "../../terminal-text.js";
 import { basename } from "node:path";
 import shellQuote from "shell-quote";
-import { indexedRunsThatExist, listScopedRuns } from "../../store/locate-run.js";
+import { indexedRunsThatExist, listScopedLeftovers, listScopedRuns } from "../../store/locate-run.js";
+import { leftoverRun } from "../../store/run-dir.js";
 import { whereRunsAre } from "../run-query.js";
 import { applyFilter, type RunSummary } from "../../store/list-runs.js";
 import { checkLiveness } from "../../store/lease/liveness-check.js";
@@ -23,6 +24,7 @@ export async function listRunsCommand(flags: Record<string, unknown>, io: CliIo)
   const listed = check ? applyFilter(await checkLiveness(listScopedRuns(scope, {}, warn)), filter) : listScopedRuns(scope, filter, warn);
   // --size: what each run folder holds, so a fleet's disk can be looked after (delta prune removes).
   const runs: (RunSummary & { size?: RunSize })[] = flags.size ? listed.map((run) => ({ ...run, size: runSize(run.work_dir, run.run_id) })) : listed;
+  for (const { workDir, runId } of listScopedLeftovers(scope)) warn(leftoverRun(workDir, runId).message);
   const showWorkspace = "agentHome" in scope;
   switch (format) {
     case "json":

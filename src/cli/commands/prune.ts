@@ -1,7 +1,7 @@
 // `delta prune`: lists (by default) or removes (--yes) finished runs of a workspace or of an agent's workspaces, or only their io/.
 import { EXIT, UsageError } from "../../errors.js";
-import { listScopedRuns } from "../../store/locate-run.js";
-import { PRUNABLE, choosePrunable, pruneRun, type PruneRule } from "../../store/prune.js";
+import { listScopedLeftovers, listScopedRuns } from "../../store/locate-run.js";
+import { PRUNABLE, choosePrunable, pruneLeftover, pruneRun, type PruneRule } from "../../store/prune.js";
 import { humanBytes } from "../../byte-size.js";
 import type { CliIo } from "../io.js";
 import { optionalString, parseFormat, parseStatus } from "../options.js";
@@ -13,8 +13,11 @@ export async function pruneCommand(flags: Record<string, unknown>, io: CliIo): P
   const scope = await runScope(flags);
   const warn = (line: string): void => io.err(`[warning] ${line}\n`);
   const { chosen, skipped } = choosePrunable(listScopedRuns(scope, {}, warn), rule);
+  // Folders a removed run left (owner records only) are no run of any status: they go with any prune.
+  const leftovers = listScopedLeftovers(scope);
   const what = rule.ioOnly ? "io/ of" : "run";
   const removed: string[] = [];
+  const removedLeftovers: string[] = [];
   const left = skipped.map(({ run, reason }) => ({ run_id: run.run_id, work_dir: run.work_dir, reason }));
   if (flags.yes) {
     for (const candidate of chosen) {
@@ -22,20 +25,33 @@ export async function pruneCommand(flags: Record<string, unknown>, io: CliIo): P
       if (reason === null) removed.push(candidate.run.run_id);
       else left.push({ run_id: candidate.run.run_id, work_dir: candidate.run.work_dir, reason });
     }
+    for (const { workDir, runId } of leftovers) {
+      const reason = await pruneLeftover(workDir, runId);
+      if (reason === null) removedLeftovers.push(runId);
+      else left.push({ run_id: runId, work_dir: workDir, reason });
+    }
   }
   const bytes = chosen.filter((candidate) => !flags.yes || removed.includes(candidate.run.run_id)).reduce((sum, candidate) => sum + candidate.bytes, 0);
   if (format === "json") {
-    io.data(`${JSON.stringify({ dry_run: !flags.yes, io_only: rule.ioOnly, selected: chosen.map(({ run, bytes: size }) => ({ run_id: run.run_id, work_dir: run.work_dir, status: run.status, last_updated: run.last_updated, bytes: size })), removed, left, bytes }, null, 2)}\n`);
+    const leftoverList = leftovers.map(({ workDir, runId }) => ({ run_id: runId, work_dir: workDir, removed: removedLeftovers.includes(runId) }));
+    io.data(`${JSON.stringify({ dry_run: !flags.yes, io_only: rule.ioOnly, selected: chosen.map(({ run, bytes: size }) => ({ run_id: run.run_id, work_dir: run.work_dir, status: run.status, last_updated: run.last_updated, bytes: size })), removed, left, bytes, leftovers: leftoverList }, null, 2)}\n`);
   } else {
     for (const { run, bytes: size } of chosen) {
       const done = removed.includes(run.run_id);
       if (flags.yes && !done) continue;
       io.out(`${flags.yes ? "removed" : "would remove"} ${what} ${run.run_id}  ${run.status}  ${run.last_updated}  ${humanBytes(size)}  ${run.work_dir}\n`);
     }
+    for (const { workDir, runId } of leftovers) {
+      if (flags.yes && !removedLeftovers.includes(runId)) continue;
+      io.out(`${flags.yes ? "removed" : "would remove"} leftover ${runId}  (owner records only, no journal)  ${workDir}\n`);
+    }
     for (const { run_id: runId, reason } of left) io.err(`left ${runId}: ${reason}\n`);
   }
-  if (!flags.yes) io.err(chosen.length === 0 ? "Nothing to prune.\n" : `Nothing removed: add --yes to remove ${chosen.length === 1 ? "this run" : `these ${chosen.length} runs`}${rule.ioOnly ? "' io/" : ""} (${humanBytes(bytes)}).\n`);
-  else io.err(`Removed ${removed.length} ${rule.ioOnly ? "runs' io/" : "runs"} (${humanBytes(bytes)}).\n`);
+  const andLeftovers = (count: number): string => (count === 0 ? "" : ` and ${count} leftover folder${count === 1 ? "" : "s"}`);
+  if (!flags.yes) {
+    const runs = chosen.length === 0 ? "" : `${chosen.length === 1 ? "this run" : `these ${chosen.length} runs`}${rule.ioOnly ? "' io/" : ""} (${humanBytes(bytes)})`;
+    io.err(chosen.length + leftovers.length === 0 ? "Nothing to prune.\n" : `Nothing removed: add --yes to remove ${runs}${runs === "" ? andLeftovers(leftovers.length).slice(5) : andLeftovers(leftovers.length)}.\n`);
+  } else io.err(`Removed ${removed.length} ${rule.ioOnly ? "runs' io/" : "runs"} (${humanBytes(bytes)})${andLeftovers(removedLeftovers.length)}.\n`);
   return EXIT.COMPLETED;
 }
 

@@ -173,9 +173,16 @@ export function paddedRecord(record: OwnerRecord, size = 0): string {
   return `${json}${" ".repeat(least - json.length - 1)}\n`;
 }
 
-/** Creates `record`'s generation exclusively: true when this call created it, false when it already existed. */
+/**
+ * Creates `record`'s generation exclusively: true when this call created it, false when it already existed. The run's
+ * folder must exist: a run removed meanwhile (by prune) is never re-created here; that throws ENOENT.
+ */
 export function claimGeneration(lockDir: string, record: OwnerRecord): boolean {
-  mkdirSync(lockDir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  try {
+    mkdirSync(lockDir, { mode: PRIVATE_DIR_MODE });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+  }
   const temp = writeTemp(lockDir, record.generation, paddedRecord(record), true);
   try {
     linkSync(temp, recordPath(lockDir, record.generation));

@@ -12,6 +12,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { RunRefusedError } from "../../errors.js";
 import { fsError } from "../../fs-errors.js";
 import { pausePoint } from "../../pause-point.js";
+import { isMissingFile } from "../../safe-open.js";
 import { judgeOwner, judgeWatched, type TakeoverVerdict } from "./judge.js";
 import { fenceJournal } from "./fence.js";
 import { keepOwnRecord } from "./heartbeat.js";
@@ -74,7 +75,7 @@ export async function takeRun(paths: RunPaths, options: TakeOptions): Promise<Ru
       if (verdict === "look again") continue;
       pausePoint("lock-judged");
       const mine = ownRecord(current + 1, verdict && !verdict.released ? verdict.reason : null);
-      if (!claimGeneration(paths.lock, mine)) throw takenMeanwhile(options, current + 1);
+      if (!claimOrGone(paths, mine, options)) throw takenMeanwhile(options, current + 1);
       if (listGenerations(paths.lock)[0] !== mine.generation) {
         // Created over a generation a newer holder had already cleaned away: that holder owns the run, not us.
         rmSync(recordPath(paths.lock, mine.generation), { force: true });
@@ -126,6 +127,20 @@ function fenceOrWithdraw(paths: RunPaths, generation: number): void {
   } catch (err) {
     rmSync(recordPath(paths.lock, generation), { force: true });
     throw err;
+  }
+}
+
+/** Claims the generation; a run whose folder went meanwhile (a prune removed it) is refused as gone, never re-created. */
+function claimOrGone(paths: RunPaths, mine: OwnerRecord, options: TakeOptions): boolean {
+  try {
+    return claimGeneration(paths.lock, mine);
+  } catch (err) {
+    if (!isMissingFile(err)) throw err;
+    throw new RunRefusedError(
+      `Run ${options.runId} was removed (by \`delta prune\`, or by hand) while this process was taking it; nothing was changed. ` +
+        `\`delta list-runs -w ${options.workDir}\` shows the runs that remain.`,
+      { cause: err },
+    );
   }
 }
 
