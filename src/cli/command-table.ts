@@ -169,11 +169,12 @@ export function buildCli(): CommandTable {
     }));
   cli
     .command("mcp <action>", "Offer an agent's runs as MCP tools (run, continue, answer, status, result) to Claude Code, Codex or any MCP client")
-    .usage("mcp serve --agent <agent> [-w <workspace>] [--http <port> [--host <address>] [--idle-timeout <seconds>]] [--term-grace <seconds>]")
+    .usage("mcp serve --agent <agent> [-w <workspace>] [--http <port> [--host <address>] [--token-file <file>] [--idle-timeout <seconds>]] [--term-grace <seconds>]")
     .option("--agent <path>", "Agent directory, or its agent.yaml", { default: "." })
     .option("-w, --work-dir <path>", "Workspace of every run (default: a new W00N under the agent per server start)")
     .option("--http <port>", "Serve Streamable HTTP at http://<host>:<port>/mcp instead of stdio (0: any free port)")
-    .option("--host <address>", "Address to bind with --http (default: 127.0.0.1; any other needs $DELTA_MCP_TOKEN)")
+    .option("--host <address>", "Address to bind with --http (default: 127.0.0.1)")
+    .option("--token-file <file>", "With --http: the bearer token every request must carry, from this file (yours, mode 600); default $DELTA_MCP_TOKEN, else one made in $XDG_STATE_HOME/delta/mcp-token")
     .option("--idle-timeout <seconds>", "With --http: a session with no request and no open stream this long is taken as gone, its runs interrupted (default: 300)")
     .option("--term-grace <seconds>", "How long an interrupted run has to end after SIGTERM before it is killed (default: 10)")
     .example("delta mcp serve --agent ./auditor")

@@ -1,4 +1,4 @@
-// Opens the box one tool call, MCP server, hook or generator runs in: its paths resolved, its environment filtered, its proxy started.
+// Opens the box one tool call, MCP server, hook or generator runs in: its paths resolved (the secret ones hidden), its environment filtered, its proxy started.
 import { existsSync, mkdirSync, realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -7,6 +7,8 @@ import { envFiles } from "../llm/env.js";
 import type { SandboxBox } from "../process/sandbox-argv.js";
 import { sandboxEnvironment } from "../process/sandbox-env.js";
 import type { RunSandbox, SandboxPolicy } from "../tools/sandbox-schema.js";
+import { PRIVATE_DIR_MODE } from "../private-modes.js";
+import { userStateDir } from "../store/user-state.js";
 import { proxySocketsDir, startHostProxy, type RefusedConnections } from "./host-proxy.js";
 
 /** The secret folders and files of $HOME every box shows empty. */
@@ -44,6 +46,7 @@ export async function openBox(policy: SandboxPolicy, place: BoxPlace, env: Recor
     mkdirSync(target, { recursive: true });
     return real(target);
   });
+  makeUserState();
   const hidden = hiddenPaths([policy], { home, workDir, agentHome });
   for (const target of place.writableInProtected ?? []) mkdirSync(target, { recursive: true });
   const base = { workDir, writeWorkspace: policy.mode === "workspace-write", write, agentHome, hidden, writableInProtected: place.writableInProtected ?? [], engineHome: real(enginePackage()) };
@@ -72,16 +75,29 @@ function seccompProgram(): string {
 }
 
 /**
- * What a box of `policies` is shown empty: the secret folders of $HOME, the engine's .env files, each policy's
+ * What a box of `policies` is shown empty: the secret folders of $HOME, the user's state folder, the engine's .env files, each policy's
  * `deny_read:`, and the folder of the engine's proxy sockets (under /tmp, which a box replaces anyway, unless a root holds it).
  */
 function hiddenPaths(policies: readonly SandboxPolicy[], where: { home: string; workDir: string; agentHome: string }): string[] {
   return [
     ...HIDDEN_HOME_PATHS.map((name) => real(path.join(where.home, name))),
+    real(userStateDir()),
     proxySocketsDir(),
     ...envFiles(where.workDir, where.agentHome).map(real),
     ...policies.flatMap((policy) => policy.deny_read ?? []).map((given) => real(expandPath(given, where))),
   ];
+}
+
+/**
+ * The user's state folder (the `mcp serve` token, the run index), made before a box opens if missing, so the box hides
+ * it as a folder: a file created in it while the box runs stays out of sight too.
+ */
+function makeUserState(): void {
+  try {
+    mkdirSync(userStateDir(), { recursive: true, mode: PRIVATE_DIR_MODE });
+  } catch {
+    // A home that cannot be written: nothing can be put there either.
+  }
 }
 
 /**

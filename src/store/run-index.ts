@@ -5,12 +5,12 @@
 // new one begins; a reader takes the last KEPT lines of the two. A line is a pointer and nothing more: the run it names
 // is then found and checked as any run is, and a run moved or deleted since is skipped.
 import { closeSync, fstatSync, lstatSync, mkdirSync, readSync, renameSync, writeSync } from "node:fs";
-import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 import { openRunFile, openRunFileForAppend } from "../safe-open.js";
 import { PRIVATE_DIR_MODE } from "../private-modes.js";
 import { parseRunId, type RunId } from "./run-id.js";
+import { userStateDir } from "./user-state.js";
 
 /** How many runs the index remembers. */
 export const RUNS_KEPT = 1000;
@@ -30,10 +30,9 @@ interface IndexedRun {
   at: string;
 }
 
-/** The index's folder: `$XDG_STATE_HOME/delta` when that is an absolute path (the XDG rule), else `~/.local/state/delta`. */
+/** The index's folder: the user's state folder (user-state.ts). */
 export function runIndexDir(env: NodeJS.ProcessEnv = process.env): string {
-  const state = env.XDG_STATE_HOME;
-  return state !== undefined && isAbsolute(state) ? join(state, "delta") : join(homedir(), ".local", "state", "delta");
+  return userStateDir(env);
 }
 
 export function runIndexFile(dir: string = runIndexDir()): string {

@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -15,6 +15,8 @@ import { fault, messagesOf, reply, taskOf, toolResultsOf, type MockLlm, type Rec
 
 let llm: MockLlm;
 const { root, serve } = setUpE2e("delta-mcp-serve-");
+/** $XDG_STATE_HOME of every server here: the token a server makes goes there, not into this user's own state folder. */
+let stateHome: string;
 let agent: string;
 /** Tasks starting "hang" get no answer from the model while this holds. */
 let hanging = true;
@@ -35,21 +37,26 @@ function script(request: RecordedRequest): Step {
 
 beforeAll(async () => {
   llm = await serve(script);
+  stateHome = mkdtempSync(join(root, "state-"));
   agent = writeAgent(root, { tools: 'tools:\n  - name: echo\n    exec: "echo ${text}"\n  - name: show_env\n    exec: "env"\n  - name: stubborn\n    shell: "trap \\"\\" TERM; touch stubborn.started; sleep 60"\n' });
 });
 
 const env = (): Record<string, string> => ({ ...process.env, ...NO_MODEL_KEYS, ...modelEnv(llm.baseUrl) }) as Record<string, string>;
 
-/** Starts `delta mcp serve --http 0` and returns its URL from stderr. */
-async function startHttpServer(workDir: string, extraEnv: Record<string, string> = {}, extraArgs: string[] = []): Promise<{ url: string; proc: ChildProcess; stderr: () => string }> {
-  const proc = spawn(process.execPath, [DELTA_BIN, "mcp", "serve", "--agent", agent, "-w", workDir, "--http", "0", ...extraArgs], { env: { ...env(), ...extraEnv }, stdio: ["ignore", "pipe", "pipe"] });
+/** Starts `delta mcp serve --http 0` and returns its URL from stderr, and the bearer token its requests need. */
+async function startHttpServer(workDir: string, extraEnv: Record<string, string> = {}, extraArgs: string[] = []): Promise<{ url: string; token: string; proc: ChildProcess; stderr: () => string }> {
+  const proc = spawn(process.execPath, [DELTA_BIN, "mcp", "serve", "--agent", agent, "-w", workDir, "--http", "0", ...extraArgs], { env: { ...env(), XDG_STATE_HOME: stateHome, ...extraEnv }, stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   proc.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-  await waitFor(() => /listening on (\S+)/.test(stderr) || proc.exitCode !== null, 20_000, "the server to listen");
+  await waitFor(() => /listening on/.test(stderr) || proc.exitCode !== null, 20_000, "the server to listen");
   const url = /listening on (\S+)/.exec(stderr)?.[1];
   if (url === undefined) throw new Error(`the server did not start: ${stderr}`);
-  return { url, proc, stderr: () => stderr };
+  const token = extraEnv.DELTA_MCP_TOKEN ?? readFileSync(join(stateHome, "delta", "mcp-token"), "utf8").trim();
+  return { url, token, proc, stderr: () => stderr };
 }
+
+/** The header every request to an HTTP server needs. */
+const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
 
 interface Served {
   client: Client;
@@ -76,7 +83,7 @@ async function connect(kind: "stdio" | "http", elicit?: Elicit, workDir = mkdtem
     served = { client, transport, workDir, stop: async () => void (await client.close()) };
   } else {
     const server = await startHttpServer(workDir);
-    const transport = new StreamableHTTPClientTransport(new URL(server.url));
+    const transport = new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: bearer(server.token) } });
     await client.connect(transport);
     served = {
       client,
@@ -288,17 +295,17 @@ describe("a client that disconnects mid-run", () => {
 const CLIENT_PROCESS = `
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-const [url, task, runId] = process.argv.slice(1);
+const [url, task, runId, token] = process.argv.slice(1);
 const client = new Client({ name: "client-process", version: "1" });
-const transport = new StreamableHTTPClientTransport(new URL(url));
+const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: "Bearer " + token } } });
 await client.connect(transport);
 await client.callTool({ name: "run", arguments: { task, run_id: runId, wait_ms: 0 } });
 process.stdout.write("session " + transport.sessionId + "\\n");
 setInterval(() => {}, 60_000);
 `;
 
-function clientProcess(url: string, task: string, runId: string): { proc: ChildProcess; session: Promise<string> } {
-  const proc = spawn(process.execPath, ["--input-type=module", "-e", CLIENT_PROCESS, url, task, runId], { cwd: REPO, stdio: ["ignore", "pipe", "inherit"] });
+function clientProcess(url: string, token: string, task: string, runId: string): { proc: ChildProcess; session: Promise<string> } {
+  const proc = spawn(process.execPath, ["--input-type=module", "-e", CLIENT_PROCESS, url, task, runId, token], { cwd: REPO, stdio: ["ignore", "pipe", "inherit"] });
   let out = "";
   proc.stdout!.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
   const session = waitFor(() => /session \S+\n/.test(out), 30_000, `the client of ${runId} to start its run`).then(() => /session (\S+)\n/.exec(out)![1]!);
@@ -319,11 +326,11 @@ describe("an HTTP client that goes away without ending its session", () => {
     const workDir = mkdtempSync(join(root, "ws-"));
     const server = await startHttpServer(workDir, {}, ["--idle-timeout", "1"]);
     // Started first: were its open GET stream not counted, its idle time would run out before the other's.
-    const stays = clientProcess(server.url, "hang and stay", "idle-stays");
+    const stays = clientProcess(server.url, server.token, "hang and stay", "idle-stays");
     let drops: ReturnType<typeof clientProcess> | undefined;
     try {
       await stays.session;
-      drops = clientProcess(server.url, "hang and drop", "idle-drops");
+      drops = clientProcess(server.url, server.token, "hang and drop", "idle-drops");
       const dropped = await drops.session;
       await waitFor(() => llm.requests.some((request) => taskOf(request) === "hang and drop") && llm.requests.some((request) => taskOf(request) === "hang and stay"), 20_000, "both runs to reach the model");
       // The client dies: the kernel closes its sockets, no DELETE is sent.
@@ -335,7 +342,7 @@ describe("an HTTP client that goes away without ending its session", () => {
       // The session has ended: a late request with its id is told so (404), as the MCP specification asks.
       const late = await fetch(server.url, {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": dropped },
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": dropped, ...bearer(server.token) },
         body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" }),
       });
       expect(late.status).toBe(404);
@@ -408,22 +415,27 @@ describe("the HTTP boundary", () => {
     const workDir = mkdtempSync(join(root, "ws-"));
     const server = await startHttpServer(workDir);
     try {
-      const foreign = await post(server.url, { origin: "http://attacker.example" });
+      const foreign = await post(server.url, { origin: "http://attacker.example", ...bearer(server.token) });
       expect(foreign.status).toBe(403);
       expect(await foreign.text()).toContain("Origin http://attacker.example is not allowed");
-      const local = await post(server.url, { origin: "http://localhost:3000" });
+      const local = await post(server.url, { origin: "http://localhost:3000", ...bearer(server.token) });
       expect(local.status).toBe(200);
     } finally {
       server.proc.kill("SIGTERM");
     }
   }, 60_000);
 
-  it("refuses to bind beyond loopback without a token (126, naming the variable), before making a workspace", async () => {
-    const home = writeAgent(mkdtempSync(join(root, "bind-")));
-    const refused = await delta(["mcp", "serve", "--agent", home, "--http", "0", "--host", "0.0.0.0"], { env: { DELTA_MCP_TOKEN: "" } });
-    expect(refused.exitCode).toBe(126);
-    expect(refused.stderr).toContain("DELTA_MCP_TOKEN");
-    expect(existsSync(join(home, "workspaces"))).toBe(false);
+  it("serves beyond loopback only with the token, warning that plain HTTP crosses the network unencrypted", async () => {
+    const workDir = mkdtempSync(join(root, "ws-"));
+    const server = await startHttpServer(workDir, {}, ["--host", "0.0.0.0"]);
+    try {
+      expect(server.stderr()).toContain("[warning] --host 0.0.0.0 serves beyond this machine over plain HTTP");
+      const url = server.url.replace("0.0.0.0", "127.0.0.1");
+      expect((await post(url, {})).status).toBe(401);
+      expect((await post(url, bearer(server.token))).status).toBe(200);
+    } finally {
+      server.proc.kill("SIGTERM");
+    }
   }, 60_000);
 
   it("refuses a bad --idle-timeout or --term-grace (126, naming the flag), and --idle-timeout without --http", async () => {
@@ -440,21 +452,21 @@ describe("the HTTP boundary", () => {
     expect(existsSync(join(home, "workspaces"))).toBe(false);
   }, 60_000);
 
-  it("asks for the bearer token when one is set, serves a client that sends it, and keeps it from the runs", async () => {
+  it("takes the bearer token from DELTA_MCP_TOKEN, serves a client that sends it, and keeps it from the runs", async () => {
     const workDir = mkdtempSync(join(root, "ws-"));
-    const server = await startHttpServer(workDir, { DELTA_MCP_TOKEN: "s3cret-token" }, ["--host", "0.0.0.0"]);
+    const server = await startHttpServer(workDir, { DELTA_MCP_TOKEN: "s3cret-token-of-the-user" }, ["--host", "0.0.0.0"]);
     const url = server.url.replace("0.0.0.0", "127.0.0.1");
     try {
       expect((await post(url, {})).status).toBe(401);
       expect((await post(url, { authorization: "Bearer wrong-token" })).status).toBe(401);
       const client = new Client({ name: "t", version: "1" });
-      await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: "Bearer s3cret-token" } } }));
+      await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: "Bearer s3cret-token-of-the-user" } } }));
       const answer = (await client.callTool({ name: "run", arguments: { task: "env dump", run_id: "token-run" } })) as ToolAnswer;
       expect(answer.structuredContent).toMatchObject({ status: "COMPLETED" });
       // The run's tool saw the environment, but not the token.
       const seen = actionResults(workDir, "token-run").map((event) => JSON.stringify(event)).join("\n");
       expect(seen).toContain("PATH=");
-      expect(seen).not.toContain("s3cret-token");
+      expect(seen).not.toContain("s3cret-token-of-the-user");
       await client.close();
     } finally {
       server.proc.kill("SIGTERM");

@@ -41,11 +41,12 @@ async function connect(kind: "stdio" | "http", workDir: string): Promise<{ clien
     await client.connect(new StdioClientTransport({ command: process.execPath, args: [DELTA_BIN, "mcp", "serve", "--agent", agent, "-w", workDir], env: env(), stderr: "ignore" }));
     return { client, close: () => client.close() };
   }
-  const proc = spawn(process.execPath, [DELTA_BIN, "mcp", "serve", "--agent", agent, "-w", workDir, "--http", "0"], { env: env(), stdio: ["ignore", "ignore", "pipe"] });
+  const token = "mcp-sandbox-test-token-0c1d";
+  const proc = spawn(process.execPath, [DELTA_BIN, "mcp", "serve", "--agent", agent, "-w", workDir, "--http", "0"], { env: { ...env(), DELTA_MCP_TOKEN: token }, stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   proc.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
   await waitFor(() => /listening on \S+/.test(stderr), 20_000, "the server to listen");
-  const transport: Transport = new StreamableHTTPClientTransport(new URL(/listening on (\S+)/.exec(stderr)![1]!));
+  const transport: Transport = new StreamableHTTPClientTransport(new URL(/listening on (\S+)/.exec(stderr)![1]!), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
   await client.connect(transport);
   return {
     client,
