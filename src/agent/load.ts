@@ -87,6 +87,7 @@ export async function loadAgent(agentHome: string, options: LoadOptions = {}): P
     mcp_servers: config.mcp_servers,
     env_passthrough: config.env_passthrough,
   });
+  for (const note of tools.flatMap((tool) => tool.deprecations)) warn(note);
   const { hooks, hooksFile } = await loadHooks(home, config, configFile.display, warn);
   const context = await loadContext(home);
   if (namesSystemPrompt) checkSystemPromptRead(configFile.display, config.system_prompt, systemPromptPath, context, home);

@@ -1,5 +1,6 @@
 // Binds a model's tool-call arguments to an expanded tool: the argv and stdin to run, or why not.
 import type { ExpandedParameter, ExpandedTool } from "./expand.js";
+import { isNegativeNumber } from "./leading-dash.js";
 import { expandArgvPathVariables, type PathVariables } from "./path-variables.js";
 
 export type { PathVariables } from "./path-variables.js";
@@ -58,7 +59,7 @@ function readValues(tool: ExpandedTool, args: unknown): Map<string, string> | st
       return `Parameter '${parameter.name}' of '${tool.name}' must be a string, not ${Array.isArray(raw) ? "an array" : "an object"}.`;
     }
     const value = String(raw);
-    if (parameter.reject_leading_dash && value.startsWith("-")) {
+    if (parameter.leading_dash.refused && value.startsWith("-") && !isNegativeNumber(value)) {
       return `Parameter '${parameter.name}' of '${tool.name}' must not start with "-" (the program would read ${JSON.stringify(value.slice(0, 40))} as an option); for a file whose name starts with "-", write ./${value.slice(0, 40)}.`;
     }
     values.set(parameter.name, value);

@@ -4,6 +4,7 @@ import { closestWord } from "../did-you-mean.js";
 import { ConfigError } from "../errors.js";
 import type { InjectAs, ToolDefinition, ToolEffects, ToolParameterDefinition } from "./schema.js";
 import type { SandboxPolicy } from "./sandbox-schema.js";
+import { allowedBecause, argvOccurrences, combined, shellOccurrence, type LeadingDash } from "./leading-dash.js";
 import { rewriteShellPlaceholders, UnbalancedScriptError } from "./shell-script.js";
 
 /** Variables filled in at bind time with absolute paths; never parameters. */
@@ -21,8 +22,8 @@ export interface ExpandedParameter {
   /** exec: order of first appearance; shell: N-1 for "$N"; command: order among arguments. */
   position?: number;
   raw: boolean;
-  /** A value starting with `-` is refused before the tool runs. */
-  reject_leading_dash?: boolean;
+  /** Whether a value starting with `-` (not a number) is refused before the tool runs, or allowed and why (leading-dash.ts). */
+  leading_dash: LeadingDash;
 }
 
 /** A literal may contain ${AGENT_HOME} / ${CWD}; a param entry is one whole parameter value. */
@@ -42,6 +43,8 @@ export interface ExpandedTool {
   definedAt: string;
   /** Whether the program (argv[0] of exec and command tools) must exist when the agent loads. */
   checkProgram: boolean;
+  /** What the definition writes that is deprecated, each a note for stderr when the agent loads. */
+  deprecations: string[];
   /** `idempotent`: a call a crash left in doubt runs again on `continue`, with the same idempotency key. */
   effects?: ToolEffects;
 }
@@ -62,6 +65,7 @@ interface Placeholder {
 interface Inferred {
   argv: ArgvEntry[];
   parameters: ExpandedParameter[];
+  deprecations?: string[];
 }
 
 const PLACEHOLDER_BODY = /^([A-Za-z_][A-Za-z0-9_]{0,63})(:raw)?$/;
@@ -84,6 +88,7 @@ export function expandTool(def: ToolDefinition, where: ToolLocation): ExpandedTo
     source: where.file,
     definedAt: `${where.file}: ${where.path}`,
     checkProgram: def.check_program !== false,
+    deprecations: (expanded.deprecations ?? []).map((note) => `[DEPRECATION WARNING] ${where.file}: ${where.path}.${note}`),
   };
   if (def.timeout_ms !== undefined) tool.timeout_ms = def.timeout_ms;
   if (def.sandbox !== undefined) tool.sandbox = def.sandbox;
@@ -96,7 +101,16 @@ type Fail = (field: string, message: string) => never;
 function expandByMode(def: ToolDefinition, fail: Fail): Inferred {
   if (def.command !== undefined) return expandCommand(def.command, def, fail);
   const inferred = def.exec !== undefined ? expandExec(def.exec, fail) : expandShell(def.shell ?? "", fail);
-  return { argv: inferred.argv, parameters: mergeExplicit(inferred.parameters, def, fail) };
+  return { argv: inferred.argv, parameters: mergeExplicit(inferred.parameters, def, fail), deprecations: leadingDashDeprecations(def) };
+}
+
+/** reject_leading_dash still loads: refusing is the default now, so it says nothing more; a note says what to write instead. */
+function leadingDashDeprecations(def: ToolDefinition): string[] {
+  return (def.parameters ?? []).flatMap((parameter, index) =>
+    parameter.reject_leading_dash === undefined
+      ? []
+      : [`parameters[${index}].reject_leading_dash (tool '${def.name}'): a value starting with "-" that would stand as an argument of its own is refused by default now; remove reject_leading_dash, or write allow_leading_dash: true where such a value is wanted`],
+  );
 }
 
 function templateText(def: ToolDefinition): string {
@@ -132,8 +146,8 @@ function readPlaceholder(text: string, start: number, field: string, fail: Fail)
   return { start, end: close + 1, name: match[1], raw: match[2] !== undefined };
 }
 
-function newParameter(name: string, position: number | undefined, raw: boolean): ExpandedParameter {
-  const parameter: ExpandedParameter = { name, type: "string", required: true, inject_as: "argument", raw };
+function newParameter(name: string, position: number | undefined, raw: boolean, leadingDash: LeadingDash): ExpandedParameter {
+  const parameter: ExpandedParameter = { name, type: "string", required: true, inject_as: "argument", raw, leading_dash: leadingDash };
   if (position !== undefined) parameter.position = position;
   return parameter;
 }
@@ -185,7 +199,7 @@ function expandExec(template: string, fail: Fail): Inferred {
       if (argv.length === 0) fail("exec", `the program (first word) must be fixed text, not \${${wholePlaceholder.name}}`);
       argv.push({ param: wholePlaceholder.name });
       if (!parameters.some((p) => p.name === wholePlaceholder.name)) {
-        parameters.push(newParameter(wholePlaceholder.name, parameters.length, false));
+        parameters.push(newParameter(wholePlaceholder.name, parameters.length, false, allowedBecause("")));
       }
       continue;
     }
@@ -200,6 +214,8 @@ function expandExec(template: string, fail: Fail): Inferred {
     argv.push({ literal: restore(token) });
   }
   if (argv.length === 0) fail("exec", "the template is empty; write the program and its arguments");
+  const occurrences = argvOccurrences(argv);
+  for (const parameter of parameters) parameter.leading_dash = combined(occurrences.get(parameter.name) ?? []);
   return { argv, parameters };
 }
 
@@ -229,6 +245,7 @@ function globChar(pattern: string): string {
 function expandShell(script: string, fail: Fail): Inferred {
   const positional: ArgvEntry[] = [];
   const rawByName = new Map<string, boolean>();
+  const occurrences = new Map<string, LeadingDash[]>();
   const numberOf = (placeholder: Placeholder): number => {
     if (isPathVariable(placeholder.name) && placeholder.raw) fail("shell", `\${${placeholder.name}:raw}: ${placeholder.name} cannot be :raw`);
     const known = rawByName.get(placeholder.name);
@@ -246,9 +263,10 @@ function expandShell(script: string, fail: Fail): Inferred {
 
   let out: string;
   try {
-    out = rewriteShellPlaceholders(script, (start, quoting, limit) => {
+    out = rewriteShellPlaceholders(script, (start, quoting, limit, place) => {
       const placeholder = readPlaceholder(script.slice(0, limit), start, "shell", fail);
       const n = ref(numberOf(placeholder));
+      occurrences.set(placeholder.name, [...(occurrences.get(placeholder.name) ?? []), shellOccurrence(place)]);
       if (quoting === "single") return { text: placeholder.raw ? `'${n}'` : `'"${n}"'`, end: placeholder.end };
       return { text: quoting === "double" || placeholder.raw ? n : `"${n}"`, end: placeholder.end };
     });
@@ -259,7 +277,7 @@ function expandShell(script: string, fail: Fail): Inferred {
 
   const parameters: ExpandedParameter[] = [];
   positional.forEach((entry, index) => {
-    if ("param" in entry) parameters.push(newParameter(entry.param, index, rawByName.get(entry.param) ?? false));
+    if ("param" in entry) parameters.push(newParameter(entry.param, index, rawByName.get(entry.param) ?? false, combined(occurrences.get(entry.param) ?? [])));
   });
   return { argv: [{ literal: "sh" }, { literal: "-c" }, { literal: out }, { literal: "--" }, ...positional], parameters };
 }
@@ -284,7 +302,7 @@ function mergeExplicit(inferred: ExpandedParameter[], def: ToolDefinition, fail:
     if (parameters.some((p) => p.name === def.stdin)) {
       fail("stdin", `parameter '${def.stdin}' feeds stdin, so it cannot also appear as \${${def.stdin}} in the template`);
     }
-    parameters.push({ name: def.stdin, type: "string", required: true, inject_as: "stdin", raw: false });
+    parameters.push({ name: def.stdin, type: "string", required: true, inject_as: "stdin", raw: false, leading_dash: allowedBecause("stdin") });
   }
   (def.parameters ?? []).forEach((explicit, index) => {
     const field = `parameters[${index}]`;
@@ -317,9 +335,17 @@ function mergeExplicit(inferred: ExpandedParameter[], def: ToolDefinition, fail:
     if (explicit.description !== undefined) target.description = explicit.description;
     if (explicit.default !== undefined) target.default = explicit.default;
     if (explicit.required !== undefined) target.required = explicit.required;
-    if (explicit.reject_leading_dash) target.reject_leading_dash = true;
+    target.leading_dash = explicitLeadingDash(explicit, target.leading_dash, field, fail);
   });
   return parameters;
+}
+
+/** allow_leading_dash: true lets any value through; with reject_leading_dash: true beside it, the entry contradicts itself. */
+function explicitLeadingDash(explicit: ToolParameterDefinition, inferred: LeadingDash, field: string, fail: Fail): LeadingDash {
+  if (explicit.allow_leading_dash && explicit.reject_leading_dash) {
+    return fail(field, "allow_leading_dash: true and reject_leading_dash: true contradict each other; keep allow_leading_dash: true if a value may start with \"-\", else remove both (refusing is the default)");
+  }
+  return explicit.allow_leading_dash ? allowedBecause("allow_leading_dash: true") : inferred;
 }
 
 /**
@@ -344,16 +370,16 @@ function expandCommand(command: string[], def: ToolDefinition, fail: Fail): Infe
       required: explicit.required ?? true,
       inject_as: injectAs,
       raw: false,
+      leading_dash: allowedBecause(injectAs === "argument" ? "" : injectAs === "stdin" ? "stdin" : `inject_as: option (the argument of ${explicit.option_name ?? "its option"})`),
     };
     if (explicit.description !== undefined) parameter.description = explicit.description;
     if (explicit.default !== undefined) parameter.default = explicit.default;
     if (explicit.option_name !== undefined) parameter.option_name = explicit.option_name;
     if (explicit.position !== undefined) parameter.position = explicit.position;
-    if (explicit.reject_leading_dash) parameter.reject_leading_dash = true;
     return parameter;
   });
   if (def.stdin !== undefined && !explicitParameterFor(def, def.stdin)) {
-    parameters.push({ name: def.stdin, type: "string", required: true, inject_as: "stdin", raw: false });
+    parameters.push({ name: def.stdin, type: "string", required: true, inject_as: "stdin", raw: false, leading_dash: allowedBecause("stdin") });
   }
   if (parameters.filter((p) => p.inject_as === "stdin").length > 1) {
     fail("parameters", "at most one parameter may use inject_as: stdin");
@@ -361,9 +387,18 @@ function expandCommand(command: string[], def: ToolDefinition, fail: Fail): Infe
   const argumentsInOrder = orderArguments(parameters.filter((p) => p.inject_as === "argument"), fail);
   argumentsInOrder.forEach((parameter, index) => (parameter.position = index));
   const options = parameters.filter((p) => p.inject_as === "option");
+  // An argument is judged by what comes before it when bound: the command, then each option's name and value.
+  const bound: ArgvEntry[] = [...command.map((literal) => ({ literal })), ...options.flatMap((p) => [{ literal: p.option_name! }, { param: p.name }]), ...argumentsInOrder.map((p) => ({ param: p.name }))];
+  const occurrences = argvOccurrences(bound);
+  (def.parameters ?? []).forEach((explicit, index) => {
+    const parameter = parameters.find((p) => p.name === explicit.name)!;
+    if (parameter.inject_as === "argument") parameter.leading_dash = combined(occurrences.get(parameter.name) ?? []);
+    parameter.leading_dash = explicitLeadingDash(explicit, parameter.leading_dash, `parameters[${index}]`, fail);
+  });
   return {
     argv: [...command.map((literal) => ({ literal })), ...[...options, ...argumentsInOrder].map((p) => ({ param: p.name }))],
     parameters,
+    deprecations: leadingDashDeprecations(def),
   };
 }
 

@@ -2,6 +2,7 @@
 import type { ExpandedTool } from "./expand.js";
 import type { McpTool } from "./mcp/advertise.js";
 import { isRequiredForModel } from "./function-schema.js";
+import { describeLeadingDash } from "./leading-dash.js";
 
 interface ToolView {
   name: string;
@@ -22,7 +23,8 @@ interface ParameterView {
   default?: string;
   required: boolean;
   raw?: true;
-  reject_leading_dash?: true;
+  /** `refused`, or `allowed: <why>` (leading-dash.ts). */
+  leading_dash?: string;
 }
 
 /**
@@ -49,7 +51,7 @@ export function renderTool(tool: ExpandedTool): ToolView {
       // What the model is told: a parameter with a default is optional to it.
       required: isRequiredForModel(parameter),
       ...(parameter.raw && { raw: true as const }),
-      ...(parameter.reject_leading_dash && { reject_leading_dash: true as const }),
+      ...(parameter.inject_as === "stdin" ? {} : { leading_dash: describeLeadingDash(parameter.leading_dash) }),
     })),
   };
   if (tool.timeout_ms !== undefined) view.timeout_ms = tool.timeout_ms;

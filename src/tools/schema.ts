@@ -26,8 +26,10 @@ const ToolParameterSchema = z.strictObject({
   default: z.string().optional(),
   position: z.number().int().nonnegative().optional(),
   raw: z.boolean().optional(),
-  /** A value starting with `-` is refused (an ERROR observation): the program would read it as an option. */
-  reject_leading_dash: z.boolean().default(false),
+  /** A value starting with `-` may stand as an argument of its own (by default it is refused, an ERROR observation, unless the template shows how it is read). */
+  allow_leading_dash: z.boolean().optional(),
+  /** Deprecated: refusing is the default now. Still loads, with a note. */
+  reject_leading_dash: z.boolean().optional(),
 });
 export type ToolParameterDefinition = z.infer<typeof ToolParameterSchema>;
 

@@ -106,7 +106,7 @@ describe("delta tool expand", () => {
     expect(byName.get("list_files")?.command).toEqual(["ls", "-la", "--", "${directory}"]);
     expect(byName.get("write_file")?.command).toEqual(["tee", "--", "${path}"]);
     expect(byName.get("write_file")?.parameters).toEqual([
-      { name: "path", type: "string", inject_as: "argument", position: 0, required: true, reject_leading_dash: true },
+      { name: "path", type: "string", inject_as: "argument", position: 0, required: true, leading_dash: "allowed: after -- in the template" },
       { name: "content", type: "string", inject_as: "stdin", required: true },
     ]);
     expect(byName.get("count_lines")?.command).toEqual(["sh", "-c", 'cat -- "$1" | wc -l', "--"]);

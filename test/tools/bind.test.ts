@@ -64,16 +64,17 @@ const hostilePlaceholders = HOSTILE.map((_, index) => `\${v${index}}`);
 
 describe("binding hostile values", () => {
   it("passes each hostile value to an exec tool as exactly one argument", () => {
-    const expanded = tool({ exec: `node \${AGENT_HOME}/args.cjs ${hostilePlaceholders.join(" ")}` });
-    expect(runBound(expanded, hostileArgs)).toEqual(HOSTILE);
+    // After `--`, a value that starts with "-" is an operand: it is let through.
+    const expanded = tool({ exec: `node \${AGENT_HOME}/args.cjs -- ${hostilePlaceholders.join(" ")}` });
+    expect(runBound(expanded, hostileArgs)).toEqual(["--", ...HOSTILE]);
     expect(existsSync(path.join(cwd, "pwned"))).toBe(false);
   });
 
   it("passes each hostile value through a shell tool's quoted positionals unchanged", () => {
     const inDouble = hostilePlaceholders.map((p) => `"in-double:${p}"`);
     const inSingle = hostilePlaceholders.map((p) => `'in-single:${p}'`);
-    const expanded = tool({ shell: `node \${AGENT_HOME}/args.cjs ${hostilePlaceholders.join(" ")} ${inDouble.join(" ")} ${inSingle.join(" ")} | cat` });
-    expect(runBound(expanded, hostileArgs)).toEqual([...HOSTILE, ...HOSTILE.map((v) => `in-double:${v}`), ...HOSTILE.map((v) => `in-single:${v}`)]);
+    const expanded = tool({ shell: `node \${AGENT_HOME}/args.cjs -- ${hostilePlaceholders.join(" ")} ${inDouble.join(" ")} ${inSingle.join(" ")} | cat` });
+    expect(runBound(expanded, hostileArgs)).toEqual(["--", ...HOSTILE, ...HOSTILE.map((v) => `in-double:${v}`), ...HOSTILE.map((v) => `in-single:${v}`)]);
     expect(existsSync(path.join(cwd, "pwned"))).toBe(false);
   });
 
@@ -86,7 +87,7 @@ describe("binding hostile values", () => {
   it("lets :raw values split on spaces and expand globs in the shell", async () => {
     await writeFile(path.join(cwd, "a.log"), "");
     await writeFile(path.join(cwd, "b.log"), "");
-    const expanded = tool({ shell: "node ${AGENT_HOME}/args.cjs ${pattern:raw} ${flags:raw}" });
+    const expanded = tool({ shell: "node ${AGENT_HOME}/args.cjs ${pattern:raw} ${flags:raw}", parameters: [{ name: "flags", allow_leading_dash: true }] });
     expect(runBound(expanded, { pattern: "*.log", flags: "-d -p 80:80" })).toEqual(["a.log", "b.log", "-d", "-p", "80:80"]);
     expect((await readdir(cwd)).sort()).toEqual(["a.log", "b.log"]);
     await rm(path.join(cwd, "a.log"));

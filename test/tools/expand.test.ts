@@ -30,7 +30,8 @@ tools:
 `);
     expect(tool.mode).toBe("exec");
     expect(tool.argv).toEqual([{ literal: "ls" }, { literal: "-la" }, { param: "directory" }]);
-    expect(tool.parameters).toEqual([{ name: "directory", type: "string", required: true, inject_as: "argument", position: 0, raw: false }]);
+    // `-la` might take an argument, as far as the template can tell: a leading dash is let through as its value.
+    expect(tool.parameters).toEqual([{ name: "directory", type: "string", required: true, inject_as: "argument", position: 0, raw: false, leading_dash: { refused: false, because: "the argument of -la in the template" } }]);
   });
 
   it("keeps the spaces of a quoted static argument (search_pattern)", () => {
@@ -119,7 +120,7 @@ tools:
     shell: "cat \${file} | wc -l"
 `);
     expect(tool.argv).toEqual([{ literal: "sh" }, { literal: "-c" }, { literal: 'cat "$1" | wc -l' }, { literal: "--" }, { param: "file" }]);
-    expect(tool.parameters).toEqual([{ name: "file", type: "string", required: true, inject_as: "argument", position: 0, raw: false }]);
+    expect(tool.parameters).toEqual([{ name: "file", type: "string", required: true, inject_as: "argument", position: 0, raw: false, leading_dash: { refused: true } }]);
   });
 
   it("expands the spec's count_matches with two positions", () => {
@@ -194,8 +195,8 @@ tools:
 `);
     expect(tool.argv).toEqual([{ literal: "tee" }, { param: "filename" }]);
     expect(tool.parameters).toEqual([
-      { name: "filename", type: "string", required: true, inject_as: "argument", position: 0, raw: false },
-      { name: "content", type: "string", required: true, inject_as: "stdin", raw: false },
+      { name: "filename", type: "string", required: true, inject_as: "argument", position: 0, raw: false, leading_dash: { refused: true } },
+      { name: "content", type: "string", required: true, inject_as: "stdin", raw: false, leading_dash: { refused: false, because: "stdin" } },
     ]);
   });
 
@@ -216,8 +217,8 @@ tools:
         description: "Search pattern (regex)"
 `);
     expect(tool.parameters).toEqual([
-      { name: "pattern", type: "string", required: true, inject_as: "argument", position: 0, raw: false, description: "Search pattern (regex)" },
-      { name: "file", type: "string", required: true, inject_as: "argument", position: 1, raw: false, description: "File to search in", default: "./data.txt" },
+      { name: "pattern", type: "string", required: true, inject_as: "argument", position: 0, raw: false, leading_dash: { refused: true }, description: "Search pattern (regex)" },
+      { name: "file", type: "string", required: true, inject_as: "argument", position: 1, raw: false, leading_dash: { refused: true }, description: "File to search in", default: "./data.txt" },
     ]);
   });
 
