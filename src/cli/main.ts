@@ -44,8 +44,8 @@ function report(err: unknown, argv: readonly string[], io: CliIo): number {
   // json and stream-json promise one RunResult for every outcome, refusals included.
   const status = exitCode === EXIT.REFUSED ? "REFUSED" : exitCode === EXIT.INTERRUPTED ? "INTERRUPTED" : "FAILED";
   const result = refusal(argv, { type, message, status, agentName: known?.agentName ?? null });
-  if (format === "json") io.out(`${JSON.stringify(result, null, 2)}\n`);
-  if (format === "stream-json") io.out(`${JSON.stringify(result)}\n`);
+  if (format === "json") io.data(`${JSON.stringify(result, null, 2)}\n`);
+  if (format === "stream-json") io.data(`${JSON.stringify(result)}\n`);
   // -o of run and continue also gets the refusal; -o of report is a page, and a refusal writes none.
   const output = argv[0] === "run" || argv[0] === "continue" ? argValue(argv, ["-o", "--output"]) : undefined;
   if (output !== undefined) {
