@@ -1,5 +1,5 @@
 // The output schema a run's final answer must meet: agent.yaml's output_schema (inline, or a file inside the agent home) or --output-schema FILE, checked and made self-contained at load.
-import { realpath, stat } from "node:fs/promises";
+import { realpath } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import type { OutputFormat } from "../conversation.js";
@@ -7,7 +7,7 @@ import { ConfigError } from "../errors.js";
 import { compileJsonSchema, JSON_SCHEMA_DRAFTS, type JsonSchemaDraft, type SchemaValidator } from "./json-schema-compile.js";
 import { displayPath } from "./imports.js";
 import { bundleSchemaRefs, type SchemaOrigin } from "./schema-refs.js";
-import { readYamlFile } from "./yaml-file.js";
+import { readSchemaFile } from "./schema-file.js";
 
 /** A checked, self-contained schema as ENGINE_START journals it, so `continue` holds the run to the schema it started with. */
 export const OutputSchemaSchema = z.object({
@@ -37,19 +37,21 @@ export async function loadAgentOutputSchema(home: string, configDisplay: string,
     return prepare(value, { display: configDisplay, field: ["output_schema"], baseDir: home }, home, `${configDisplay}: output_schema`);
   }
   const target = path.resolve(home, value);
-  const real = await realFile(target, `${configDisplay}: output_schema: '${value}' not found (looked for ${target}); give a schema file relative to the agent directory, or write the schema inline`);
+  const missing = `${configDisplay}: output_schema: '${value}' not found (looked for ${target}); give a schema file relative to the agent directory, or write the schema inline`;
+  const real = await realPath(target, missing);
   const relative = path.relative(home, real);
   if (relative.startsWith("..") || path.isAbsolute(relative)) {
     throw new ConfigError(`${configDisplay}: output_schema: '${value}' resolves to ${real}, outside the agent directory ${home}; copy the schema into the agent directory (symlinks are resolved)`);
   }
-  return loadSchemaFile(real, displayPath(home, real), home);
+  return loadSchemaFile({ path: target, folder: home, display: displayPath(home, real), namedAt: `${configDisplay}: output_schema`, missing }, real, home);
 }
 
 /** `--output-schema FILE`: a schema for one run, from anywhere; what it refers to must still be inside the agent home. */
 export async function loadOutputSchemaFile(file: string, home: string): Promise<StructuredOutput> {
   const absolute = path.resolve(file);
-  const real = await realFile(absolute, `--output-schema: ${absolute} not found; give the path of a JSON Schema file (JSON or YAML)`);
-  return loadSchemaFile(real, file, home);
+  const missing = `--output-schema: ${absolute} not found; give the path of a JSON Schema file (JSON or YAML)`;
+  const real = await realPath(absolute, missing);
+  return loadSchemaFile({ path: absolute, folder: null, display: file, namedAt: "--output-schema", missing }, real, home);
 }
 
 /** The journaled schema of a run, compiled again for this process. */
@@ -57,14 +59,16 @@ export async function compileOutputSchema(schema: OutputSchema): Promise<Structu
   return { schema, validate: await compileJsonSchema(schema.schema, schema.draft, schema.source) };
 }
 
-async function loadSchemaFile(real: string, display: string, home: string): Promise<StructuredOutput> {
-  const file = await readYamlFile(real, display);
-  return prepare(file.data as Record<string, unknown>, { display, field: [], baseDir: path.dirname(real) }, home, display);
+/** `real`: where the file is once links are resolved; the files it refers to are named relative to it. */
+async function loadSchemaFile(place: Parameters<typeof readSchemaFile>[0], real: string, home: string): Promise<StructuredOutput> {
+  const { data, bytes } = readSchemaFile(place);
+  return prepare(data as Record<string, unknown>, { display: place.display, field: [], baseDir: path.dirname(real) }, home, place.display, bytes);
 }
 
-async function prepare(schema: Record<string, unknown>, origin: SchemaOrigin, home: string, source: string): Promise<StructuredOutput> {
+/** `bytes`: what the schema's own file took of the bound on all its files (0 inline). */
+async function prepare(schema: Record<string, unknown>, origin: SchemaOrigin, home: string, source: string, bytes = 0): Promise<StructuredOutput> {
   const draft = draftOf(schema.$schema, source);
-  const bundled = await bundleSchemaRefs(schema, origin, home, draft === "draft-07" ? "definitions" : "$defs");
+  const bundled = await bundleSchemaRefs(schema, origin, home, draft === "draft-07" ? "definitions" : "$defs", bytes);
   return compileOutputSchema({ source, draft, schema: bundled });
 }
 
@@ -78,12 +82,11 @@ function draftOf(declared: unknown, source: string): JsonSchemaDraft {
   return draft;
 }
 
-async function realFile(target: string, missing: string): Promise<string> {
+/** The path with its links resolved; a missing file is the refusal given. Whether it is a file to read is the safe open's to say. */
+async function realPath(target: string, missing: string): Promise<string> {
   try {
-    const real = await realpath(target);
-    if ((await stat(real)).isFile()) return real;
-  } catch {
-    // Reported below.
+    return await realpath(target);
+  } catch (err) {
+    throw new ConfigError(missing, { cause: err });
   }
-  throw new ConfigError(missing);
 }

@@ -1,9 +1,9 @@
 // Makes an output schema self-contained: each `$ref` to a file inside the agent home is copied under the schema's own definitions; a `$ref` anywhere else is refused.
-import { realpath, stat } from "node:fs/promises";
+import { realpath } from "node:fs/promises";
 import path from "node:path";
 import { ConfigError } from "../errors.js";
 import { displayPath } from "./imports.js";
-import { readYamlFile } from "./yaml-file.js";
+import { MAX_SCHEMA_FILE_BYTES, readSchemaFile } from "./schema-file.js";
 import { formatFieldPath } from "./zod-issues.js";
 
 type Json = Record<string, unknown>;
@@ -21,14 +21,17 @@ export interface SchemaOrigin {
 const DATA_KEYWORDS = new Set(["enum", "const", "default", "examples"]);
 /** Files one schema may pull in: far more than a hand-written schema needs, far less than a runaway. */
 const MAX_FILES = 50;
+/** The bytes of all of a schema's files together: what one file may hold, twice. */
+const MAX_SCHEMA_BYTES = 2 * MAX_SCHEMA_FILE_BYTES;
 
 /**
  * The schema with every file it refers to (and those refer to) placed under `defsKey` (`$defs`,
  * or `definitions` for draft-07) and each such `$ref` pointing there. `$id`, `$anchor` and
  * `$dynamicRef` are refused: a reference is a path inside the agent home or a `#/…` pointer.
  */
-export async function bundleSchemaRefs(schema: Json, origin: SchemaOrigin, home: string, defsKey: "$defs" | "definitions"): Promise<Json> {
+export async function bundleSchemaRefs(schema: Json, origin: SchemaOrigin, home: string, defsKey: "$defs" | "definitions", firstFileBytes: number): Promise<Json> {
   const files = new Map<string, string>();
+  let bytes = firstFileBytes;
   const defs: Json = {};
   const rewrite = async (node: unknown, from: SchemaOrigin, at: PropertyKey[], fileKey: string | null): Promise<unknown> => {
     if (Array.isArray(node)) return Promise.all(node.map((item, index) => rewrite(item, from, [...at, index], fileKey)));
@@ -63,11 +66,11 @@ export async function bundleSchemaRefs(schema: Json, origin: SchemaOrigin, home:
   };
   const include = async (absolute: string, ref: string, from: SchemaOrigin, field: PropertyKey[]): Promise<string> => {
     let real: string;
+    const missing = refusal(from, field, `$ref '${ref}' names ${absolute}, which is not there; paths are relative to ${from.display}`);
     try {
       real = await realpath(absolute);
-      if (!(await stat(real)).isFile()) throw new Error("not a file");
     } catch {
-      throw refusal(from, field, `$ref '${ref}' names ${absolute}, which is not a file; paths are relative to ${from.display}`);
+      throw missing;
     }
     const relative = path.relative(home, real);
     if (relative === "" || relative.startsWith("..") || path.isAbsolute(relative)) {
@@ -80,8 +83,10 @@ export async function bundleSchemaRefs(schema: Json, origin: SchemaOrigin, home:
     files.set(real, key);
     defs[key] = {};
     const display = displayPath(home, real);
-    const file = await readYamlFile(real, display);
-    defs[key] = await rewrite(file.data, { display, field: [], baseDir: path.dirname(real) }, [], key);
+    const read = readSchemaFile({ path: real, folder: home, display, namedAt: `${from.display}: ${formatFieldPath(field)}`, missing: missing.message });
+    bytes += read.bytes;
+    if (bytes > MAX_SCHEMA_BYTES) throw refusal(from, field, `$ref '${ref}': an output schema's files may hold at most ${MAX_SCHEMA_BYTES} bytes together`);
+    defs[key] = await rewrite(read.data, { display, field: [], baseDir: path.dirname(real) }, [], key);
     return key;
   };
 
