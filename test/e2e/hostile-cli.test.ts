@@ -90,7 +90,7 @@ describe.concurrent("hostile input through the delta binary", () => {
     const calls = values.map((text, index) => ({ name: index % 2 === 0 ? "show" : "show_sh", arguments: { text }, id: `call_${index}` }));
     const server = await startMockLlm([reply.toolCalls(calls), reply.text("done")]);
     try {
-      const agent = writeAgent(box, { tools: 'tools:\n  - name: show\n    exec: "printf %s ${text}"\n  - name: show_sh\n    shell: "printf %s ${text}"\n' });
+      const agent = writeAgent(box, { tools: 'tools:\n  - name: show\n    exec: "printf -- %s ${text}"\n  - name: show_sh\n    shell: "printf -- %s ${text}"\n' });
       const ws = join(box, "ws");
       const result = await cli(["run", "--agent", agent, "-w", ws, "--run-id", "args", "-m", "go", "--format", "json"], modelEnv(server.baseUrl));
       expect(result.exitCode).toBe(0);

@@ -82,8 +82,9 @@ describe("hostile agent packages", () => {
 describe("hostile tool arguments", () => {
   const where = { file: "agent.yaml", path: "tools[0]" };
   const tools = [
-    expandTool({ name: "show", exec: "printf %s ${text}" }, where),
-    expandTool({ name: "show_sh", shell: "printf %s ${text}" }, where),
+    // `--` before the format: a value that starts with "-" is printf's data, so the engine lets it through.
+    expandTool({ name: "show", exec: "printf -- %s ${text}" }, where),
+    expandTool({ name: "show_sh", shell: "printf -- %s ${text}" }, where),
   ];
   const vars = { AGENT_HOME: "/agent", CWD: "/work" };
 
@@ -95,7 +96,7 @@ describe("hostile tool arguments", () => {
         expect(bound.ok).toBe(true);
         if (!bound.ok) return;
         // The tool's own words, unchanged, then the value as the last entry, whatever it holds.
-        const fixed = tool.mode === "exec" ? ["printf", "%s"] : ["sh", "-c", 'printf %s "$1"', "--"];
+        const fixed = tool.mode === "exec" ? ["printf", "--", "%s"] : ["sh", "-c", 'printf -- %s "$1"', "--"];
         expect(bound.argv).toEqual([...fixed, value]);
       }),
       { seed: SEED, numRuns: 300 },
