@@ -5,25 +5,20 @@ import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from "nod
 import { request } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { reply, startMockLlm, taskOf, type MockLlm } from "../support/mock-llm.js";
-import { DELTA_BIN, NO_MODEL_KEYS, delta, modelEnv, removeDir, tempDir, waitFor, writeAgent } from "./harness.js";
+import { reply, taskOf, type MockLlm } from "../support/mock-llm.js";
+import { DELTA_BIN, NO_MODEL_KEYS, delta, modelEnv, setUpE2e, waitFor, writeAgent } from "./harness.js";
 
 const INITIALIZE = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } };
 const JSON_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 
+const { root, serve: serveModel } = setUpE2e("delta-mcp-doors-");
 let llm: MockLlm;
-let root: string;
 let agent: string;
 beforeAll(async () => {
-  llm = await startMockLlm((request) => reply.text(`done: ${taskOf(request)}`));
-  root = tempDir("delta-mcp-doors-");
+  llm = await serveModel((request) => reply.text(`done: ${taskOf(request)}`));
   // Anyone may pass through the test's folder: only the state folder's and the token file's own modes keep others out.
   chmodSync(root, 0o755);
   agent = writeAgent(root);
-});
-afterAll(async () => {
-  await llm.close();
-  removeDir(root);
 });
 
 interface Served {

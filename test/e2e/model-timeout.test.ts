@@ -2,15 +2,11 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { fault, reply, startMockLlm } from "../support/mock-llm.js";
-import { delta, modelEnv, readEvents, removeDir, tempDir, writeAgent } from "./harness.js";
+import { delta, modelEnv, readEvents, setUpE2e, writeAgent } from "./harness.js";
 
-let root: string;
-beforeAll(() => {
-  root = tempDir("delta-model-timeout-");
-});
-afterAll(() => removeDir(root));
+const { root } = setUpE2e("delta-model-timeout-");
 
 const sseChunk = (text: string): string => `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", model: "m", choices: [{ index: 0, delta: { content: text }, finish_reason: null }] })}\n\n`;
 

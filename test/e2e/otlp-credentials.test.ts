@@ -1,10 +1,10 @@
 // End to end: a user:password@ in the OTLP endpoint is a secret like the exporter's headers: it reaches the collector and nowhere else.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { reply, startMockLlm } from "../support/mock-llm.js";
 import { startOtlpCollector } from "../support/otlp-collector.js";
-import { collectFiles, delta, modelEnv, readEvents, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
+import { collectFiles, delta, modelEnv, readEvents, runDir, setUpE2e, writeAgent } from "./harness.js";
 
 const PASSWORD = "otlp-endpoint-password-5c81e";
 const TOOLS = `tools:
@@ -12,11 +12,7 @@ const TOOLS = `tools:
     shell: "env"
 `;
 
-let root: string;
-beforeAll(() => {
-  root = tempDir("delta-otlp-creds-");
-});
-afterAll(() => removeDir(root));
+const { root } = setUpE2e("delta-otlp-creds-");
 
 describe("credentials in OTEL_EXPORTER_OTLP_ENDPOINT", () => {
   it("authenticate the export, and are absent from the tool's and the hook's environment, the journal, io/, stdout and stderr", async () => {

@@ -2,15 +2,11 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { reply, startMockLlm } from "../support/mock-llm.js";
-import { CRASH_TRACE, delta, modelEnv, removeDir, tempDir, writeAgent } from "./harness.js";
+import { CRASH_TRACE, delta, modelEnv, setUpE2e, writeAgent } from "./harness.js";
 
-let root: string;
-beforeAll(() => {
-  root = tempDir("delta-schema-bounds-");
-});
-afterAll(() => removeDir(root));
+const { root } = setUpE2e("delta-schema-bounds-");
 
 const agentYaml = (schema: string): string => `name: bounded\nllm:\n  model: gpt-4o-mini\n  max_retries: 0\noutput_schema:${schema}`;
 

@@ -1,22 +1,17 @@
 // End to end: prune against a continue that is taking the same run: no folder is re-created, and a folder an older engine left (owner records only) gets a clear, recoverable error.
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { reply, type MockLlm } from "../support/mock-llm.js";
 import { pauseGate } from "../support/pause-points.js";
-import { CRASH_TRACE, delta, modelEnv, removeDir, runDir, spawnDelta, tempDir, writeAgent } from "./harness.js";
+import { CRASH_TRACE, delta, modelEnv, runDir, setUpE2e, spawnDelta, writeAgent } from "./harness.js";
 
-let root: string;
+const { root, serve } = setUpE2e("delta-prune-continue-");
 let server: MockLlm;
 let agent: string;
 beforeAll(async () => {
-  root = tempDir("delta-prune-continue-");
-  server = await startMockLlm(() => reply.text("done"));
+  server = await serve(() => reply.text("done"));
   agent = writeAgent(root);
-});
-afterAll(async () => {
-  await server.close();
-  removeDir(root);
 });
 
 describe("a continue that judged the run, then prune removed it before the continue claimed it", () => {
@@ -24,7 +19,7 @@ describe("a continue that judged the run, then prune removed it before the conti
     const ws = join(root, "ws-race");
     expect((await delta(["run", "--agent", agent, "-w", ws, "--run-id", "raced", "-m", "go"], { env: modelEnv(server.baseUrl) })).exitCode).toBe(0);
     // The continue stops after judging the run's last holder (released) and before claiming the next generation.
-    const gate = pauseGate("lock-judged");
+    const gate = pauseGate("lock-judged", root);
     const resumed = spawnDelta(["continue", "--run-id", "raced", "-w", ws, "-m", "again", "--format", "json"], { env: { ...modelEnv(server.baseUrl), ...gate.env } });
     try {
       await gate.reached();

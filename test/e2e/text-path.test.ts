@@ -1,15 +1,11 @@
 // End to end: every text-format output goes through the terminal stripper as the output port's text path; data formats stay exact.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { delta, removeDir, tempDir, writeAgent } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { delta, setUpE2e, writeAgent } from "./harness.js";
 
 /** A right-to-left override, the three bidi marks, an escape sequence and a C1 control, as a skill's description may carry them. */
 const HOSTILE = "safe\u202eexe.txt \u200e\u200f\u061c \u001b]0;owned\u0007 \u009b31m";
 
-let root: string;
-beforeAll(() => {
-  root = tempDir("delta-text-path-");
-});
-afterAll(() => removeDir(root));
+const { root } = setUpE2e("delta-text-path-");
 
 function expectStripped(text: string): void {
   for (const char of ["\u202e", "\u200e", "\u200f", "\u061c", "\u001b", "\u0007", "\u009b"]) expect(text).not.toContain(char);

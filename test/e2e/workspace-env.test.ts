@@ -1,9 +1,9 @@
 // End to end: a workspace's .env (a file the run's tools can write) may redirect only its own key; the agent's and the project's .env keep their priority.
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { reply, startMockLlm } from "../support/mock-llm.js";
-import { delta, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
+import { delta, runDir, setUpE2e, writeAgent } from "./harness.js";
 
 const USER_KEY = "sk-the-users-own-key-4471";
 const WRITE_TOOL = `tools:
@@ -12,11 +12,7 @@ const WRITE_TOOL = `tools:
     stdin: content
 `;
 
-let root: string;
-beforeAll(() => {
-  root = tempDir("delta-workspace-env-");
-});
-afterAll(() => removeDir(root));
+const { root } = setUpE2e("delta-workspace-env-");
 
 function authorizations(requests: { headers: Record<string, string | string[] | undefined> }[]): string[] {
   return requests.map((request) => String(request.headers.authorization));
