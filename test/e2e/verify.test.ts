@@ -1,9 +1,10 @@
 // `delta verify` on real runs: intact as the engine wrote it, broken where a byte changed or the tail was cut, unchained for an old engine's journal, and chained from where this engine went on with it.
+import { execa } from "execa";
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
-import { CRASH_TRACE, REPO, delta, modelEnv, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
+import { CRASH_TRACE, DELTA_BIN, REPO, delta, modelEnv, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
 
 let root: string;
 let server: MockLlm;
@@ -60,6 +61,24 @@ describe("delta verify", () => {
     const cut = await verify(ws, "v1");
     expect(cut.exitCode).toBe(1);
     expect(cut.verdict.problems.map((problem) => problem.message)).toEqual([expect.stringMatching(/but metadata\.json recorded \d+ bytes when its process ended: its tail was cut off/)]);
+  });
+
+  it("colours its verdict on a terminal as colour, never as escaped text, and not with NO_COLOR", async () => {
+    server = await startMockLlm([reply.text("done")]);
+    const agent = writeAgent(root, {}, "agent-colour");
+    const ws = join(root, "ws-colour");
+    const run = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "c1", "-m", "go"], { env: modelEnv(server.baseUrl) });
+    expect(run.exitCode, run.stderr).toBe(0);
+    // script(1) gives the command a pseudo-terminal as stdout.
+    const onTerminal = (env: Record<string, string>) =>
+      execa("script", ["-qec", `${process.execPath} ${DELTA_BIN} verify c1 -w ${ws}`, "/dev/null"], { env: { ...env, TERM: "xterm" }, reject: false, stdin: "ignore" });
+    const coloured = await onTerminal({ NO_COLOR: "" });
+    expect(coloured.exitCode, coloured.stderr).toBe(0);
+    expect(coloured.stdout).toContain("\u001b[32mintact\u001b[39m");
+    expect(coloured.stdout).not.toContain("\\x1b");
+    const plain = await onTerminal({ NO_COLOR: "1" });
+    expect(plain.stdout).toContain("Journal of run c1: intact");
+    expect(plain.stdout).not.toContain("\u001b[");
   });
 
   it("calls an older engine's journal unchained (exit 2), and verifies it from where this engine's continue starts the chain", async () => {

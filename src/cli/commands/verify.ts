@@ -16,8 +16,9 @@ export async function verifyCommand(runIdGiven: string | undefined, flags: Recor
   const run = await findRun(runId, flags, warn);
   const recordedEnd = endRecordedIn(run.paths, warn);
   const verdict: ChainVerdict = { ...verifyJournalChain(run.paths.journal, recordedEnd), runId: run.runId, journal: run.paths.journal, recordedEnd };
-  if (format === "json") io.out(`${JSON.stringify(verdictJson(verdict), null, 2)}\n`);
-  else io.out(`${verdictText(verdict, textStyle(stdoutWantsColour())).join("\n")}\n`);
+  // The data path both ways: JSON escapes by itself, and the verdict's text strips every piece from the run before it is coloured (as show's account does).
+  if (format === "json") io.data(`${JSON.stringify(verdictJson(verdict), null, 2)}\n`);
+  else io.data(`${verdictText(verdict, textStyle(stdoutWantsColour())).join("\n")}\n`);
   return CHAIN_EXIT[verdict.status];
 }
 
