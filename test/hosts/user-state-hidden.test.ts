@@ -1,6 +1,6 @@
 // On a real machine: the user's state folder, where `delta mcp serve` keeps its token, is hidden from every box, so a boxed tool cannot read the token and call the server.
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { DELTA_BIN, NO_MODEL_KEYS, actionResults, delta, modelEnv, removeDir, tempDir, waitFor, writeAgent } from "../e2e/harness.js";
@@ -8,14 +8,19 @@ import { reply, startMockLlm } from "../support/mock-llm.js";
 import { requireBinary } from "../support/system-packages.js";
 
 let root: string;
+/** Outside /tmp, which every box replaces anyway: there the box shows the folder, as it shows a state folder under $HOME. */
+let stateHome: string;
 beforeAll(() => {
   requireBinary("bwrap");
   root = tempDir("delta-state-hidden-");
+  stateHome = mkdtempSync("/var/tmp/delta-state-hidden-");
 });
-afterAll(() => removeDir(root));
+afterAll(() => {
+  removeDir(root);
+  removeDir(stateHome);
+});
 
 it("a boxed tool finds the state folder empty: the token mcp serve made there is not readable, whatever the mode", async () => {
-  const stateHome = join(root, "state");
   const agent = writeAgent(root, { agentYaml: 'name: boxed\nllm:\n  model: mock-model\nsandbox: {mode: workspace-write, network: on}\ntools:\n  - name: look\n    exec: "sh -c ${script}"\n' });
   // The server makes the token, and says where.
   const server = spawn(process.execPath, [DELTA_BIN, "mcp", "serve", "--agent", agent, "-w", join(root, "ws-serve"), "--http", "0"], {
