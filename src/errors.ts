@@ -4,6 +4,8 @@ export const EXIT = {
   COMPLETED: 0,
   FAILED: 1,
   WAITING_FOR_INPUT: 101,
+  /** The run stopped to wait for something outside it that has a time (a limit's reset, a budget); `continue --due` goes on. */
+  DEFERRED: 75,
   REFUSED: 126,
   INTERRUPTED: 130,
 } as const;
@@ -220,6 +222,40 @@ export const ENGINE_ERROR = "ENGINE_ERROR";
 export class EngineError extends DeltaError {
   readonly type = ENGINE_ERROR;
   readonly exitCode = EXIT.FAILED;
+}
+
+/**
+ * Why a run stopped to wait, one row per reason: what it waits for, and what makes it due. The RunResult's
+ * `deferred.reason`, ENGINE_END's and metadata.json's are these names; a new cause of waiting adds its row here.
+ */
+export const DEFERRAL_REASONS = {
+  /** A 429/503/529 whose wait is longer than llm.max_retry_wait_ms, or that outlasted llm.max_retries. */
+  RATE_LIMITED: "the provider's rate limit or overload: due when it resets (resume_after, from Retry-After or the reset headers)",
+  /** The account is out of credit or over its spend limit: due when the provider says access returns, else unknown. */
+  QUOTA_EXHAUSTED: "the provider account's quota, credit or spend limit is used up: due when access returns (unknown unless the provider said)",
+  /** The run's budget or the fleet's ledger has no room for the next model call's worst case: due once it is raised. */
+  BUDGET_EXHAUSTED: "a budget (the run's llm.budget or --max-cost-usd, or a --budget-file ledger) has no room for the next model call: raise it, then continue",
+} as const;
+export type DeferralReason = keyof typeof DEFERRAL_REASONS;
+export const DEFERRAL_REASON_NAMES = Object.keys(DEFERRAL_REASONS) as [DeferralReason, ...DeferralReason[]];
+
+/** What a deferred run waits for: the reason, when it may go on (ISO-8601 UTC, or null when unknown), and why in words. */
+export interface Deferral {
+  reason: DeferralReason;
+  resumeAfter: string | null;
+  message: string;
+}
+
+/**
+ * The run must wait for something outside it (a limit's reset, a budget): it ends DEFERRED (exit 75) with nothing lost,
+ * and `delta continue` (or `continue --due` once its time has come) goes on from where it stopped.
+ */
+export class DeferredError extends DeltaError {
+  readonly type = "DEFERRED";
+  readonly exitCode = EXIT.DEFERRED;
+  constructor(readonly deferral: Deferral) {
+    super(deferral.message);
+  }
 }
 
 /** Runs `work` for the agent `agentName`; a DeltaError it throws carries the agent's name out. */

@@ -1,9 +1,10 @@
-// Sorts a failed model request attempt: retried, retried once, retried without the echoed extras, or final, with the server's words and a hint that fits the cause.
+// Sorts a failed model request attempt: retried, retried once, retried without the echoed extras, a limit or a quota the run waits for, or final, with the server's words and a hint that fits the cause.
 import type { ContextOverflow } from "../errors.js";
 import { contextOverflow } from "./context-overflow.js";
+import { quotaOf } from "./quota.js";
 import { ErrorBodyError, UnusableReplyError } from "./reply-errors.js";
 import { serverWordsOfText, type ServerWords } from "./server-words.js";
-import { retryAfterMs } from "./transport/backoff.js";
+import { serverWait } from "./transport/limit-wait.js";
 import { TransportError } from "./transport/transport-error.js";
 
 type FailureKind =
@@ -14,7 +15,9 @@ type FailureKind =
   /** The server refused a field an earlier reply gave us to send back: retried at once without them. */
   | "echo-refused"
   /** The request itself is wrong (key, model, size): not retried. */
-  | "refused";
+  | "refused"
+  /** The account is out of credit or over its spend limit: not retried; the run waits (DEFERRED QUOTA_EXHAUSTED). */
+  | "quota";
 
 export interface AttemptFailure {
   kind: FailureKind;
@@ -24,8 +27,14 @@ export interface AttemptFailure {
   words?: ServerWords;
   /** The HTTP status (or the status an error body carried). */
   status?: number;
-  /** The wait the server asked for, when it asked. */
+  /** The wait the server asked for (Retry-After, or the reset of the limit that ran out), when it said. */
   retryAfterMs?: number;
+  /** The header that wait came from: `retry-after`, `x-ratelimit-reset-tokens`, `anthropic-ratelimit-requests-reset`… */
+  waitHeader?: string;
+  /** A rate limit or an overload (429, 503, 529): a wait past llm.max_retry_wait_ms, or one outlasting the retries, defers the run. */
+  limited?: boolean;
+  /** With kind `quota`: when the provider says access returns (ISO-8601 UTC); null when it did not say. */
+  accessReturns?: string | null;
   /** Set when the refusal says the conversation is longer than the model's window. */
   overflow?: ContextOverflow;
   /** Set when the provider's content filter refused the request (Azure's `content_filter`). */
@@ -36,6 +45,12 @@ export interface AttemptFailure {
 function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
 }
+
+/** Statuses of a limit the run can wait out: rate limited, unavailable, overloaded (Anthropic's 529). */
+const LIMIT_STATUSES = new Set([429, 503, 529]);
+
+/** OpenAI's 429 for one request over a per-minute limit: "Request too large for gpt-5-nano … on tokens per min". Waiting cannot help it. */
+const TOO_LARGE_FOR_LIMIT = /request too large/i;
 
 /** What a wire protocol adds to the reading of a failure (filled from its WireProtocol). */
 export interface ProtocolReading {
@@ -52,10 +67,14 @@ export interface ProtocolReading {
  */
 export function statusFailure(status: number, headers: { get(name: string): string | null }, body: string, reading: ProtocolReading): AttemptFailure {
   const words = serverWordsOfText(body);
-  const wait = retryAfterMs(headers);
-  const base = { reason: `HTTP ${status}`, status, ...(words ? { words } : {}), ...(wait !== null ? { retryAfterMs: wait } : {}) };
+  const wait = serverWait(headers);
+  const base = { reason: `HTTP ${status}`, status, ...(words ? { words } : {}), ...(wait !== null ? { retryAfterMs: wait.ms, waitHeader: wait.header } : {}) };
+  // Before X-Should-Retry: Anthropic's credit 400 says false, and it is still worth waiting for.
+  const quota = quotaOf(status, words);
+  if (quota) return { kind: "quota", ...base, accessReturns: quota.accessReturns };
+  if (status === 429 && words && TOO_LARGE_FOR_LIMIT.test(words.message)) return { kind: "refused", ...base };
   const shouldRetry = headers.get("x-should-retry")?.trim().toLowerCase();
-  if (shouldRetry === "true" || (shouldRetry !== "false" && isRetryableStatus(status))) return { kind: "transient", ...base };
+  if (shouldRetry === "true" || (shouldRetry !== "false" && isRetryableStatus(status))) return { kind: "transient", ...base, ...(LIMIT_STATUSES.has(status) ? { limited: true } : {}) };
   return { kind: refusalKind(words, reading), ...base, ...overflowOf(status, words), ...(words?.code === "content_filter" ? { filtered: true } : {}) };
 }
 
@@ -72,7 +91,9 @@ export function thrownFailure(err: unknown, reading: ProtocolReading): AttemptFa
     const words = withTableStatus(err.words, reading.errorStatus);
     const status = words.status;
     const base = { reason: status !== undefined ? `an error (${status}) in place of a reply` : "an error in place of a reply", words, ...(status !== undefined ? { status } : {}) };
-    if (status !== undefined && isRetryableStatus(status)) return { kind: "transient", ...base };
+    const quota = quotaOf(status, words);
+    if (quota) return { kind: "quota", ...base, accessReturns: quota.accessReturns };
+    if (status !== undefined && isRetryableStatus(status)) return { kind: "transient", ...base, ...(LIMIT_STATUSES.has(status) ? { limited: true } : {}) };
     const overflow = overflowOf(status ?? 400, words);
     if (overflow.overflow) return { kind: "refused", ...base, ...overflow };
     return { kind: status !== undefined && status >= 400 ? refusalKind(words, reading) : "unusable", ...base };
@@ -132,5 +153,8 @@ export function hintFor(failure: AttemptFailure): string | undefined {
     return "The model wrote a tool call the server could not accept (its output did not match the tool's schema); `delta continue` asks it again, or use a model that follows tool schemas better.";
   }
   if (failure.kind === "echo-refused") return "The server refused reasoning fields its own earlier reply carried, even when sent without them.";
+  if (failure.status === 429 && failure.words && TOO_LARGE_FOR_LIMIT.test(failure.words.message)) {
+    return "The request alone is larger than the rate limit allows per minute, so waiting cannot help: keep fewer iterations in the context or raise the limit.";
+  }
   return failure.status !== undefined ? STATUS_HINTS[failure.status] : undefined;
 }

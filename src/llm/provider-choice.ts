@@ -107,6 +107,7 @@ export async function chooseProvider(agent: AgentLlm, workDir: string, options: 
     ...(baseUrl === undefined ? {} : { baseUrl }),
     timeoutMs: agent.llm.timeout_ms,
     maxRetries: agent.llm.max_retries,
+    maxRetryWaitMs: agent.llm.max_retry_wait_ms,
     stream: agent.llm.stream,
     idleTimeoutMs: agent.llm.idle_timeout_ms,
     replyBounds: {

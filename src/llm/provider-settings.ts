@@ -13,6 +13,8 @@ export interface ProviderConfig {
   timeoutMs?: number;
   /** Retries of rate limits, server failures and network errors after the first attempt. Default 3. */
   maxRetries?: number;
+  /** The longest wait between attempts a call sleeps through (llm.max_retry_wait_ms); a limit asking for more defers the run. Default 60000. */
+  maxRetryWaitMs?: number;
   /** First backoff step; else DELTA_RETRY_BASE_MS from the environment; else 500. */
   retryBaseMs?: number;
   /** Ask for a stream of events (llm.stream). */
@@ -53,7 +55,11 @@ export function providerSettings(config: ProviderConfig, defaultBaseUrl: string,
     attempt,
     apiKey: config.apiKey,
     maxRetries: checkCount(config.maxRetries ?? 3, "llm.max_retries", 0),
-    policy: { ...DEFAULT_BACKOFF, baseMs: config.retryBaseMs ?? retryBaseFromEnv(env) ?? DEFAULT_BACKOFF.baseMs },
+    policy: {
+      ...DEFAULT_BACKOFF,
+      baseMs: config.retryBaseMs ?? retryBaseFromEnv(env) ?? DEFAULT_BACKOFF.baseMs,
+      maxWaitMs: checkCount(config.maxRetryWaitMs ?? DEFAULT_BACKOFF.maxWaitMs, "llm.max_retry_wait_ms", 0),
+    },
     endpoint: endpointUrl(baseUrl),
   };
 }

@@ -1,6 +1,6 @@
-// The retry loop every wire protocol shares: backoff or the server's wait for transient failures, one more try for an unusable reply, typed errors for the rest.
+// The retry loop every wire protocol shares: backoff or the server's wait for transient failures, one more try for an unusable reply, a deferral for a limit or quota the run must wait out, typed errors for the rest.
 import type { LlmReply, LlmRequest } from "../conversation.js";
-import { ContextOverflowError, LlmError, ModelRefusedError } from "../errors.js";
+import { ContextOverflowError, DeferredError, LlmError, ModelRefusedError } from "../errors.js";
 import { AttemptFailed } from "./attempt.js";
 import { describeFailure, hintFor, type AttemptFailure } from "./failure.js";
 import type { ProviderSettings } from "./provider-settings.js";
@@ -41,14 +41,15 @@ export function retryingProvider(name: string, settings: ProviderSettings, attem
           continue;
         }
         const budget = failure.kind === "unusable" ? Math.min(UNUSABLE_RETRIES, maxRetries) - unusable : maxRetries - retries;
-        const final = finalError(endpoint, failure, number, budget);
+        const backoff = backoffDelayMs(retries + unusable + 1, policy);
+        const final = finalError(endpoint, failure, { attempts: number, budget, maxWaitMs: policy.maxWaitMs, backoff });
         if (final) {
           failed(null);
           throw final;
         }
+        const delayMs = failure.retryAfterMs !== undefined ? Math.min(failure.retryAfterMs, policy.maxWaitMs) : backoff;
         if (failure.kind === "unusable") unusable += 1;
         else retries += 1;
-        const delayMs = failure.retryAfterMs !== undefined ? Math.min(failure.retryAfterMs, policy.retryAfterCapMs) : backoffDelayMs(retries + unusable, policy);
         failed(delayMs);
         await sleep(delayMs, options.signal).catch(() => {
           throw aborted(endpoint);
@@ -58,12 +59,27 @@ export function retryingProvider(name: string, settings: ProviderSettings, attem
   };
 }
 
-/** The error that ends the call after this failure, or null when another attempt may follow. */
-function finalError(endpoint: string, failure: AttemptFailure, attempts: number, budget: number): Error | null {
+/** Where a call stands after a failure: its attempts so far, the retries left, the longest wait it sleeps, the backoff before the next. */
+interface CallStand {
+  attempts: number;
+  budget: number;
+  maxWaitMs: number;
+  backoff: number;
+}
+
+/**
+ * The error that ends the call after this failure, or null when another attempt may follow. A limit the run cannot
+ * sleep through (a longer wait than llm.max_retry_wait_ms, or one that outlasts the retries) and a quota defer the run.
+ */
+function finalError(endpoint: string, failure: AttemptFailure, stand: CallStand): Error | null {
+  if (failure.kind === "quota") return quotaDeferral(endpoint, failure);
   if (failure.overflow) return new ContextOverflowError(overflowMessage(endpoint, failure), failure.overflow);
   if (failure.filtered) return new ModelRefusedError(`The provider's content filter refused the request to ${endpoint} (${describeFailure(failure)}); rephrase the task and continue the run with -m.`);
   if (failure.kind === "refused" || failure.kind === "echo-refused") return new LlmError(refusedMessage(endpoint, failure));
-  return budget <= 0 ? new LlmError(exhaustedMessage(endpoint, failure, attempts)) : null;
+  const asked = failure.retryAfterMs;
+  if (failure.limited && asked !== undefined && asked > stand.maxWaitMs) return longWait(endpoint, failure, asked, stand.maxWaitMs);
+  if (stand.budget > 0) return null;
+  return failure.limited ? outlasted(endpoint, failure, stand.attempts, asked ?? stand.backoff) : new LlmError(exhaustedMessage(endpoint, failure, stand.attempts));
 }
 
 function aborted(endpoint: string): LlmError {
@@ -87,4 +103,43 @@ function overflowMessage(endpoint: string, failure: AttemptFailure): string {
     `The conversation is longer than the model's context window${sizes}: ${endpoint} said ${describeFailure(failure)}. ` +
     "Keep fewer iterations in the context (journal max_iterations or max_tokens in context.yaml, or llm.context_window in agent.yaml), print less from tools, or use a model with a larger window; then `delta continue`."
   );
+}
+
+/** The run waits for the account's quota: until the provider says access returns, or its Retry-After, else a time no one knows. */
+function quotaDeferral(endpoint: string, failure: AttemptFailure): DeferredError {
+  const resumeAfter = failure.accessReturns ?? (failure.retryAfterMs !== undefined ? inMs(failure.retryAfterMs) : null);
+  const until = resumeAfter === null ? "access returns (the provider did not say when)" : resumeAfter;
+  return new DeferredError({
+    reason: "QUOTA_EXHAUSTED",
+    resumeAfter,
+    message: `The model endpoint ${endpoint} says the account is out of quota or credit (${describeFailure(failure)}); the run waits until ${until}. Add credit or raise the account's limit, then \`delta continue\` goes on.`,
+  });
+}
+
+/** A limit asks for a longer wait than the run sleeps through: the run waits outside any process instead. */
+function longWait(endpoint: string, failure: AttemptFailure, waitMs: number, maxWaitMs: number): DeferredError {
+  const resumeAfter = inMs(waitMs);
+  return new DeferredError({
+    reason: "RATE_LIMITED",
+    resumeAfter,
+    message: `The model endpoint ${endpoint} is rate limited (${describeFailure(failure)}) and asks to wait ${seconds(waitMs)} (${failure.waitHeader ?? "its wait"}), longer than llm.max_retry_wait_ms (${seconds(maxWaitMs)}); the run waits until ${resumeAfter}, when \`delta continue\` goes on.`,
+  });
+}
+
+/** A limit that outlasted the retries: the run waits for it (the server's wait, or one more backoff) rather than failing. */
+function outlasted(endpoint: string, failure: AttemptFailure, attempts: number, waitMs: number): DeferredError {
+  const resumeAfter = inMs(waitMs);
+  return new DeferredError({
+    reason: "RATE_LIMITED",
+    resumeAfter,
+    message: `The model endpoint ${endpoint} was still rate limited or overloaded after ${attempts} attempt${attempts === 1 ? "" : "s"} (${describeFailure(failure)}); the run waits until ${resumeAfter}, when \`delta continue\` goes on.`,
+  });
+}
+
+function inMs(ms: number): string {
+  return new Date(Date.now() + ms).toISOString();
+}
+
+function seconds(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`;
 }

@@ -8,6 +8,8 @@ export interface ServerWords {
   code?: string;
   /** A status the body itself carries (OpenRouter's `error.code: 429` on a 200), when it is a number. */
   status?: number;
+  /** A finer code beside it: Anthropic's `error.details.error_code` (`enforced_spend_limit_reached` inside a `rate_limit_error`). */
+  detail?: string;
 }
 
 export const SERVER_MESSAGE_LIMIT = 500;
@@ -32,7 +34,8 @@ export function serverWords(body: unknown): ServerWords | undefined {
     const status = typeof error.code === "number" ? error.code : typeof error.status_code === "number" ? error.status_code : undefined;
     // Anthropic names its errors only by type (`overloaded_error`), inside a body whose own type is "error".
     const code = typeof error.code === "string" ? error.code : (error.status ?? (body.type === "error" ? error.type : undefined));
-    return words(`${message}${upstream}`, codeOf(code), status);
+    const detail = isRecord(error.details) ? codeOf(error.details.error_code) : undefined;
+    return { ...words(`${message}${upstream}`, codeOf(code), status), ...(detail ? { detail } : {}) };
   }
   if (body.object === "error" || body.type === "error") {
     const message = textOf(body.message);

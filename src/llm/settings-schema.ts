@@ -1,6 +1,7 @@
 // agent.yaml's `llm:` block: the sampling parameters a request carries, and the settings only the engine reads (endpoint, timeouts, retries, reply bounds, pricing).
 import { z } from "zod";
 import { PricingSchema } from "../journal/events.js";
+import { DEFAULT_MAX_RETRY_WAIT_MS } from "./transport/backoff.js";
 import { PROVIDER_NAMES } from "./types.js";
 
 const DEFAULT_LLM_MAX_RETRIES = 3;
@@ -42,6 +43,8 @@ export const LlmConfigSchema = z.strictObject({
    */
   timeout_ms: z.number().int().positive().optional(),
   max_retries: z.number().int().nonnegative().default(DEFAULT_LLM_MAX_RETRIES),
+  /** The longest wait between attempts a run sleeps through; a rate limit asking for more ends the run DEFERRED (exit 75) until it resets. */
+  max_retry_wait_ms: z.number().int().nonnegative().default(DEFAULT_MAX_RETRY_WAIT_MS),
   /** Read the reply as a stream of server-sent events; the call then ends only when no byte came for idle_timeout_ms. */
   stream: z.boolean().default(false),
   idle_timeout_ms: z.number().int().positive().default(DEFAULT_LLM_IDLE_TIMEOUT_MS),

@@ -163,9 +163,9 @@ describe("createOpenAiProvider", () => {
   });
 
   it("names the endpoint, status, attempts and server message once retries run out", async () => {
-    const { server, provider } = await setUp([fault.status(503, { message: "overloaded" }), fault.status(503, { message: "overloaded" }), fault.status(503, { message: "overloaded" })], { maxRetries: 2 });
+    const { server, provider } = await setUp([fault.status(500, { message: "upstream broke" }), fault.status(502, { message: "bad gateway" }), fault.status(500, { message: "upstream broke" })], { maxRetries: 2 });
     const err = await failure(provider.complete(request));
-    expect(err.message).toBe(`The model endpoint ${server.baseUrl} failed after 3 attempts: HTTP 503: "overloaded".`);
+    expect(err.message).toBe(`The model endpoint ${server.baseUrl} failed after 3 attempts: HTTP 500: "upstream broke".`);
   });
 
   it("reports a refused connection with the endpoint and no credentials from the URL", async () => {

@@ -1,7 +1,7 @@
 // The Chat Completions provider against real recorded replies of real servers, replayed byte for byte (test/fixtures/recorded).
 import { afterEach, describe, expect, it } from "vitest";
 import type { LlmRequest } from "../../../src/conversation.js";
-import { ContextOverflowError, LlmError, ModelRefusedError } from "../../../src/errors.js";
+import { ContextOverflowError, DeferredError, LlmError, ModelRefusedError } from "../../../src/errors.js";
 import { createOpenAiProvider, type OpenAiProviderConfig } from "../../../src/llm/chat-completions/provider.js";
 import { serverWords } from "../../../src/llm/server-words.js";
 import { startMockLlm, type MockLlm, type Step } from "../../support/mock-llm.js";
@@ -166,7 +166,7 @@ describe("recorded Chat Completions replies", () => {
       await server?.close();
       const provider = await replay([recordedStep(entry.file), recordedStep(entry.file)], { maxRetries: 0 });
       const err = await failureOf(provider.complete(request));
-      expect([LlmError, ContextOverflowError, ModelRefusedError].some((type) => err instanceof type), entry.file).toBe(true);
+      expect([LlmError, ContextOverflowError, ModelRefusedError, DeferredError].some((type) => err instanceof type), entry.file).toBe(true);
       const words = serverWords(recordedJson(entry.file));
       expect(words, entry.file).toBeDefined();
       expect(err.message, entry.file).toContain(JSON.stringify(words!.message).slice(1, 60));
@@ -198,10 +198,11 @@ describe("recorded Chat Completions replies", () => {
     });
   }
 
-  it("a request larger than the tokens-per-minute limit (OpenAI 429) is a rate limit, retried, not an overflow", async () => {
+  it("a request larger than the tokens-per-minute limit (OpenAI 429) is refused at once: not an overflow, not a limit to wait for", async () => {
     const err = await failureOf((await replay([recordedStep("openai-chat/error-request-too-large-tpm-429"), recordedStep("openai-chat/error-request-too-large-tpm-429")], { maxRetries: 1 })).complete(request));
-    expect(err).not.toBeInstanceOf(ContextOverflowError);
-    expect(err.message).toMatch(/failed after 2 attempts: HTTP 429: "Request too large for gpt-5-nano/);
+    expect(err).toBeInstanceOf(LlmError);
+    expect(err.message).toMatch(/refused the request \(HTTP 429: "Request too large for gpt-5-nano.*; not retried\. The request alone is larger than the rate limit allows per minute, so waiting cannot help/);
+    expect(server!.requests).toHaveLength(1);
   });
 
   it("Azure's prompt filter is MODEL_REFUSED, quoting it, whether or not a stream was asked for", async () => {
