@@ -102,6 +102,12 @@ export class SandboxUnavailableError extends DeltaError {
   readonly exitCode = EXIT.REFUSED;
 }
 
+/** A budget ledger (`--budget-file`) cannot be used: missing, not one the engine made, damaged, or where a boxed tool could write it. */
+export class BudgetLedgerError extends DeltaError {
+  readonly type = "BUDGET_LEDGER_ERROR";
+  readonly exitCode = EXIT.REFUSED;
+}
+
 /** SIGINT or SIGTERM arrived before a run began (while its MCP servers were starting): nothing was recorded. */
 export class InterruptedError extends DeltaError {
   readonly type = "INTERRUPTED";

@@ -4,8 +4,9 @@
 // exists, so exactly one process can create each generation, and no reader ever sees a lock without its record.
 // Its holder rewrites it (a temporary file renamed over it) with every heartbeat, and overwrites it in place, at the same
 // size, to note a tool it spawned; readers only ever open and read it.
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readSync, readdirSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, mkdirSync, openSync, readSync, readdirSync, renameSync, rmSync, writeSync } from "node:fs";
 import { openRunFile } from "../../safe-open.js";
+import { createExclusive } from "../exclusive-file.js";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
@@ -183,18 +184,7 @@ export function claimGeneration(lockDir: string, record: OwnerRecord): boolean {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
   }
-  const temp = writeTemp(lockDir, record.generation, paddedRecord(record), true);
-  try {
-    linkSync(temp, recordPath(lockDir, record.generation));
-    return true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
-    // Over NFS a link can succeed and still report an error (its reply was lost): the temp file's link count tells.
-    if (statSync(temp).nlink === 2) return true;
-    throw err;
-  } finally {
-    rmSync(temp, { force: true });
-  }
+  return createExclusive(lockDir, `${record.generation}.json`, paddedRecord(record));
 }
 
 /**

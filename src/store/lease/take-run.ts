@@ -50,7 +50,17 @@ export function createFirstOwner(paths: RunPaths): OwnerRecord {
 
 /** The hold on a new run whose first owner record (`first`) this process wrote before publishing it. */
 export function holdNewRun(paths: RunPaths, first: OwnerRecord): RunHold {
-  return startHold(paths, first, null);
+  return startHold(paths.lock, first, null);
+}
+
+/**
+ * A lock of this process's own in a fresh `lockDir` (a budget ledger's holder record): generation 1, beating until
+ * released. Whoever judges it dead takes generation 2, which fences this process off what the lock guarded.
+ */
+export function holdNewLock(lockDir: string): RunHold {
+  const record = ownRecord(1, null);
+  if (!claimGeneration(lockDir, record)) throw new Error(`${lockDir} already holds an owner record`);
+  return startHold(lockDir, record, null);
 }
 
 interface TakeOptions {
@@ -83,7 +93,7 @@ export async function takeRun(paths: RunPaths, options: TakeOptions): Promise<Ru
       }
       if (verdict?.fence) fenceOrWithdraw(paths, mine.generation);
       removeOldGenerations(paths, current);
-      const hold = startHold(paths, mine, verdict === null ? null : { ...verdict, owner: reading?.record ?? null });
+      const hold = startHold(paths.lock, mine, verdict === null ? null : { ...verdict, owner: reading?.record ?? null });
       pausePoint("lock-held");
       return hold;
     }
@@ -158,24 +168,24 @@ function removeOldGenerations(paths: RunPaths, previous: number): void {
   }
 }
 
-function startHold(paths: RunPaths, mine: OwnerRecord, previous: RunHold["previous"]): RunHold {
+function startHold(lockDir: string, mine: OwnerRecord, previous: RunHold["previous"]): RunHold {
   const { generation } = mine;
-  const own = recordPath(paths.lock, generation);
-  const next = recordPath(paths.lock, generation + 1);
+  const own = recordPath(lockDir, generation);
+  const next = recordPath(lockDir, generation + 1);
   const lostController = new AbortController();
   let lost: string | null = null;
   // A later generation means the run was taken. Its own record is looked for every beat only: a newer holder
   // removes it two takeovers later, and by then the first one has fenced this process off the journal.
   const lostReason = (ownRecordToo = false): string | null => {
     if (lost === null && (existsSync(next) || (ownRecordToo && !existsSync(own)))) {
-      lost = describeLoss(paths, generation);
+      lost = describeLoss(lockDir, generation);
       clearInterval(timer);
       record.stop();
       lostController.abort(new Error(lost));
     }
     return lost;
   };
-  const record = keepOwnRecord(paths.lock, mine, () => lostReason(true) === null);
+  const record = keepOwnRecord(lockDir, mine, () => lostReason(true) === null);
   // The heartbeat is a timer, not work done per iteration; unref'd, it never keeps the process alive.
   const timer = setInterval(() => {
     if (lostReason(true) === null) record.beat();
@@ -200,11 +210,11 @@ function startHold(paths: RunPaths, mine: OwnerRecord, previous: RunHold["previo
   };
 }
 
-function describeLoss(paths: RunPaths, generation: number): string {
-  const next = readRecord(paths.lock, generation + 1)?.record;
+function describeLoss(lockDir: string, generation: number): string {
+  const next = readRecord(lockDir, generation + 1)?.record;
   return next
     ? `process ${next.pid} on ${next.hostname} took it over${next.took_over ? ` (${next.took_over})` : ""}`
-    : `its owner record ${recordPath(paths.lock, generation)} was replaced`;
+    : `its owner record ${recordPath(lockDir, generation)} was replaced`;
 }
 
 /** The current holder's record as a reader sees it, for listing runs; null when no record exists. */
