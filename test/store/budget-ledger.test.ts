@@ -8,7 +8,7 @@ import { BudgetLedgerError } from "../../src/errors.js";
 import { readProcStat } from "../../src/process/proc-stat.js";
 import { initLedger, openLedger, setLedgerLimit, type LedgerFull, type LedgerTicket } from "../../src/store/budget/ledger.js";
 import { commitState, holdersDir, keptStates, latestState, nanoUsd, nextState, statesDir, type Reservation } from "../../src/store/budget/ledger-state.js";
-import { claimGeneration, listGenerations, ownRecord, paddedRecord, readRecord, recordPath, type OwnerRecord } from "../../src/store/lease/owner-record.js";
+import { claimGeneration, ownRecord, paddedRecord, readRecord, recordPath, type OwnerRecord } from "../../src/store/lease/owner-record.js";
 
 const BEAT_MS = 100;
 let savedBeat: string | undefined;
