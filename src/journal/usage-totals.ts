@@ -133,6 +133,12 @@ export function callCost(usage: Usage, pricing: Pricing | undefined): number | n
   return costOf(totals, pricing);
 }
 
+/** The most `inputTokens` prompt tokens and `outputTokens` reply tokens can cost: every prompt token at the dearest of its prices (a cache write may cost more than plain input). */
+export function worstCaseCost(inputTokens: number, outputTokens: number, pricing: Pricing): number {
+  const inputPrice = Math.max(pricing.input_per_million, pricing.cached_input_per_million ?? 0, pricing.cache_write_input_per_million ?? 0);
+  return (inputTokens * inputPrice + outputTokens * pricing.output_per_million) / 1_000_000;
+}
+
 function priceOf(tokens: Omit<TokenCounts, "reasoning_tokens">, pricing: Pricing): number {
   const { input_tokens, cached_input_tokens, cache_write_input_tokens, output_tokens } = tokens;
   const cachedPrice = pricing.cached_input_per_million ?? pricing.input_per_million;

@@ -39,7 +39,12 @@ export interface AttemptFailure {
   overflow?: ContextOverflow;
   /** Set when the provider's content filter refused the request (Azure's `content_filter`). */
   filtered?: boolean;
+  /** Set when the request never reached the server (no connection was made): nothing was billed. */
+  unsent?: boolean;
 }
+
+/** Errors of a connection that was never made: the request cannot have reached the server. */
+const NEVER_CONNECTED = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
 
 /** Statuses worth another try: request timeout, rate limit and server-side failures. */
 function isRetryableStatus(status: number): boolean {
@@ -84,7 +89,10 @@ export function statusFailure(status: number, headers: { get(name: string): stri
  * protocol's table, unless it carries one.
  */
 export function thrownFailure(err: unknown, reading: ProtocolReading): AttemptFailure {
-  if (err instanceof TransportError) return { kind: "transient", reason: err.message };
+  if (err instanceof TransportError) {
+    const code = (err.cause as NodeJS.ErrnoException | undefined)?.code;
+    return { kind: "transient", reason: err.message, ...(code !== undefined && NEVER_CONNECTED.has(code) ? { unsent: true } : {}) };
+  }
   if (err instanceof SyntaxError) return { kind: "unusable", reason: "the server sent a body that is not valid JSON" };
   if (err instanceof UnusableReplyError) return { kind: "unusable", reason: err.message };
   if (err instanceof ErrorBodyError) {

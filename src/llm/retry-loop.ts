@@ -24,17 +24,24 @@ export function retryingProvider(name: string, settings: ProviderSettings, attem
       let unusable = 0;
       for (let number = 1; ; number += 1) {
         if (options.signal?.aborted) throw aborted(endpoint);
-        let failure: AttemptFailure;
+        // Nothing is sent that a budget has not admitted; an attempt admitted is settled however it ends.
+        const admission = await options.admit?.();
         const startedAt = Date.now();
-        try {
-          return await attempt(request, { signal: options.signal, withoutEcho, onText: options.onText });
-        } catch (err) {
-          if (options.signal?.aborted) throw aborted(endpoint);
-          if (!(err instanceof AttemptFailed)) throw err;
-          failure = err.failure;
+        const ended = await attempt(request, { signal: options.signal, withoutEcho, onText: options.onText }).then(
+          (reply) => ({ reply }),
+          (err: unknown) => ({ err }),
+        );
+        if ("reply" in ended) {
+          admission?.settle(ended);
+          return ended.reply;
         }
+        const { err } = ended;
+        const failure: AttemptFailure = err instanceof AttemptFailed && !options.signal?.aborted ? err.failure : { kind: "transient", reason: "the attempt was stopped before it ended" };
+        const charged = admission?.settle({ failure }) ?? null;
+        if (options.signal?.aborted) throw aborted(endpoint);
+        if (!(err instanceof AttemptFailed)) throw err;
         const failed = (retryInMs: number | null, reason = describeFailure(failure)): void =>
-          options.onFailedAttempt?.({ attempt: number, startedAt, durationMs: Date.now() - startedAt, failure, reason, retryInMs });
+          options.onFailedAttempt?.({ attempt: number, startedAt, durationMs: Date.now() - startedAt, failure, reason, retryInMs, ...(charged ? { charged } : {}) });
         if (failure.kind === "echo-refused" && !withoutEcho) {
           withoutEcho = true;
           failed(0, `${describeFailure(failure)}; sending again without the reasoning fields of earlier replies`);

@@ -2,6 +2,22 @@
 import type { LlmReply, LlmRequest } from "../conversation.js";
 import type { AttemptFailure } from "./failure.js";
 
+/** How one attempt ended, for the budget that admitted it. */
+export type AttemptOutcome = { reply: LlmReply } | { failure: AttemptFailure };
+
+/** What a budget counted for an attempt beyond the usage its provider reported: its reservation, when the attempt may have been billed and no usage says for how much. */
+export interface BudgetCharge {
+  /** null when no price is known (a token budget only). */
+  usd: number | null;
+  tokens: number;
+}
+
+/** An attempt a budget let through: settled once it ends, with what it cost. */
+export interface AttemptAdmission {
+  /** Replaces the attempt's reservation with its cost; returns the charge made beyond reported usage, if any. */
+  settle(outcome: AttemptOutcome): BudgetCharge | null;
+}
+
 /** llm.provider / DELTA_PROVIDER: Chat Completions (any OpenAI-compatible server), Anthropic Messages, OpenAI Responses. */
 export const PROVIDER_NAMES = ["openai", "anthropic", "openai-responses"] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
@@ -12,6 +28,11 @@ export interface CallOptions {
   onFailedAttempt?: (attempt: FailedAttempt) => void;
   /** Text of the reply as a streamed reply delivers it, piece by piece (never called for a whole reply). */
   onText?: (text: string) => void;
+  /**
+   * Asked before every attempt is sent: a budget reserves the attempt's worst case, or throws (a DeferredError) when it
+   * has no room, and nothing is sent. The admission is settled when the attempt ends, however it ends.
+   */
+  admit?: () => Promise<AttemptAdmission>;
 }
 
 export interface FailedAttempt {
@@ -25,6 +46,8 @@ export interface FailedAttempt {
   reason: string;
   /** The wait before the next attempt; null when no attempt follows. */
   retryInMs: number | null;
+  /** What a budget counted for this attempt, when it may have been billed with no usage to say for how much. */
+  charged?: BudgetCharge;
 }
 
 export interface Provider {
