@@ -1,7 +1,8 @@
 // What one model call may cost at most, reserved before it is sent: its prompt, estimated on the safe side, and the longest reply it may get, priced.
 import type { LlmRequest } from "../conversation.js";
 import { modelFamily } from "../context/model-windows.js";
-import { worstCaseCost, type Pricing } from "../journal/usage-totals.js";
+import type { Pricing } from "../journal/events.js";
+import { worstCaseCost } from "../journal/usage-totals.js";
 import { requestedReplyTokens } from "../llm/reply-tokens.js";
 import type { LlmConfig } from "../llm/settings-schema.js";
 import type { ProviderName } from "../llm/types.js";
