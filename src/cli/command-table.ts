@@ -45,6 +45,8 @@ export function buildCli(): CommandTable {
     .example('cat report.txt | delta run --agent ./my-agent "Summarise this" --stdin --json')
     .option("--base-url <url>", "Model endpoint for this invocation (over DELTA_BASE_URL, .env files and llm.base_url)")
     .option("--if-exists <action>", "When --run-id is taken in -w: refuse (default) | resume (the same task's run: its result again, or continued)")
+    .option("--max-cost-usd <dollars>", "The run's budget in USD over all its invocations (over llm.budget.max_cost_usd); a call that could pass it is not sent, the run ends DEFERRED (75); needs llm.pricing")
+    .option("--budget-file <ledger>", "Reserve each model call in this fleet ledger, shared by many runs (made by `delta budget init`); default: $DELTA_BUDGET_FILE")
     .action(handler(async (args, flags, io) => (await import("./commands/run.js")).runCommand(args[0], flags, io)));
   cli
     .command("continue [message]", "Continue an existing run (resume, answer, extend or retry)")
@@ -68,12 +70,18 @@ export function buildCli(): CommandTable {
     .option("--sandbox <mode>", "Change the run's sandbox mode from now on: read-only | workspace-write | off (journaled)")
     .option("--base-url <url>", "Model endpoint for this invocation; the run moves there on purpose")
     .option("--accept-endpoint", "Continue even though the model endpoint differs from the one the run started with")
+    .option("--max-cost-usd <dollars>", "The run's budget in USD over all its invocations, from now on: raises (or lowers) the one it had; needs llm.pricing")
+    .option("--budget-file <ledger>", "Reserve each model call in this fleet ledger (made by `delta budget init`); default: $DELTA_BUDGET_FILE, else the ledger the run had")
+    .option("--due", "Continue every DEFERRED run of the workspaces (-w, once or more, or --agent) whose time has come: each with its own `delta continue`, one line per run (--format json: one RunResult per line), exit the worst code")
+    .option("-j, --jobs <n>", "With --due: how many runs to continue at a time (default: 1)")
+    .example("delta continue --due -w ./ws -j 8          # from cron or a systemd timer: every deferred run whose limit has reset")
     .action(handler(async (args, flags, io) => (await import("./commands/run.js")).continueCommandLine(args[0], flags, io)));
   cli
     .command("list-runs", "List runs, newest first")
     .option("-w, --work-dir <path>", `Workspace (default: ${WHERE_RUNS_ARE})`)
     .option("--agent <path>", "Every workspace of this agent (directory or agent.yaml)")
-    .option("--resumable", "Only unfinished runs: FAILED, INTERRUPTED, WAITING_FOR_INPUT, and RUNNING ones whose holder is dead (runs held on other hosts are checked as with --check-liveness)")
+    .option("--resumable", "Only unfinished runs: FAILED, INTERRUPTED, WAITING_FOR_INPUT, DEFERRED, and RUNNING ones whose holder is dead (runs held on other hosts are checked as with --check-liveness)")
+    .option("--due", "Only DEFERRED runs whose time has come (resume_after passed, or unknown): what `delta continue --due` resumes")
     .option("--status <status>", "Only runs with this status")
     .option("--first", "Only the most recent run")
     .option("--size", "Show the bytes each run folder holds: in all, its journal, its io/")
@@ -86,7 +94,7 @@ export function buildCli(): CommandTable {
     .option("--agent <path>", "Every workspace of this agent (directory or agent.yaml)")
     .option("--older-than <age>", "Only runs last updated longer ago than this: 30m, 12h, 7d, 2w")
     .option("--keep <n>", "Keep the n newest runs of that status; only older ones may go")
-    .option("--status <status>", "COMPLETED (default), or FAILED or INTERRUPTED (resumable runs: only when named)")
+    .option("--status <status>", "COMPLETED (default), or FAILED or INTERRUPTED (resumable runs: only when named); DEFERRED runs are always kept")
     .option("--io-only", "Remove only each run's io/; its journal still shows and continues it")
     .option("--yes", "Remove them; without it prune only lists what it would remove")
     .option("--format <format>", "Output: text | json")
@@ -182,6 +190,20 @@ export function buildCli(): CommandTable {
     .action(handler(async (args, flags, io) => {
       if (args[0] !== "serve") throw new UsageError(`Unknown mcp action '${args[0]}'.${didYouMean(String(args[0]), ["serve"])} Use: delta mcp serve --agent <agent dir | agent.yaml>`);
       return (await import("./commands/mcp-serve.js")).mcpServe(flags, io);
+    }));
+  cli
+    .command("budget <action> <ledger>", "A fleet's budget ledger, shared by runs on one machine or a shared file system: init makes one, show prints it, set changes its limit")
+    .usage("budget init <ledger> --limit-usd <dollars>\n  $ delta budget show <ledger> [--format json]\n  $ delta budget set <ledger> --limit-usd <dollars>")
+    .option("--limit-usd <dollars>", "init, set: the fleet's limit in USD")
+    .option("--format <format>", "show: text | json (default: text)")
+    .example("delta budget init /shared/fleet.budget --limit-usd 100")
+    .example("DELTA_BUDGET_FILE=/shared/fleet.budget delta run --agent ./agent \"…\"   # each model call reserved in the ledger")
+    .example("delta budget show /shared/fleet.budget")
+    .action(handler(async (args, flags, io) => {
+      const actions = ["init", "show", "set"] as const;
+      const action = actions.find((known) => known === args[0]);
+      if (action === undefined) throw new UsageError(`Unknown budget action '${args[0]}'.${didYouMean(String(args[0]), actions)} Use: delta budget init|show|set <ledger>`);
+      return (await import("./commands/budget.js")).budgetCommand(action, String(args[1]), flags, io);
     }));
   cli
     .command("tool:expand <path>", "Same as `delta tool expand <path>`")

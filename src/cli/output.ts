@@ -14,6 +14,8 @@ export function exitCodeFor(outcome: RunOutcome): ExitCode {
       return EXIT.WAITING_FOR_INPUT;
     case "INTERRUPTED":
       return EXIT.INTERRUPTED;
+    case "DEFERRED":
+      return EXIT.DEFERRED;
     default:
       return EXIT.FAILED;
   }
@@ -59,6 +61,8 @@ function textSummary(outcome: RunOutcome): string {
     lines.push("Result:", typeof outcome.result === "string" ? outcome.result : JSON.stringify(outcome.result, null, 2), "-------------------");
   } else if (outcome.interaction) {
     lines.push(`Question:   ${outcome.interaction.prompt}`, "-------------------");
+  } else if (outcome.deferred) {
+    lines.push(`Deferred:   ${outcome.deferred.reason}, ${outcome.deferred.resume_after === null ? "until it is raised or access returns (time unknown)" : `until ${outcome.deferred.resume_after}`}`, `Why:        ${outcome.deferred.message}`, "-------------------");
   } else if (outcome.error) {
     lines.push(`Error:      ${outcome.error.type}: ${outcome.error.message}`, "-------------------");
   }

@@ -1,7 +1,7 @@
 // The journal's vocabulary: one zod schema per event type, the only definition of an event.
 import { z } from "zod";
 
-export const RunStatusSchema = z.enum(["RUNNING", "WAITING_FOR_INPUT", "COMPLETED", "FAILED", "INTERRUPTED"]);
+export const RunStatusSchema = z.enum(["RUNNING", "WAITING_FOR_INPUT", "COMPLETED", "FAILED", "INTERRUPTED", "DEFERRED"]);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
 export const ToolCallSchema = z.object({
@@ -48,6 +48,16 @@ const base = {
   hash: z.string().regex(/^sha256:[0-9a-f]{64}$/).optional(),
 };
 
+/**
+ * What a budget counted for one model attempt beyond the usage its provider reported: its reservation in full, when
+ * the attempt may have been billed and no usage says for how much (a reply without usage, a timeout, a cut stream).
+ */
+const BudgetChargeSchema = z.object({
+  /** null when no price was known (a token budget only). */
+  usd: z.number().nonnegative().nullable(),
+  tokens: z.number().int().nonnegative(),
+});
+
 /** agent.yaml's llm.pricing, as each process journals it in its ENGINE_START. */
 export const PricingSchema = z.strictObject({
   /** USD per million input tokens. */
@@ -60,6 +70,15 @@ export const PricingSchema = z.strictObject({
   cache_write_input_per_million: z.number().nonnegative().optional(),
 });
 export type Pricing = z.infer<typeof PricingSchema>;
+
+/** What a run may spend, over all its invocations (llm.budget, --max-cost-usd), and the ledger its calls are reserved in (--budget-file). */
+export const RunBudgetSchema = z.object({
+  max_cost_usd: z.number().positive().nullable(),
+  max_tokens: z.number().int().positive().nullable(),
+  /** The ledger's absolute path, or null. */
+  ledger: z.string().nullable(),
+});
+export type RunBudget = z.infer<typeof RunBudgetSchema>;
 
 /** A config field as read: absent, or of a type this engine does not read there (an older engine's journal, one edited by hand), it reads as absent. */
 const readAs = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);
@@ -95,6 +114,8 @@ function engineStartConfigSchema() {
     base_url_source: readAs(z.string()),
     /** The endpoint a `continue` must keep (run/run-endpoint.ts): the protocol and the base URL without credentials. */
     endpoint: readAs(z.object({ provider: z.string(), base_url: z.string() })),
+    /** The run's budget as this invocation held it, which a later `continue` keeps unless it is given another: its limits, and the fleet's ledger. */
+    budget: readAs(RunBudgetSchema),
   });
 }
 export type EngineStartConfig = z.infer<ReturnType<typeof engineStartConfigSchema>>;
@@ -167,6 +188,8 @@ const ThoughtEventSchema = z.object({
   started_at: z.string().optional(),
   duration_ms: z.number().nonnegative().optional(),
   attempts: z.number().int().positive().optional(),
+  /** A budget counted this reply at its reservation: the provider reported no usage for it. */
+  budget_charge: BudgetChargeSchema.optional(),
 });
 
 /** Longest text an LLM_ATTEMPT_FAILED keeps of a reason or of the server's words. */
@@ -195,6 +218,8 @@ const LlmAttemptFailedEventSchema = z.object({
   server_code: z.string().max(ATTEMPT_TEXT_LIMIT + 1).optional(),
   /** The wait before the next attempt; null when none followed (the call failed, or the request was rebuilt). */
   retry_in_ms: z.number().int().nonnegative().nullable(),
+  /** A budget counted this attempt at its reservation: it may have been billed (it reached the server) with no usage to say for how much. */
+  budget_charge: BudgetChargeSchema.optional(),
 });
 
 const ActionRequestEventSchema = z.object({
@@ -313,12 +338,25 @@ const HookResultEventSchema = z.object({
   record: z.string(),
 });
 
+/**
+ * What a DEFERRED run waits for (errors.ts's DEFERRAL_REASONS names the reasons; one a later engine adds still reads):
+ * when it may go on (ISO-8601 UTC, null when unknown) and why, in words.
+ */
+export const DeferredSchema = z.object({
+  reason: z.string().min(1),
+  resume_after: z.string().nullable(),
+  message: z.string(),
+});
+export type Deferred = z.infer<typeof DeferredSchema>;
+
 const EngineEndEventSchema = z.object({
   ...base,
   type: z.literal("ENGINE_END"),
   run_id: z.string(),
   status: RunStatusSchema,
   final_iteration: z.number().int().nonnegative(),
+  /** With status DEFERRED. */
+  deferred: DeferredSchema.optional(),
 });
 
 export const JournalEventSchema = z.discriminatedUnion("type", [

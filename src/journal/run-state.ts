@@ -1,9 +1,9 @@
 // What a journal says about its run: status, iteration count, usage and the work left unfinished.
 import { OUTPUT_INVALID } from "../errors.js";
-import type { EventOf, JournalEvent, RunStatus, ToolCall } from "./events.js";
+import type { Deferred, EventOf, JournalEvent, RunStatus, ToolCall } from "./events.js";
 import { createFoldTracker, type EventFold, type FoldTracker } from "./fold.js";
 import { foldJournal } from "./reader.js";
-import { copyUsageTotals, usageFold, type RunUsage, type UsageTotals } from "./usage-totals.js";
+import { copyUsageTotals, usageFold, type BudgetCharged, type RunUsage, type UsageTotals } from "./usage-totals.js";
 
 interface PendingCall {
   call: ToolCall;
@@ -36,14 +36,17 @@ export interface RunState {
    */
   openAnswer: { thought: EventOf<"THOUGHT">; iterationEndRan: boolean } | null;
   lastError: EventOf<"ERROR"> | null;
+  /** With status DEFERRED: what the run waits for, as its last ENGINE_END says. */
+  deferred: Deferred | null;
   /** The run's usage, and per model as the THOUGHTs name it; each call priced with its own process's llm.pricing. */
-  usage: { total: UsageTotals; byModel: Map<string, UsageTotals> };
+  usage: { total: UsageTotals; byModel: Map<string, UsageTotals>; charged: BudgetCharged };
   initialMessage: string | null;
 }
 
 /** What folding the journal so far has gathered; RunState is computed from it. */
 interface Fold {
   status: RunStatus;
+  deferred: Deferred | null;
   iterations: number;
   lastThought: EventOf<"THOUGHT"> | null;
   lastError: EventOf<"ERROR"> | null;
@@ -81,6 +84,7 @@ const statusFold: EventFold<Fold> = { initial: emptyFold, step: foldEvent };
 function emptyFold(): Fold {
   return {
     status: "RUNNING",
+    deferred: null,
     iterations: 0,
     lastThought: null,
     lastError: null,
@@ -98,6 +102,7 @@ function foldEvent(fold: Fold, event: JournalEvent): Fold {
   switch (event.type) {
     case "ENGINE_START":
       fold.status = "RUNNING";
+      fold.deferred = null;
       break;
     case "USER_MESSAGE":
       fold.initialMessage ??= event.content;
@@ -133,6 +138,7 @@ function foldEvent(fold: Fold, event: JournalEvent): Fold {
       break;
     case "ENGINE_END":
       fold.status = event.status;
+      fold.deferred = event.status === "DEFERRED" ? (event.deferred ?? { reason: "UNKNOWN", resume_after: null, message: "The run was deferred." }) : null;
       // Only a COMPLETED end, or an answer refused by its schema (above), decided what the last reply meant: an interrupted
       // end (a signal, the janitor's for a dead engine) or an engine error did not.
       if (event.status === "COMPLETED") fold.concluded = true;
@@ -154,7 +160,7 @@ function foldEvent(fold: Fold, event: JournalEvent): Fold {
 
 /** A RunState of its own: the folds may go on growing after it is returned. */
 function stateOf(fold: Fold, runUsage: RunUsage): RunState {
-  const { status, iterations, waiting, lastThought, lastError, initialMessage } = fold;
+  const { status, deferred, iterations, waiting, lastThought, lastError, initialMessage } = fold;
   const pending: PendingCall[] = [];
   for (const [index, call] of (lastThought?.tool_calls ?? []).entries()) {
     if (fold.answered.has(call.id)) continue;
@@ -162,6 +168,6 @@ function stateOf(fold: Fold, runUsage: RunUsage): RunState {
   }
   const openAnswer = lastThought !== null && lastThought.tool_calls.length === 0 && !fold.concluded ? { thought: lastThought, iterationEndRan: fold.iterationEndRan } : null;
   const byModel = new Map([...runUsage.byModel].map(([model, totals]) => [model, copyUsageTotals(totals)]));
-  const usage = { total: copyUsageTotals(runUsage.total), byModel };
-  return { status, iterations, pending, waiting, lastThought, openAnswer, lastError, usage, initialMessage };
+  const usage = { total: copyUsageTotals(runUsage.total), byModel, charged: { ...runUsage.charged } };
+  return { status, deferred, iterations, pending, waiting, lastThought, openAnswer, lastError, usage, initialMessage };
 }

@@ -69,17 +69,26 @@ export interface RunUsage {
   byModel: Map<string, UsageTotals>;
   /** The llm.pricing of the process whose calls follow: the latest ENGINE_START's. */
   pricing: Pricing | undefined;
+  /** What budgets counted beyond reported usage (attempts that may have been billed, replies without usage), at their reservations. */
+  charged: BudgetCharged;
+}
+
+/** Budget charges summed: dollars of those that had a price, tokens of all. */
+export interface BudgetCharged {
+  usd: number;
+  tokens: number;
 }
 
 /** Sums each THOUGHT's usage, priced with the llm.pricing of the ENGINE_START before it (the process that made the call). */
 export const usageFold: EventFold<RunUsage> = {
-  initial: () => ({ total: emptyUsageTotals(), byModel: new Map(), pricing: undefined }),
+  initial: () => ({ total: emptyUsageTotals(), byModel: new Map(), pricing: undefined, charged: { usd: 0, tokens: 0 } }),
   step(usage: RunUsage, event: JournalEvent): RunUsage {
     switch (event.type) {
       case "ENGINE_START":
         usage.pricing = event.config.pricing;
         return usage;
       case "THOUGHT": {
+        addCharge(usage.charged, event.budget_charge);
         if (!event.usage) return usage;
         addUsage(usage.total, event.usage, usage.pricing);
         let perModel = usage.byModel.get(event.model);
@@ -87,8 +96,10 @@ export const usageFold: EventFold<RunUsage> = {
         addUsage(perModel, event.usage, usage.pricing);
         return usage;
       }
-      case "USER_MESSAGE":
       case "LLM_ATTEMPT_FAILED":
+        addCharge(usage.charged, event.budget_charge);
+        return usage;
+      case "USER_MESSAGE":
       case "ACTION_REQUEST":
       case "ACTION_RESULT":
       case "HUMAN_INPUT_REQUEST":
@@ -97,7 +108,7 @@ export const usageFold: EventFold<RunUsage> = {
       case "CONTEXT_WINDOW":
       case "HOOK_RESULT":
       case "ENGINE_END":
-        // No model call's usage: a failed attempt reports none (its tokens are not billed as a reply).
+        // No model call's usage.
         return usage;
       default: {
         const unknown: never = event;
@@ -106,6 +117,12 @@ export const usageFold: EventFold<RunUsage> = {
     }
   },
 };
+
+function addCharge(charged: BudgetCharged, charge: { usd: number | null; tokens: number } | undefined): void {
+  if (!charge) return;
+  charged.usd += charge.usd ?? 0;
+  charged.tokens += charge.tokens;
+}
 
 export function copyUsageTotals(totals: UsageTotals): UsageTotals {
   return { ...totals, unpriced: new Map([...totals.unpriced].map(([key, tokens]) => [key, { ...tokens }])) };
@@ -123,6 +140,13 @@ export function costOf(totals: UsageTotals, current: Pricing | undefined): numbe
     if (!tokens.pricing) return null;
     cost += priceOf(tokens, tokens.pricing);
   }
+  return cost;
+}
+
+/** As costOf, with calls whose process journaled no llm.pricing priced at `fallback` (a budget must count them somehow). */
+export function costWithFallback(totals: UsageTotals, fallback: Pricing): number {
+  let cost = totals.reported_cost_usd;
+  for (const tokens of totals.unpriced.values()) cost += priceOf(tokens, tokens.pricing ?? fallback);
   return cost;
 }
 

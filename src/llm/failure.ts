@@ -39,8 +39,8 @@ export interface AttemptFailure {
   overflow?: ContextOverflow;
   /** Set when the provider's content filter refused the request (Azure's `content_filter`). */
   filtered?: boolean;
-  /** Set when the request never reached the server (no connection was made): nothing was billed. */
-  unsent?: boolean;
+  /** Set when the server billed nothing for the attempt: it answered with an error status, or the request never reached it. */
+  unbilled?: boolean;
 }
 
 /** Errors of a connection that was never made: the request cannot have reached the server. */
@@ -73,7 +73,7 @@ export interface ProtocolReading {
 export function statusFailure(status: number, headers: { get(name: string): string | null }, body: string, reading: ProtocolReading): AttemptFailure {
   const words = serverWordsOfText(body);
   const wait = serverWait(headers);
-  const base = { reason: `HTTP ${status}`, status, ...(words ? { words } : {}), ...(wait !== null ? { retryAfterMs: wait.ms, waitHeader: wait.header } : {}) };
+  const base = { reason: `HTTP ${status}`, status, unbilled: true, ...(words ? { words } : {}), ...(wait !== null ? { retryAfterMs: wait.ms, waitHeader: wait.header } : {}) };
   // Before X-Should-Retry: Anthropic's credit 400 says false, and it is still worth waiting for.
   const quota = quotaOf(status, words);
   if (quota) return { kind: "quota", ...base, accessReturns: quota.accessReturns };
@@ -91,7 +91,7 @@ export function statusFailure(status: number, headers: { get(name: string): stri
 export function thrownFailure(err: unknown, reading: ProtocolReading): AttemptFailure {
   if (err instanceof TransportError) {
     const code = (err.cause as NodeJS.ErrnoException | undefined)?.code;
-    return { kind: "transient", reason: err.message, ...(code !== undefined && NEVER_CONNECTED.has(code) ? { unsent: true } : {}) };
+    return { kind: "transient", reason: err.message, ...(code !== undefined && NEVER_CONNECTED.has(code) ? { unbilled: true } : {}) };
   }
   if (err instanceof SyntaxError) return { kind: "unusable", reason: "the server sent a body that is not valid JSON" };
   if (err instanceof UnusableReplyError) return { kind: "unusable", reason: err.message };

@@ -36,6 +36,15 @@ export const LlmConfigSchema = z.strictObject({
   /** Tokens the model accepts, prompt and reply; known for common model names (context/model-windows.ts). */
   context_window: z.number().int().positive().optional(),
   pricing: PricingSchema.optional(),
+  /** What one run may spend over all its invocations (`--max-cost-usd` and `continue --max-cost-usd` set the dollars for a run); past it the run ends DEFERRED BUDGET_EXHAUSTED. */
+  budget: z
+    .strictObject({
+      /** Needs llm.pricing: each call's worst case is priced before it is sent. */
+      max_cost_usd: z.number().positive().optional(),
+      /** Prompt and reply tokens together, over every call of the run. */
+      max_tokens: z.number().int().positive().optional(),
+    })
+    .optional(),
   base_url: z.url().optional(),
   /**
    * Each attempt's whole duration, from the request to the reply's last byte. Unset: 120000 for a whole reply, and a

@@ -22,7 +22,7 @@ export type RunUsage = z.infer<typeof RunUsageSchema>;
 export const EMPTY_USAGE: RunUsage = { input_tokens: 0, cached_input_tokens: 0, cache_write_input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, total_cost_usd: null, model_usage: {} };
 
 /** The run's usage as the journal sums it, with its cost when every call's price is known; `pricing`: this process's, for a run with no call yet. */
-export function priceRunUsage(usage: RunState["usage"], pricing: Pricing | undefined): RunUsage {
+export function priceRunUsage(usage: Pick<RunState["usage"], "total" | "byModel">, pricing: Pricing | undefined): RunUsage {
   return {
     ...figuresOf(usage.total, pricing),
     model_usage: Object.fromEntries([...usage.byModel].map(([model, totals]) => [model, figuresOf(totals, pricing)])),

@@ -1,4 +1,4 @@
-// A failed model request attempt as the journal keeps it: its timing, its status or network error, and the server's words, secrets removed and bounded.
+// A failed model request attempt as the journal keeps it: its timing, its status or network error, the server's words (secrets removed, bounded), and what a budget charged for it.
 import { ATTEMPT_TEXT_LIMIT, type NewEvent } from "../journal/events.js";
 import type { FailedAttempt } from "../llm/types.js";
 import { redactText } from "../secrets.js";
@@ -17,6 +17,7 @@ export function failedAttemptEvent(iteration: number, failed: FailedAttempt, sec
     ...(failure.words ? { server_message: text(failure.words.message) } : {}),
     ...(failure.words?.code ? { server_code: text(failure.words.code) } : {}),
     retry_in_ms: failed.retryInMs,
+    ...(failed.charged ? { budget_charge: failed.charged } : {}),
   };
 }
 

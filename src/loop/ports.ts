@@ -8,7 +8,7 @@ import type { EventOf, NewEvent } from "../journal/events.js";
 import type { RunState } from "../journal/run-state.js";
 import type { ShownJournal } from "../journal/shown-journal.js";
 import type { LlmConfig } from "../llm/settings-schema.js";
-import type { Provider } from "../llm/types.js";
+import type { AttemptAdmission, Provider } from "../llm/types.js";
 import type { InvokeResult } from "../tools/invoke.js";
 import type { SandboxPolicy } from "../tools/sandbox-schema.js";
 import type { ActivitySink } from "./activity.js";
@@ -141,10 +141,17 @@ interface LoopSettings {
   continueCommand(message: string): string;
 }
 
+/** The run's budgets (its own, a fleet's ledger): each model attempt is admitted before it is sent, or the run is deferred. */
+export interface LoopBudget {
+  /** Reserves the attempt's worst case, or throws a DeferredError (BUDGET_EXHAUSTED) and nothing is sent. */
+  admit(request: LlmRequest, iteration: number): Promise<AttemptAdmission>;
+}
+
 export interface LoopPorts {
   journal: LoopJournal;
   records: LoopRecords;
   model: Provider;
+  budget: LoopBudget;
   context: LoopContext;
   tools: ToolCatalogue;
   processes: ToolProcesses;

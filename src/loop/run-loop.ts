@@ -1,6 +1,6 @@
 // The Think-Act-Observe loop: iterate until the model finishes, a human is needed, or a limit is hit.
 import { replyEnding } from "../conversation.js";
-import { DeltaError, MAX_ITERATIONS, MODEL_PAUSED, MODEL_REFUSED, MODEL_TRUNCATED, OUTPUT_INVALID } from "../errors.js";
+import { DeferredError, DeltaError, MAX_ITERATIONS, MODEL_PAUSED, MODEL_REFUSED, MODEL_TRUNCATED, OUTPUT_INVALID, type Deferral } from "../errors.js";
 import type { EventOf, JournalEvent } from "../journal/events.js";
 import type { ShownJournal } from "../journal/shown-journal.js";
 import { act, rerunsSafely } from "./act.js";
@@ -15,7 +15,9 @@ export type LoopEnd =
   | { status: "COMPLETED"; result: string | null; parsed?: { value: unknown } }
   | { status: "WAITING_FOR_INPUT"; request: InteractionRequest }
   | { status: "FAILED"; error: { type: string; message: string } }
-  | { status: "INTERRUPTED"; error: { type: string; message: string } };
+  | { status: "INTERRUPTED"; error: { type: string; message: string } }
+  /** The next model call must wait for something with a time (a limit's reset, a budget): nothing of it was lost. */
+  | { status: "DEFERRED"; deferred: Deferral };
 
 /** Runs iterations until the run leaves RUNNING; each one starts from the journal on disk. */
 export async function runLoop(ports: LoopPorts, maxIterations: number): Promise<LoopEnd> {
@@ -38,6 +40,7 @@ export async function runLoop(ports: LoopPorts, maxIterations: number): Promise<
     };
   } catch (err) {
     if (ports.signal.aborted) return interrupted();
+    if (err instanceof DeferredError) return { status: "DEFERRED", deferred: err.deferral };
     if (err instanceof DeltaError) return { status: "FAILED", error: { type: err.type, message: err.message } };
     throw err;
   }

@@ -7,6 +7,7 @@ import type { EventOf } from "../journal/events.js";
 import type { ShownJournal } from "../journal/shown-journal.js";
 import type { LlmReply, LlmRequest } from "../conversation.js";
 import { samplingParams } from "../llm/settings-schema.js";
+import type { BudgetCharge } from "../llm/types.js";
 import type { LoopPorts } from "./ports.js";
 import { failedAttemptEvent } from "./failed-attempt.js";
 import { counted } from "../plural.js";
@@ -33,7 +34,7 @@ export async function think(ports: LoopPorts, iteration: number, journal: ShownJ
     });
     attempt = await ask(ports, iteration, built);
   }
-  const { request, reply, started, durationMs, attempts } = attempt;
+  const { request, reply, started, durationMs, attempts, charge } = attempt;
   ports.log.log(`model call ${iteration}: ${counted(request.messages.length, "message")}, ${counted(request.tools.length, "tool")} → ${counted(reply.tool_calls.length, "tool call")} in ${durationMs} ms${describeUsage(reply)}`);
   // Reasoning is for people reading the log or -v; stdout never carries it.
   if (reply.reasoning) ports.log.log(`[${iteration}] REASONING: ${oneLine(reply.reasoning, 2000)}`);
@@ -63,6 +64,7 @@ export async function think(ports: LoopPorts, iteration: number, journal: ShownJ
     started_at: new Date(started).toISOString(),
     duration_ms: durationMs,
     attempts,
+    ...(charge ? { budget_charge: charge } : {}),
   });
   if (reply.content) ports.log.progress(`[${iteration}] THINK: ${oneLine(reply.content)}`);
   return thought;
@@ -76,6 +78,8 @@ interface Answered {
   /** From the first attempt sent to the reply read, failed attempts and waits included. */
   durationMs: number;
   attempts: number;
+  /** What a budget counted for the reply beyond its usage (it reported none). */
+  charge: BudgetCharge | null;
 }
 
 /** The context for this iteration, its window move journaled before anything is sent. */
@@ -99,9 +103,20 @@ async function ask(ports: LoopPorts, iteration: number, built: BuiltContext): Pr
   }
   const started = Date.now();
   let failed = 0;
+  let replyCharge: BudgetCharge | null = null;
   ports.log.activity({ kind: "model", iteration, model: request.model });
   const reply = await ports.model.complete(request, {
     signal: ports.signal,
+    admit: async () => {
+      const admission = await ports.budget.admit(request, iteration);
+      return {
+        settle: (outcome) => {
+          const charge = admission.settle(outcome);
+          if ("reply" in outcome) replyCharge = charge;
+          return charge;
+        },
+      };
+    },
     onText: (text) => ports.log.activity({ kind: "model-text", iteration, text }),
     onFailedAttempt: (attempt) => {
       failed += 1;
@@ -116,7 +131,7 @@ async function ask(ports: LoopPorts, iteration: number, built: BuiltContext): Pr
     },
   });
   ports.log.activity({ kind: "idle" });
-  return { request, reply, started, durationMs: Date.now() - started, attempts: failed + 1 };
+  return { request, reply, started, durationMs: Date.now() - started, attempts: failed + 1, charge: replyCharge };
 }
 
 function buildRequest(ports: LoopPorts, messages: LlmRequest["messages"]): LlmRequest {

@@ -6,7 +6,7 @@ const POLICY = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsaf
 
 /**
  * One colour language: SUCCESS and COMPLETED green, FAILED and ERROR red, waiting amber (a retry's
- * wait, ask_human, WAITING_FOR_INPUT, INTERRUPTED), model calls blue, tools violet, hooks grey.
+ * wait, ask_human, WAITING_FOR_INPUT, INTERRUPTED, DEFERRED), model calls blue, tools violet, hooks grey.
  */
 const STYLE = `
 :root { --fg: #1d2430; --dim: #5f6979; --line: #dde2ea; --ok: #1e8a4c; --bad: #cf3a30; --warn: #c27c0e; --model: #3f6fd1; --tool: #7c5cc4; --hook: #8a94a6; }
@@ -15,11 +15,11 @@ body { font: 14px/1.45 system-ui, sans-serif; color: var(--fg); margin: 0 auto; 
 h1 { font-size: 18px; margin: 0 0 4px; } h2 { font-size: 16px; margin: 28px 0 8px; }
 .outcome { border: 1px solid var(--line); border-left: 6px solid var(--dim); border-radius: 4px; padding: 8px 12px; margin: 0 0 10px; }
 .outcome-COMPLETED { border-left-color: var(--ok); } .outcome-FAILED { border-left-color: var(--bad); background: #fdf1f0; }
-.outcome-WAITING_FOR_INPUT, .outcome-INTERRUPTED { border-left-color: var(--warn); background: #fdf6ea; } .outcome-RUNNING { border-left-color: var(--model); }
+.outcome-WAITING_FOR_INPUT, .outcome-INTERRUPTED, .outcome-DEFERRED { border-left-color: var(--warn); background: #fdf6ea; } .outcome-RUNNING { border-left-color: var(--model); }
 .outcome p { margin: 4px 0; } .outcome .error { white-space: pre-wrap; } .outcome .next { color: var(--dim); font: 12px/1.4 ui-monospace, monospace; }
 .facts { display: flex; flex-wrap: wrap; gap: 4px 18px; color: var(--dim); margin: 6px 0; } .facts b { color: var(--fg); font-weight: 600; }
 .status { font-weight: 700; } .status-COMPLETED, .status-SUCCESS { color: var(--ok); } .status-FAILED, .status-ERROR { color: var(--bad); }
-.status-RUNNING { color: var(--model); } .status-INTERRUPTED, .status-WAITING_FOR_INPUT { color: var(--warn); }
+.status-RUNNING { color: var(--model); } .status-INTERRUPTED, .status-WAITING_FOR_INPUT, .status-DEFERRED { color: var(--warn); }
 .dim { color: var(--dim); }
 pre { white-space: pre-wrap; word-break: break-word; background: #f6f8fb; border: 1px solid var(--line); border-radius: 4px; padding: 8px; margin: 6px 0; font: 12px/1.4 ui-monospace, monospace; }
 svg { display: block; max-width: 100%; }
@@ -54,7 +54,7 @@ td.error { font-size: 12px; min-width: 220px; max-width: 360px; white-space: nor
 ul.paths { margin: 0 0 8px; padding-left: 18px; color: var(--dim); font: 12px/1.4 ui-monospace, monospace; }
 section.run { border-top: 1px solid var(--line); margin-top: 16px; } section.run h3 { font-size: 15px; margin: 10px 0 4px; }
 .gantt { width: 220px; } .gantt svg { display: block; } .gantt rect { fill: var(--model); } .gantt .status-COMPLETED { fill: var(--ok); } .gantt .status-FAILED { fill: var(--bad); }
-.gantt .status-WAITING_FOR_INPUT, .gantt .status-INTERRUPTED { fill: var(--warn); }
+.gantt .status-WAITING_FOR_INPUT, .gantt .status-INTERRUPTED, .gantt .status-DEFERRED { fill: var(--warn); }
 button { font: inherit; margin-right: 6px; }
 @media (max-width: 640px) {
   details.event > summary { flex-wrap: wrap; gap: 0 8px; } .gist { flex-basis: 100%; padding-left: 14px; }

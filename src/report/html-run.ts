@@ -89,6 +89,7 @@ function iterationReached(account: RunAccount): string {
 /** The error of a failed or interrupted run, the open question of a waiting one. */
 function why(account: RunAccount): Html | "" {
   if (account.status === "WAITING_FOR_INPUT") return account.waiting ? html`<p class="question">asks: ${account.waiting.prompt}</p>` : "";
+  if (account.status === "DEFERRED") return account.deferred ? html`<p class="deferred"><b>${account.deferred.reason}</b> ${account.deferred.message}</p>` : "";
   if (account.status === "COMPLETED" || account.status === "RUNNING") return "";
   const error = account.lastError;
   if (!error) return html`<p class="error">The journal records no error for this run.</p>`;

@@ -70,8 +70,9 @@ function sectionId(run: RunRow): string {
   return `run-${run.runId}`;
 }
 
-/** The error that ended a FAILED or INTERRUPTED run. */
-function errorOf(run: RunRow): EventOf<"ERROR"> | null {
+/** The error that ended a FAILED or INTERRUPTED run, or what a DEFERRED run waits for. */
+function errorOf(run: RunRow): Pick<EventOf<"ERROR">, "error_type" | "error_message"> | null {
+  if (run.status === "DEFERRED" && run.deferred) return { error_type: `deferred: ${run.deferred.reason}`, error_message: run.deferred.message };
   return run.status === "FAILED" || run.status === "INTERRUPTED" ? run.lastError : null;
 }
 

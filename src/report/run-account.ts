@@ -1,5 +1,5 @@
 // One run read from its files for a person, folded as the journal streams past: status, usage, iterations (their timing, not their text), and who holds it.
-import type { EventOf, JournalEvent, Pricing, RunStatus } from "../journal/events.js";
+import type { Deferred, EventOf, JournalEvent, Pricing, RunStatus } from "../journal/events.js";
 import { foldJournal } from "../journal/reader.js";
 import { createFoldTracker, type EventFold, type FoldTracker } from "../journal/fold.js";
 import { landmarksFold } from "../journal/landmarks.js";
@@ -60,6 +60,8 @@ export interface RunAccount {
   lastError: EventOf<"ERROR"> | null;
   /** The open ask_human question of a run WAITING_FOR_INPUT. */
   waiting: EventOf<"HUMAN_INPUT_REQUEST"> | null;
+  /** What a DEFERRED run waits for. */
+  deferred: Deferred | null;
   usage: UsageTotals;
   /** First and last event's timestamps, as journaled and as epoch ms. */
   firstTimestamp: string | null;
@@ -118,6 +120,7 @@ export function trackRunAccount(tracker: FoldTracker): (facts: AccountFacts) => 
       failedAttempts: failedAttempts.filter((attempt) => attempt.iteration >= from),
       lastError: state.lastError,
       waiting: state.waiting,
+      deferred: state.deferred,
       usage: runUsageShown(state.usage.total, usageKeys),
       firstTimestamp: first?.timestamp ?? null,
       lastTimestamp: last?.timestamp ?? null,
@@ -231,9 +234,9 @@ export function loadWorkspaceRows(workDirs: readonly string[], warn: (line: stri
 }
 
 /** What the workspace page shows of a run: a row's facts, none of its iterations, so the page's input grows by a row per run. */
-export type RunRow = Pick<RunAccount, "runId" | "workDir" | "paths" | "status" | "holder" | "iterationCount" | "usage" | "task" | "lastError" | "firstTimestamp" | "lastTimestamp" | "startedAt" | "endedAt">;
+export type RunRow = Pick<RunAccount, "runId" | "workDir" | "paths" | "status" | "holder" | "iterationCount" | "usage" | "task" | "lastError" | "deferred" | "firstTimestamp" | "lastTimestamp" | "startedAt" | "endedAt">;
 
 function runRowOf(account: RunAccount): RunRow {
-  const { runId, workDir, paths, status, holder, iterationCount, usage, task, lastError, firstTimestamp, lastTimestamp, startedAt, endedAt } = account;
-  return { runId, workDir, paths, status, holder, iterationCount, usage, task, lastError, firstTimestamp, lastTimestamp, startedAt, endedAt };
+  const { runId, workDir, paths, status, holder, iterationCount, usage, task, lastError, deferred, firstTimestamp, lastTimestamp, startedAt, endedAt } = account;
+  return { runId, workDir, paths, status, holder, iterationCount, usage, task, lastError, deferred, firstTimestamp, lastTimestamp, startedAt, endedAt };
 }

@@ -137,6 +137,7 @@ export function runFooter(account: RunAccount, style: TextStyle): string[] {
 }
 
 function statusText(account: RunAccount, style: TextStyle): string {
+  if (account.status === "DEFERRED" && account.deferred) return `${colourStatus("DEFERRED", style)} ${terminalSafe(account.deferred.reason)}: ${terminalSafe(account.deferred.message)}`;
   if (account.status !== "RUNNING" || !account.holder) return colourStatus(account.status, style);
   const holder = account.holder;
   if (holder.state === "alive") return `${colourStatus("RUNNING", style)} (engine pid ${account.metadata?.pid ?? "?"} is alive)`;
@@ -169,6 +170,11 @@ export function nextStep(account: RunAccount): string[] {
       return [`to retry: ${continueCommand(runId, workDir)}`];
     case "INTERRUPTED":
       return [`to resume: ${continueCommand(runId, workDir)}`];
+    case "DEFERRED": {
+      const due = account.deferred?.resume_after ?? null;
+      const when = due === null ? "at once (its time is unknown)" : `from ${due}`;
+      return [`to go on: ${continueCommand(runId, workDir)}; \`${shellQuote.quote(["delta", "continue", "--due", "-w", workDir])}\` takes it ${when}`];
+    }
     case "RUNNING":
       return account.holder?.state === "dead"
         ? [`to recover: ${continueCommand(runId, workDir)}`]

@@ -3,6 +3,7 @@ import type { ActivitySink } from "../loop/activity.js";
 import type { HumanQuestion } from "../loop/ports.js";
 import type { AppendListener } from "../store/run-files.js";
 import type { SandboxMode } from "../tools/sandbox-schema.js";
+import type { BudgetFlags } from "./run-budget.js";
 
 /** How `delta run` and `delta continue` alike drive a process: limits, model source, signal and output. */
 export interface DriveOptions {
@@ -16,6 +17,8 @@ export interface DriveOptions {
   baseUrl?: string;
   /** --accept-endpoint: `continue` may send the run to another endpoint than the one it was started with. */
   acceptEndpoint?: boolean;
+  /** --max-cost-usd and --budget-file (or DELTA_BUDGET_FILE): the run's dollar limit from now on, and the fleet's ledger. */
+  budget?: BudgetFlags;
   signal: AbortSignal;
   progress: (line: string) => void;
   /** What the engine is doing now, for a status line; text a model streams arrives here too. */

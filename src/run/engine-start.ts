@@ -2,7 +2,7 @@
 import { hostname } from "node:os";
 import type { AgentPackage } from "../agent/load.js";
 import { ENGINE_VERSION } from "../engine-version.js";
-import type { EventOf, NewEvent } from "../journal/events.js";
+import type { EventOf, NewEvent, RunBudget } from "../journal/events.js";
 import type { ProviderChoice } from "../llm/provider-choice.js";
 import { runSecrets, type RunSecrets } from "../secrets.js";
 import type { RunSandbox } from "../tools/sandbox-schema.js";
@@ -10,6 +10,7 @@ import { otlpSecrets } from "../trace/otel-env.js";
 import { newRunTrace, parseTraceParent } from "../trace/trace-ids.js";
 import type { DriveOptions } from "./drive-options.js";
 import type { AgentMcp } from "./mcp-start.js";
+import { unlimited } from "./run-budget.js";
 import { journaledSandbox } from "./sandbox-policy.js";
 
 /** What this invocation runs the run with: the agent as loaded (model and output schema chosen), its provider, its MCP servers and its boxes. */
@@ -20,6 +21,8 @@ export interface RunSetup {
   mcp: AgentMcp | null;
   /** The boxes of tools, servers and hooks for this process (journaled in ENGINE_START). */
   sandbox: RunSandbox;
+  /** The run's budget for this invocation (journaled in ENGINE_START, kept by continue). */
+  budget: RunBudget;
 }
 
 /** What must never reach a file or the terminal: the provider's key, the values MCP servers read from the environment and the OTLP exporter's credentials. */
@@ -53,6 +56,8 @@ export function engineStartEvent(run: { runId: string; workDir: string }, setup:
       // So that `continue` holds the run to the schema it started with.
       ...(agent.output ? { output_schema: agent.output.schema } : {}),
       ...setup.provider.describe,
+      // So that `continue` keeps the run to its limits and its fleet's ledger.
+      ...(unlimited(setup.budget) ? {} : { budget: setup.budget }),
     },
     engine_version: ENGINE_VERSION,
     ...traceFields(first),

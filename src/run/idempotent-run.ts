@@ -32,7 +32,7 @@ export function runExists(workDir: string, runId: RunId): boolean {
 }
 
 /**
- * The run's state decides: COMPLETED gives back its RunResult from the journal (no model call), FAILED,
+ * The run's state decides: COMPLETED gives back its RunResult from the journal (no model call), FAILED, DEFERRED,
  * INTERRUPTED and a RUNNING run whose holder is gone are continued (a live holder refuses, as `continue`
  * does), WAITING_FOR_INPUT asks its question again. A run of another task is refused.
  */
@@ -56,6 +56,7 @@ export async function resumeExistingRun(request: ExistingRunRequest): Promise<Ru
       return waitingOutcome(request, paths, marks, state);
     case "FAILED":
     case "INTERRUPTED":
+    case "DEFERRED":
     case "RUNNING": {
       // The same task goes on, as `continue` without -m: the task is in the journal already, and saying it twice would change the conversation.
       const { message: _sameTask, ...goOn } = request;
@@ -69,7 +70,7 @@ type RunRef = Pick<ExistingRunRequest, "runId" | "workDir">;
 
 /**
  * The RunResult a run gave when its last process ended, rebuilt from the journal with no model call: COMPLETED,
- * WAITING_FOR_INPUT, and FAILED or INTERRUPTED with their journaled error. Null while the journal has no end
+ * WAITING_FOR_INPUT, FAILED or INTERRUPTED with their journaled error, DEFERRED with what it waits for. Null while the journal has no end
  * (a process still runs it, or one died holding it) or no journal at all.
  */
 export function journaledOutcome(run: RunRef, warn: (message: string) => void): RunOutcome | null {
@@ -90,6 +91,7 @@ export function journaledOutcome(run: RunRef, warn: (message: string) => void): 
       return waitingOutcome(run, paths, marks, state);
     case "FAILED":
     case "INTERRUPTED":
+    case "DEFERRED":
       return endedOutcome(run, paths, marks, state);
     case "RUNNING":
       return null;
@@ -148,14 +150,14 @@ function waitingOutcome(request: RunRef, paths: RunPaths, marks: Landmarks, stat
   };
 }
 
-/** A FAILED or INTERRUPTED end with the error its process journaled just before ENGINE_END. */
+/** A FAILED or INTERRUPTED end with the error its process journaled just before ENGINE_END; a DEFERRED one with what it waits for. */
 function endedOutcome(request: RunRef, paths: RunPaths, marks: Landmarks, state: RunState): RunOutcome {
   const { start, end } = lastProcess(marks);
   const error = state.lastError;
   return {
     ...common(request, paths, marks, state),
     status: state.status,
-    ...(error ? { error: { type: error.error_type, message: error.error_message } } : {}),
+    ...(state.status === "DEFERRED" ? (state.deferred ? { deferred: state.deferred } : {}) : error ? { error: { type: error.error_type, message: error.error_message } } : {}),
     startTime: new Date(start.timestamp),
     endTime: new Date(end?.timestamp ?? start.timestamp),
     usage: priceRunUsage(state.usage, undefined),

@@ -36,6 +36,8 @@ interface PortsGround {
   askInteractively?: ((question: HumanQuestion) => Promise<string>) | undefined;
   /** False once the loop has ended: the hooks of the end (on_error, on_run_end) then run to their end whatever the signal. */
   interruptible(): boolean;
+  /** The run's budgets (budget-gate.ts). */
+  budget: LoopPorts["budget"];
 }
 
 export function loopPorts(ground: PortsGround): LoopPorts {
@@ -66,6 +68,7 @@ export function loopPorts(ground: PortsGround): LoopPorts {
       toolExecution: (record) => files.writeToolExecution(record),
     },
     model: provider.provider,
+    budget: ground.budget,
     context: {
       build: (shown, iteration, overflow) =>
         buildContext(agent.context, {

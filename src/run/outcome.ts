@@ -1,5 +1,5 @@
 // The value a run returns to the CLI: status, result or error, and the metrics of RunResult v2.0.
-import type { RunStatus } from "../journal/events.js";
+import type { Deferred, RunStatus } from "../journal/events.js";
 import type { RunUsage } from "../llm/usage.js";
 import { redactSecrets, redactText } from "../secrets.js";
 
@@ -13,6 +13,8 @@ export interface RunOutcome {
   structured?: boolean;
   error?: { type: string; message: string; details?: string };
   interaction?: { prompt: string; input_type: string; sensitive: boolean; request_id: string };
+  /** With DEFERRED: what the run waits for, and from when `continue --due` takes it. */
+  deferred?: Deferred;
   iterations: number;
   startTime: Date;
   endTime: Date;
@@ -46,5 +48,6 @@ export function redactOutcome(outcome: RunOutcome, secrets: readonly string[]): 
     ...(typeof outcome.resultText === "string" ? { resultText: redactText(outcome.resultText, secrets) } : {}),
     ...(outcome.error ? { error: { ...outcome.error, message: redactText(outcome.error.message, secrets) } } : {}),
     ...(outcome.interaction ? { interaction: { ...outcome.interaction, prompt: redactText(outcome.interaction.prompt, secrets) } } : {}),
+    ...(outcome.deferred ? { deferred: { ...outcome.deferred, message: redactText(outcome.deferred.message, secrets) } } : {}),
   };
 }

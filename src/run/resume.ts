@@ -1,5 +1,6 @@
 // `delta continue`: take the run, check its state (read after taking it) against the state table, repair it if needed, and resume.
 import { existsSync } from "node:fs";
+import { homedir } from "node:os";
 import { readRunFile } from "../safe-open.js";
 import { join } from "node:path";
 import { loadAgent, type AgentPackage } from "../agent/load.js";
@@ -21,6 +22,7 @@ import { setupSecrets } from "./engine-start.js";
 import { runStint } from "./stint.js";
 import { checkBoxLayout, checkSandbox } from "./sandbox-check.js";
 import { continuedSandbox } from "./sandbox-policy.js";
+import { resolveRunBudget } from "./run-budget.js";
 import { checkRunEndpoint, journaledEndpoint } from "./run-endpoint.js";
 import { startAgentMcp, type AgentMcp } from "./mcp-start.js";
 import { stopLeftoverServers } from "../store/lease/leftover-servers.js";
@@ -61,9 +63,12 @@ async function continueLoaded(request: ContinueRequest, files: RunFiles, start: 
   checkTrustedOwner(join(loaded.home, "hooks.yaml"), "the agent's hooks file");
   await preflightAgent(loaded, start.work_dir);
   // Read before the run is taken (quietly: its holder may be writing); read again after, this parses only what changed.
-  const sandbox = continuedSandbox(files.landmarks({ quiet: true }).starts.at(-1)?.config.sandbox, loaded, request.sandbox);
+  const lastStart = files.landmarks({ quiet: true }).starts.at(-1);
+  const sandbox = continuedSandbox(lastStart?.config.sandbox, loaded, request.sandbox);
   await checkSandbox(sandbox, loaded, request.warn);
   checkBoxLayout(sandbox, loaded, start.work_dir);
+  // The run keeps the limits and the ledger it had, unless this invocation gives others.
+  const budget = resolveRunBudget(loaded, request.budget ?? {}, lastStart?.config.budget, { workDir: start.work_dir, sandbox, home: process.env.HOME ?? homedir() });
 
   pausePoint("continue-before-lock");
   const hold = await takeRun(paths, { runId: request.runId, workDir: request.workDir, force: request.force, progress: request.progress, signal: request.signal });
@@ -133,7 +138,7 @@ async function continueLoaded(request: ContinueRequest, files: RunFiles, start: 
       runId: request.runId,
       workDir: start.work_dir,
       files: writable,
-      setup: { agent, provider, mcp, sandbox },
+      setup: { agent, provider, mcp, sandbox, budget },
       drive: request,
       metadata,
       hold,
@@ -178,9 +183,10 @@ function planAnswer(request: ContinueRequest, paths: RunPaths, state: RunState):
         );
       }
       return { kind: "text", text: message };
-    // A failed run is retried as it stands (CONTRACT §4); a message, when given, is appended first.
+    // A failed or deferred run is retried as it stands (CONTRACT §4, §5); a message, when given, is appended first.
     case "FAILED":
     case "INTERRUPTED":
+    case "DEFERRED":
     case "RUNNING":
       return message === undefined ? { kind: "none" } : { kind: "text", text: message };
   }

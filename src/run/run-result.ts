@@ -1,8 +1,16 @@
 // A run's outcome as RunResult v2.0: what `--format json` prints, the last line of stream-json, and what `delta mcp serve` answers; one schema, from which schemas/run-result.schema.json is generated.
 import { z } from "zod";
+import { DEFERRAL_REASON_NAMES, DEFERRAL_REASONS, type DeferralReason } from "../errors.js";
 import { RunStatusSchema } from "../journal/events.js";
 import { RunUsageSchema } from "../llm/usage.js";
 import type { RunOutcome } from "./outcome.js";
+
+/** What a DEFERRED run waits for: one of the reasons of errors.ts's table, when it may go on, and why in words. */
+const RunDeferredSchema = z.object({
+  reason: z.enum(DEFERRAL_REASON_NAMES).describe(Object.entries(DEFERRAL_REASONS).map(([name, meaning]) => `${name}: ${meaning}`).join(". ")),
+  resume_after: z.string().nullable().describe("When the run may go on (ISO-8601 UTC); null when unknown: `continue --due` takes it at once."),
+  message: z.string().describe("What the run waits for, in words."),
+});
 
 /** The question of a WAITING_FOR_INPUT run: answer it with `delta continue -m`. */
 const RunQuestionSchema = z.object({ prompt: z.string(), input_type: z.string(), sensitive: z.boolean() });
@@ -21,6 +29,7 @@ export const RunResultSchema = z
     result_text: z.string().nullable().optional().describe("With COMPLETED: the final answer as the model wrote it."),
     error: z.object({ type: z.string(), message: z.string(), details: z.string().optional() }).optional().describe("Why the run failed, was interrupted or was refused."),
     interaction: RunQuestionSchema.optional().describe("With WAITING_FOR_INPUT: the question the agent asks."),
+    deferred: RunDeferredSchema.optional().describe("With DEFERRED (exit 75): what the run waits for; `delta continue` goes on, `delta continue --due` once resume_after has passed."),
     metrics: z.object({
       iterations: z.number().int().nonnegative(),
       duration_ms: z.number(),
@@ -49,6 +58,9 @@ export function toRunResult(outcome: ResultOutcome): RunResult {
     ...(outcome.error ? { error: outcome.error } : {}),
     ...(outcome.interaction
       ? { interaction: { prompt: outcome.interaction.prompt, input_type: outcome.interaction.input_type, sensitive: outcome.interaction.sensitive } }
+      : {}),
+    ...(outcome.status === "DEFERRED" && outcome.deferred
+      ? { deferred: { reason: outcome.deferred.reason as DeferralReason, resume_after: outcome.deferred.resume_after, message: outcome.deferred.message } }
       : {}),
     metrics: {
       iterations: outcome.iterations,

@@ -1,9 +1,11 @@
 // `delta run`: validate everything, claim a fresh run directory (published complete with its first events), then drive the run.
+import { homedir } from "node:os";
 import { basename, join } from "node:path";
 import { loadAgent, type AgentPackage } from "../agent/load.js";
 import { loadOutputSchemaFile } from "../agent/output-schema.js";
 import { preflightAgent } from "../agent/preflight.js";
 import { forAgent } from "../errors.js";
+import type { RunBudget } from "../journal/events.js";
 import { chooseProvider, type ProviderChoice } from "../llm/provider-choice.js";
 import type { RunOutcome } from "./outcome.js";
 import type { DriveOptions } from "./drive-options.js";
@@ -23,6 +25,7 @@ import { replayChoice, verboseLog, withModel } from "./model-choice.js";
 import { withOutput } from "./output-choice.js";
 import { checkBoxLayout, checkSandbox } from "./sandbox-check.js";
 import { declaredSandbox } from "./sandbox-policy.js";
+import { resolveRunBudget } from "./run-budget.js";
 
 export interface StartRequest extends DriveOptions {
   agentHome: string;
@@ -58,6 +61,7 @@ async function startLoaded(request: StartRequest, loaded: AgentPackage): Promise
   let agent = loaded;
   let provider: ProviderChoice;
   let mcp: AgentMcp | null;
+  let budget: RunBudget;
   try {
     checkBoxLayout(sandbox, loaded, workspace.workDir);
     await preflightAgent(loaded, workspace.workDir);
@@ -70,6 +74,7 @@ async function startLoaded(request: StartRequest, loaded: AgentPackage): Promise
       log: verboseLog(request),
     });
     agent = withOutput(withModel(loaded, request.model ?? provider.model), output, provider.protocol, request.warn);
+    budget = resolveRunBudget(agent, request.budget ?? {}, undefined, { workDir: workspace.workDir, sandbox, home: process.env.HOME ?? homedir() });
     // Last of the checks, being the slowest: a server that cannot start refuses the run.
     mcp = await startAgentMcp(agent, { workDir: workspace.workDir, provider, sandbox, signal: request.signal, warn: request.warn, echo: verboseLog(request), activity: request.activity });
   } catch (err) {
@@ -77,7 +82,7 @@ async function startLoaded(request: StartRequest, loaded: AgentPackage): Promise
     throw err;
   }
   try {
-    return await claimAndRun(request, workspace, { agent, provider, mcp, sandbox });
+    return await claimAndRun(request, workspace, { agent, provider, mcp, sandbox, budget });
   } finally {
     await mcp?.servers.close();
   }

@@ -13,6 +13,9 @@ import type { WritableRunFiles } from "../store/run-files.js";
 import { holderFacts, type RunMetadata } from "../store/run-metadata.js";
 import { samplingOf } from "../trace/otel-env.js";
 import { formatTraceParent, journalTraceOf, spanIdOf } from "../trace/trace-ids.js";
+import { continueCommand } from "../continue-command.js";
+import { openLedger, type LedgerAccount } from "../store/budget/ledger.js";
+import { budgetGate } from "./budget-gate.js";
 import { agentChildEnv } from "./child-env.js";
 import type { DriveOptions } from "./drive-options.js";
 import { engineStartEvent, type RunSetup } from "./engine-start.js";
@@ -94,6 +97,8 @@ export async function runStint(options: StintOptions): Promise<RunOutcome> {
     : await openBox(hooksPolicy, { workDir: options.workDir, agentHome: agent.home, passthrough: agent.envPassthrough, writableInProtected: [join(options.workDir, ".delta", "context_artifacts")] }, childEnvOf());
   // Hooks of the loop stop when the run is interrupted; on_error and on_run_end at the end still run.
   let closing = false;
+  // The fleet's ledger, held from the first model call this process makes to its end.
+  const ledger = setup.budget.ledger === null ? null : openLedger(setup.budget.ledger, { runId: options.runId, workDir: options.workDir, progress });
   const ports = loopPorts({
     runId: options.runId,
     workDir: options.workDir,
@@ -111,6 +116,17 @@ export async function runStint(options: StintOptions): Promise<RunOutcome> {
     log: { log, progress, activity },
     askInteractively: drive.askInteractively,
     interruptible: () => !closing,
+    budget: budgetGate({
+      budget: setup.budget,
+      llm: agent.llm,
+      protocol: setup.provider.protocol,
+      pricing: agent.llm.pricing,
+      runState: () => files.state(),
+      ledger,
+      raiseCommand: continueCommand(options.runId, options.workDir, undefined, ["--max-cost-usd", "<dollars>"]),
+      progress,
+      signal,
+    }),
   });
 
   let end: LoopEnd;
@@ -125,6 +141,7 @@ export async function runStint(options: StintOptions): Promise<RunOutcome> {
 
   closing = true;
   activity({ kind: "idle" });
+  closeLedger(ledger, progress);
   // The servers are no longer needed: stopped before the end is recorded, so no hook at the end sees them running.
   await setup.mcp?.servers.close();
   const open = { files, metadata, startTime };
@@ -137,6 +154,15 @@ export async function runStint(options: StintOptions): Promise<RunOutcome> {
     return { ...outcome, traceId: journalTraceOf(files.firstEvent())?.traceId ?? null };
   } finally {
     await hookBox?.close();
+  }
+}
+
+/** Settles what this process still holds in the ledger and lets its holder record go; a ledger that cannot be written is a warning, never the outcome. */
+function closeLedger(ledger: LedgerAccount | null, progress: (line: string) => void): void {
+  try {
+    ledger?.close();
+  } catch (err) {
+    progress(`[warning] the budget ledger ${ledger?.path}: ${errorMessage(err)}`);
   }
 }
 
@@ -182,13 +208,15 @@ async function finish(ports: LoopPorts, options: StintOptions, open: OpenStint, 
   let finalError = error;
   // Where the journal ends once this process's end is on disk: `delta verify` finds a tail cut off after it.
   let journalEnd: { journal_bytes: number; journal_hash: string } | undefined;
+  const deferred = end.status === "DEFERRED" ? { reason: end.deferred.reason, resume_after: end.deferred.resumeAfter, message: end.deferred.message } : undefined;
+  if (deferred) ports.log.progress(`[deferred] ${deferred.reason}${deferred.resume_after === null ? "" : ` until ${deferred.resume_after}`}: ${deferred.message}`);
   try {
     if (error) {
       journal.append({ type: "ERROR", error_type: error.type, error_message: error.message });
       await hook("on_error", journal.runState().iterations, error, { ERROR_MESSAGE: error.message });
     }
     const state = journal.runState();
-    journal.append({ type: "ENGINE_END", run_id: options.runId, status, final_iteration: state.iterations });
+    journal.append({ type: "ENGINE_END", run_id: options.runId, status, final_iteration: state.iterations, ...(deferred ? { deferred } : {}) });
     open.files.journal.sync();
     journalEnd = { journal_bytes: statSync(open.files.paths.journal).size, journal_hash: open.files.journal.head() };
   } catch (err) {
@@ -210,6 +238,7 @@ async function finish(ports: LoopPorts, options: StintOptions, open: OpenStint, 
       updated_at: endTime.toISOString(),
       end_time: status === "WAITING_FOR_INPUT" ? null : endTime.toISOString(),
       error: finalError ? `${finalError.type}: ${finalError.message}` : null,
+      deferred: status === "DEFERRED" ? deferred ?? null : null,
       usage: usageTotals,
       ...journalEnd,
     }, { durable: true });
@@ -230,6 +259,7 @@ async function finish(ports: LoopPorts, options: StintOptions, open: OpenStint, 
     interaction: end.status === "WAITING_FOR_INPUT" && status === "WAITING_FOR_INPUT"
       ? { prompt: end.request.prompt, input_type: end.request.input_type, sensitive: end.request.sensitive, request_id: end.request.request_id }
       : undefined,
+    ...(status === "DEFERRED" && deferred ? { deferred } : {}),
     iterations: state.iterations,
     startTime: open.startTime,
     endTime,

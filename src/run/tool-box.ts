@@ -109,6 +109,18 @@ export function hiddenFromBoxes(sandbox: RunSandbox, place: { workDir: string; a
   return hiddenPaths(policies, { home, workDir: real(place.workDir), agentHome: real(place.agentHome) });
 }
 
+/** Every folder a box of `policies` may write (the workspace under workspace-write, each policy's `write:`), its links resolved. */
+export function writableRoots(policies: readonly SandboxPolicy[], place: { workDir: string; agentHome: string }, home: string): string[] {
+  const where = { home, workDir: real(place.workDir), agentHome: real(place.agentHome) };
+  return [...new Set(policies.flatMap((policy) => [...(policy.mode === "workspace-write" ? [where.workDir] : []), ...(policy.write ?? []).map((given) => real(expandPath(given, where)))]))];
+}
+
+/** `path` itself, or anything below it, once both are resolved. */
+export function resolvedWithin(target: string, root: string): boolean {
+  const relative = path.relative(root, real(target));
+  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
+}
+
 /** `~/x`, `${AGENT_HOME}/x`, `${CWD}/x`, an absolute path, or a path relative to the workspace. */
 function expandPath(given: string, where: { home: string; workDir: string; agentHome: string }): string {
   const expanded = given

@@ -40,7 +40,7 @@ const DESCRIPTIONS: Record<ToolName, string> = {
   run: "Start a run of the agent on a task. Returns its RunResult if it ends within wait_ms, else {run_id, status: \"RUNNING\"}: ask status or result later. A question the run asks is put to your user by elicitation when you support it.",
   continue: "Continue a run: resume it after an interruption or failure, or give a finished run a new instruction.",
   answer: "Answer the question of a run that is WAITING_FOR_INPUT (its agent called ask_human); the run then goes on.",
-  status: "The status of a run (RUNNING, COMPLETED, FAILED, WAITING_FOR_INPUT, INTERRUPTED…) and its iterations so far.",
+  status: "The status of a run (RUNNING, COMPLETED, FAILED, WAITING_FOR_INPUT, INTERRUPTED, DEFERRED) and its iterations so far; a DEFERRED run says what it waits for and from when (resume_after) continue goes on.",
   result: "The RunResult of a run that has ended (rebuilt from its journal for a run this server did not start), or {run_id, status: \"RUNNING\"} while it runs.",
 };
 
@@ -137,7 +137,7 @@ function currentStatus(id: RunId, context: CallContext): Record<string, unknown>
   requireRun(id, context);
   const summary = listRuns(context.workDir, {}, () => {}).find((run) => run.run_id === id);
   if (summary === undefined) throw new ToolArgumentError(`run_id: run ${id} in ${context.workDir} cannot be read; see \`delta show ${id} -w ${context.workDir}\``);
-  return { run_id: id, status: summary.status, iterations: summary.iterations, task_summary: summary.task_summary, last_updated: summary.last_updated };
+  return { run_id: id, status: summary.status, iterations: summary.iterations, task_summary: summary.task_summary, last_updated: summary.last_updated, ...(summary.deferred ? { deferred: summary.deferred } : {}) };
 }
 
 /**

@@ -1,7 +1,7 @@
 // Finds the runs of a workspace, with status taken from each journal (metadata is only a cache).
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
-import type { RunStatus } from "../journal/events.js";
+import type { Deferred, RunStatus } from "../journal/events.js";
 import { errorMessage } from "../errors.js";
 import { assessOwner } from "./lease/judge.js";
 import { readRunState } from "../journal/run-state.js";
@@ -29,6 +29,8 @@ export interface RunSummary {
   holder: HolderSummary | null;
   /** Made by the original Delta Engine: listed from its metadata.json, not continued by this engine. */
   original_engine: boolean;
+  /** With status DEFERRED: what the run waits for, and from when (`resume_after`, null when unknown) `continue --due` takes it. */
+  deferred: Deferred | null;
 }
 
 /**
@@ -43,10 +45,12 @@ export interface HolderSummary {
 }
 
 /** Unfinished runs at rest; a COMPLETED run takes a new message, but is not unfinished work. */
-const RESUMABLE: readonly RunStatus[] = ["INTERRUPTED", "WAITING_FOR_INPUT", "FAILED"];
+const RESUMABLE: readonly RunStatus[] = ["INTERRUPTED", "WAITING_FOR_INPUT", "FAILED", "DEFERRED"];
 
 export interface ListFilter {
   resumable?: boolean;
+  /** Only DEFERRED runs whose time has come (or is unknown) at this moment (epoch ms). */
+  dueAt?: number;
   status?: RunStatus;
   first?: boolean;
 }
@@ -85,13 +89,22 @@ function foldersIn(workDir: string): string[] {
 /** Newest first (last update, then run id), filtered; also merges the runs of several workspaces. */
 export function applyFilter(runs: RunSummary[], filter: ListFilter): RunSummary[] {
   const sorted = [...runs].sort((a, b) => b.last_updated.localeCompare(a.last_updated) || b.run_id.localeCompare(a.run_id));
-  const kept = sorted.filter((run) => (!filter.resumable || isResumable(run)) && (!filter.status || run.status === filter.status));
+  const kept = sorted.filter((run) => (!filter.resumable || isResumable(run)) && (!filter.status || run.status === filter.status) && (filter.dueAt === undefined || isDue(run, filter.dueAt)));
   return filter.first ? kept.slice(0, 1) : kept;
 }
 
 /** Unfinished work `continue` can take without a message: a run at rest that did not complete, or a RUNNING one whose holder is dead. */
 function isResumable(run: RunSummary): boolean {
   return RESUMABLE.includes(run.status) || run.orphaned;
+}
+
+/** A DEFERRED run whose resume_after has passed at `now`, or is unknown: `continue --due` takes it. */
+export function isDue(run: Pick<RunSummary, "status" | "deferred">, now: number): boolean {
+  if (run.status !== "DEFERRED") return false;
+  const after = run.deferred?.resume_after ?? null;
+  if (after === null) return true;
+  const at = Date.parse(after);
+  return Number.isNaN(at) || at <= now;
 }
 
 function isRunDir(dir: string): boolean {
@@ -126,6 +139,7 @@ function summarize(workDir: string, runId: RunId, warn: (line: string) => void):
       agent_name: metadata?.agent_name ?? null,
       ...holderOf(state.status === "RUNNING" ? readCurrentOwner(paths) : undefined),
       original_engine: false,
+      deferred: state.deferred,
     };
   } catch (err) {
     warn(`run ${runId}: skipped: ${errorMessage(err)}`);
@@ -155,6 +169,7 @@ function endedAsWritten(workDir: string, runId: RunId, raw: unknown): RunSummary
       orphaned: false,
       holder: null,
       original_engine: false,
+      deferred: metadata.status === "DEFERRED" ? (metadata.deferred ?? null) : null,
     };
   } catch {
     // No journal: listing it in full says what is wrong.
@@ -185,6 +200,7 @@ function summarizeOriginal(workDir: string, runId: RunId, original: OriginalRun)
     orphaned: false,
     holder: null,
     original_engine: true,
+    deferred: null,
   };
 }
 

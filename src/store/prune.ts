@@ -12,7 +12,7 @@ import type { RunId } from "./run-id.js";
 import { takeRun } from "./lease/take-run.js";
 import { runSize } from "./run-size.js";
 
-/** Statuses prune may remove: COMPLETED by default; FAILED and INTERRUPTED runs are resumable and go only when named. */
+/** Statuses prune may remove: COMPLETED by default; FAILED and INTERRUPTED runs are resumable and go only when named; DEFERRED runs wait to go on and never go. */
 export const PRUNABLE: readonly RunStatus[] = ["COMPLETED", "FAILED", "INTERRUPTED"];
 
 export interface PruneRule {

@@ -5,7 +5,7 @@ import { basename } from "node:path";
 import { z } from "zod";
 import { EngineError, RunFileError, RunRefusedError, errorMessage } from "../errors.js";
 import { fsError } from "../fs-errors.js";
-import { RunStatusSchema } from "../journal/events.js";
+import { DeferredSchema, RunStatusSchema } from "../journal/events.js";
 import type { Landmarks } from "../journal/landmarks.js";
 import type { RunState } from "../journal/run-state.js";
 import { thisHost } from "../process/host-probe.js";
@@ -31,6 +31,8 @@ export const RunMetadataSchema = z.object({
   iterations: z.number().int().nonnegative(),
   max_iterations: z.number().int().positive(),
   error: z.string().nullable(),
+  /** With status DEFERRED: what the run waits for and when it may go on, as its ENGINE_END says. */
+  deferred: DeferredSchema.nullable().optional(),
   agent_home: z.string(),
   work_dir: z.string(),
   pid: z.number().int().positive(),
@@ -152,6 +154,7 @@ function metadataFromJournal(marks: Landmarks, state: RunState, lastOwner: Owner
     iterations: state.iterations,
     max_iterations: config.max_iterations ?? 1,
     error: state.lastError && (state.status === "FAILED" || state.status === "INTERRUPTED") ? `${state.lastError.error_type}: ${state.lastError.error_message}` : null,
+    deferred: state.deferred,
     agent_home: start.agent_home,
     work_dir: start.work_dir,
     pid: lastOwner?.pid ?? process.pid,

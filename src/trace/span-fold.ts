@@ -276,6 +276,11 @@ export function createSpanFold(options: SpanFoldOptions): SpanFold {
     current.span.attributes["delta.run.status"] = event.status;
     current.span.attributes["delta.iterations"] = event.final_iteration;
     if (event.status === "FAILED" || event.status === "INTERRUPTED") current.span.status = { code: "ERROR", message: current.span.status.message ?? event.status };
+    // A deferred run waits, it did not fail: the span says for what and until when.
+    if (event.deferred) {
+      current.span.attributes["delta.deferred.reason"] = event.deferred.reason;
+      if (event.deferred.resume_after !== null) current.span.attributes["delta.deferred.resume_after"] = event.deferred.resume_after;
+    }
     ended.push(closeInvocation(current));
     invocation = null;
     return ended;

@@ -14,6 +14,7 @@ describe("loading agent.yaml", () => {
     expect(agent.llm).toEqual({
       model: "gpt-4o-mini",
       max_retries: 3,
+      max_retry_wait_ms: 60000,
       stream: false,
       idle_timeout_ms: 120000,
       max_reply_ms: 600000,
@@ -28,7 +29,7 @@ describe("loading agent.yaml", () => {
 
   it("reads every llm setting, pricing included", async () => {
     const home = await makeAgent({
-      "agent.yaml": `name: a\nversion: "1.2.0"\ndescription: d\nllm:\n  model: m\n  temperature: 0.5\n  max_tokens: 100\n  top_p: 0.9\n  seed: 7\n  stop: ["END"]\n  base_url: http://localhost:11434/v1\n  timeout_ms: 5000\n  max_retries: 0\n  stream: true\n  idle_timeout_ms: 600000\n  max_reply_ms: 900000\n  max_reply_bytes: 1000\n  max_tool_calls: 5\n  max_reply_depth: 10\n  pricing: { input_per_million: 2.5, output_per_million: 10, cached_input_per_million: 1.25 }\n`,
+      "agent.yaml": `name: a\nversion: "1.2.0"\ndescription: d\nllm:\n  model: m\n  temperature: 0.5\n  max_tokens: 100\n  top_p: 0.9\n  seed: 7\n  stop: ["END"]\n  base_url: http://localhost:11434/v1\n  timeout_ms: 5000\n  max_retries: 0\n  max_retry_wait_ms: 5000\n  stream: true\n  idle_timeout_ms: 600000\n  max_reply_ms: 900000\n  max_reply_bytes: 1000\n  max_tool_calls: 5\n  max_reply_depth: 10\n  pricing: { input_per_million: 2.5, output_per_million: 10, cached_input_per_million: 1.25 }\n  budget: { max_cost_usd: 1.5, max_tokens: 200000 }\n`,
     });
     const agent = await loadAgent(home);
     expect(agent.version).toBe("1.2.0");
@@ -43,6 +44,7 @@ describe("loading agent.yaml", () => {
       base_url: "http://localhost:11434/v1",
       timeout_ms: 5000,
       max_retries: 0,
+      max_retry_wait_ms: 5000,
       stream: true,
       idle_timeout_ms: 600000,
       max_reply_ms: 900000,
@@ -50,6 +52,7 @@ describe("loading agent.yaml", () => {
       max_tool_calls: 5,
       max_reply_depth: 10,
       pricing: { input_per_million: 2.5, output_per_million: 10, cached_input_per_million: 1.25 },
+      budget: { max_cost_usd: 1.5, max_tokens: 200000 },
     });
   });
 

@@ -100,6 +100,8 @@ interface Options {
   output?: StructuredOutput;
   /** Present: ask_human asks on the terminal (-i) and this answers. */
   askInteractively?: (question: HumanQuestion) => Promise<string>;
+  /** The run's budgets; by default every attempt is admitted. */
+  budget?: LoopPorts["budget"];
 }
 
 /** The agent's one tool by default: `echo ${text}`. */
@@ -131,12 +133,18 @@ export function scriptedRun(options: Options): ScriptedRun {
   };
   const model: Provider = {
     name: "scripted",
-    complete: async (request) => {
+    // As every provider does: nothing is sent that the budget has not admitted, and an admitted attempt is settled.
+    complete: async (request, callOptions) => {
+      const admission = await callOptions?.admit?.();
       requests.push(request);
       const next = turns.shift();
       if (next === undefined) throw new Error(`the script has no reply for request ${requests.length}`);
       const turn = typeof next === "function" ? next(request) : next;
-      if (turn instanceof Error) throw turn;
+      if (turn instanceof Error) {
+        admission?.settle({ failure: { kind: "refused", reason: turn.message } });
+        throw turn;
+      }
+      admission?.settle({ reply: turn });
       return turn;
     },
   };
@@ -155,6 +163,7 @@ export function scriptedRun(options: Options): ScriptedRun {
     },
     records: { invocation: () => {}, toolExecution: (record) => executions.push(record) },
     model,
+    budget: options.budget ?? { admit: async () => ({ settle: () => null }) },
     context: {
       build: (shownJournal, iteration, overflow) => buildContext(CONTEXT, { agentHome: "/agent", cwd: "/work", runId: "run-1", runDir: "/work/.delta/run-1", journalPath: "/work/.delta/run-1/journal.jsonl", journal: shownJournal, budget, tools: tools.advertised, iteration, ...(overflow ? { overflow } : {}) }),
     },

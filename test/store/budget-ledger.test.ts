@@ -77,7 +77,7 @@ describe("budget init", () => {
 
   it("refuses a folder that is not a ledger, naming the command that makes one", () => {
     expect(() => latestState(root)).toThrow(BudgetLedgerError);
-    expect(() => openLedger(root, quiet)).toThrow(/is not a budget ledger .*delta budget init/);
+    expect(() => latestState(root)).toThrow(/is not a budget ledger .*delta budget init/);
   });
 
   it("refuses a state changed by hand, naming the file", () => {

@@ -16,7 +16,7 @@ import { runScope } from "../run-scope.js";
 export async function listRunsCommand(flags: Record<string, unknown>, io: CliIo): Promise<number> {
   const format = parseFormat(flags.format, ["text", "json", "raw"]);
   const scope = await runScope(flags);
-  const filter = { resumable: Boolean(flags.resumable), status: parseStatus(flags.status), first: Boolean(flags.first) };
+  const filter = { resumable: Boolean(flags.resumable), status: parseStatus(flags.status), first: Boolean(flags.first), ...(flags.due ? { dueAt: Date.now() } : {}) };
   const warn = (line: string): void => io.err(`[warning] ${line}\n`);
   // --resumable must tell a run stranded on a dead host from one a live host is writing, so it watches them too (only
   // when there are any). Liveness is judged before the filter, so it keeps only the runs whose holder was seen dead.
@@ -66,6 +66,7 @@ function textTable(runs: Array<RunSummary & { size?: RunSize }>, showWorkspace: 
 
 function statusOf(run: RunSummary): string {
   if (run.orphaned) return "RUNNING (orphaned)";
+  if (run.status === "DEFERRED" && run.deferred) return `DEFERRED (${run.deferred.reason}, ${run.deferred.resume_after === null ? "due now" : `due ${run.deferred.resume_after}`})`;
   return run.holder?.state === "unchecked" ? `RUNNING (on ${run.holder.hostname ?? "another host"}, not checked)` : run.status;
 }
 

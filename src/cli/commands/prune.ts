@@ -58,7 +58,7 @@ export async function pruneCommand(flags: Record<string, unknown>, io: CliIo): P
 function pruneRule(flags: Record<string, unknown>): PruneRule {
   const status = parseStatus(flags.status) ?? "COMPLETED";
   if (!PRUNABLE.includes(status)) {
-    throw new UsageError(`--status ${status}: prune removes only finished runs (${PRUNABLE.join(", ")}); a RUNNING or WAITING_FOR_INPUT run is never removed.`);
+    throw new UsageError(`--status ${status}: prune removes only finished runs (${PRUNABLE.join(", ")}); a RUNNING, WAITING_FOR_INPUT or DEFERRED run (one that waits to go on) is never removed.`);
   }
   const olderThan = optionalString("--older-than", flags.olderThan);
   const keep = optionalString("--keep", flags.keep);

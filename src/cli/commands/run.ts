@@ -1,4 +1,5 @@
 // `delta run` and `delta continue`: flags in, a RunOutcome out, printed in the chosen format.
+import shellQuote from "shell-quote";
 import { resolve } from "node:path";
 import { agentHomeOf } from "../../agent/agent-home.js";
 import { didYouMean } from "../../did-you-mean.js";
@@ -7,6 +8,7 @@ import { resumeExistingRun, runExists, type IfExists } from "../../run/idempoten
 import { continueCommand } from "../../continue-command.js";
 import type { RunOutcome } from "../../run/outcome.js";
 import type { DriveOptions } from "../../run/drive-options.js";
+import type { BudgetFlags } from "../../run/run-budget.js";
 import type { ActivitySink } from "../../loop/activity.js";
 import { continueRun } from "../../run/resume.js";
 import { startRun } from "../../run/start.js";
@@ -75,6 +77,11 @@ function ifExistsFlag(flags: Record<string, unknown>, runId: RunId | undefined, 
 }
 
 export async function continueCommandLine(messageArgument: string | undefined, flags: Record<string, unknown>, io: CliIo): Promise<number> {
+  if (flags.due) {
+    if (messageArgument !== undefined) throw new UsageError("--due continues every deferred run that is due, each as it stands: give no message with it.");
+    return (await import("./continue-due.js")).continueDue(flags, io);
+  }
+  if (flags.jobs !== undefined) throw new UsageError("-j/--jobs goes with --due (how many due runs to continue at a time); one run is continued one way.");
   const format = parseFormat(flags.format);
   const output = outputFlag(flags);
   const runId = optionalRunId("--run-id", flags.runId);
@@ -128,6 +135,7 @@ function driveOptions(flags: Record<string, unknown>, watch: Watch, signal: Abor
     ...(model === undefined ? {} : { model }),
     ...(baseUrl === undefined ? {} : { baseUrl }),
     acceptEndpoint: Boolean(flags.acceptEndpoint),
+    budget: budgetFlags(flags),
     signal,
     progress: watch.line,
     activity: watch.activity,
@@ -136,6 +144,16 @@ function driveOptions(flags: Record<string, unknown>, watch: Watch, signal: Abor
     askInteractively: flags.interactive ? askOnTerminal : undefined,
     ...(watch.appended ? { appended: watch.appended } : {}),
   };
+}
+
+/** --max-cost-usd and --budget-file (else DELTA_BUDGET_FILE). */
+function budgetFlags(flags: Record<string, unknown>): BudgetFlags {
+  const dollars = optionalString("--max-cost-usd", flags.maxCostUsd);
+  const amount = dollars === undefined ? undefined : Number(dollars);
+  if (amount !== undefined && !(Number.isFinite(amount) && amount > 0)) throw new UsageError(`--max-cost-usd takes an amount of dollars above 0, e.g. --max-cost-usd 2.50 (got '${dollars}').`);
+  const ledger = optionalString("--budget-file", flags.budgetFile) ?? (process.env.DELTA_BUDGET_FILE || undefined);
+  if (ledger === "") throw new UsageError("--budget-file needs the path of a ledger made by `delta budget init <ledger> --limit-usd <dollars>`.");
+  return { ...(amount === undefined ? {} : { maxCostUsd: amount }), ...(ledger === undefined ? {} : { budgetFile: resolve(ledger) }) };
 }
 
 function replaySource(value: unknown): string | undefined {
@@ -229,6 +247,10 @@ function resumeHint(outcome: RunOutcome, options: readonly string[]): string {
     const question = outcome.interaction ? `The agent asks: ${outcome.interaction.prompt}\n` : "";
     const file = outcome.runDir === null ? "" : `\nor write the answer to ${outcome.runDir}/interaction/response.txt and run it without -m`;
     return `${question}Answer with: ${continueCommand(outcome.runId, outcome.workspacePath, "<answer>", options)}${file}\n`;
+  }
+  if (outcome.status === "DEFERRED") {
+    const when = outcome.deferred?.resume_after ? ` once ${outcome.deferred.resume_after} has passed` : "";
+    return `To go on${when}: ${continueCommand(outcome.runId, outcome.workspacePath, undefined, options)}\n(or \`${shellQuote.quote(["delta", "continue", "--due", "-w", outcome.workspacePath])}\` resumes every deferred run of the workspace whose time has come)\n`;
   }
   const why = outcome.status === "FAILED" ? "retry it (add -m <message> to tell the model something first)" : "resume it";
   return `To ${why}: ${continueCommand(outcome.runId, outcome.workspacePath, undefined, options)}\n`;

@@ -7,7 +7,7 @@ import { pausePoint } from "../../pause-point.js";
 import { PRIVATE_DIR_MODE } from "../../private-modes.js";
 import { randomHex } from "../../random-hex.js";
 import { HolderJudge, newHolder, removeHolder, type LedgerHolder } from "./holders.js";
-import { commitState, firstState, holdersDir, latestState, nextState, reservedNano, statesDir, usdOf, type LedgerState, type Reservation } from "./ledger-state.js";
+import { commitState, firstState, holdersDir, keptStates, latestState, nextState, reservedNano, statesDir, usdOf, type LedgerState, type Reservation } from "./ledger-state.js";
 
 /** How often a call waiting for room looks at the ledger again. */
 const WAIT_POLL_MS = 100;
@@ -43,6 +43,37 @@ function change(ledger: string, update: (state: LedgerState) => LedgerState | nu
   }
 }
 
+/** What `delta budget show` prints: the limit, what was spent and is reserved (and by whom), the room left, the latest changes. */
+export interface LedgerSummary {
+  ledger: string;
+  limit_usd: number;
+  spent_usd: number;
+  reserved_usd: number;
+  room_usd: number;
+  /** Of spent: reservations of holders that died with them, charged in full. */
+  expired_usd: number;
+  calls: number;
+  reservations: { run_id: string; work_dir: string; hostname: string; pid: number; usd: number; since: string }[];
+  /** The newest changes first, as kept in states/. */
+  recent: { seq: number; at: string; change: string }[];
+}
+
+export function ledgerSummary(ledger: string, recent = 10): LedgerSummary {
+  const state = latestState(ledger);
+  const reserved = reservedNano(state);
+  return {
+    ledger,
+    limit_usd: usdOf(state.limit_nano_usd),
+    spent_usd: usdOf(state.spent_nano_usd),
+    reserved_usd: usdOf(reserved),
+    room_usd: usdOf(Math.max(0, state.limit_nano_usd - state.spent_nano_usd - reserved)),
+    expired_usd: usdOf(state.expired_nano_usd),
+    calls: state.calls,
+    reservations: state.reservations.map((held) => ({ run_id: held.run_id, work_dir: held.work_dir, hostname: held.hostname, pid: held.pid, usd: usdOf(held.nano_usd), since: held.at })),
+    recent: keptStates(ledger).reverse().slice(0, recent).map((kept) => ({ seq: kept.seq, at: kept.at, change: kept.change })),
+  };
+}
+
 /** Room held for one model call, to settle with its real cost once it is known. */
 export interface LedgerTicket {
   id: string;
@@ -76,9 +107,8 @@ export interface LedgerAccount {
   close(): void;
 }
 
+/** This process's account with `ledger` (checked to be one before the run began): nothing is written until its first reservation. */
 export function openLedger(ledger: string, reserver: Reserver): LedgerAccount {
-  // Refuses a path that is not a ledger before any call is made.
-  latestState(ledger);
   let holder: LedgerHolder | null = null;
   const open = new Map<string, LedgerTicket>();
   const judge = new HolderJudge(ledger);
