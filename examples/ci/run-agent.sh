@@ -9,9 +9,9 @@
 #   -r  answer the model calls from a recording (delta run --replay): no key, no network
 #   -o  where the RunResult JSON is written (default: ./delta-result.json)
 # Prints run_id=, status=, exit_code=, run_dir= and result_file= lines on stdout, and appends them to
-# $GITHUB_OUTPUT when set. Exit status: delta's (0 COMPLETED, 1 FAILED, 101 WAITING_FOR_INPUT,
-# 126 refused, 130 INTERRUPTED, other: the engine was killed), and 1 should delta ever exit 0
-# without a COMPLETED result. DELTA names the delta command (default: delta).
+# $GITHUB_OUTPUT when set. Exit status: delta's (0 COMPLETED, 1 FAILED, 75 DEFERRED, 101
+# WAITING_FOR_INPUT, 126 refused, 130 INTERRUPTED, other: the engine was killed), and 1 should delta
+# ever exit 0 without a COMPLETED result. DELTA names the delta command (default: delta).
 set -euo pipefail
 
 DELTA=${DELTA:-delta}
@@ -63,6 +63,11 @@ case "$code" in
     fi
     ;;
   1) echo "::error::Run $RUN_ID failed: $error" >&2 ;;
+  75)
+    # A rate limit, the account's quota or a budget: nothing failed and nothing is lost; the run goes on later.
+    deferred=$(jq -r '"\(.deferred.reason) until \(.deferred.resume_after // "it is raised or access returns")"' "$RESULT_FILE" 2>/dev/null || echo "unknown")
+    echo "::warning::Run $RUN_ID is deferred ($deferred): nothing failed; re-run the job after that, or continue this run where its directory is kept with delta continue --run-id $RUN_ID" >&2
+    ;;
   101) echo "::error::Run $RUN_ID is waiting for a human answer ($(jq -r .interaction.prompt "$RESULT_FILE")); nobody can answer in CI. Answer it locally with delta continue -m, or make the agent not ask." >&2 ;;
   126) echo "::error::Refused before anything ran: $error" >&2 ;;
   130) echo "::error::Run $RUN_ID was interrupted (SIGINT/SIGTERM: was the job cancelled or did it time out?)" >&2 ;;

@@ -9,10 +9,11 @@
 #        slurm-map.sh resume -o OUT_DIR [-n]
 #          (after the array has ended) collects every completed item into OUT_DIR/results.jsonl, lists
 #          the others in OUT_DIR/remaining.jsonl and resubmits, as one new array with the same settings,
-#          every item `delta list-runs --resumable` says can go on and every item that has no run yet.
-#          -n: report only, submit nothing.
-#          Exit 0 every item completed; 3 items resubmitted (the new job id on stdout: resume again
-#          after it ends); 1 items remain that a resubmission cannot finish (waiting for an answer,
+#          every item `delta list-runs --resumable` says can go on and every item that has no run yet;
+#          items whose run is DEFERRED until a time still to come go in a second array that Slurm
+#          starts only then (sbatch --begin). -n: report only, submit nothing.
+#          Exit 0 every item completed; 3 items resubmitted (the new job ids on stdout, joined by ':':
+#          resume again after they end); 1 items remain that a resubmission cannot finish (waiting for an answer,
 #          or still held by a running engine: listed on stderr, and with -n, items that would be
 #          resubmitted); 2 bad usage.
 # Default OUT_DIR: <workspace>.out. DELTA names the delta command (default: delta). With -x, every run
@@ -28,10 +29,11 @@ say() { echo "[slurm-map] $*" >&2; }
 absolute() { (cd "$1" && pwd); }
 require() { for tool in "$@"; do command -v "$tool" >/dev/null || fail_usage "'$tool' not found on PATH"; done; }
 
-# Submits map-array.sbatch for the given array indexes (e.g. "0-47" or "3,17") with the settings in OUT.
+# Submits map-array.sbatch for the given array indexes (e.g. "0-47" or "3,17") with the settings in OUT;
+# a third argument is one more sbatch option (--begin=…).
 submit_array() {
   local out=$1 indexes=$2 throttle ws agent prefix recording
-  local -a extra=() task=() recorded=()
+  local -a extra=() task=() recorded=() more=(${3:+"$3"})
   throttle=$(jq -r '.max_running // empty' "$out/settings.json")
   ws=$(jq -r '.workspace' "$out/settings.json")
   agent=$(jq -r '.map_agent' "$out/settings.json")
@@ -40,7 +42,7 @@ submit_array() {
   mapfile -t extra < <(jq -r '.sbatch_options[]' "$out/settings.json")
   [[ -n $recording ]] && recorded=(-x "$recording")
   task=(-w "$ws" -o "$out" -m "$agent" -p "$prefix" ${recorded[@]+"${recorded[@]}"})
-  sbatch --parsable --array="$indexes${throttle:+%$throttle}" -o "$out/slurm-%A_%a.out" ${extra[@]+"${extra[@]}"} \
+  sbatch --parsable --array="$indexes${throttle:+%$throttle}" -o "$out/slurm-%A_%a.out" ${more[@]+"${more[@]}"} ${extra[@]+"${extra[@]}"} \
     "$HERE/map-array.sbatch" "${task[@]}" | cut -d ';' -f 1
 }
 
@@ -127,18 +129,23 @@ resume() {
 
   # Every run's status, then the runs `continue` can take; --check-liveness watches any run still held on
   # another node for one stale period, so a run whose node died counts as resumable and a live one does not.
-  declare -A status=() resumable=() holder=()
+  # A DEFERRED run (a rate limit, a quota, a budget) is resumable; one whose resume_after is still to come
+  # is not --due, and waits for that time in an array of its own.
+  declare -A status=() resumable=() holder=() due=() resume_after=() reason=()
   local listed
   listed=$("$DELTA" list-runs -w "$ws" --format json) || { say "delta list-runs -w $ws failed"; exit 1; }
-  while IFS=$'\t' read -r id state host; do status[$id]=$state holder[$id]=$host; done \
-    < <(jq -r '.[] | [.run_id, .status, (.holder.hostname // "")] | @tsv' <<<"$listed")
+  # Fields split at a unit separator: a tab is whitespace to read, and empty fields between tabs would merge.
+  while IFS=$'\x1f' read -r id state host why after; do status[$id]=$state holder[$id]=$host reason[$id]=$why resume_after[$id]=$after; done \
+    < <(jq -r '.[] | [.run_id, .status, (.holder.hostname // ""), (.deferred.reason // ""), (.deferred.resume_after // "")] | join("\u001f")' <<<"$listed")
   listed=$("$DELTA" list-runs -w "$ws" --resumable --check-liveness --format json) || { say "delta list-runs --resumable failed"; exit 1; }
   while read -r id; do resumable[$id]=1; done < <(jq -r '.[].run_id' <<<"$listed")
+  listed=$("$DELTA" list-runs -w "$ws" --due --format json) || { say "delta list-runs --due failed"; exit 1; }
+  while read -r id; do due[$id]=1; done < <(jq -r '.[].run_id' <<<"$listed")
 
   : >"$out/results.jsonl.tmp"
   : >"$out/remaining.jsonl.tmp"
-  local -a again=() blocked=()
-  local index id item file state action
+  local -a again=() later=() blocked=()
+  local index id item file state action begin=
   for ((index = 0; index < count; index++)); do
     id="$prefix-$index"
     item=$(sed -n "$((index + 1))p" "$out/items.txt")
@@ -149,7 +156,12 @@ resume() {
       jq -c --arg item "$item" --arg id "$id" '{item: $item, run_id: $id, result}' "$file" >>"$out/results.jsonl.tmp"
       continue
     fi
-    if [[ $state == NO_RUN || ( -n ${resumable[$id]:-} && $state != WAITING_FOR_INPUT ) ]]; then
+    if [[ $state == DEFERRED && -z ${due[$id]:-} ]]; then
+      # ISO-8601 times of one form sort as text: the array begins once the last of them has passed.
+      [[ ${resume_after[$id]} > $begin ]] && begin=${resume_after[$id]}
+      action="resubmit to begin at ${resume_after[$id]} (deferred: ${reason[$id]})"
+      later+=("$index")
+    elif [[ $state == NO_RUN || ( -n ${resumable[$id]:-} && $state != WAITING_FOR_INPUT ) ]]; then
       action=resubmit
       again+=("$index")
     elif [[ $state == WAITING_FOR_INPUT ]]; then
@@ -168,21 +180,34 @@ resume() {
   mv "$out/remaining.jsonl.tmp" "$out/remaining.jsonl"
   local done_count
   done_count=$(wc -l <"$out/results.jsonl")
-  say "$done_count of $count items completed (results.jsonl); ${#again[@]} to resubmit, ${#blocked[@]} blocked"
+  say "$done_count of $count items completed (results.jsonl); ${#again[@]} to resubmit, ${#later[@]} deferred${begin:+ until $begin}, ${#blocked[@]} blocked"
   local line
   for line in "${blocked[@]+"${blocked[@]}"}"; do say "  $line"; done
   ((done_count == count)) && return 0
-  if ((${#again[@]} == 0 || report_only)); then
+  if ((${#again[@]} + ${#later[@]} == 0 || report_only)); then
     ((${#again[@]} > 0)) && say "  to resubmit: ${again[*]/#/$prefix-}"
+    ((${#later[@]} > 0)) && say "  to resubmit at $begin: ${later[*]/#/$prefix-}"
     return 1
   fi
 
   require sbatch
   local indexes job
-  indexes=$(IFS=,; echo "${again[*]}")
-  job=$(submit_array "$out" "$indexes") && [[ -n $job ]] || { say "sbatch failed"; exit 1; }
-  say "resubmitted ${#again[@]} items as job array $job (indexes $indexes): run resume again once it has ended"
-  echo "$job"
+  local -a jobs=()
+  if ((${#again[@]} > 0)); then
+    indexes=$(IFS=,; echo "${again[*]}")
+    job=$(submit_array "$out" "$indexes") && [[ -n $job ]] || { say "sbatch failed"; exit 1; }
+    say "resubmitted ${#again[@]} items as job array $job (indexes $indexes)"
+    jobs+=("$job")
+  fi
+  if ((${#later[@]} > 0)); then
+    # Slurm reads --begin in the local time zone; resume_after is UTC.
+    indexes=$(IFS=,; echo "${later[*]}")
+    job=$(submit_array "$out" "$indexes" "--begin=$(date -d "$begin" +%Y-%m-%dT%H:%M:%S)") && [[ -n $job ]] || { say "sbatch failed"; exit 1; }
+    say "resubmitted ${#later[@]} deferred items as job array $job (indexes $indexes), to begin at $begin"
+    jobs+=("$job")
+  fi
+  say "run resume again once the job arrays have ended"
+  (IFS=:; echo "${jobs[*]}")
   return 3
 }
 

@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 
-import { removeDir, tempDir } from "../../e2e/harness.js";
+import { modelEnv, removeDir, tempDir } from "../../e2e/harness.js";
+import { fault, startMockLlm } from "../../support/mock-llm.js";
 import { requireBinary } from "../../support/system-packages.js";
 import { EXAMPLES, binDir, pathWith, runScript } from "../../examples/helpers.js";
 
@@ -72,6 +73,25 @@ describe.concurrent("examples/ci/run-agent.sh", () => {
     expect(result.stderr).toContain("waiting for a human answer (Deploy to production?)");
     expect(outputs).toMatchObject({ status: "WAITING_FOR_INPUT", exit_code: "101" });
     expect(readdirSync(outputs.run_dir!)).toContain("interaction");
+  });
+
+  it("exits 75 with a warning naming the reason and the time when the run is deferred (a rate limit of an hour)", async () => {
+    const server = await startMockLlm(() => fault.status(429, { retryAfter: "3600", message: "Rate limit reached for requests" }));
+    try {
+      const ws = join(root, "deferred");
+      mkdirSync(ws, { recursive: true });
+      const result = await runScript(SCRIPT, ["-a", join(CI, "agent"), "-w", ws, "-i", "ci-deferred", "-o", join(root, "deferred.json"), "-m", "Check the docs"], {
+        cwd: ws,
+        env: { PATH: path, ...modelEnv(server.baseUrl) },
+      });
+      expect(result.exitCode, result.stderr).toBe(75);
+      const written = JSON.parse(readFileSync(join(root, "deferred.json"), "utf8")) as { status: string; deferred: { reason: string; resume_after: string } };
+      expect(written).toMatchObject({ status: "DEFERRED", deferred: { reason: "RATE_LIMITED" } });
+      expect(result.stderr).toContain(`::warning::Run ci-deferred is deferred (RATE_LIMITED until ${written.deferred.resume_after}): nothing failed`);
+      expect(result.stdout).toContain("status=DEFERRED\nexit_code=75\n");
+    } finally {
+      await server.close();
+    }
   });
 
   it("exits 126 when delta refuses before anything ran, and names no run directory", async () => {

@@ -2,7 +2,8 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeDir, tempDir } from "../../e2e/harness.js";
+import { modelEnv, removeDir, tempDir } from "../../e2e/harness.js";
+import { fault, startMockLlm } from "../../support/mock-llm.js";
 import { requireBinary } from "../../support/system-packages.js";
 import { EXAMPLES, binDir, pathWith, runScript } from "../../examples/helpers.js";
 
@@ -110,6 +111,38 @@ describe.concurrent("examples/slurm/slurm-map.sh", { timeout: 180_000 }, () => {
     const finished = await slurmMap("failed", ["resume", "-o", out]);
     expect(finished.exitCode, finished.stderr).toBe(0);
     expect(readFileSync(join(ws, ".delta/map-0/journal.jsonl"), "utf8").match(/"type":"ENGINE_START"/g)).toHaveLength(2);
+  });
+
+  it("a task whose run is deferred exits 75; resume resubmits it in an array Slurm begins only once its rate limit has reset", async () => {
+    const server = await startMockLlm(() => fault.status(429, { retryAfter: "3600", message: "Rate limit reached for requests" }));
+    try {
+      const ws = join(root, "ws-deferred");
+      const out = join(root, "out-deferred");
+      const items = join(root, "deferred-items.txt");
+      writeFileSync(items, "one two\n");
+      const env = { PATH: path, LOCAL_SBATCH_LOG: join(root, "deferred.sbatch.log"), ...modelEnv(server.baseUrl) };
+      const map = (args: string[]) => runScript(SCRIPT, args, { cwd: root, env });
+      expect((await map(["submit", "-i", items, "-w", ws, "-o", out])).exitCode).toBe(0);
+      const task = JSON.parse(readFileSync(join(out, "map-0.json"), "utf8")) as { status: string; deferred: { reason: string; resume_after: string } };
+      expect(task).toMatchObject({ status: "DEFERRED", deferred: { reason: "RATE_LIMITED" } });
+      expect(readFileSync(join(out, readdirSync(out).find((file) => file.startsWith("slurm-"))!), "utf8")).toContain("DEFERRED (exit 75)");
+      const until = task.deferred.resume_after;
+
+      const report = await map(["resume", "-o", out, "-n"]);
+      expect(report.exitCode).toBe(1);
+      expect(report.stderr).toContain(`0 to resubmit, 1 deferred until ${until}`);
+      expect(report.stderr).toContain(`to resubmit at ${until}: map-0`);
+      expect(jsonLines(join(out, "remaining.jsonl"))).toEqual([expect.objectContaining({ run_id: "map-0", status: "DEFERRED", next: `resubmit to begin at ${until} (deferred: RATE_LIMITED)` })]);
+
+      const resumed = await map(["resume", "-o", out]);
+      expect(resumed.exitCode, resumed.stderr).toBe(3);
+      expect(resumed.stdout).toMatch(/^\d+\n$/);
+      const begin = new Date(until);
+      const local = `${begin.getFullYear()}-${String(begin.getMonth() + 1).padStart(2, "0")}-${String(begin.getDate()).padStart(2, "0")}T${String(begin.getHours()).padStart(2, "0")}:${String(begin.getMinutes()).padStart(2, "0")}:${String(begin.getSeconds()).padStart(2, "0")}`;
+      expect(readFileSync(join(root, "deferred.sbatch.log"), "utf8").split("\n")[1]).toMatch(new RegExp(`^--parsable --array=0 -o \\S+ --begin=${local} \\S+/map-array\\.sbatch `));
+    } finally {
+      await server.close();
+    }
   });
 
   it("refuses bad usage with exit 2 and says what is wrong", async () => {
