@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Benchmarks the real `bin/delta.js` against an instant local model: start-up, per-iteration cost, long runs, memory, fan-out.
 //
-// Usage: npm run bench [-- --quick] [-- --cache-only] [-- --folder-only] [-- --long-read-only] [-- --sandbox-only] [-- --json <file>] [-- --bin <path/to/bin/delta.js>] [-- --skip-providers] [-- --skip-traces] [-- --list-runs-only] [-- --big-journal-only]
+// Usage: npm run bench [-- --quick] [-- --cache-only] [-- --folder-only] [-- --long-read-only] [-- --sandbox-only] [-- --budget-only] [-- --json <file>] [-- --bin <path/to/bin/delta.js>] [-- --skip-providers] [-- --skip-traces] [-- --list-runs-only] [-- --big-journal-only]
 // Every number is a median over repetitions with its spread; see bench/README.md for what each means.
 import { closeSync, cpSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -30,6 +30,8 @@ const DELTA_BIN = args.includes("--bin") ? resolve(args[args.indexOf("--bin") + 
 const QUICK = args.includes("--quick");
 /** `--sandbox-only`: just the rows of one tool call's cost in a sandbox. */
 const SANDBOX_ONLY = args.includes("--sandbox-only");
+/** `--budget-only`: just the rows of a model call's admission by a budget (a run's own, a fleet's ledger). */
+const BUDGET_ONLY = args.includes("--budget-only");
 /** `--cache-only`: just the cache rows (a minute; deterministic, so any machine load will do). */
 const CACHE_ONLY = args.includes("--cache-only") || args.includes("--folder-only");
 /** `--long-read-only`: just the rows of long runs with 2 KB observations (peak RSS, engine cost at the run's end ÷ at its start). */
@@ -72,6 +74,8 @@ try {
   let lost = 0;
   if (SANDBOX_ONLY) {
     await sandboxRows(ws, ambient);
+  } else if (BUDGET_ONLY) {
+    await budgetRows(ws, ambient);
   } else if (LONG_READ_ONLY) {
     await longReadRows(ws, ambient);
   } else if (LIST_RUNS_ONLY) {
@@ -152,6 +156,7 @@ try {
     }
 
     await sandboxRows(ws, ambient);
+    await budgetRows(ws, ambient);
 
     // Long runs with journal.max_iterations: 20: iteration N's cost against iteration 10's.
     const ratios = [];
@@ -251,7 +256,7 @@ try {
   }
 
   // Run folders: io/invocations/ stores each distinct message once, so a folder grows with the run, not with its square.
-  for (const { label, contextYaml } of SANDBOX_ONLY || LONG_READ_ONLY || LIST_RUNS_ONLY || BIG_JOURNAL_ONLY ? [] : cacheCases().filter((each) => !each.label.startsWith("(c)"))) {
+  for (const { label, contextYaml } of SANDBOX_ONLY || BUDGET_ONLY || LONG_READ_ONLY || LIST_RUNS_ONLY || BIG_JOURNAL_ONLY ? [] : cacheCases().filter((each) => !each.label.startsWith("(c)"))) {
     const home = writeCacheAgent(join(root, `folder-${label.slice(1, 2)}`), contextYaml);
     for (const turns of FOLDER_TURNS) {
       keySeq += 1;
@@ -279,7 +284,7 @@ try {
   }
 
   // Cache kept: how much of each request repeats the previous one from its start, under four contexts.
-  for (const { label, contextYaml, target } of SANDBOX_ONLY || FOLDER_ONLY || LONG_READ_ONLY || LIST_RUNS_ONLY || BIG_JOURNAL_ONLY ? [] : cacheCases()) {
+  for (const { label, contextYaml, target } of SANDBOX_ONLY || BUDGET_ONLY || FOLDER_ONLY || LONG_READ_ONLY || LIST_RUNS_ONLY || BIG_JOURNAL_ONLY ? [] : cacheCases()) {
     const home = writeCacheAgent(join(root, `cache-${label.slice(1, 2)}`), contextYaml);
     keySeq += 1;
     const key = `cache-${process.pid}-${keySeq}`;
@@ -339,11 +344,11 @@ function environments(ambient, noExtraCa) {
   return list;
 }
 
-function writeAgent(home, journalWindow, provider = null, sandbox = null) {
+function writeAgent(home, journalWindow, provider = null, sandbox = null, llmExtra = "") {
   mkdirSync(home, { recursive: true });
   const providerLine = provider === null ? "" : `  provider: ${provider}\n`;
   const sandboxLine = sandbox === null ? "" : `sandbox: ${sandbox}\n`;
-  writeFileSync(join(home, "agent.yaml"), `name: bench-agent\nllm:\n${providerLine}  model: bench-model\n${sandboxLine}tools:\n  - name: echo\n    exec: "echo \${text}"\n`);
+  writeFileSync(join(home, "agent.yaml"), `name: bench-agent\nllm:\n${providerLine}  model: bench-model\n${llmExtra}${sandboxLine}tools:\n  - name: echo\n    exec: "echo \${text}"\n`);
   writeFileSync(join(home, "system_prompt.md"), "You are a benchmark agent.");
   const journal = journalWindow === null ? "  - type: journal\n" : `  - type: journal\n    max_iterations: ${journalWindow}\n`;
   writeFileSync(join(home, "context.yaml"), `sources:\n  - type: file\n    path: '\${AGENT_HOME}/system_prompt.md'\n  - type: file\n    path: '\${CWD}/DELTA.md'\n    on_missing: skip\n${journal}`);
@@ -420,6 +425,30 @@ async function sandboxRows(ws, ambient) {
   } else {
     console.error("[bench] bwrap cannot run here: the sandbox rows are skipped");
   }
+}
+
+/**
+ * What admitting each model call costs: the per-iteration formula for a priced agent with no budget, with a run's own
+ * budget (`--max-cost-usd`: the worst case priced and checked against the journal's sums), and with a fleet's ledger
+ * (`--budget-file`: a reservation and a settlement, each a new state created exclusively and flushed, per call).
+ */
+async function budgetRows(ws, ambient) {
+  const agent = writeAgent(join(root, "agent-priced"), null, null, null, "  pricing: {input_per_million: 0.15, output_per_million: 0.6}\n");
+  const ledger = join(root, "fleet.budget");
+  if (!spawnSyncOk([process.execPath, DELTA_BIN, "budget", "init", ledger, "--limit-usd", "1000000"])) throw new Error("delta budget init failed");
+  const cases = [
+    ["no budget", []],
+    ["--max-cost-usd", ["--max-cost-usd", "1000000"]],
+    ["--budget-file (a ledger)", ["--budget-file", ledger]],
+  ].map(([label, extra]) => ({ label, extra, overheads: [] }));
+  for (let i = 0; i < plan.iterationReps; i += 1) {
+    for (const each of cases) {
+      const one = await runDelta(agent, ws, 1, ambient, each.extra);
+      const many = await runDelta(agent, ws, plan.turns, ambient, each.extra);
+      each.overheads.push((many.wall - one.wall) / (plan.turns - 1));
+    }
+  }
+  for (const each of cases) rows.push(row(`per-iteration overhead, priced agent, ${each.label}`, each.overheads, "ms"));
 }
 
 /**

@@ -72,7 +72,7 @@ export const PricingSchema = z.strictObject({
 export type Pricing = z.infer<typeof PricingSchema>;
 
 /** What a run may spend, over all its invocations (llm.budget, --max-cost-usd), and the ledger its calls are reserved in (--budget-file). */
-export const RunBudgetSchema = z.object({
+const RunBudgetSchema = z.object({
   max_cost_usd: z.number().positive().nullable(),
   max_tokens: z.number().int().positive().nullable(),
   /** The ledger's absolute path, or null. */

@@ -12,10 +12,10 @@ const BYTES_PER_TOKEN = 2;
 /** What a provider adds around the messages and tools it is sent (roles, a tool-use system prompt). */
 const FRAMING_TOKENS = 1024;
 /** The reply's room when neither llm.max_tokens nor the model's output limit is known. */
-export const UNKNOWN_REPLY_TOKENS = 4096;
+const UNKNOWN_REPLY_TOKENS = 4096;
 
 /** Where the reply's room comes from, said once per process so that a reservation is never a silent guess. */
-export interface ReplyRoom {
+interface ReplyRoom {
   tokens: number;
   /** llm.max_tokens, the protocol's own default, the model's output limit, or the fallback. */
   source: "llm.max_tokens" | "the protocol's max_tokens" | "the model's output limit" | "unknown";

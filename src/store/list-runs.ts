@@ -99,7 +99,7 @@ function isResumable(run: RunSummary): boolean {
 }
 
 /** A DEFERRED run whose resume_after has passed at `now`, or is unknown: `continue --due` takes it. */
-export function isDue(run: Pick<RunSummary, "status" | "deferred">, now: number): boolean {
+function isDue(run: Pick<RunSummary, "status" | "deferred">, now: number): boolean {
   if (run.status !== "DEFERRED") return false;
   const after = run.deferred?.resume_after ?? null;
   if (after === null) return true;

@@ -29,7 +29,7 @@ describe("token counters", () => {
     expect(modelFamily("anthropic/claude-3.5-sonnet").contextWindow).toBe(200_000);
     expect(modelFamily("o1-mini").contextWindow).toBe(128_000);
     expect(modelFamily("o3").contextWindow).toBe(200_000);
-    expect(modelFamily("llama3.1:8b")).toEqual({ contextWindow: null, encoding: null });
+    expect(modelFamily("llama3.1:8b")).toEqual({ contextWindow: null, encoding: null, outputLimit: null });
   });
 });
 

@@ -65,7 +65,7 @@ describe("delta prune", () => {
 
       const waiting = await delta(["prune", "-w", ws, "--keep", "0", "--status", "WAITING_FOR_INPUT", "--yes"]);
       expect(waiting.exitCode).toBe(126);
-      expect(waiting.stderr).toContain("a RUNNING or WAITING_FOR_INPUT run is never removed");
+      expect(waiting.stderr).toContain("a RUNNING, WAITING_FOR_INPUT or DEFERRED run (one that waits to go on) is never removed");
       expect((await delta(["prune", "-w", ws, "--keep", "0", "--status", "RUNNING", "--yes"])).exitCode).toBe(126);
       expect((await delta(["prune", "-w", ws, "--yes"])).exitCode).toBe(126);
 

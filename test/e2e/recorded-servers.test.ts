@@ -10,6 +10,7 @@ interface RunResultJson {
   status: string;
   result?: unknown;
   error?: { type: string; message: string };
+  deferred?: { reason: string; resume_after: string | null; message: string };
   metrics: { usage: { input_tokens: number; cached_input_tokens: number; output_tokens: number; reasoning_tokens: number; total_cost_usd: number | null } };
 }
 
@@ -74,7 +75,7 @@ describe("reasoning a provider needs back", () => {
 
   it("DeepSeek: reasoning_content is journaled, survives a failed run and `continue` in a new process, goes back exactly; the tool runs once; text, usage and cost are exact", async () => {
     const yaml = agentYaml("  pricing: { input_per_million: 0.28, cached_input_per_million: 0.028, output_per_million: 0.42 }\n", tool("load_capability", "echo loaded ${id}"));
-    const first = await run("deepseek", [recordedStep("deepseek/reasoner-tool-call"), reply.raw(503, { error: { message: "busy" } })], yaml, { verbose: true });
+    const first = await run("deepseek", [recordedStep("deepseek/reasoner-tool-call"), reply.raw(500, { error: { message: "busy" } })], yaml, { verbose: true });
     expect(first.result.exitCode).toBe(1);
     expect(first.result.stderr).toMatch(/\[log\] \[1\] REASONING: The user wants to play a dice game\./);
     expect(first.result.stdout).not.toContain("The user wants to play a dice game");
@@ -156,7 +157,6 @@ describe("the server's reason, shown", () => {
   // requests: 2 where an unusable reply is asked for once more (llm.max_retries is 3 there).
   const cases: { name: string; steps: Step[]; words: RegExp; type?: string; requests?: number; label: string }[] = [
     { label: "OpenAI's error envelope (recorded)", name: "openai-404", steps: [recordedStep("openai-chat/error-model-not-found-404")], words: /does not exist or you do not have access to it.*Check the model name/ },
-    { label: "OpenRouter's error.metadata.raw (recorded)", name: "openrouter-429", steps: [recordedStep("openrouter/error-429-metadata-raw")], words: /Provider returned error \(Google: google\/gemini-2\.0-flash-exp:free is temporarily rate-limited upstream/ },
     { label: "Groq's tool_use_failed, asked once more (recorded)", name: "groq-tool", steps: [recordedStep("groq/error-tool-use-failed-400"), recordedStep("groq/error-tool-use-failed-400")], words: /Tool call validation failed.*The model wrote a tool call the server could not accept/, requests: 2 },
     { label: "Gemini's native error (recorded)", name: "gemini-400", steps: [recordedStep("gemini/error-api-key-invalid-400")], words: /API key not valid\. Please pass a valid API key\./ },
     { label: "Mistral's {object: error}, the shape vLLM sends too (recorded)", name: "object-error", steps: [recordedStep("mistral/error-message-order-400")], words: new RegExp(escape(String((recordedJson("mistral/error-message-order-400") as { message: string }).message).slice(0, 40))) },
@@ -182,6 +182,17 @@ describe("the server's reason, shown", () => {
       expect(sent).toHaveLength(requests ?? 1);
     });
   }
+
+  it("OpenRouter's error.metadata.raw (recorded), a 429 still there after the retries: its words are in stderr and in deferred.message, exit 75 RATE_LIMITED", async () => {
+    const words = /Provider returned error \(Google: google\/gemini-2\.0-flash-exp:free is temporarily rate-limited upstream/;
+    const { result, json, requests: sent } = await run("openrouter-429", [recordedStep("openrouter/error-429-metadata-raw")], agentYaml("", tool("echo", "echo ${text}"), 0));
+    expect(result.exitCode).toBe(75);
+    expect(json.error).toBeUndefined();
+    expect(json.deferred?.reason).toBe("RATE_LIMITED");
+    expect(json.deferred?.message).toMatch(words);
+    expect(result.stderr).toMatch(words);
+    expect(sent).toHaveLength(1);
+  });
 });
 
 describe("usage and cost", () => {

@@ -2,7 +2,7 @@
 type Headers = { get(name: string): string | null };
 
 /** The server's wait and the header it came from, named for messages. */
-export interface ServerWait {
+interface ServerWait {
   ms: number;
   /** `retry-after`, `x-ratelimit-reset-tokens`, `anthropic-ratelimit-requests-reset`… */
   header: string;
