@@ -1,9 +1,10 @@
 // A budget ledger: made once with a limit, states numbered and created exclusively, reservations that wait for room, settle, and expire with a dead holder (fenced, charged in full).
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { fastBeatsAndALiveProcess } from "../support/lease-judging.js";
 import { BudgetLedgerError } from "../../src/errors.js";
 import { readProcStat } from "../../src/process/proc-stat.js";
 import { initLedger, openLedger, setLedgerLimit, type LedgerFull, type LedgerTicket } from "../../src/store/budget/ledger.js";
@@ -11,22 +12,11 @@ import { commitState, holdersDir, keptStates, latestState, nanoUsd, nextState, s
 import { claimGeneration, ownRecord, paddedRecord, readRecord, recordPath, type OwnerRecord } from "../../src/store/lease/owner-record.js";
 
 const BEAT_MS = 100;
-let savedBeat: string | undefined;
-let live: ChildProcess;
 let root: string;
 let ledger: string;
 
-beforeAll(async () => {
-  savedBeat = process.env.DELTA_HEARTBEAT_MS;
-  process.env.DELTA_HEARTBEAT_MS = String(BEAT_MS);
-  live = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
-  await new Promise((resolve) => live.once("spawn", resolve));
-});
-afterAll(() => {
-  live.kill("SIGKILL");
-  if (savedBeat === undefined) delete process.env.DELTA_HEARTBEAT_MS;
-  else process.env.DELTA_HEARTBEAT_MS = savedBeat;
-});
+// A node process that started before any record below names it: a record naming it is judged alive.
+const lease = fastBeatsAndALiveProcess(BEAT_MS);
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), "budget-ledger-"));
   ledger = join(root, "fleet.budget");
@@ -121,7 +111,7 @@ describe("reservations", () => {
 
   it("waits while a live process's reservation fills the room, and goes on once it settles", async () => {
     initLedger(ledger, usd(1));
-    const theirs = reservationOf(live.pid!, 0.8);
+    const theirs = reservationOf(lease.live.pid!, 0.8);
     const said: string[] = [];
     const account = openLedger(ledger, { ...quiet, progress: (line) => said.push(line) });
     const mine = account.reserve(usd(0.5));

@@ -1,11 +1,12 @@
 // Taking a run: one new generation of its owner record per holder, judged (by pid here, by heartbeat elsewhere), exclusive, fenced; a holder knows when it lost.
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { fastBeatsAndALiveProcess } from "../support/lease-judging.js";
 import { OwnershipLostError, RunRefusedError } from "../../src/errors.js";
 import { openJournal } from "../../src/journal/writer.js";
 import { readProcStat } from "../../src/process/proc-stat.js";
@@ -19,24 +20,12 @@ import { parseRunId } from "../../src/store/run-id.js";
 // Beats every 100 ms here, so a holder is judged after half a second of silence.
 const BEAT_MS = 100;
 const STALE_MS = 5 * BEAT_MS;
-let savedBeat: string | undefined;
 
 let workDir: string;
 let paths: RunPaths;
-let live: ChildProcess;
 
-beforeAll(async () => {
-  savedBeat = process.env.DELTA_HEARTBEAT_MS;
-  process.env.DELTA_HEARTBEAT_MS = String(BEAT_MS);
-  // A node process that started before any record below names it: the janitor must judge it alive.
-  live = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
-  await new Promise((resolve) => live.once("spawn", resolve));
-});
-afterAll(() => {
-  live.kill("SIGKILL");
-  if (savedBeat === undefined) delete process.env.DELTA_HEARTBEAT_MS;
-  else process.env.DELTA_HEARTBEAT_MS = savedBeat;
-});
+// A node process that started before any record below names it: a record naming it is judged alive.
+const lease = fastBeatsAndALiveProcess(BEAT_MS);
 beforeEach(() => {
   workDir = mkdtempSync(join(tmpdir(), "store-lock-"));
   const staged = stageRunDir(workDir, parseRunId("r1"));
@@ -109,27 +98,27 @@ describe("the owner record", () => {
 
 describe("takeRun, the holder on this host", () => {
   it("refuses while a live process holds the run, naming its pid, at once and creating nothing", async () => {
-    recordFor(live.pid!);
+    recordFor(lease.live.pid!);
     const refused = await timedTake();
     expect(refused.error).toBeInstanceOf(RunRefusedError);
-    expect(String(refused.error)).toContain(`still active (PID ${live.pid})`);
+    expect(String(refused.error)).toContain(`still active (PID ${lease.live.pid})`);
     expect(refused.watched).toBe(false);
     expect(listGenerations(paths.lock)).toEqual([1]);
   });
 
   it("says so when the live holder is stopped (SIGSTOP)", async () => {
-    recordFor(live.pid!);
-    live.kill("SIGSTOP");
+    recordFor(lease.live.pid!);
+    lease.live.kill("SIGSTOP");
     try {
-      while (readProcStat(live.pid!)?.state !== "T") await sleep(10);
+      while (readProcStat(lease.live.pid!)?.state !== "T") await sleep(10);
       await expect(take()).rejects.toThrow(/PID \d+.*stopped.*--force/s);
     } finally {
-      live.kill("SIGCONT");
+      lease.live.kill("SIGCONT");
     }
   });
 
   it("takes a released run at once, without touching the journal", async () => {
-    const first = recordFor(live.pid!, { released_at_unix: Date.now() });
+    const first = recordFor(lease.live.pid!, { released_at_unix: Date.now() });
     const inode = journalInode();
     const { hold, watched } = await timedTake();
     expect(watched).toBe(false);
@@ -151,14 +140,14 @@ describe("takeRun, the holder on this host", () => {
   });
 
   it("judges a live pid that started at another time than the holder a reused pid", async () => {
-    recordFor(live.pid!, { start_ticks: 1 });
+    recordFor(lease.live.pid!, { start_ticks: 1 });
     const { hold } = await timedTake();
     expect(hold!.previous?.reason).toMatch(/pid reused/);
     hold!.release();
   });
 
   it("with --force, refuses a live holder whose heartbeat moves, and takes a silent one after watching it, fencing the journal off", async () => {
-    const generation = recordFor(live.pid!);
+    const generation = recordFor(lease.live.pid!);
     const stop = beatFor(generation);
     const refused = await timedTake(true);
     stop();
@@ -213,18 +202,18 @@ describe("takeRun, a holder on another host", () => {
   });
 
   it("is taken over without --force once its heartbeat stood still for five of its beats, by this process's clock, and fenced off", async () => {
-    recordFor(live.pid!, { ...elsewhere, heartbeat: 41, heartbeat_ms: 150 });
+    recordFor(lease.live.pid!, { ...elsewhere, heartbeat: 41, heartbeat_ms: 150 });
     const inode = journalInode();
     const { hold, ms } = await timedTake();
     expect(ms).toBeGreaterThanOrEqual(5 * 150);
     expect(hold!.previous).toMatchObject({ released: false, fence: true, reason: expect.stringMatching(/made no heartbeat in 0\.8 s \(still at 41\)/) });
-    expect(hold!.previous?.owner).toMatchObject({ pid: live.pid, machine_id: elsewhere.machine_id });
+    expect(hold!.previous?.owner).toMatchObject({ pid: lease.live.pid, machine_id: elsewhere.machine_id });
     expect(journalInode()).not.toBe(inode);
     hold!.release();
   });
 
   it("is taken at once when it releases the run while watched", async () => {
-    const generation = recordFor(live.pid!, elsewhere);
+    const generation = recordFor(lease.live.pid!, elsewhere);
     const released = setTimeout(() => {
       const record = readRecord(paths.lock, generation)!.record!;
       writeFileSync(recordPath(paths.lock, generation), paddedRecord({ ...record, released_at_unix: Date.now() }));
@@ -289,7 +278,7 @@ describe("a hold", () => {
   });
 
   it("stops a journal writer before its next append once the run was taken and the journal fenced", async () => {
-    const generation = recordFor(live.pid!);
+    const generation = recordFor(lease.live.pid!);
     const old = await openJournal(paths.journal, { secrets: runSecrets([]), owner: () => (existsSync(recordPath(paths.lock, generation + 1)) ? "taken over" : null) });
     old.append({ type: "USER_MESSAGE", content: "b" });
     const hold = await take(true);
