@@ -1,19 +1,17 @@
 // DEFERRED on the command line: a limit or a quota ends a run with exit 75 and its deferral in the RunResult, ENGINE_END and metadata; list-runs --due and continue --due take it once its time has come, and not before.
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { EventOf } from "../../src/journal/events.js";
 import { fault, reply, startMockLlm, taskOf, type MockLlm, type RecordedRequest, type Step } from "../support/mock-llm.js";
 import { recordedStep } from "../support/recorded.js";
-import { delta, modelEnv, readEvents, readMetadataFile, removeDir, tempDir, writeAgent } from "./harness.js";
+import { delta, modelEnv, readEvents, readMetadataFile, setUpE2e, writeAgent } from "./harness.js";
 
-let root: string;
+const { root } = setUpE2e("delta-deferred-");
 let agent: string;
 beforeAll(() => {
-  root = tempDir("delta-deferred-");
   // A limit asking for more than 100 ms is waited out of the process.
   agent = writeAgent(root, { agentYaml: 'name: deferring\nllm:\n  model: mock-model\n  max_retry_wait_ms: 100\ntools:\n  - name: echo\n    exec: "echo ${text}"\n' });
 });
-afterAll(() => removeDir(root));
 
 /** A model that answers each request by the run's task: the step `byTask[task]` gives for the n-th request of that task. */
 async function modelByTask(byTask: Record<string, Step[]>): Promise<MockLlm> {

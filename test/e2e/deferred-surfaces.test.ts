@@ -3,12 +3,13 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { EventOf } from "../../src/journal/events.js";
-import { fault, reply, startMockLlm, taskOf, type MockLlm } from "../support/mock-llm.js";
-import { DELTA_BIN, NO_MODEL_KEYS, delta, modelEnv, removeDir, tempDir, writeAgent } from "./harness.js";
+import { fault, reply, taskOf, type MockLlm } from "../support/mock-llm.js";
+import { DELTA_BIN, NO_MODEL_KEYS, delta, modelEnv, setUpE2e, writeAgent } from "./harness.js";
 
-let root: string;
+const e2e = setUpE2e("delta-deferred-surfaces-");
+const { root } = e2e;
 let agent: string;
 let server: MockLlm;
 let ws: string;
@@ -18,10 +19,9 @@ let deferred: { reason: string; resume_after: string | null; message: string };
 const LIMITED = () => fault.status(429, { retryAfter: "3600", message: "Rate limit reached for requests" });
 
 beforeAll(async () => {
-  root = tempDir("delta-deferred-surfaces-");
   agent = writeAgent(root);
   // Tasks starting "waits" are rate limited for an hour; any other is answered.
-  server = await startMockLlm((request) => (taskOf(request).startsWith("waits") ? LIMITED() : reply.text("done")));
+  server = await e2e.serve((request) => (taskOf(request).startsWith("waits") ? LIMITED() : reply.text("done")));
   ws = join(root, "ws");
   const waits = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "waits", "--format", "json", "waits"], { env: modelEnv(server.baseUrl) });
   expect(waits.exitCode, waits.stderr).toBe(75);
@@ -29,10 +29,6 @@ beforeAll(async () => {
   expect(deferred.reason).toBe("RATE_LIMITED");
   const done = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "done", "--format", "json", "finish"], { env: modelEnv(server.baseUrl) });
   expect(done.exitCode, done.stderr).toBe(0);
-});
-afterAll(async () => {
-  await server.close();
-  removeDir(root);
 });
 
 describe("the command line", () => {

@@ -1,21 +1,19 @@
 // Budgets on the command line: a run's --max-cost-usd and a fleet's ledger stop what could overspend before it is sent (DEFERRED BUDGET_EXHAUSTED, exit 75); eight runs forced to reserve from the same state never overspend one ledger.
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { EventOf, JournalEvent } from "../../src/journal/events.js";
 import { latestState, usdOf } from "../../src/store/budget/ledger-state.js";
 import { reply, startMockLlm, taskOf, toolResultsOf, type MockLlm } from "../support/mock-llm.js";
 import { pauseGate } from "../support/pause-points.js";
-import { delta, modelEnv, readEvents, removeDir, spawnDelta, tempDir, writeAgent } from "./harness.js";
+import { delta, modelEnv, readEvents, setUpE2e, spawnDelta, writeAgent } from "./harness.js";
 
 const PRICED = 'name: priced\nllm:\n  model: mock-model\n  max_tokens: 50\n  pricing: { input_per_million: 10, output_per_million: 100 }\ntools:\n  - name: echo\n    exec: "echo ${text}"\n';
 
-let root: string;
+const { root } = setUpE2e("delta-budget-");
 let agent: string;
 beforeAll(() => {
-  root = tempDir("delta-budget-");
   agent = writeAgent(root, { agentYaml: PRICED }, "priced");
 });
-afterAll(() => removeDir(root));
 
 /** Each run calls echo twice, then answers: three model calls. */
 function threeCalls(): Promise<MockLlm> {
@@ -99,7 +97,7 @@ describe("a fleet's ledger", () => {
     const ledger = join(root, "fleet.budget");
     expect((await delta(["budget", "init", ledger, "--limit-usd", "0.06"])).exitCode).toBe(0);
     // All eight stop after reading the ledger and computing their first reservation, before committing it.
-    const gate = pauseGate("ledger-change-computed");
+    const gate = pauseGate("ledger-change-computed", root);
     const env = modelEnv(server.baseUrl, { ...gate.env, DELTA_BUDGET_FILE: ledger });
     try {
       const runs = Array.from({ length: 8 }, (_, index) => spawnDelta(["run", "--agent", agent, "-w", ws, "--run-id", `r${index}`, "--format", "json", `task ${index}`], { env, timeoutMs: 120_000 }));
