@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { DELTA_BIN, NO_MODEL_KEYS, REPO, actionResults, delta, journalHas, modelEnv, readEvents, readMetadataFile, waitFor, writeAgent, setUpE2e } from "./harness.js";
 import { pauseGate } from "../support/pause-points.js";
 import { fault, messagesOf, reply, taskOf, toolResultsOf, type MockLlm, type RecordedRequest, type Step } from "../support/mock-llm.js";
@@ -73,7 +73,8 @@ afterEach(async () => {
 /** A client that declares form elicitation and answers each elicitation/create with this. */
 type Elicit = (request: ElicitRequest["params"]) => ElicitResult;
 
-async function connect(kind: "stdio" | "http", elicit?: Elicit, workDir = mkdtempSync(join(root, "ws-"))): Promise<Served> {
+/** A client connected to a new server; a "test" one is stopped after the test, a "kept" one by whoever made it. */
+async function connect(kind: "stdio" | "http", elicit?: Elicit, workDir = mkdtempSync(join(root, "ws-")), lifetime: "test" | "kept" = "test"): Promise<Served> {
   const client = new Client({ name: "test-client", version: "1.0.0" }, elicit ? { capabilities: { elicitation: { form: {} } } } : undefined);
   if (elicit) client.setRequestHandler(ElicitRequestSchema, (request) => elicit(request.params));
   let served: Served;
@@ -96,7 +97,7 @@ async function connect(kind: "stdio" | "http", elicit?: Elicit, workDir = mkdtem
       },
     };
   }
-  started.push(served);
+  if (lifetime === "test") started.push(served);
   return served;
 }
 
@@ -119,14 +120,26 @@ async function resultWhenEnded(served: Served, runId: string): Promise<Record<st
 }
 
 describe.each(["stdio", "http"] as const)("delta mcp serve over %s", (kind) => {
+  // One server per kind of client serves every test of this block: each test's runs have their own run ids.
+  let plain: Served;
+  let eliciting: Served;
+  /** What the eliciting client answers; each test that elicits sets it. */
+  let elicit: Elicit = () => ({ action: "cancel" });
+  beforeAll(async () => {
+    [plain, eliciting] = await Promise.all([connect(kind, undefined, undefined, "kept"), connect(kind, (params) => elicit(params), undefined, "kept")]);
+  });
+  afterAll(async () => {
+    await Promise.all([plain?.stop(), eliciting?.stop()]);
+  });
+
   it("lists the five tools", async () => {
-    const served = await connect(kind);
+    const served = plain;
     const { tools } = await served.client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(["answer", "continue", "result", "run", "status"]);
   }, 60_000);
 
   it("returns the RunResult of a run that ends within wait_ms, an ordinary run the CLI lists, with progress per iteration", async () => {
-    const served = await connect(kind);
+    const served = plain;
     const progress: number[] = [];
     const answer = await call(served, "run", { task: "tool task", run_id: `within-${kind}` }, (note) => progress.push(note.progress));
     expect(answer.isError).toBeFalsy();
@@ -138,16 +151,20 @@ describe.each(["stdio", "http"] as const)("delta mcp serve over %s", (kind) => {
   }, 60_000);
 
   it("sends no progress when the client sent no progress token", async () => {
-    const served = await connect(kind);
+    const served = plain;
     const notes: unknown[] = [];
     served.client.fallbackNotificationHandler = async (note) => void notes.push(note);
-    const answer = await call(served, "run", { task: "tool quiet", run_id: `quiet-${kind}` });
-    expect(answer.structuredContent).toMatchObject({ status: "COMPLETED" });
-    expect(notes).toEqual([]);
+    try {
+      const answer = await call(served, "run", { task: "tool quiet", run_id: `quiet-${kind}` });
+      expect(answer.structuredContent).toMatchObject({ status: "COMPLETED" });
+      expect(notes).toEqual([]);
+    } finally {
+      served.client.fallbackNotificationHandler = undefined;
+    }
   }, 60_000);
 
   it("answers RUNNING past wait_ms, then status and result follow the run to its end", async () => {
-    const served = await connect(kind);
+    const served = plain;
     const answer = await call(served, "run", { task: "slow task", run_id: `beyond-${kind}`, wait_ms: 100 });
     expect(answer.structuredContent).toEqual({ run_id: `beyond-${kind}`, status: "RUNNING", iterations: 0 });
     expect((await call(served, "status", { run_id: `beyond-${kind}` })).structuredContent).toMatchObject({ run_id: `beyond-${kind}`, status: "RUNNING" });
@@ -156,14 +173,14 @@ describe.each(["stdio", "http"] as const)("delta mcp serve over %s", (kind) => {
   }, 60_000);
 
   it("continues a finished run with a new instruction", async () => {
-    const served = await connect(kind);
+    const served = plain;
     await call(served, "run", { task: "first task", run_id: `cont-${kind}` });
     const answer = await call(served, "continue", { run_id: `cont-${kind}`, message: "now the second" });
     expect(answer.structuredContent).toMatchObject({ run_id: `cont-${kind}`, status: "COMPLETED", result: "done: now the second" });
   }, 60_000);
 
   it("answers the ask_human of a waiting run (a client that cannot elicit)", async () => {
-    const served = await connect(kind);
+    const served = plain;
     const waiting = await call(served, "run", { task: "ask me", run_id: `ask-${kind}` });
     expect(waiting.structuredContent).toMatchObject({ status: "WAITING_FOR_INPUT", interaction: { prompt: "Which color?" } });
     const answered = await call(served, "answer", { run_id: `ask-${kind}`, answer: "green" });
@@ -176,7 +193,8 @@ describe.each(["stdio", "http"] as const)("delta mcp serve over %s", (kind) => {
 
   it("asks a client that can elicit the run's question, and continues the run with the answer", async () => {
     const asked: ElicitRequest["params"][] = [];
-    const served = await connect(kind, (params) => (asked.push(params), { action: "accept", content: { answer: "green" } }));
+    elicit = (params) => (asked.push(params), { action: "accept", content: { answer: "green" } });
+    const served = eliciting;
     const progress: number[] = [];
     const answer = await call(served, "run", { task: "ask elicited", run_id: `elicit-${kind}` }, (note) => progress.push(note.progress));
     expect(answer.structuredContent).toMatchObject({ run_id: `elicit-${kind}`, status: "COMPLETED", result: "you chose green" });
@@ -189,7 +207,8 @@ describe.each(["stdio", "http"] as const)("delta mcp serve over %s", (kind) => {
   }, 60_000);
 
   it.each(["decline", "cancel"] as const)("leaves the run WAITING_FOR_INPUT when the user chooses %s, says so, and answer still works", async (action) => {
-    const served = await connect(kind, () => ({ action }));
+    elicit = () => ({ action });
+    const served = eliciting;
     const runId = `elicit-${action}-${kind}`;
     const waiting = await call(served, "run", { task: "ask and refuse", run_id: runId });
     expect(waiting.structuredContent).toMatchObject({ status: "WAITING_FOR_INPUT", interaction: { prompt: "Which color?" }, elicitation: { action } });
@@ -202,14 +221,15 @@ describe.each(["stdio", "http"] as const)("delta mcp serve over %s", (kind) => {
 
   it("does not elicit a sensitive question", async () => {
     const asked: unknown[] = [];
-    const served = await connect(kind, (params) => (asked.push(params), { action: "accept", content: { answer: "leaked" } }));
+    elicit = (params) => (asked.push(params), { action: "accept", content: { answer: "leaked" } });
+    const served = eliciting;
     const waiting = await call(served, "run", { task: "secret please", run_id: `secret-${kind}` });
     expect(waiting.structuredContent).toMatchObject({ status: "WAITING_FOR_INPUT", interaction: { sensitive: true }, elicitation: { action: "not_asked" } });
     expect(asked).toEqual([]);
   }, 60_000);
 
   it("runs two runs at once", async () => {
-    const served = await connect(kind);
+    const served = plain;
     const [a, b] = await Promise.all([
       call(served, "run", { task: "slow one", run_id: `two-a-${kind}` }),
       call(served, "run", { task: "slow two", run_id: `two-b-${kind}` }),
@@ -222,7 +242,7 @@ describe.each(["stdio", "http"] as const)("delta mcp serve over %s", (kind) => {
   }, 60_000);
 
   it("refuses a bad run id with an error naming the field", async () => {
-    const served = await connect(kind);
+    const served = plain;
     const unsafe = await call(served, "run", { task: "x", run_id: "../escape" });
     expect(unsafe.isError).toBe(true);
     expect(textOf(unsafe)).toMatch(/^run_id: Invalid run id "\.\.\/escape"/);

@@ -1,7 +1,7 @@
 // End to end: FIFOs and /dev/zero symlinks planted as run files make every command end quickly, in bounded memory, with the file named; a removed io/ is made again.
 import { execFileSync } from "node:child_process";
 import { execa } from "execa";
-import { mkdirSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, mkdirSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { reply, type MockLlm } from "../support/mock-llm.js";
@@ -10,11 +10,25 @@ import { DELTA_BIN, NO_MODEL_KEYS, delta, listIo, modelEnv, runDir, writeAgent, 
 const { root, serve } = setUpE2e("delta-run-files-");
 let server: MockLlm;
 let agent: string;
+/** A workspace with two completed runs, "good" and "bad", made once: each test plants its file in a copy of it. */
+let template: string;
 
 beforeAll(async () => {
   server = await serve(() => reply.text("answer"));
   agent = writeAgent(root, {}, "agent");
+  template = join(root, "ws-template");
+  for (const id of ["good", "bad"]) {
+    const made = await delta(["run", "--agent", agent, "-w", template, "--run-id", id, "-m", "go"], { env: modelEnv(server.baseUrl) });
+    expect(made.exitCode, made.stderr).toBe(0);
+  }
 });
+
+/** A new workspace holding the template's two completed runs. */
+function workspaceWithRuns(name: string): string {
+  const ws = join(root, name);
+  cpSync(template, ws, { recursive: true });
+  return ws;
+}
 
 type Plant = "fifo" | "dev-zero";
 const TARGETS: { name: string; file: (ws: string, runId: string) => string }[] = [
@@ -52,11 +66,7 @@ describe("planted run files", () => {
   for (const target of TARGETS) {
     for (const kind of ["fifo", "dev-zero"] as const) {
       it(`a ${kind} as ${target.name}: list-runs, show, report and continue each end within seconds, the file named`, async () => {
-        const ws = join(root, `ws-${target.name.replace(/\W/g, "-")}-${kind}`);
-        for (const id of ["good", "bad"]) {
-          const made = await delta(["run", "--agent", agent, "-w", ws, "--run-id", id, "-m", "go"], { env: modelEnv(server.baseUrl) });
-          expect(made.exitCode, made.stderr).toBe(0);
-        }
+        const ws = workspaceWithRuns(`ws-${target.name.replace(/\W/g, "-")}-${kind}`);
         const file = target.file(ws, "bad");
         plant(file, kind);
 
@@ -86,23 +96,21 @@ describe("planted run files", () => {
 
   for (const kind of ["fifo", "dev-zero"] as const) {
     it(`a ${kind} as an io record: report leaves a hook record out of the timeline, show --request names an invocation record; both end within seconds`, async () => {
-      const ws = join(root, `ws-io-record-${kind}`);
-      const made = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "r", "-m", "go"], { env: modelEnv(server.baseUrl) });
-      expect(made.exitCode, made.stderr).toBe(0);
-      const hooksDir = join(runDir(ws, "r"), "io", "hooks");
+      const ws = workspaceWithRuns(`ws-io-record-${kind}`);
+      const hooksDir = join(runDir(ws, "bad"), "io", "hooks");
       mkdirSync(hooksDir, { recursive: true });
       const hookRecord = join(hooksDir, "20260101T000000000Z-pre_llm_req.json");
       plant(hookRecord, kind);
-      const [invocation] = listIo(ws, "r", "invocations");
-      const invocationRecord = join(runDir(ws, "r"), "io", "invocations", invocation!);
+      const [invocation] = listIo(ws, "bad", "invocations");
+      const invocationRecord = join(runDir(ws, "bad"), "io", "invocations", invocation!);
       plant(invocationRecord, kind);
 
-      const report = await ends(["report", "r", "-w", ws, "-o", join(root, `report-${kind}.html`)], ws);
+      const report = await ends(["report", "bad", "-w", ws, "-o", join(root, `report-${kind}.html`)], ws);
       expect(report.exitCode, report.stderr).toBe(0);
       expect(report.stderr).toContain(`${hookRecord}: left out of the timeline`);
       // Every THOUGHT of this journal carries its call's timing: the invocation records are not even opened.
       expect(report.stderr).not.toContain(invocationRecord);
-      const request = await ends(["show", "r", "-w", ws, "--request", "1"], ws);
+      const request = await ends(["show", "bad", "-w", ws, "--request", "1"], ws);
       expect(request.exitCode).not.toBe(0);
       expect(request.stderr).toContain(invocationRecord);
     }, 60_000);
@@ -110,18 +118,16 @@ describe("planted run files", () => {
 
   for (const kind of ["fifo", "dev-zero"] as const) {
     it(`--replay meets a ${kind} as an invocation record, the journal or the replies file: it ends within seconds, the file named`, async () => {
-      const ws = join(root, `ws-replay-${kind}`);
       const replies = join(root, `replies-${kind}.jsonl`);
       const targets = [
-        { id: "record", file: (dir: string, id: string) => join(dir, "io", "invocations", listIo(ws, id, "invocations")[0]!) },
-        { id: "journal", file: (dir: string) => join(dir, "journal.jsonl") },
+        { id: "record", file: (ws: string) => join(runDir(ws, "bad"), "io", "invocations", listIo(ws, "bad", "invocations")[0]!) },
+        { id: "journal", file: (ws: string) => join(runDir(ws, "bad"), "journal.jsonl") },
         { id: "replies", file: () => replies },
       ];
       for (const target of targets) {
-        const made = await delta(["run", "--agent", agent, "-w", ws, "--run-id", target.id, "-m", "go"], { env: modelEnv(server.baseUrl) });
-        expect(made.exitCode, made.stderr).toBe(0);
-        const source = target.id === "replies" ? replies : runDir(ws, target.id);
-        const file = target.file(runDir(ws, target.id), target.id);
+        const ws = workspaceWithRuns(`ws-replay-${kind}-${target.id}`);
+        const source = target.id === "replies" ? replies : runDir(ws, "bad");
+        const file = target.file(ws);
         plant(file, kind);
         const replayed = await ends(["run", "--agent", agent, "-w", join(root, `ws-replayed-${kind}`), "-y", "-m", "go", "--replay", source], ws);
         expect(replayed.exitCode, replayed.stderr).not.toBe(0);
@@ -133,14 +139,12 @@ describe("planted run files", () => {
   }
 
   it("a FIFO or a /dev/zero symlink as io/invocations/request-parts.jsonl: show --request and continue end within seconds, the file named", async () => {
-    const ws = join(root, "ws-request-parts");
     for (const kind of ["fifo", "dev-zero"] as const) {
-      const made = await delta(["run", "--agent", agent, "-w", ws, "--run-id", kind, "-m", "go"], { env: modelEnv(server.baseUrl) });
-      expect(made.exitCode, made.stderr).toBe(0);
-      const file = join(runDir(ws, kind), "io", "invocations", "request-parts.jsonl");
+      const ws = workspaceWithRuns(`ws-request-parts-${kind}`);
+      const file = join(runDir(ws, "bad"), "io", "invocations", "request-parts.jsonl");
       plant(file, kind);
-      const shown = await ends(["show", kind, "-w", ws, "--request", "1"], ws);
-      const resumed = await ends(["continue", "--run-id", kind, "-w", ws, "-m", "more", "--accept-endpoint"], ws);
+      const shown = await ends(["show", "bad", "-w", ws, "--request", "1"], ws);
+      const resumed = await ends(["continue", "--run-id", "bad", "-w", ws, "-m", "more", "--accept-endpoint"], ws);
       for (const result of [shown, resumed]) {
         expect(result.exitCode, result.stderr).not.toBe(0);
         // continue fails in the run (its summary on stdout names the error), show before it prints anything.
