@@ -1,4 +1,4 @@
-// Test runner settings: two projects. "unit" (npm test) needs only Node and npm; "hosts" (npm run test:hosts) needs system packages and fails, never skips, without them.
+// Test runner settings: three projects. "unit" (npm test) and "install" (npm run test:install) need only Node and npm; "hosts" (npm run test:hosts) needs system packages and fails, never skips, without them.
 import { configDefaults, defineConfig } from "vitest/config";
 
 export default defineConfig({
@@ -14,7 +14,9 @@ export default defineConfig({
     // started, so with one worker on two cores one core idles.
     maxWorkers: "100%",
     projects: [
-      { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, "test/hosts/**"] } },
+      { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, "test/hosts/**", "test/install/**"] } },
+      // The global installs (npm pack, npm install -g): two more installs of every dependency, kept out of npm test's few minutes.
+      { extends: true, test: { name: "install", include: ["test/install/**/*.test.ts"], hookTimeout: 300_000 } },
       // Booting and stopping the hosts' machines (sshd, Slurm, sshfs mounts) takes tens of seconds on a busy machine.
       { extends: true, test: { name: "hosts", include: ["test/hosts/**/*.test.ts"], hookTimeout: 120_000 } },
     ],
