@@ -189,6 +189,12 @@ export class ReplayError extends DeltaError {
   readonly exitCode = EXIT.FAILED;
 }
 
+/** `--replay-strict`: a request is not the one the recording sent at that call, so its recorded reply does not answer it; nothing was sent to a model. */
+export class ReplayDivergedError extends DeltaError {
+  readonly type = "REPLAY_DIVERGED";
+  readonly exitCode = EXIT.FAILED;
+}
+
 /** A hook refused a model request (pre_llm_request blocked). */
 export class HookBlockedError extends DeltaError {
   readonly type = "HOOK_BLOCKED";

@@ -39,6 +39,8 @@ export function buildCli(): CommandTable {
     .option("--format <format>", "Output: text | json | raw | stream-json (default: text)")
     .option("-o, --output <file>", "Also write the result (json: the RunResult) to this file, atomically")
     .option("--replay <source>", "Use recorded model replies (a .jsonl file or a run directory) instead of a model")
+    .option("--until-divergence", "With --replay <run folder>: play recorded replies while each request equals the recorded one, then ask the model (needs a key) from the first that differs, journaled")
+    .option("--replay-strict", "With --replay <run folder>: end FAILED (REPLAY_DIVERGED) at the first request that differs from the recorded one, with no model called")
     .option("--output-schema <file>", "JSON Schema (JSON or YAML) the final answer must meet, for this run (in place of output_schema in agent.yaml)")
     .option("--sandbox <mode>", "Box every tool and MCP server for this run: read-only | workspace-write | off (off warns when the agent asks for one)")
     .example('delta run --agent ./my-agent "Summarise sales.csv"')
@@ -67,6 +69,8 @@ export function buildCli(): CommandTable {
     .option("--format <format>", "Output: text | json | raw | stream-json (default: text)")
     .option("-o, --output <file>", "Also write the result (json: the RunResult) to this file, atomically")
     .option("--replay <source>", "Use recorded model replies instead of a model")
+    .option("--until-divergence", "With --replay <run folder>: recorded replies while each request equals the recorded one, then the model")
+    .option("--replay-strict", "With --replay <run folder>: end FAILED (REPLAY_DIVERGED) at the first request that differs from the recorded one")
     .option("--sandbox <mode>", "Change the run's sandbox mode from now on: read-only | workspace-write | off (journaled)")
     .option("--base-url <url>", "Model endpoint for this invocation; the run moves there on purpose")
     .option("--accept-endpoint", "Continue even though the model endpoint differs from the one the run started with")
@@ -136,6 +140,15 @@ export function buildCli(): CommandTable {
     .example("delta export run-42 -w ./W001 --otlp --endpoint http://localhost:4318")
     .example("delta export --last -w ./W001 --format otlp-json -o trace.json")
     .action(handler(async (args, flags, io) => (await import("./commands/export.js")).exportCommand(args[0], flags, io)));
+  cli
+    .command("diff [run-a] [run-b]", "Compare two runs: the first model request where they differ (model, parameters, system prompt, tools, messages) as a diff of its parts, then each iteration's tool calls side by side; exit 0 when every request is equal, 1 when one differs")
+    .usage("diff <run-a> <run-b> [-w <dir> | --agent <dir>] [--format text|json]\n\n  Each run is a run id (found as `show` finds it) or a run folder's path (<workspace>/.delta/<run-id>, a copied one included).")
+    .option("-w, --work-dir <path>", `Workspace holding the runs named by id (default: ${WHERE_RUNS_ARE})`)
+    .option("--agent <path>", "Look for the runs named by id in every workspace of this agent (directory or agent.yaml)")
+    .option("--format <format>", "Output: text | json (json: the difference itself, not a RunResult)")
+    .example("delta diff run-before run-after -w ./W001")
+    .example("delta diff ./recorded/.delta/ci-41-1 ./.delta/ci-42-1 --json")
+    .action(handler(async (args, flags, io) => (await import("./commands/diff.js")).diffCommand(args[0], args[1], flags, io)));
   cli
     .command("schema [file]", "Print the JSON Schema of agent.yaml, context.yaml or hooks.yaml (for editors)")
     .usage("schema <agent|context|hooks>")

@@ -1,8 +1,10 @@
 // The run `show`, `report`, `export` and `continue` name: an id or --last, in the workspaces -w or --agent cover (cli/run-scope.ts), else the user's most recent run anywhere.
+import { basename } from "node:path";
 import { RunRefusedError, UsageError } from "../errors.js";
 import { indexedRunsThatExist, locateRun, newestRun, newestRunIn, type LocatedRun, type RunScope } from "../store/locate-run.js";
+import { runFolderPaths, type RunPaths } from "../store/run-dir.js";
 import { runIndexFile } from "../store/run-index.js";
-import type { RunId } from "../store/run-id.js";
+import { parseRunId, type RunId } from "../store/run-id.js";
 import { runScope } from "./run-scope.js";
 
 export async function findRun(runId: RunId | undefined, flags: Record<string, unknown>, warn: (line: string) => void): Promise<LocatedRun> {
@@ -10,6 +12,18 @@ export async function findRun(runId: RunId | undefined, flags: Record<string, un
   if (runId !== undefined) return locateRun(await runScope(flags), runId);
   if (flags.last) return lastRun(flags, warn);
   throw new UsageError("Which run? Give its id (see `delta list-runs -w <workspace>`) or --last.");
+}
+
+/**
+ * A run named by its id, looked up where `show` looks (-w, --agent, else where `run` puts runs), or by its folder's path:
+ * a word with a `/` in it or starting with `.`, which no run id has.
+ */
+export async function findRunOrFolder(word: string, flags: Record<string, unknown>): Promise<{ runId: string; paths: RunPaths }> {
+  if (word.includes("/") || word.startsWith(".")) {
+    const paths = runFolderPaths(word);
+    return { runId: basename(paths.runDir), paths };
+  }
+  return locateRun(await runScope(flags), parseRunId(word));
 }
 
 /**

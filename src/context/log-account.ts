@@ -66,6 +66,7 @@ export function conversationChars(events: readonly JournalEvent[], first: number
       case "ERROR":
       case "CONTEXT_WINDOW":
       case "HOOK_RESULT":
+      case "REPLAY_DIVERGED":
       case "ENGINE_END":
         break;
       default: {

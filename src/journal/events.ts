@@ -110,6 +110,8 @@ function engineStartConfigSchema() {
     base_url: readAs(z.string()),
     /** With provider `replay`: the recording replayed. */
     replay: readAs(z.string()),
+    /** With `replay`: how each request was checked against the recording's (`until-divergence`, `strict`). */
+    replay_check: readAs(z.string()),
     api_key_source: readAs(z.string()),
     base_url_source: readAs(z.string()),
     /** The endpoint a `continue` must keep (run/run-endpoint.ts): the protocol and the base URL without credentials. */
@@ -349,6 +351,25 @@ export const DeferredSchema = z.object({
 });
 export type Deferred = z.infer<typeof DeferredSchema>;
 
+/**
+ * `--replay <run folder> --until-divergence` or `--replay-strict`: the request of this iteration is not the one the
+ * recording sent at that call (equal once run ids, paths, call ids and times are normalized), journaled before the
+ * call goes anywhere. Then the run goes live (`live`: the model is asked from here on) or stops FAILED with
+ * REPLAY_DIVERGED (`stopped`). Not conversation: no context or run state reads it.
+ */
+const ReplayDivergedEventSchema = z.object({
+  ...base,
+  type: z.literal("REPLAY_DIVERGED"),
+  iteration: z.number().int().positive(),
+  /** The recording's model call (from 1) this request was compared with. */
+  recorded_call: z.number().int().positive(),
+  /** The recording, as --replay named it. */
+  source: z.string(),
+  /** Each part of the request that differs (model, parameters, system prompt, tools, messages) and what changed in it; none when the recording has no such call. */
+  parts: z.array(z.object({ part: z.string(), summary: z.string() })),
+  then: z.enum(["live", "stopped"]),
+});
+
 const EngineEndEventSchema = z.object({
   ...base,
   type: z.literal("ENGINE_END"),
@@ -371,6 +392,7 @@ export const JournalEventSchema = z.discriminatedUnion("type", [
   ErrorEventSchema,
   ContextWindowEventSchema,
   HookResultEventSchema,
+  ReplayDivergedEventSchema,
   EngineEndEventSchema,
 ]);
 

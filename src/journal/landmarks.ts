@@ -39,6 +39,7 @@ export const landmarksFold: EventFold<Landmarks> = {
       case "ERROR":
       case "CONTEXT_WINDOW":
       case "HOOK_RESULT":
+      case "REPLAY_DIVERGED":
         break;
       default: {
         const unknown: never = event;

@@ -148,7 +148,8 @@ function foldEvent(fold: Fold, event: JournalEvent): Fold {
       break;
     case "LLM_ATTEMPT_FAILED":
     case "CONTEXT_WINDOW":
-      // Neither changes the run's state: a failed attempt is a record of a call, a window move a record of the context.
+    case "REPLAY_DIVERGED":
+      // None changes the run's state: a failed attempt is a record of a call, a window move a record of the context, a divergence a record of a replay.
       break;
     default: {
       const unknown: never = event;

@@ -107,6 +107,7 @@ export const usageFold: EventFold<RunUsage> = {
       case "ERROR":
       case "CONTEXT_WINDOW":
       case "HOOK_RESULT":
+      case "REPLAY_DIVERGED":
       case "ENGINE_END":
         // No model call's usage.
         return usage;

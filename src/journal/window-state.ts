@@ -48,6 +48,7 @@ export const windowFold: EventFold<WindowState> = {
       case "HUMAN_INPUT_RECEIVED":
       case "ERROR":
       case "HOOK_RESULT":
+      case "REPLAY_DIVERGED":
       case "ENGINE_END":
         return state;
       default: {

@@ -1,7 +1,7 @@
 // Chooses the model for a run (the protocol, its key and endpoint, or a recording): a recorded conversation when replaying, else the provider agent.yaml or DELTA_PROVIDER names (Chat Completions, Anthropic Messages, OpenAI Responses).
 import { ConfigError, LlmError, MissingApiKeyError, ReplayError, UsageError } from "../errors.js";
 import type { ProviderEnv } from "./env.js";
-import type { Recording } from "./replay.js";
+import type { Recording, ReplayCheckMode, ReplayRun } from "./replay.js";
 import type { LlmConfig } from "./settings-schema.js";
 import { PROVIDER_NAMES, type Provider, type ProviderName } from "./types.js";
 import type { WireProtocol } from "./wire-protocol.js";
@@ -20,13 +20,14 @@ interface Endpoint {
 }
 
 export interface ProviderChoice {
-  provider: Provider;
+  /** The model this run's calls go to; a checked replay needs the run's facts and where to journal a divergence, known once the run is. */
+  providerFor(run: ReplayRun): Provider;
   /** Values that must never reach a file: every API key found, the one used and the others. */
   secrets: string[];
   /** The key, base URL, DELTA_PROVIDER and DELTA_MODEL found (environment or .env) under the variables they were read from, for agents that pass them on to tools. */
   keyVariables: Record<string, string>;
   /** A description safe to record in ENGINE_START: the endpoint with no credentials in it. */
-  describe: { provider: string; base_url?: string; replay?: string; api_key_source?: string; base_url_source?: string; endpoint?: Endpoint };
+  describe: { provider: string; base_url?: string; replay?: string; replay_check?: ReplayCheckMode; api_key_source?: string; base_url_source?: string; endpoint?: Endpoint };
   /** DELTA_MODEL, when a .env or the environment sets it. */
   model?: string;
   /** The protocol requests are made in (a replay: the one DELTA_PROVIDER or agent.yaml names), for the reply's room they carry. */
@@ -34,8 +35,11 @@ export interface ProviderChoice {
 }
 
 interface ProviderOptions {
-  /** --replay: the source as given (journaled, and named in messages) and its recording, loaded by the caller when asked. */
-  replay?: { source: string; load: () => Promise<Recording> };
+  /**
+   * --replay: the source as given (journaled, and named in messages) and its recording, loaded by the caller when asked;
+   * `check`: each request compared with the recorded one (--until-divergence, --replay-strict).
+   */
+  replay?: { source: string; load: () => Promise<Recording>; check?: ReplayCheckMode };
   /** --base-url: this invocation's endpoint, over every other source. */
   baseUrl?: string;
   /** Told once which .env file set the endpoint or the key, when one did. */
@@ -47,7 +51,7 @@ interface ProviderOptions {
 }
 
 export async function chooseProvider(agent: AgentLlm, workDir: string, options: ProviderOptions): Promise<ProviderChoice> {
-  const { checkWorkspaceBaseUrl, resolveProviderEnv } = await import("./env.js");
+  const { resolveProviderEnv } = await import("./env.js");
   const env = resolveProviderEnv({
     workDir,
     agentHome: agent.home,
@@ -63,20 +67,29 @@ export async function chooseProvider(agent: AgentLlm, workDir: string, options: 
     ...(env.model !== undefined ? { DELTA_MODEL: env.model } : {}),
   };
   if (options.replay) {
-    const { source } = options.replay;
+    const { source, check } = options.replay;
     const { createReplayProvider } = await import("./replay.js");
     const recording = await asUsageError(source, options.replay.load);
+    // --until-divergence may go live: the model it would ask is chosen (and its key required) before anything runs.
+    const live = check === "until-divergence" ? await liveForDivergence(agent, workDir, env, options) : null;
+    const startIndex = options.recordedThoughts;
     return {
-      provider: await asUsageError(source, async () => createReplayProvider(recording, { startIndex: options.recordedThoughts })),
+      providerFor: (run) => createReplayProvider(recording, { startIndex, ...(check === undefined ? {} : { check: { mode: check, live: live?.provider ?? null, run } }) }),
       // A key in a .env or the environment can still reach a tool's output: it stays out of every file.
       secrets: env.keys,
       keyVariables,
-      describe: { provider: "replay", replay: source },
+      describe: { ...live?.describe, provider: "replay", replay: source, ...(check === undefined ? {} : { replay_check: check }) },
       ...model,
       // What the recorded run spoke, as far as agent.yaml and DELTA_PROVIDER say: its requests' reply room shapes the windows replayed.
-      protocol: PROVIDER_NAMES.find((known) => known === env.provider) ?? agent.llm.provider ?? "openai",
+      protocol: live?.protocol ?? PROVIDER_NAMES.find((known) => known === env.provider) ?? agent.llm.provider ?? "openai",
     };
   }
+  const chosen = await liveProvider(agent, workDir, env, options);
+  return { providerFor: () => chosen.provider, secrets: env.keys, keyVariables, describe: chosen.describe, ...model, protocol: chosen.protocol };
+}
+
+/** The model a run asks: the protocol agent.yaml or DELTA_PROVIDER names, its key and endpoint; refused (126) without a key. */
+async function liveProvider(agent: AgentLlm, workDir: string, env: ProviderEnv, options: ProviderOptions): Promise<{ provider: Provider; describe: ProviderChoice["describe"]; protocol: ProviderName }> {
   for (const file of env.files) options.log?.(`.env: ${file.path} ${file.found ? "read" : "(none)"}`);
   for (const found of Object.values(env.sourceOf)) options.log?.(`.env: using ${found}`);
   const { name, source } = providerName(agent, env);
@@ -88,6 +101,7 @@ export async function chooseProvider(agent: AgentLlm, workDir: string, options: 
         "(workspace, agent directory or project root), or run from a recording with --replay <file|run dir>.",
     );
   }
+  const { checkWorkspaceBaseUrl } = await import("./env.js");
   if (options.baseUrl === undefined) checkWorkspaceBaseUrl(env, workDir);
   const { checkBaseUrl, DEFAULT_BASE_URLS, endpointUrl } = await import("./base-url.js");
   const baseUrlSource = options.baseUrl !== undefined ? "--base-url" : (env.sourceOf.baseUrl ?? (agent.llm.base_url === undefined ? undefined : "llm.base_url in agent.yaml"));
@@ -119,7 +133,21 @@ export async function chooseProvider(agent: AgentLlm, workDir: string, options: 
   };
   const { createProvider } = await import("./wire-protocol.js");
   const provider = createProvider(await protocolOf(name), config);
-  return { provider: namingSources(provider, describe), secrets: env.keys, keyVariables, describe, ...model, protocol: name };
+  return { provider: namingSources(provider, describe), describe, protocol: name };
+}
+
+/** --until-divergence's live model, whose missing key is refused saying why a replay needs one. */
+async function liveForDivergence(agent: AgentLlm, workDir: string, env: ProviderEnv, options: ProviderOptions): ReturnType<typeof liveProvider> {
+  try {
+    return await liveProvider(agent, workDir, env, options);
+  } catch (err) {
+    if (!(err instanceof MissingApiKeyError)) throw err;
+    throw new MissingApiKeyError(
+      `--until-divergence asks the model from the first request that differs from the recording, so it needs a key as a live run does. ${err.message} ` +
+        "To check a recording with no key, use --replay-strict: the run stops FAILED (REPLAY_DIVERGED) where a request differs.",
+      { cause: err },
+    );
+  }
 }
 
 /**

@@ -4,6 +4,7 @@ import shellQuote from "shell-quote";
 import type { EventOf, JournalEvent } from "../journal/events.js";
 import { html, type Html } from "./html-escape.js";
 import { describeHookResult, formatMs } from "./show-text.js";
+import { describeReplayDivergence } from "../journal/replay-divergence.js";
 import { describeWindowMove } from "../journal/window-move.js";
 import { formatUsage, usageNumbers } from "./usage-fields.js";
 
@@ -46,6 +47,8 @@ function summaryOf(event: JournalEvent): Html | string {
       return `[${event.iteration}] ${describeWindowMove(event)}`;
     case "HOOK_RESULT":
       return `[${event.iteration}] ${describeHookResult(event)}`;
+    case "REPLAY_DIVERGED":
+      return describeReplayDivergence(event);
     case "ENGINE_END":
       return html`<span class="status status-${event.status}">${event.status}</span> after iteration ${event.final_iteration}`;
     default: {
@@ -84,6 +87,8 @@ function bodyOf(event: JournalEvent): Html {
       return html`${facts([["type", event.error_type]])}<pre class="text error-text">${event.error_message}</pre>`;
     case "HOOK_RESULT":
       return facts([["hook", event.hook], ["outcome", event.outcome], ["exit code", event.exit_code === null ? "none" : String(event.exit_code)], ["took", formatMs(event.duration_ms)], ["record", event.record]]);
+    case "REPLAY_DIVERGED":
+      return facts([["recorded call", String(event.recorded_call)], ["source", event.source], ...event.parts.map((part) => [part.part, part.summary] as const)]);
     case "ENGINE_START":
     case "CONTEXT_WINDOW":
     case "ENGINE_END":

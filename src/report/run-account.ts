@@ -192,6 +192,7 @@ const iterationsFold: EventFold<Grouped> = {
       case "ERROR":
       case "CONTEXT_WINDOW":
       case "HOOK_RESULT":
+      case "REPLAY_DIVERGED":
       case "ENGINE_END":
         return grouped;
       default: {

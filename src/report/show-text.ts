@@ -8,6 +8,7 @@ import type { RunAccount } from "./run-account.js";
 import { createSensitiveFilter } from "./sensitive-answers.js";
 import type { TextStyle } from "./text-style.js";
 import { shownUsage } from "./priced-usage.js";
+import { describeReplayDivergence } from "../journal/replay-divergence.js";
 import { describeWindowMove } from "../journal/window-move.js";
 import { costText, formatUsage } from "./usage-fields.js";
 import { counted } from "../plural.js";
@@ -73,6 +74,8 @@ export function createEventFormatter(style: TextStyle, { full = false }: { full?
         return [line(style.dim("window"), style.dim(describeWindowMove(event)))];
       case "HOOK_RESULT":
         return [line(style.dim("hook  "), event.outcome === "continue" ? style.dim(describeHookResult(event)) : style.yellow(describeHookResult(event)))];
+      case "REPLAY_DIVERGED":
+        return [line(style.yellow("replay"), describeReplayDivergence(event))];
       case "ENGINE_END":
         return [line(style.dim("end   "), `${colourStatus(event.status, style)} after iteration ${event.final_iteration}`)];
       default: {

@@ -1,4 +1,5 @@
 // How `delta run` and `delta continue` alike drive a process: the options the command line gives both.
+import type { ReplayCheckMode } from "../llm/replay.js";
 import type { ActivitySink } from "../loop/activity.js";
 import type { HumanQuestion } from "../loop/ports.js";
 import type { AppendListener } from "../store/run-files.js";
@@ -9,6 +10,8 @@ import type { BudgetFlags } from "./run-budget.js";
 export interface DriveOptions {
   maxIterations: number;
   replay?: string;
+  /** --until-divergence or --replay-strict (with --replay): each request checked against the recorded one. */
+  replayCheck?: ReplayCheckMode;
   /** --model: overrides DELTA_MODEL and llm.model for this invocation. */
   model?: string;
   /** --sandbox MODE: the mode of every tool's and server's box for this invocation (continue journals it). */

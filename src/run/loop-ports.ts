@@ -12,6 +12,7 @@ import type { WritableRunFiles } from "../store/run-files.js";
 import type { RunSetup } from "./engine-start.js";
 import { hookResultEvent, journalsHookResult } from "./hook-event.js";
 import { reportHookOutcome } from "./hook-report.js";
+import { replayRun } from "./replay-run.js";
 import { clearInteraction, writeInteractionRequest } from "./interaction-files.js";
 import { toolPolicy } from "./sandbox-policy.js";
 import { hiddenFromBoxes, openBox, type OpenBox } from "./tool-box.js";
@@ -67,7 +68,9 @@ export function loopPorts(ground: PortsGround): LoopPorts {
       invocation: (exchange) => files.invocations.write(exchange),
       toolExecution: (record) => files.writeToolExecution(record),
     },
-    model: provider.provider,
+    model: provider.providerFor(
+      replayRun({ runId, workDir, agentHome: agent.home, secrets: files.secrets, source: provider.describe.replay }, { append: (event) => journal.append(event), runState: () => files.state() }, ground.log),
+    ),
     budget: ground.budget,
     context: {
       build: (shown, iteration, overflow) =>

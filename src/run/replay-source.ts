@@ -1,13 +1,13 @@
-// Loads --replay's recording for llm/replay.ts: the replies of a replies file (.jsonl/.json), or of an earlier run's io/invocations/ read through store/.
+// Loads --replay's recording for llm/replay.ts: the replies of a replies file (.jsonl/.json), or of an earlier run's io/invocations/ read through store/ (with its requests, for a checked replay).
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
 import { z } from "zod";
 import { FileRefusedError, ReplayError, errorMessage, type ContextOverflow } from "../errors.js";
 import { ProviderDataSchema, UsageSchema } from "../journal/events.js";
 import { streamJournal } from "../journal/reader.js";
-import type { Recording } from "../llm/replay.js";
+import type { Recording, ReplayCheckMode } from "../llm/replay.js";
 import { readFolderFile } from "../safe-open.js";
-import { indexInvocationRecords, readInvocationRecord } from "../store/recorded-requests.js";
+import { openRecordedCalls, recordedRunFacts } from "../store/recorded-requests.js";
 import type { LlmReply } from "../conversation.js";
 
 // Hand-written replies files may leave out what has an obvious default: {"content": "done"} is a reply.
@@ -31,15 +31,20 @@ const ReplyLineSchema = z
   })
   .refine((reply) => reply.content !== null || reply.tool_calls.length > 0, "a reply needs content or tool_calls");
 
-/** Reads the whole recording now, so a broken one is refused before the run starts (a run directory's records read one at a time, only their order kept). */
-export function loadRecording(source: string): Recording {
+/**
+ * Reads the whole recording now, so a broken one is refused before the run starts (a run directory's records read one at
+ * a time, only their order kept). `check`: the run compares each request with the recorded one, which only a run
+ * directory holds (its requests are rebuilt when their calls come).
+ */
+export function loadRecording(source: string, check?: ReplayCheckMode): Recording {
   let isDirectory: boolean;
   try {
     isDirectory = statSync(source).isDirectory();
   } catch (err) {
     throw new ReplayError(`Cannot read the replay source ${source}: ${errorMessage(err)}. Pass a replies file (.jsonl or .json) or a run directory (.delta/<run_id>).`);
   }
-  if (isDirectory) return loadRunDir(source);
+  if (isDirectory) return loadRunDir(source, check);
+  if (check !== undefined) throw repliesOnly(source, check);
   const extension = extname(source).toLowerCase();
   if (extension === ".jsonl") return inHand(`file ${source}`, parseJsonl(source, readText(source)));
   if (extension === ".json") return inHand(`file ${source}`, parseJsonArray(source, readText(source)));
@@ -90,21 +95,37 @@ function toReply(value: unknown, where: string, position: number): LlmReply {
   };
 }
 
-function loadRunDir(runDir: string): Recording {
-  const invocationsDir = join(runDir, "io", "invocations");
+/** A run directory's replies, each read from its record when its call comes; checked, its requests too, rebuilt the same way. */
+function loadRunDir(runDir: string, check: ReplayCheckMode | undefined): Recording {
+  const paths = { invocationsDir: join(runDir, "io", "invocations"), journal: join(runDir, "journal.jsonl") };
   try {
-    readdirSync(invocationsDir);
+    readdirSync(paths.invocationsDir);
   } catch (err) {
     throw new ReplayError(`The replay source ${runDir} is a directory without a readable io/invocations/ (${errorMessage(err)}); pass a run directory (.delta/<run_id>) or a replies file.`);
   }
-  const records = asReplayError(() => indexInvocationRecords({ invocationsDir }));
-  // A reply is all a replay needs: content-addressed requests are not rebuilt.
-  return {
+  if (check !== undefined && !existsSync(paths.journal)) {
+    throw new ReplayError(`The replay source ${runDir} has no journal.jsonl beside its io/: a checked replay needs the recorded run's journal (its ids and paths, and the texts its requests point at). Pass the whole run folder.`);
+  }
+  const calls = asReplayError(() => openRecordedCalls(paths));
+  // A reply is all a plain replay needs: content-addressed requests are rebuilt only to be checked.
+  const recording: Recording = {
     origin: `run directory ${runDir}`,
-    count: records.length,
-    reply: (index) => asReplayError(() => readInvocationRecord(records[index]!.file).reply),
+    count: calls.count,
+    reply: (index) => asReplayError(() => calls.reply(index)),
     overflows: recordedOverflows(runDir),
   };
+  if (check === undefined) return recording;
+  const facts = asReplayError(() => recordedRunFacts(paths));
+  return { ...recording, requests: { facts, request: (index) => asReplayError(() => calls.request(index)) } };
+}
+
+/** --until-divergence and --replay-strict compare requests, which a replies file does not hold. */
+function repliesOnly(source: string, check: ReplayCheckMode): ReplayError {
+  const flag = check === "strict" ? "--replay-strict" : "--until-divergence";
+  return new ReplayError(
+    `${flag} compares each request with the one the recording sent, and ${source} holds replies only. Record a run folder instead: ` +
+      `run the agent once (with a model, or with --replay ${source}), then pass that run's folder, <workspace>/.delta/<run-id>, to --replay.`,
+  );
 }
 
 function asReplayError<T>(read: () => T): T {

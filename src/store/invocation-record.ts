@@ -1,7 +1,7 @@
 // The schema of one recorded model exchange, io/invocations/<timestamp>_<iteration>.json, written by the engine and read by replay.
 import { z } from "zod";
 import { ProviderDataSchema, ToolCallSchema, UsageSchema } from "../journal/events.js";
-import { RequestRefSchema } from "./request-parts.js";
+import { OutputFormatSchema, RequestRefSchema } from "./request-parts.js";
 import type { ChatMessage, FunctionTool, LlmReply, LlmRequest } from "../conversation.js";
 
 export const ChatMessageSchema: z.ZodType<ChatMessage> = z.discriminatedUnion("role", [
@@ -31,6 +31,7 @@ const LlmRequestSchema: z.ZodType<LlmRequest> = z.object({
   messages: z.array(ChatMessageSchema),
   tools: z.array(FunctionToolSchema),
   params: z.record(z.string(), z.unknown()),
+  output_format: OutputFormatSchema.optional(),
 });
 
 const LlmReplySchema: z.ZodType<LlmReply> = z.object({

@@ -1,7 +1,9 @@
-// The requests a run sent, rebuilt from its io/invocations/ records (whole ones as written, content-addressed ones from request-parts.jsonl), and the records in call order, one read at a time, for replay.
+// The requests a run sent, rebuilt from its io/invocations/ records (whole ones as written, content-addressed ones from request-parts.jsonl), and the records in call order, one read at a time, for replay and comparison.
 import { join } from "node:path";
-import type { LlmRequest } from "../conversation.js";
+import type { ChatMessage, FunctionTool, LlmRequest } from "../conversation.js";
 import { JournalError } from "../errors.js";
+import { readFirstEvent } from "../journal/reader.js";
+import type { RunFacts } from "../llm/request-equality.js";
 import { InvocationRecordSchema, type InvocationRecord } from "./invocation-record.js";
 import { ioRecordNames, readIoRecord } from "./io-records.js";
 import { partsOf, readRequestParts, rebuildRequest } from "./request-parts.js";
@@ -58,4 +60,42 @@ export function rebuildRequests(paths: Pick<RunPaths, "invocationsDir" | "journa
     iteration: record.iteration,
     request: record.request ?? rebuildRequest(record.request_parts!, parts, file),
   }));
+}
+
+/** A run's model calls as a replay or a comparison reads them: how many, and each one's iteration, request and reply when asked. */
+export interface RecordedCalls {
+  count: number;
+  iteration(index: number): number;
+  /** The reply of call `index` (0-based, call order), its record read now. */
+  reply(index: number): InvocationRecord["reply"];
+  /** The request of call `index`, rebuilt: request-parts.jsonl is read whole on the first call that needs it. */
+  request(index: number): LlmRequest;
+}
+
+/**
+ * The run's invocation records in call order, read one at a time when asked. The parts are read once and kept: each
+ * distinct message once, so memory grows with the run's journal, not with the square of its requests.
+ */
+export function openRecordedCalls(paths: Pick<RunPaths, "invocationsDir" | "journal">): RecordedCalls {
+  const records = indexInvocationRecords(paths);
+  let parts: Map<number, ChatMessage | FunctionTool[]> | null = null;
+  return {
+    count: records.length,
+    iteration: (index) => records[index]!.iteration,
+    reply: (index) => readInvocationRecord(records[index]!.file).reply,
+    request(index) {
+      const { file } = records[index]!;
+      const record = readInvocationRecord(file);
+      if (record.request !== undefined) return record.request;
+      parts ??= readRequestParts(paths);
+      return rebuildRequest(record.request_parts!, parts, file);
+    },
+  };
+}
+
+/** What differs on every run, as the run's first ENGINE_START journaled it (a fork's source's id too): what its requests are normalized by. */
+export function recordedRunFacts(paths: Pick<RunPaths, "journal">): RunFacts {
+  const start = readFirstEvent(paths.journal);
+  if (start?.type !== "ENGINE_START") throw new JournalError(`${paths.journal} does not begin with ENGINE_START: not a run's journal.`);
+  return { runIds: [start.run_id], workDir: start.work_dir, agentHome: start.agent_home };
 }

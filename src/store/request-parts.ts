@@ -19,12 +19,17 @@ const REQUEST_PARTS_FILE = "request-parts.jsonl";
 /** Part numbers as inclusive ranges: [[1, 2], [4, 9]] is parts 1, 2, 4, 5, … 9. */
 const PartRangesSchema = z.array(z.tuple([z.number().int().positive(), z.number().int().positive()]));
 
+/** The schema a request asked its final answer to meet (conversation.ts OutputFormat), kept with the request it was sent with. */
+export const OutputFormatSchema = z.object({ name: z.string(), schema: z.record(z.string(), z.unknown()), strict: z.boolean() });
+
 /** What an invocation record holds in place of the whole request: references to parts plus the small fields. */
 export const RequestRefSchema = z.object({
   model: z.string(),
   messages: PartRangesSchema,
   tools: z.number().int().positive(),
   params: z.record(z.string(), z.unknown()),
+  /** Absent from records written before it was kept, and from requests that asked for no schema. */
+  output_format: OutputFormatSchema.optional(),
 });
 type RequestRef = z.infer<typeof RequestRefSchema>;
 
@@ -112,7 +117,7 @@ export function openRequestParts(paths: RunPaths, secrets: readonly string[]): R
       const numbers = request.messages.map((message, position) => partNumber("message", message, lines, position, renderedFrom?.[position] ?? null));
       previous = request.messages.map((message, position) => ({ message, n: numbers[position]! }));
       if (lines.length > 0) parts.append(Buffer.from(lines.join("")));
-      return { model: request.model, messages: toRanges(numbers), tools, params: request.params };
+      return { model: request.model, messages: toRanges(numbers), tools, params: request.params, ...(request.output_format ? { output_format: request.output_format } : {}) };
     },
     close(): void {
       file?.close();
@@ -306,7 +311,7 @@ export function rebuildRequest(ref: RequestRef, parts: ReadonlyMap<number, ChatM
   }
   const tools = part(ref.tools);
   if (!Array.isArray(tools)) throw new JournalError(`${where}: request part ${ref.tools} is a message where the tool list was expected`);
-  return { model: ref.model, messages, tools, params: ref.params };
+  return { model: ref.model, messages, tools, params: ref.params, ...(ref.output_format ? { output_format: ref.output_format } : {}) };
 }
 
 function parsePartLine(text: string, where: string): PartLine {

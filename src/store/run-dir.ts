@@ -1,7 +1,7 @@
 // The run directory layout under <workDir>/.delta/: paths, the layout VERSION, and exclusive claiming of a run id.
 import { existsSync, linkSync, lstatSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { readRunFile } from "../safe-open.js";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { EngineError, RunRefusedError } from "../errors.js";
 import { fsError } from "../fs-errors.js";
 import { PRIVATE_DIR_MODE } from "../private-modes.js";
@@ -205,6 +205,14 @@ export function findRunDir(workDir: string, runId: RunId): RunPaths {
     throw new RunRefusedError(`no run ${runId} in ${workDir}; list the runs there with \`delta list-runs -w ${workDir}\``);
   }
   if (isLeftover(paths)) throw leftoverRun(workDir, runId);
+  return paths;
+}
+
+/** The paths of a run folder named by its path, wherever it lies (a copied one, a CI artifact): refused unless it holds a journal. */
+export function runFolderPaths(dir: string): RunPaths {
+  const paths = pathsIn(resolve(dir));
+  if (!isDirectory(paths.runDir)) throw new RunRefusedError(`${dir} is not a directory; give a run folder (<workspace>/.delta/<run-id>) or a run id`);
+  if (!existsSync(paths.journal)) throw new RunRefusedError(`${dir} holds no journal.jsonl, so it is not a run folder; give a run folder (<workspace>/.delta/<run-id>) or a run id`);
   return paths;
 }
 

@@ -350,6 +350,13 @@ export function createSpanFold(options: SpanFoldOptions): SpanFold {
           },
         });
         return [];
+      case "REPLAY_DIVERGED":
+        current.span.events.push({
+          name: "delta.replay.diverged",
+          timeMs: Date.parse(event.timestamp),
+          attributes: { "delta.iteration": event.iteration, "delta.replay.recorded_call": event.recorded_call, "delta.replay.parts": event.parts.map((part) => part.part).join(", "), "delta.replay.then": event.then },
+        });
+        return [];
       case "ENGINE_END":
         return engineEnd(event, current);
       default: {

@@ -9,6 +9,7 @@ import { continueCommand } from "../../continue-command.js";
 import type { RunOutcome } from "../../run/outcome.js";
 import type { DriveOptions } from "../../run/drive-options.js";
 import type { BudgetFlags } from "../../run/run-budget.js";
+import type { ReplayCheckMode } from "../../llm/replay.js";
 import type { ActivitySink } from "../../loop/activity.js";
 import { continueRun } from "../../run/resume.js";
 import { startRun } from "../../run/start.js";
@@ -132,6 +133,7 @@ function driveOptions(flags: Record<string, unknown>, watch: Watch, signal: Abor
     maxIterations: parsePositiveInt("--max-iterations", flags.maxIterations, DEFAULT_MAX_ITERATIONS),
     ...(sandbox === undefined ? {} : { sandbox: sandbox as SandboxMode }),
     replay: replaySource(flags.replay),
+    ...replayCheckFlag(flags),
     ...(model === undefined ? {} : { model }),
     ...(baseUrl === undefined ? {} : { baseUrl }),
     acceptEndpoint: Boolean(flags.acceptEndpoint),
@@ -162,6 +164,17 @@ function replaySource(value: unknown): string | undefined {
   return source === undefined ? undefined : resolve(source);
 }
 
+/** --until-divergence or --replay-strict: how each request is checked against the recording --replay names. */
+function replayCheckFlag(flags: Record<string, unknown>): { replayCheck?: ReplayCheckMode } {
+  const untilDivergence = Boolean(flags.untilDivergence);
+  const strict = Boolean(flags.replayStrict);
+  if (!untilDivergence && !strict) return {};
+  const given = untilDivergence ? "--until-divergence" : "--replay-strict";
+  if (untilDivergence && strict) throw new UsageError("--until-divergence goes live where a request differs from the recording, --replay-strict stops there: give one of them.");
+  if (flags.replay === undefined) throw new UsageError(`${given} checks each request against a recorded run: give that run's folder with --replay <workspace>/.delta/<run-id>.`);
+  return { replayCheck: untilDivergence ? "until-divergence" : "strict" };
+}
+
 function outputSchemaFlag(flags: Record<string, unknown>): { outputSchema?: string } {
   const file = optionalString("--output-schema", flags.outputSchema);
   if (file === "") throw new UsageError("--output-schema needs the path of a JSON Schema file.");
@@ -185,7 +198,9 @@ interface DriveOutput {
 /** A replayed run goes on replaying: its next model call is the recording's next reply, not a live model's. */
 function resumeOptions(flags: Record<string, unknown>): string[] {
   const source = replaySource(flags.replay);
-  return source === undefined ? [] : ["--replay", source];
+  if (source === undefined) return [];
+  const check = replayCheckFlag(flags).replayCheck;
+  return ["--replay", source, ...(check === "until-divergence" ? ["--until-divergence"] : check === "strict" ? ["--replay-strict"] : [])];
 }
 
 /** Runs the engine with SIGINT/SIGTERM wired to an abort, then prints the outcome. */
