@@ -116,7 +116,7 @@ function divergedMessage(divergence: Divergence, origin: string): string {
   const why = divergence.parts.length === 0 ? `the recording has no model call ${divergence.recordedCall}` : divergence.parts.map((part) => part.summary).join("; ");
   return (
     `The request of model call ${divergence.recordedCall} differs from the recording (${why}); --replay-strict stops here, with no model called (${origin}). ` +
-    "`delta diff <recorded run> <this run>` shows the difference; record the run again if the change is meant."
+    "To see each change line by line, replay the recording without the check and `delta diff` the recorded run and that one; if the change is meant, record the run again."
   );
 }
 

@@ -6,7 +6,7 @@ import { setUpE2e } from "../e2e/harness.js";
 import { EXAMPLES, runScript } from "./helpers.js";
 
 const { root } = setUpE2e("delta-script-help-");
-const SCRIPTS = ["slurm/slurm-map.sh", "map-reduce/map-reduce.sh", "ci/run-agent.sh", "crash-recovery/fan-out-and-recover.sh"];
+const SCRIPTS = ["slurm/slurm-map.sh", "map-reduce/map-reduce.sh", "ci/run-agent.sh", "ci/check-what-the-model-sees.sh", "crash-recovery/fan-out-and-recover.sh"];
 
 describe("example scripts' --help", () => {
   for (const script of SCRIPTS) {
