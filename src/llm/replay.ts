@@ -22,7 +22,7 @@ export interface Recording {
   requests?: RecordedRequests;
 }
 
-export interface RecordedRequests {
+interface RecordedRequests {
   /** What the recorded run's requests are normalized by. */
   facts: RunFacts;
   /** The request of model call `index` (0-based, below the recording's count). */
@@ -48,7 +48,7 @@ export interface ReplayRun {
   diverged(divergence: Divergence): void;
 }
 
-export interface ReplayCheck {
+interface ReplayCheck {
   mode: ReplayCheckMode;
   /** --until-divergence: the model every call from the first that differs on goes to. */
   live: Provider | null;

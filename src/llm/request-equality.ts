@@ -18,8 +18,8 @@ export interface RunFacts {
 }
 
 /** The parts of a request, in the order a difference is looked for and told. */
-export const REQUEST_PARTS = ["model", "parameters", "system prompt", "tools", "messages"] as const;
-export type RequestPart = (typeof REQUEST_PARTS)[number];
+const REQUEST_PARTS = ["model", "parameters", "system prompt", "tools", "messages"] as const;
+type RequestPart = (typeof REQUEST_PARTS)[number];
 
 /** One part that differs: what changed in a line, and the part on each side as text (normalized), for a diff of it. */
 export interface PartDifference {
@@ -29,7 +29,7 @@ export interface PartDifference {
   b: string;
 }
 
-export interface ComparedRequest {
+interface ComparedRequest {
   request: LlmRequest;
   facts: RunFacts;
 }
@@ -225,7 +225,7 @@ function messageChange(a: ChatMessage, b: ChatMessage): string {
 }
 
 /** A message as a person reads it: its role, its text, and an assistant's tool calls one a line. */
-export function messageText(message: ChatMessage): string {
+function messageText(message: ChatMessage): string {
   const lines = [`[${message.role}${message.role === "tool" ? ` ${message.tool_call_id}` : ""}]`];
   if (message.content !== null) lines.push(message.content);
   if (message.role === "assistant") {
@@ -237,7 +237,7 @@ export function messageText(message: ChatMessage): string {
 }
 
 /** JSON with each object's keys sorted: two values written in different key orders compare equal. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   return JSON.stringify(sortedKeys(value)) ?? "undefined";
 }
 

@@ -6,7 +6,7 @@ import { openRecordedCalls, recordedRunFacts } from "../store/recorded-requests.
 import type { RunPaths } from "../store/run-dir.js";
 
 /** One run of the two, as the command line found it. */
-export interface DiffedRun {
+interface DiffedRun {
   runId: string;
   paths: RunPaths;
 }

@@ -63,7 +63,7 @@ export function rebuildRequests(paths: Pick<RunPaths, "invocationsDir" | "journa
 }
 
 /** A run's model calls as a replay or a comparison reads them: how many, and each one's iteration, request and reply when asked. */
-export interface RecordedCalls {
+interface RecordedCalls {
   count: number;
   iteration(index: number): number;
   /** The reply of call `index` (0-based, call order), its record read now. */
