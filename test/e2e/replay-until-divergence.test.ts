@@ -1,12 +1,12 @@
 // --replay <run folder> --until-divergence plays recorded replies while each request equals the recorded one and asks the model from the first that differs (journaled where and why); --replay-strict fails there with no model called.
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { EventOf, JournalEvent } from "../../src/journal/events.js";
-import { reply, startMockLlm, toolResultsOf, type MockLlm } from "../support/mock-llm.js";
-import { delta, eventTypes, modelEnv, readEvents, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
+import { reply, toolResultsOf, type MockLlm } from "../support/mock-llm.js";
+import { delta, eventTypes, modelEnv, readEvents, runDir, setUpE2e, writeAgent } from "./harness.js";
 
-let root: string;
+const { root, serve } = setUpE2e("delta-divergence-");
 let agent: string;
 let recorded: string;
 
@@ -30,33 +30,29 @@ function thoughts(events: JournalEvent[]): EventOf<"THOUGHT">[] {
 
 /** A server that must not be asked: a request to it fails the run loudly. */
 async function silentServer(): Promise<MockLlm> {
-  return startMockLlm([]);
+  return serve([]);
 }
 
 beforeAll(async () => {
-  root = tempDir("delta-divergence-");
   agent = writeAgent(root, { tools: TOOLS });
   // The recording: a live run of three model calls, two of them reading the notes.
-  const server = await startMockLlm([
+  const server = await serve([
     reply.toolCalls([{ id: "call_a1", name: "note", arguments: {} }]),
     reply.toolCalls([{ id: "call_b2", name: "note", arguments: {} }], "Reading once more"),
     reply.text("The notes say v1"),
   ]);
   const ws = workspaceWithNotes("ws-recorded", "v1");
   const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "recorded-run", "Read the notes"], { env: modelEnv(server.baseUrl) });
-  await server.close();
   expect(result.exitCode, result.stderr).toBe(0);
   recorded = runDir(ws, "recorded-run");
 });
-afterAll(() => removeDir(root));
 
 describe("--replay <run folder> --until-divergence", () => {
   it("asks the model nothing when nothing changed: other run id, workspace and times are normalized away", async () => {
     const server = await silentServer();
     const ws = workspaceWithNotes("ws-same", "v1");
     const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "same-again", "--replay", recorded, "--until-divergence", "Read the notes", "--json"], { env: modelEnv(server.baseUrl) });
-    await server.close();
-    expect(result.exitCode, result.stderr).toBe(0);
+      expect(result.exitCode, result.stderr).toBe(0);
     expect(server.requests).toHaveLength(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ status: "COMPLETED", result: "The notes say v1" });
     const events = readEvents(ws, "same-again");
@@ -66,11 +62,10 @@ describe("--replay <run folder> --until-divergence", () => {
   });
 
   it("plays the recording up to the first request that differs, journals where and why, and asks the model from there on", async () => {
-    const server = await startMockLlm([reply.text("The notes now say v2")]);
+    const server = await serve([reply.text("The notes now say v2")]);
     const ws = workspaceWithNotes("ws-changed", "v2");
     const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "changed", "--replay", recorded, "--until-divergence", "Read the notes", "--json"], { env: modelEnv(server.baseUrl) });
-    await server.close();
-    expect(result.exitCode, result.stderr).toBe(0);
+      expect(result.exitCode, result.stderr).toBe(0);
     // Call 1 was the recording's; call 2 saw notes "v2" where the recording saw "v1": it, and only it, went to the model.
     expect(server.requests).toHaveLength(1);
     expect(toolResultsOf(server.requests[0]!).at(-1)).toMatch(/^run changed in .*ws-changed at .*\nv2\n$/);
@@ -97,8 +92,7 @@ describe("--replay <run folder> --replay-strict", () => {
     const server = await silentServer();
     const ws = workspaceWithNotes("ws-strict", "v2");
     const result = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "strict", "--replay", recorded, "--replay-strict", "Read the notes", "--json"], { env: modelEnv(server.baseUrl) });
-    await server.close();
-    expect(result.exitCode).toBe(1);
+      expect(result.exitCode).toBe(1);
     expect(server.requests).toHaveLength(0);
     const outcome = JSON.parse(result.stdout);
     expect(outcome).toMatchObject({ status: "FAILED", error: { type: "REPLAY_DIVERGED" } });

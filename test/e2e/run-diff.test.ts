@@ -1,10 +1,10 @@
 // `delta diff A B`: exit 0 when two runs sent equal requests (two replays of one recording), 1 with the first request that differs, part by part, for a prompt, a tool and a model change.
 import { cpSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { delta, removeDir, runDir, tempDir, writeAgent } from "./harness.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { delta, runDir, setUpE2e, writeAgent } from "./harness.js";
 
-let root: string;
+const { root } = setUpE2e("delta-diff-");
 let agent: string;
 let recording: string;
 
@@ -32,13 +32,11 @@ function changedAgent(name: string, file: string, content: string): string {
 
 let first: string;
 beforeAll(async () => {
-  root = tempDir("delta-diff-");
   agent = writeAgent(root, { tools: TOOLS, systemPrompt: "You are a test agent.\nRead the notes, then answer in one line." });
   recording = join(root, "recording.jsonl");
   writeFileSync(recording, [{ content: null, tool_calls: [{ name: "note", arguments: {} }] }, { content: "The notes are read" }].map((line) => JSON.stringify(line)).join("\n") + "\n");
   first = await replay("first", agent);
 });
-afterAll(() => removeDir(root));
 
 describe("delta diff", () => {
   it("exits 0 for two replays of one recording, in other workspaces under other run ids, at other times", async () => {

@@ -1,21 +1,19 @@
 // The CI example's what-the-model-sees job: its script passes on the agent as recorded, fails with the diff when a prompt or a tool change alters what the model sees, and passes again once recorded anew — with no model and no key.
 import { appendFileSync, cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { removeDir, tempDir } from "../e2e/harness.js";
+import { setUpE2e } from "../e2e/harness.js";
 import { EXAMPLES, binDir, pathWith, runScript } from "./helpers.js";
 
 const CI = join(EXAMPLES, "ci");
 const SCRIPT = "check-what-the-model-sees.sh";
 
-let root: string;
+const { root } = setUpE2e("delta-ci-model-sees-");
 let path: string;
 beforeAll(() => {
-  root = tempDir("delta-ci-model-sees-");
   path = pathWith(binDir(root));
 });
-afterAll(() => removeDir(root));
 
 /** The example copied, as a repository that uses it would hold it, so a test may change its agent. */
 function exampleCopy(name: string): string {
