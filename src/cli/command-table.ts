@@ -141,6 +141,16 @@ export function buildCli(): CommandTable {
     .example("delta export --last -w ./W001 --format otlp-json -o trace.json")
     .action(handler(async (args, flags, io) => (await import("./commands/export.js")).exportCommand(args[0], flags, io)));
   cli
+    .command("fork [run]", "Start a new run from another's journal through iteration N (its io records copied, the source untouched); go on with `delta continue -m`")
+    .usage("fork <run> --at <iteration> [--run-id <new id>] [-w <workspace>] [--format text|json]\n\n  The run is a run id (in -w, else found as `show` finds it) or a run folder's path. The fork works in -w, else in the\n  source's workspace as it is now: a workspace is never copied (snapshot it with git or cp --reflink first).")
+    .option("--at <iteration>", "The last iteration the fork keeps (whole: every tool call of it answered)")
+    .option("--run-id <id>", "The fork's run id (1-128 of A-Z a-z 0-9 . _ -; default: a new one)")
+    .option("-w, --work-dir <path>", "The fork's workspace, made when missing (default: the source's workspace, shared as it is now)")
+    .option("--agent <path>", "Look for the run in every workspace of this agent (directory or agent.yaml)")
+    .option("--format <format>", "Output: text | json")
+    .example("delta fork run-42 --at 3 -w ./W001 --run-id run-42-b && delta continue --run-id run-42-b -w ./W001 \"Try the other approach\"")
+    .action(handler(async (args, flags, io) => (await import("./commands/fork.js")).forkCommand(args[0], flags, io)));
+  cli
     .command("diff [run-a] [run-b]", "Compare two runs: the first model request where they differ (model, parameters, system prompt, tools, messages) as a diff of its parts, then each iteration's tool calls side by side; exit 0 when every request is equal, 1 when one differs")
     .usage("diff <run-a> <run-b> [-w <dir> | --agent <dir>] [--format text|json]\n\n  Each run is a run id (found as `show` finds it) or a run folder's path (<workspace>/.delta/<run-id>, a copied one included).")
     .option("-w, --work-dir <path>", `Workspace holding the runs named by id (default: ${WHERE_RUNS_ARE})`)

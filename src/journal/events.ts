@@ -149,6 +149,11 @@ const EngineStartEventSchema = z.object({
   /** On a later ENGINE_START: the span a TRACEPARENT given to `continue` named, which that invocation's span links to. */
   link_trace_id: z.string().regex(/^[0-9a-f]{32}$/).optional(),
   link_span_id: z.string().regex(/^[0-9a-f]{16}$/).optional(),
+  /**
+   * A fork's first ENGINE_START (`delta fork`): the run it was made from, the last iteration it kept, and the seq and
+   * hash of the last event it copied in that run's journal (hash null when that journal is unchained).
+   */
+  forked_from: z.object({ run_id: z.string(), iteration: z.number().int().positive(), seq: z.number().int().positive(), hash: z.string().nullable() }).optional(),
 });
 
 const UserMessageEventSchema = z.object({

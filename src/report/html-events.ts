@@ -1,5 +1,6 @@
 // The report's list of journal events: a one-line summary each, and a body that reads as `delta show` prints it (long outputs folded, the journal line one click away).
 import { describeJournaledSandbox } from "../tools/sandbox-schema.js";
+import { forkedFromText } from "./forked-from.js";
 import shellQuote from "shell-quote";
 import type { EventOf, JournalEvent } from "../journal/events.js";
 import { html, type Html } from "./html-escape.js";
@@ -23,7 +24,7 @@ export function eventDetails(event: JournalEvent, origin: number | null): Html {
 function summaryOf(event: JournalEvent): Html | string {
   switch (event.type) {
     case "ENGINE_START":
-      return `engine ${event.engine_version}, model ${event.config.model ?? "?"}, sandbox ${describeJournaledSandbox(event.config.sandbox)}`;
+      return `engine ${event.engine_version}, model ${event.config.model ?? "?"}, sandbox ${describeJournaledSandbox(event.config.sandbox)}${forkedFromText(event)}`;
     case "USER_MESSAGE":
       return oneLine(event.content);
     case "THOUGHT": {

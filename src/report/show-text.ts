@@ -1,5 +1,6 @@
 // A run as text for a person: a header, one block per journal event (shared by `show` and `show --follow`), and a footer.
 import { describeJournaledSandbox } from "../tools/sandbox-schema.js";
+import { forkedFromText } from "./forked-from.js";
 import { terminalSafe } from "../terminal-text.js";
 import shellQuote from "shell-quote";
 import type { EventOf, JournalEvent, Pricing, RunStatus } from "../journal/events.js";
@@ -50,7 +51,7 @@ export function createEventFormatter(style: TextStyle, { full = false }: { full?
     switch (event.type) {
       case "ENGINE_START":
         pricing = event.config.pricing;
-        return [line(style.dim("start "), style.dim(`engine ${event.engine_version}, model ${event.config.model ?? "?"}, pid ${event.config.pid ?? "?"}, sandbox ${describeJournaledSandbox(event.config.sandbox)}`))];
+        return [line(style.dim("start "), style.dim(`engine ${event.engine_version}, model ${event.config.model ?? "?"}, pid ${event.config.pid ?? "?"}, sandbox ${describeJournaledSandbox(event.config.sandbox)}${forkedFromText(event)}`))];
       case "USER_MESSAGE":
         if (event.source === "engine") return [line(style.yellow("engine"), indentRest(event.content))];
         tasksSeen += 1;

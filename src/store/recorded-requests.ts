@@ -97,5 +97,5 @@ export function openRecordedCalls(paths: Pick<RunPaths, "invocationsDir" | "jour
 export function recordedRunFacts(paths: Pick<RunPaths, "journal">): RunFacts {
   const start = readFirstEvent(paths.journal);
   if (start?.type !== "ENGINE_START") throw new JournalError(`${paths.journal} does not begin with ENGINE_START: not a run's journal.`);
-  return { runIds: [start.run_id], workDir: start.work_dir, agentHome: start.agent_home };
+  return { runIds: start.forked_from === undefined ? [start.run_id] : [start.run_id, start.forked_from.run_id], workDir: start.work_dir, agentHome: start.agent_home };
 }

@@ -195,7 +195,7 @@ export function readRequestParts(paths: Pick<RunPaths, "invocationsDir" | "journ
   const baseOf = new Map<number, number>();
   const load = (take: (n: number) => boolean): void =>
     forEachLine(path, (text, lineNumber) => {
-      const n = Number(/^\{"n":(\d+),/.exec(text)?.[1]);
+      const n = partNumberOf(text);
       const base = extendedPartOf(text);
       if (base !== null) baseOf.set(n, base);
       if (take(n) && !lines.has(n)) lines.set(n, { parsed: parsePartLine(text, `${path} line ${lineNumber}`), where: `${path} line ${lineNumber}` });
@@ -264,6 +264,63 @@ function journalEvents(journal: string, seqs: ReadonlySet<number>): Map<number, 
     if (seqs.has(event.seq)) events.set(event.seq, event);
   }, { untilSeq: [...seqs].reduce((last, seq) => Math.max(last, seq), 0) });
   return events;
+}
+
+/** Lines gathered before one append, when a fork's parts are copied. */
+const COPY_CHUNK_CHARS = 1 << 20;
+
+/**
+ * Copies the parts `wanted` names, and the earlier parts their content extends, from `source`'s request-parts.jsonl to
+ * `target`'s (a new run's: a fork), under the same numbers, through the run's appender. A part whose content lies in the
+ * journal points at that event's seq in the target's journal (`seqOf`: source seq → target seq) — nothing else changes.
+ */
+export function copyRequestParts(source: Pick<RunPaths, "invocationsDir">, target: Pick<RunPaths, "invocationsDir">, wanted: ReadonlySet<number>, seqOf: ReadonlyMap<number, number>): void {
+  const path = requestPartsPath(source);
+  const baseOf = new Map<number, number>();
+  forEachLine(path, (text) => {
+    const base = extendedPartOf(text);
+    if (base !== null) baseOf.set(partNumberOf(text), base);
+  });
+  const keep = new Set(wanted);
+  for (const n of wanted) for (let base = baseOf.get(n); base !== undefined && !keep.has(base); base = baseOf.get(base)) keep.add(base);
+  const parts = openJsonlAppender(requestPartsPath(target), "the request parts", () => ({ bytes: 0 }));
+  try {
+    let lines: string[] = [];
+    let chars = 0;
+    const flush = (): void => {
+      if (lines.length > 0) parts.append(Buffer.from(lines.join("")));
+      lines = [];
+      chars = 0;
+    };
+    forEachLine(path, (text, lineNumber) => {
+      if (!keep.has(partNumberOf(text))) return;
+      const line = `${repointed(text, seqOf, `${path} line ${lineNumber}`)}\n`;
+      lines.push(line);
+      chars += line.length;
+      if (chars >= COPY_CHUNK_CHARS) flush();
+    });
+    flush();
+    parts.sync();
+  } finally {
+    parts.close();
+  }
+}
+
+function partNumberOf(text: string): number {
+  return Number(/^\{"n":(\d+),/.exec(text)?.[1]);
+}
+
+/** The line with its journal pointer moved to the event's seq in the target's journal; a line without one as it is. */
+function repointed(text: string, seqOf: ReadonlyMap<number, number>, where: string): string {
+  if (!text.includes('"content_from":{"seq":')) return text;
+  const line = parsePartLine(text, where);
+  if (!("content_from" in line) || !line.content_from || !("seq" in line.content_from)) return text;
+  const seq = seqOf.get(line.content_from.seq);
+  if (seq === undefined) throw new JournalError(`${where}: request part ${line.n} takes its content from the journal's event ${line.content_from.seq}, which the fork does not hold`);
+  // Parsed and written again in the order it was written, only the seq changed.
+  const raw = JSON.parse(text) as { content_from: { seq: number } };
+  raw.content_from.seq = seq;
+  return JSON.stringify(raw);
 }
 
 /** Calls `visit` with each line of the file at `path` and its number; a line over the journal's line limit is an error. */
