@@ -214,7 +214,7 @@ function writeJournal(files: WritableRunFiles, source: ForkRequest["source"], cu
     const copied = journal.append(rest as NewEvent);
     seqOf.set(event.seq, copied.seq);
     if (event.type === "USER_MESSAGE") task ??= event.content;
-    if (event.type === "HOOK_RESULT") hookRecords.add(event.record);
+    if (event.type === "HOOK_RESULT") hookRecords.add(hookRecordName(event, source.paths.journal));
   });
   const answered = cut.thought.tool_calls.length === 0 && replyEnding(cut.thought.finish_reason) === "finished";
   const status: RunStatus = answered ? "COMPLETED" : "INTERRUPTED";
@@ -222,6 +222,17 @@ function writeJournal(files: WritableRunFiles, source: ForkRequest["source"], cu
   journal.sync();
   if (task === null) throw new EngineError(`Run ${source.runId} has no USER_MESSAGE before iteration ${cut.thought.iteration}; it cannot be forked.`);
   return { forkedFrom, seqOf, hookRecords, status, task: task as string, startedAt: started.timestamp, endedAt: ended.timestamp };
+}
+
+/** The engine names a hook's record `io/hooks/<file>.json`; a journal naming any other path was not written so, and is not followed. */
+const HOOK_RECORD = /^io\/hooks\/([^/\\]+\.json)$/;
+
+function hookRecordName(event: EventOf<"HOOK_RESULT">, journal: string): string {
+  const name = HOOK_RECORD.exec(event.record)?.[1];
+  if (name === undefined) {
+    throw new JournalError(`${journal}: the HOOK_RESULT at seq ${event.seq} names the record ${JSON.stringify(event.record)}, which is not a file of io/hooks/; the journal was changed after the engine wrote it, and the run cannot be forked.`);
+  }
+  return name;
 }
 
 /**

@@ -17,7 +17,7 @@ interface Kept {
   throughIteration: number;
   /** Each copied event's seq in the source's journal → its seq in the fork's. */
   seqOf: ReadonlyMap<number, number>;
-  /** The io/hooks/ records the copied HOOK_RESULT events name, relative to the run folder. */
+  /** The file names, in io/hooks/, of the records the copied HOOK_RESULT events name. */
   hookRecords: ReadonlySet<string>;
 }
 
@@ -35,23 +35,29 @@ export function copyIoRecords(source: RunPaths, fork: RunPaths, kept: Kept): { i
   for (const name of ioRecordNames(source.toolExecutionsDir, refuse)) {
     const file = join(source.toolExecutionsDir, name);
     const text = readRunFile(file, MAX_IO_RECORD_BYTES);
-    if (iterationOf(text) > kept.throughIteration) continue;
+    if (iterationOf(text, file) > kept.throughIteration) continue;
     writeCopy(join(fork.toolExecutionsDir, name), text);
     toolExecutions += 1;
   }
   let hooks = 0;
-  for (const record of kept.hookRecords) {
+  for (const name of kept.hookRecords) {
     // A record pruned from the source (`prune --io-only` keeps the journal) is not there to copy; the journal is the run.
-    if (!existsSync(join(source.runDir, record))) continue;
-    copyRecord(join(source.runDir, record), join(fork.runDir, record));
+    if (!existsSync(join(source.hooksDir, name))) continue;
+    copyRecord(join(source.hooksDir, name), join(fork.hooksDir, name));
     hooks += 1;
   }
   return { invocations: invocations.length, toolExecutions, hooks };
 }
 
 /** The iteration a tool's record names; a record without one (none is written so) counts as beyond any fork. */
-function iterationOf(text: string): number {
-  const iteration = (JSON.parse(text) as { iteration?: unknown }).iteration;
+function iterationOf(text: string, file: string): number {
+  let record: unknown;
+  try {
+    record = JSON.parse(text);
+  } catch (err) {
+    return refuse(file, `it is not JSON (${err instanceof Error ? err.message : String(err)})`);
+  }
+  const iteration = typeof record === "object" && record !== null ? (record as { iteration?: unknown }).iteration : undefined;
   return typeof iteration === "number" ? iteration : Number.POSITIVE_INFINITY;
 }
 
