@@ -1,4 +1,5 @@
 // `delta fork`: a new run from another's journal through iteration N — whole iterations, renumbered, through the one journal writer with a fresh hash chain, their io records copied and repointed — resumable with `continue -m`; the source only read.
+import { statSync } from "node:fs";
 import { hostname } from "node:os";
 import { basename } from "node:path";
 import { replyEnding } from "../conversation.js";
@@ -90,7 +91,9 @@ export async function forkRun(request: ForkRequest): Promise<ForkOutcome> {
       agent_home: cut.start.agent_home,
       work_dir: workspace.workDir,
       ...holderFacts(Date.now()),
-      journal_bytes: undefined,
+      // Where the fork's journal ends: list-runs reads no journal of a run at rest, and `delta verify` finds a tail cut off.
+      journal_bytes: statSync(staged.paths.journal).size,
+      journal_hash: files.journal.head(),
     }, { durable: true });
     checkCopiedRequests(request.source, staged.paths, runId, workspace.workDir);
     const published = staged.publish();

@@ -84,7 +84,14 @@ describe("delta fork", () => {
     // Iteration 1's result (seq 5 in both journals) is the one long text these requests point at.
     expect(journalPointers(fork)).toEqual([5]);
     expect(readdirSync(fork.toolExecutionsDir)).toHaveLength(2);
-    expect(JSON.parse(readFileSync(join(fork.runDir, "metadata.json"), "utf8"))).toMatchObject({ run_id: "fork-2", status: "INTERRUPTED", iterations: 2, initial_message: "Read the notes", work_dir: ws });
+    expect(JSON.parse(readFileSync(join(fork.runDir, "metadata.json"), "utf8"))).toMatchObject({ run_id: "fork-2", status: "INTERRUPTED", iterations: 2, initial_message: "Read the notes", work_dir: ws, journal_hash: (events[9] as { hash?: string }).hash });
+
+    // A chain of its own, from its first line: verify checks it end to end, and the source's too.
+    expect(events.every((event) => /^sha256:[0-9a-f]{64}$/.test((event as { hash?: string }).hash ?? ""))).toBe(true);
+    expect(events.slice(1, 9).map((event) => (event as { hash?: string }).hash)).not.toContain((sourceEvents[2] as { hash?: string }).hash);
+    const verified = await delta(["verify", "fork-2", "-w", ws, "--format", "json"]);
+    expect(verified.exitCode, verified.stdout + verified.stderr).toBe(0);
+    expect((await delta(["verify", "source", "-w", ws])).exitCode).toBe(0);
   });
 
   it("goes on with continue -m from where it was forked, with the conversation of iterations 1..N", async () => {
