@@ -62,7 +62,32 @@ interface Served {
   client: Client;
   transport: Transport;
   workDir: string;
+  /** Every message the client received, in the order it came. */
+  received: unknown[];
   stop(): Promise<void>;
+}
+
+/**
+ * The progress values of the notifications received by `served` since `from`, as they came on the wire. The SDK's
+ * client hands a notification to its handler a tick later than it takes a response: a progress notification that
+ * arrives together with its call's response is dropped before `onprogress` sees it.
+ */
+function progressSince(served: Served, from: number): number[] {
+  return served.received.slice(from).flatMap((message) => {
+    const { method, params } = message as { method?: string; params?: { progress?: number } };
+    return method === "notifications/progress" ? [params!.progress!] : [];
+  });
+}
+
+/** Records every message the transport hands the client. */
+function recordReceived(transport: Transport): unknown[] {
+  const received: unknown[] = [];
+  const deliver = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    received.push(message);
+    deliver?.(message, extra);
+  };
+  return received;
 }
 
 const started: Served[] = [];
@@ -81,7 +106,7 @@ async function connect(kind: "stdio" | "http", elicit?: Elicit, workDir = mkdtem
   if (kind === "stdio") {
     const transport = new StdioClientTransport({ command: process.execPath, args: [DELTA_BIN, "mcp", "serve", "--agent", agent, "-w", workDir], env: env(), stderr: "pipe" });
     await client.connect(transport);
-    served = { client, transport, workDir, stop: async () => void (await client.close()) };
+    served = { client, transport, workDir, received: recordReceived(transport), stop: async () => void (await client.close()) };
   } else {
     const server = await startHttpServer(workDir);
     const transport = new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: bearer(server.token) } });
@@ -90,6 +115,7 @@ async function connect(kind: "stdio" | "http", elicit?: Elicit, workDir = mkdtem
       client,
       transport,
       workDir,
+      received: recordReceived(transport),
       stop: async () => {
         await client.close();
         server.proc.kill("SIGTERM");
@@ -140,27 +166,23 @@ describe.each(["stdio", "http"] as const)("delta mcp serve over %s", (kind) => {
 
   it("returns the RunResult of a run that ends within wait_ms, an ordinary run the CLI lists, with progress per iteration", async () => {
     const served = plain;
-    const progress: number[] = [];
-    const answer = await call(served, "run", { task: "tool task", run_id: `within-${kind}` }, (note) => progress.push(note.progress));
+    const from = served.received.length;
+    const answer = await call(served, "run", { task: "tool task", run_id: `within-${kind}` }, () => {});
     expect(answer.isError).toBeFalsy();
     expect(answer.structuredContent).toMatchObject({ schema_version: "2.0", run_id: `within-${kind}`, status: "COMPLETED", result: "done: tool task" });
     expect(JSON.parse(textOf(answer))).toMatchObject({ status: "COMPLETED" });
-    expect(progress).toEqual([1, 2]);
+    expect(progressSince(served, from)).toEqual([1, 2]);
     const listed = await delta(["list-runs", "-w", served.workDir, "--format", "json"]);
     expect(JSON.parse(listed.stdout)).toEqual(expect.arrayContaining([expect.objectContaining({ run_id: `within-${kind}`, status: "COMPLETED" })]));
   }, 60_000);
 
   it("sends no progress when the client sent no progress token", async () => {
     const served = plain;
-    const notes: unknown[] = [];
-    served.client.fallbackNotificationHandler = async (note) => void notes.push(note);
-    try {
-      const answer = await call(served, "run", { task: "tool quiet", run_id: `quiet-${kind}` });
-      expect(answer.structuredContent).toMatchObject({ status: "COMPLETED" });
-      expect(notes).toEqual([]);
-    } finally {
-      served.client.fallbackNotificationHandler = undefined;
-    }
+    const from = served.received.length;
+    const answer = await call(served, "run", { task: "tool quiet", run_id: `quiet-${kind}` });
+    expect(answer.structuredContent).toMatchObject({ status: "COMPLETED" });
+    // Nothing came but the call's response: no notification of any kind.
+    expect(served.received.slice(from).filter((message) => "method" in (message as object))).toEqual([]);
   }, 60_000);
 
   it("answers RUNNING past wait_ms, then status and result follow the run to its end", async () => {
@@ -195,15 +217,15 @@ describe.each(["stdio", "http"] as const)("delta mcp serve over %s", (kind) => {
     const asked: ElicitRequest["params"][] = [];
     elicit = (params) => (asked.push(params), { action: "accept", content: { answer: "green" } });
     const served = eliciting;
-    const progress: number[] = [];
-    const answer = await call(served, "run", { task: "ask elicited", run_id: `elicit-${kind}` }, (note) => progress.push(note.progress));
+    const from = served.received.length;
+    const answer = await call(served, "run", { task: "ask elicited", run_id: `elicit-${kind}` }, () => {});
     expect(answer.structuredContent).toMatchObject({ run_id: `elicit-${kind}`, status: "COMPLETED", result: "you chose green" });
     expect(asked).toEqual([expect.objectContaining({ mode: "form", message: "Which color?", requestedSchema: expect.objectContaining({ required: ["answer"] }) })]);
     // The answer reached the run as any answer does: journaled, and the CLI shows the run completed.
     expect(readEvents(served.workDir, `elicit-${kind}`).some((event) => event.type === "HUMAN_INPUT_RECEIVED")).toBe(true);
     expect(readMetadataFile(served.workDir, `elicit-${kind}`).status).toBe("COMPLETED");
     // Progress rises across the two processes of the run (the question, then the answer).
-    expect(progress).toEqual([1, 2]);
+    expect(progressSince(served, from)).toEqual([1, 2]);
   }, 60_000);
 
   it.each(["decline", "cancel"] as const)("leaves the run WAITING_FOR_INPUT when the user chooses %s, says so, and answer still works", async (action) => {
