@@ -25,7 +25,7 @@ const written = (
     bundleCli(OTEL_SDK_ENTRY, OTEL_SDK_BUNDLE),
     bundleCli("src/sessions/main.ts", "delta-sessions"),
     // Run with node inside a box whose network is a host list: carries its connections to the engine's proxy.
-    bundleCli("src/process/sandbox-forwarder.ts", "sandbox-forwarder", { stamp: false }),
+    bundleCli("src/process/sandbox/forwarder.ts", "sandbox-forwarder", { stamp: false }),
     // The launcher helper is the one file compiled without a cache: small, and it is what reads the cache.
     bundleCli("src/cli/run-bundle.ts", "run-bundle", { stamp: false }),
     writeJsonSchemas().then(() => []),

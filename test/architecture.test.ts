@@ -89,7 +89,7 @@ const NEVER: [string, string, string][] = [
 
 /** The programs' entry points (the two command lines, and the forwarder a proxied sandbox runs): the only places that print to stdout or end the process. */
 const ENTRY_ROOMS = new Set(["cli"]);
-const ENTRY_FILES = new Set(["src/sessions/main.ts", "src/process/sandbox-forwarder.ts"]);
+const ENTRY_FILES = new Set(["src/sessions/main.ts", "src/process/sandbox/forwarder.ts"]);
 
 const SRC = resolve("src");
 

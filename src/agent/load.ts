@@ -8,7 +8,7 @@ import { HooksConfigSchema, type HooksConfig } from "../hooks/schema.js";
 import type { ExpandedTool } from "../tools/expand.js";
 import type { McpServerConfig } from "../tools/mcp/schema.js";
 import { LOAD_SKILL } from "../context/skills-listing.js";
-import type { SandboxPolicy } from "../tools/sandbox-schema.js";
+import type { SandboxPolicy } from "../process/sandbox/policy-schema.js";
 import { collectTools } from "./imports.js";
 import { loadAgentOutputSchema, type StructuredOutput } from "./output-schema.js";
 import type { LlmConfig } from "../llm/settings-schema.js";

@@ -4,7 +4,7 @@ import { HooksConfigSchema } from "../hooks/schema.js";
 import { LlmConfigSchema } from "../llm/settings-schema.js";
 import { McpServerSchema } from "../tools/mcp/schema.js";
 import { ToolDefinitionSchema } from "../tools/schema.js";
-import { SandboxPolicySchema } from "../tools/sandbox-schema.js";
+import { SandboxPolicySchema } from "../process/sandbox/policy-schema.js";
 
 
 const DEFAULT_SYSTEM_PROMPT = "system_prompt.md";

@@ -2,7 +2,7 @@
 import { EngineError } from "../errors.js";
 import { childEnvironment } from "../process/child-env.js";
 import { runProcess } from "../process/run-process.js";
-import type { SandboxBox } from "../process/sandbox-argv.js";
+import type { SandboxBox } from "../process/sandbox/argv.js";
 import { describeSpawnFailure } from "../process/spawn-failure.js";
 
 interface GeneratorRun {

@@ -2,7 +2,7 @@
 import { basename } from "node:path";
 import type { ChatMessage } from "../conversation.js";
 import { expandArgvPathVariables, type PathVariables } from "../tools/path-variables.js";
-import type { SandboxBox } from "../process/sandbox-argv.js";
+import type { SandboxBox } from "../process/sandbox/argv.js";
 import { resolveSourcePath, sourceFolder } from "./path-variables.js";
 import { readSourceFile, type SourceFile } from "./read-source-file.js";
 import { runGenerator } from "./run-generator.js";

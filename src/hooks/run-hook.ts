@@ -1,7 +1,7 @@
 // Runs the hook configured for one lifecycle point and tells the engine whether to go on.
 import { runProcess, type ProcessResult } from "../process/run-process.js";
 import { describeSpawnFailure, type SpawnFailure } from "../process/spawn-failure.js";
-import type { SandboxBox } from "../process/sandbox-argv.js";
+import type { SandboxBox } from "../process/sandbox/argv.js";
 import { buildHookEnv, expandHookCommand, hookStdin } from "./hook-env.js";
 import { decideOutcome } from "./decide.js";
 import type { HookName, HooksConfig } from "./schema.js";

@@ -96,7 +96,7 @@ function engineStartConfigSchema() {
     tools: readAs(z.array(z.string())),
     mcp_servers: readAs(z.array(z.string())),
     interactive: readAs(z.boolean()),
-    /** "none", or the boxes of tools, servers and hooks: tools/sandbox-schema.ts reads them (RunSandboxSchema), as the room that owns them. */
+    /** "none", or the boxes of tools, servers and hooks: process/sandbox/policy-schema.ts reads them (RunSandboxSchema), as the room that owns them. */
     sandbox: z.unknown().optional(),
     pid: readAs(z.number().int()),
     /** The host this invocation ran on: its spans' host.name. */

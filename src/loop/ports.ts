@@ -10,7 +10,6 @@ import type { ShownJournal } from "../journal/shown-journal.js";
 import type { LlmConfig } from "../llm/settings-schema.js";
 import type { AttemptAdmission, Provider } from "../llm/types.js";
 import type { InvokeResult } from "../tools/invoke.js";
-import type { SandboxPolicy } from "../tools/sandbox-schema.js";
 import type { ActivitySink } from "./activity.js";
 import type { Skill } from "../agent/skills/scan.js";
 import type { FunctionTool, LlmReply, LlmRequest } from "../conversation.js";
@@ -94,8 +93,8 @@ export interface ToolProcesses {
 }
 
 export interface PreparedCall {
-  /** The box's policy as declared, for the io record; null when the tool runs unboxed. */
-  policy: SandboxPolicy | null;
+  /** The box's policy as declared (agent.yaml's `sandbox:`), passed on to the io record as it is; null when the tool runs unboxed. */
+  policy: Readonly<Record<string, unknown>> | null;
   /**
    * Runs the call whose ACTION_REQUEST has seq `requestSeq`, then closes the box; `env`: the call's own variables (its
    * action id and idempotency key) beside the run's; `refused`: the distinct targets its proxy refused (bounded),

@@ -2,8 +2,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, openSync, statSync } from "node:fs";
 import { childStdio } from "./child-stdio.js";
-import { carryProxyConnections } from "./proxy-channel.js";
-import { bwrapArgv, type PathKind, type SandboxBox } from "./sandbox-argv.js";
+import { carryProxyConnections } from "./sandbox/proxy-channel.js";
+import { bwrapArgv, type PathKind, type SandboxBox } from "./sandbox/argv.js";
 import { emptyCommand, spawnFailure, type SpawnFailure } from "./spawn-failure.js";
 
 /** Time a process group gets between SIGTERM and SIGKILL, unless the caller chooses another. */

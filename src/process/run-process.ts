@@ -2,7 +2,7 @@
 import { performance } from "node:perf_hooks";
 import { createCapture, type CaptureLimit } from "./capture.js";
 import { KILL_GRACE_MS, processGroup, spawnGroupLeader, type ProcessGroup } from "./group.js";
-import type { SandboxBox } from "./sandbox-argv.js";
+import type { SandboxBox } from "./sandbox/argv.js";
 import { spawnFailure, type SpawnFailure } from "./spawn-failure.js";
 
 export interface ProcessRequest {

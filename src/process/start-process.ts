@@ -1,7 +1,7 @@
 // Starts a long-lived child (an MCP server, say) in its own process group, with piped stdio, and stops that group later.
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { KILL_GRACE_MS, processGroup, spawnGroupLeader } from "./group.js";
-import type { SandboxBox } from "./sandbox-argv.js";
+import type { SandboxBox } from "./sandbox/argv.js";
 import { spawnFailure, type SpawnFailure } from "./spawn-failure.js";
 
 export interface StartRequest {

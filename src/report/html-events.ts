@@ -1,5 +1,5 @@
 // The report's list of journal events: a one-line summary each, and a body that reads as `delta show` prints it (long outputs folded, the journal line one click away).
-import { describeJournaledSandbox } from "../tools/sandbox-schema.js";
+import { describeJournaledSandbox } from "../process/sandbox/policy-schema.js";
 import { forkedFromText } from "./forked-from.js";
 import shellQuote from "shell-quote";
 import type { EventOf, JournalEvent } from "../journal/events.js";

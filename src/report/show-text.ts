@@ -1,5 +1,5 @@
 // A run as text for a person: a header, one block per journal event (shared by `show` and `show --follow`), and a footer.
-import { describeJournaledSandbox } from "../tools/sandbox-schema.js";
+import { describeJournaledSandbox } from "../process/sandbox/policy-schema.js";
 import { forkedFromText } from "./forked-from.js";
 import { terminalSafe } from "../terminal-text.js";
 import shellQuote from "shell-quote";

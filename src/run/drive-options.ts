@@ -3,7 +3,7 @@ import type { ReplayCheckMode } from "../llm/replay.js";
 import type { ActivitySink } from "../loop/activity.js";
 import type { HumanQuestion } from "../loop/ports.js";
 import type { AppendListener } from "../store/run-files.js";
-import type { SandboxMode } from "../tools/sandbox-schema.js";
+import type { SandboxMode } from "../process/sandbox/policy-schema.js";
 import type { BudgetFlags } from "./run-budget.js";
 
 /** How `delta run` and `delta continue` alike drive a process: limits, model source, signal and output. */

@@ -5,13 +5,13 @@ import { ENGINE_VERSION } from "../engine-version.js";
 import type { EventOf, NewEvent, RunBudget } from "../journal/events.js";
 import type { ProviderChoice } from "../llm/provider-choice.js";
 import { runSecrets, type RunSecrets } from "../secrets.js";
-import type { RunSandbox } from "../tools/sandbox-schema.js";
+import type { RunSandbox } from "../process/sandbox/policy-schema.js";
 import { otlpSecrets } from "../trace/otel-env.js";
 import { newRunTrace, parseTraceParent } from "../trace/trace-ids.js";
 import type { DriveOptions } from "./drive-options.js";
 import type { AgentMcp } from "./mcp-start.js";
 import { unlimited } from "./run-budget.js";
-import { journaledSandbox } from "./sandbox-policy.js";
+import { journaledSandbox } from "../process/sandbox/policy.js";
 
 /** What this invocation runs the run with: the agent as loaded (model and output schema chosen), its provider, its MCP servers and its boxes. */
 export interface RunSetup {

@@ -14,7 +14,7 @@ import { hookResultEvent, journalsHookResult } from "./hook-event.js";
 import { reportHookOutcome } from "./hook-report.js";
 import { replayRun } from "./replay-run.js";
 import { clearInteraction, writeInteractionRequest } from "./interaction-files.js";
-import { toolPolicy } from "./sandbox-policy.js";
+import { toolPolicy } from "../process/sandbox/policy.js";
 import { hiddenFromBoxes, openBox, type OpenBox } from "./tool-box.js";
 import { toolProcesses } from "./tool-processes.js";
 

@@ -8,8 +8,8 @@ import type { ServerProcessRecord } from "../store/run-metadata.js";
 import type { McpServers } from "../tools/mcp/servers.js";
 import { McpServerError } from "../errors.js";
 import { redactText } from "../secrets.js";
-import { serverPolicy } from "./sandbox-policy.js";
-import { describePolicy, type RunSandbox } from "../tools/sandbox-schema.js";
+import { serverPolicy } from "../process/sandbox/policy.js";
+import { describePolicy, type RunSandbox } from "../process/sandbox/policy-schema.js";
 import { openBox, type OpenBox } from "./tool-box.js";
 import type { ActivitySink } from "../loop/activity.js";
 

@@ -4,8 +4,8 @@ import type { AgentPackage } from "../agent/load.js";
 import { BudgetLedgerError, ConfigError } from "../errors.js";
 import type { RunBudget } from "../journal/events.js";
 import { latestState } from "../store/budget/ledger-state.js";
-import type { RunSandbox } from "../tools/sandbox-schema.js";
-import { hookPolicy, serverPolicy, toolPolicy } from "./sandbox-policy.js";
+import type { RunSandbox } from "../process/sandbox/policy-schema.js";
+import { hookPolicy, serverPolicy, toolPolicy } from "../process/sandbox/policy.js";
 import { resolvedWithin, writableRoots } from "./tool-box.js";
 
 /** What the command line gives one invocation: a dollar limit for the run, and a ledger. */

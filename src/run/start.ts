@@ -23,8 +23,8 @@ import { rememberRun } from "../store/run-index.js";
 import { rememberLastUsed, removeCreatedWorkspace, resolveWorkspace, type Workspace } from "../store/workspace.js";
 import { replayChoice, verboseLog, withModel } from "./model-choice.js";
 import { withOutput } from "./output-choice.js";
-import { checkBoxLayout, checkSandbox } from "./sandbox-check.js";
-import { declaredSandbox } from "./sandbox-policy.js";
+import { checkBoxLayout, checkSandbox } from "../process/sandbox/check.js";
+import { declaredSandbox } from "../process/sandbox/policy.js";
 import { resolveRunBudget } from "./run-budget.js";
 
 export interface StartRequest extends DriveOptions {

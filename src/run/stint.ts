@@ -23,7 +23,7 @@ import { openLiveTrace } from "./live-trace.js";
 import { loopPorts } from "./loop-ports.js";
 import type { RunOutcome } from "./outcome.js";
 import { parseResult, redactOutcome } from "./outcome.js";
-import { hookPolicy } from "./sandbox-policy.js";
+import { hookPolicy } from "../process/sandbox/policy.js";
 import { openBox } from "./tool-box.js";
 
 /** How often metadata.json's iteration count is refreshed during a run; the journal is the truth in between. */

@@ -4,12 +4,13 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { envFiles } from "../llm/env.js";
-import type { SandboxBox } from "../process/sandbox-argv.js";
-import { sandboxEnvironment } from "../process/sandbox-env.js";
-import type { RunSandbox, SandboxPolicy } from "../tools/sandbox-schema.js";
+import type { SandboxBox } from "../process/sandbox/argv.js";
+import { sandboxEnvironment } from "../process/sandbox/env.js";
+import type { RunSandbox, SandboxPolicy } from "../process/sandbox/policy-schema.js";
 import { PRIVATE_DIR_MODE } from "../private-modes.js";
 import { userStateDir } from "../store/user-state.js";
-import { proxySocketsDir, startHostProxy, type RefusedConnections } from "./host-proxy.js";
+import { proxySocketsDir, startHostProxy, type RefusedConnections } from "../process/sandbox/host-proxy.js";
+import { engineRoute } from "./engine-route.js";
 
 /** The secret folders and files of $HOME every box shows empty. */
 const HIDDEN_HOME_PATHS = [".ssh", ".aws", ".config/gcloud", ".netrc", ".docker"] as const;
@@ -55,7 +56,7 @@ export async function openBox(policy: SandboxPolicy, place: BoxPlace, env: Recor
   if (network === "on") return { ...plain, box: { ...base, network: { kind: "on" } } };
   const seccomp = seccompProgram();
   if (network === "off") return { ...plain, box: { ...base, network: { kind: "off", seccomp } } };
-  const proxy = await startHostProxy(network, process.env);
+  const proxy = await startHostProxy(network, engineRoute(process.env));
   return {
     policy,
     box: { ...base, network: { kind: "proxy", socket: proxy.socketPath, port: BOX_PROXY_PORT, forwarder: [process.execPath, path.join(enginePackage(), "dist", "sandbox-forwarder.cjs")], seccomp } },

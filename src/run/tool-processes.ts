@@ -3,7 +3,7 @@ import type { AgentPackage } from "../agent/load.js";
 import type { ToolProcesses } from "../loop/ports.js";
 import type { ToolGroup } from "../store/lease/owner-record.js";
 import { invokeTool, type InvokeResult } from "../tools/invoke.js";
-import type { RefusedConnections } from "./host-proxy.js";
+import type { RefusedConnections } from "../process/sandbox/host-proxy.js";
 import type { OpenBox } from "./tool-box.js";
 
 interface ToolPlace {

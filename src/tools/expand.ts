@@ -3,7 +3,7 @@ import { parse } from "shell-quote";
 import { closestWord } from "../did-you-mean.js";
 import { ConfigError } from "../errors.js";
 import type { InjectAs, ToolDefinition, ToolEffects, ToolParameterDefinition } from "./schema.js";
-import type { SandboxPolicy } from "./sandbox-schema.js";
+import type { SandboxPolicy } from "../process/sandbox/policy-schema.js";
 import { allowedBecause, argvOccurrences, combined, shellOccurrence, type LeadingDash } from "./leading-dash.js";
 import { rewriteShellPlaceholders, UnbalancedScriptError } from "./shell-script.js";
 

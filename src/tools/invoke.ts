@@ -1,7 +1,7 @@
 // Runs one tool call through the process runner and turns its facts into the observation and status.
 import { childEnvironment } from "../process/child-env.js";
 import { runProcess, type ProcessResult } from "../process/run-process.js";
-import type { SandboxBox } from "../process/sandbox-argv.js";
+import type { SandboxBox } from "../process/sandbox/argv.js";
 import { describeSpawnFailure } from "../process/spawn-failure.js";
 import { formatObservation } from "./observation.js";
 import { DEFAULT_MAX_OBSERVATION_BYTES } from "./output-bound.js";

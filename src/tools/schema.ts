@@ -1,6 +1,6 @@
 // The tool definition as users write it in agent.yaml or an imported file (spec 2.2.6).
 import { z } from "zod";
-import { SandboxPolicySchema } from "./sandbox-schema.js";
+import { SandboxPolicySchema } from "../process/sandbox/policy-schema.js";
 
 /** OpenAI function names: letters, digits, `_` and `-`, at most 64 characters. */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;

@@ -3,8 +3,8 @@ import { agentHomeOf } from "../../agent/agent-home.js";
 import { loadAgent, type AgentPackage } from "../../agent/load.js";
 import { checkToolPrograms } from "../../agent/preflight.js";
 import { NO_PROVIDER, startAgentMcp } from "../../run/mcp-start.js";
-import { checkBoxLayout, checkSandbox } from "../../run/sandbox-check.js";
-import { declaredSandbox } from "../../run/sandbox-policy.js";
+import { checkBoxLayout, checkSandbox } from "../../process/sandbox/check.js";
+import { declaredSandbox } from "../../process/sandbox/policy.js";
 import type { McpTool } from "../../tools/mcp/advertise.js";
 import type { CliIo } from "../io.js";
 

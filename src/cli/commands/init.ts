@@ -6,7 +6,7 @@ import { parseDocument } from "yaml";
 import { SCHEMA_KINDS, SCHEMA_MODELINE, schemaFileName, schemaModeline } from "../../agent/schema-files.js";
 import { didYouMean } from "../../did-you-mean.js";
 import { UsageError } from "../../errors.js";
-import { probeSandbox } from "../../process/sandbox-probe.js";
+import { probeSandbox } from "../../process/sandbox/probe.js";
 import type { CliIo } from "../io.js";
 import { DEFAULT_TEMPLATE, findTemplatesDir, listTemplates } from "../templates.js";
 import { packageFolder } from "../package-dir.js";

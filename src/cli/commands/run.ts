@@ -16,7 +16,7 @@ import { startRun } from "../../run/start.js";
 import { locateRun } from "../../store/locate-run.js";
 import { lastRun } from "../run-query.js";
 import type { RunId } from "../../store/run-id.js";
-import { SANDBOX_MODES, type SandboxMode } from "../../tools/sandbox-schema.js";
+import { SANDBOX_MODES, type SandboxMode } from "../../process/sandbox/policy-schema.js";
 import type { CliIo } from "../io.js";
 import { readMessage } from "../message-input.js";
 import { optionalRunId, optionalString, parseFormat, parsePositiveInt } from "../options.js";

@@ -1,7 +1,7 @@
 // `delta tool list <agent dir | agent.yaml>`: one line per tool the model is offered — its name, its kind, the sandbox it runs in, its description.
 import { ASK_HUMAN_TOOL } from "../../loop/ask-human.js";
 import { loadSkillTool } from "../../loop/load-skill.js";
-import { describePolicy } from "../../tools/sandbox-schema.js";
+import { describePolicy } from "../../process/sandbox/policy-schema.js";
 import type { CliIo } from "../io.js";
 import { withAgentTools } from "./agent-tools.js";
 

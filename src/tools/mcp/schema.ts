@@ -1,6 +1,6 @@
 // The `mcp_servers:` entries of agent.yaml and imported files: a stdio command or a Streamable HTTP url per server.
 import { z } from "zod";
-import { SandboxPolicySchema } from "../sandbox-schema.js";
+import { SandboxPolicySchema } from "../../process/sandbox/policy-schema.js";
 import { ToolEffectsSchema } from "../schema.js";
 
 /** How long the engine waits for a server at each step (start, listing its tools, one call) unless `timeout_ms` says otherwise. */

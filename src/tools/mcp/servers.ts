@@ -10,7 +10,7 @@ import { linkHttpServer } from "./http-server.js";
 import { DEFAULT_MCP_TIMEOUT_MS, type EnvReference, type McpServerConfig } from "./schema.js";
 import type { ServerLink } from "./server-link.js";
 import { launchStdioServer } from "./stdio-server.js";
-import type { SandboxBox } from "../../process/sandbox-argv.js";
+import type { SandboxBox } from "../../process/sandbox/argv.js";
 import { counted } from "../../plural.js";
 
 /** A running stdio server's process, which leads its own process group. */

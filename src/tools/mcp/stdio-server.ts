@@ -2,7 +2,7 @@
 import { describeSpawnFailure } from "../../process/spawn-failure.js";
 import { ProcessStartError, startProcess } from "../../process/start-process.js";
 import { McpServerError } from "../../errors.js";
-import type { SandboxBox } from "../../process/sandbox-argv.js";
+import type { SandboxBox } from "../../process/sandbox/argv.js";
 import type { ServerLink } from "./server-link.js";
 import { ProcessStdioTransport } from "./stdio-transport.js";
 

@@ -1,7 +1,7 @@
 // Can this machine box a process? Finds bwrap on PATH and starts it once with the namespaces every box uses.
 import { accessSync, constants } from "node:fs";
 import path from "node:path";
-import { runProcess } from "./run-process.js";
+import { runProcess } from "../run-process.js";
 
 /** Why no box can be made here, or null when one can. */
 type SandboxUnavailable = { cause: "platform" | "no-bwrap" | "namespaces" | "nested"; detail: string } | null;

@@ -2,7 +2,7 @@
 // Usage: node sandbox-forwarder.cjs <port> -- <argv…>, started with an IPC channel to the engine; exits as the command does.
 import { spawn } from "node:child_process";
 import { createServer, Socket } from "node:net";
-import { childStdio } from "./child-stdio.js";
+import { childStdio } from "../child-stdio.js";
 import type { OpenAnswer, OpenRequest } from "./proxy-channel.js";
 
 const [port, separator, ...command] = process.argv.slice(2);

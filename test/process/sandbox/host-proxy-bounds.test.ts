@@ -4,7 +4,8 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { privateFolder, proxySocketsDir, startHostProxy } from "../../src/run/host-proxy.js";
+import { privateFolder, proxySocketsDir, startHostProxy } from "../../../src/process/sandbox/host-proxy.js";
+import { engineRoute } from "../../../src/run/engine-route.js";
 
 /** A CONNECT for `target` through the proxy's socket: its status. */
 function connectThrough(socketPath: string, target: string): Promise<number> {
@@ -25,7 +26,7 @@ function connectThrough(socketPath: string, target: string): Promise<number> {
 
 describe("the refused connections a proxy records", () => {
   it("keep each target once, at most 20, each cut to 262 characters, and count the rest", async () => {
-    const proxy = await startHostProxy(["example.com"], {});
+    const proxy = await startHostProxy(["example.com"], engineRoute({}));
     try {
       const long = `${"x".repeat(7000)}.example`;
       for (let index = 0; index < 60; index++) expect(await connectThrough(proxy.socketPath, `h${index}-${long}:443`)).toBe(403);
@@ -42,7 +43,7 @@ describe("the refused connections a proxy records", () => {
   });
 
   it("counts a target already listed once only", async () => {
-    const proxy = await startHostProxy(["example.com"], {});
+    const proxy = await startHostProxy(["example.com"], engineRoute({}));
     try {
       for (let index = 0; index < 3; index++) await connectThrough(proxy.socketPath, "other.example:443");
       expect(proxy.refused()).toEqual({ targets: ["other.example:443"], more: 0 });
@@ -61,7 +62,7 @@ describe("where the proxy's socket lives", () => {
     process.env.TMPDIR = mkdtempSync(join(tmpdir(), "delta-tmpdir-"));
     made.push(process.env.TMPDIR);
     try {
-      const proxy = await startHostProxy(["example.com"], {});
+      const proxy = await startHostProxy(["example.com"], engineRoute({}));
       try {
         expect(dirname(dirname(proxy.socketPath))).toBe(proxySocketsDir());
         expect(proxySocketsDir()).toBe(`/tmp/delta-sockets-${process.getuid!()}`);

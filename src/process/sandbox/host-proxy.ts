@@ -2,11 +2,20 @@
 import { lstatSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import { request as httpsRequest } from "node:https";
-import { connect, type Socket } from "node:net";
+import type { Socket } from "node:net";
 import path from "node:path";
 import type { Duplex } from "node:stream";
-import { proxyAuthorization, proxyFor, proxyPort, type ProxyEnv } from "../llm/transport/proxy-env.js";
-import { openTunnel } from "../llm/transport/proxy-tunnel.js";
+
+/**
+ * How the engine itself reaches the network (its own proxy settings, read by the caller): the box's proxy forwards
+ * what it allows through it, and knows no transport of its own.
+ */
+export interface EngineRoute {
+  /** A connection to `host:port`: a tunnel through the engine's proxy for that host, or a direct one. */
+  connect(host: string, port: number): Promise<Duplex>;
+  /** Where a plain http:// request to `target` goes when the engine has a proxy for it (and the headers it adds), or null to send it directly. */
+  plainProxy(target: URL): { host: string; port: number; tls: boolean; headers: Record<string, string> } | null;
+}
 
 interface HostProxy {
   /** A Unix socket in a folder only this user can enter, which no box sees: the engine connects to it for the box's forwarder. */
@@ -49,8 +58,8 @@ export function hostAllowed(allowed: readonly string[], host: string, port: numb
   });
 }
 
-/** Starts the proxy; `upstreamEnv` is where the engine's own proxy settings are read (curl's variables). */
-export async function startHostProxy(allowed: readonly string[], upstreamEnv: ProxyEnv): Promise<HostProxy> {
+/** Starts the proxy; what it allows goes out by `route`, the engine's own way to the network. */
+export async function startHostProxy(allowed: readonly string[], route: EngineRoute): Promise<HostProxy> {
   const folder = mkdtempSync(path.join(privateFolder(proxySocketsDir()), "proxy-"));
   const socketPath = path.join(folder, "proxy.sock");
   const targets: string[] = [];
@@ -70,7 +79,7 @@ export async function startHostProxy(allowed: readonly string[], upstreamEnv: Pr
     socket.on("close", () => sockets.delete(socket));
   };
 
-  const server = createServer((req, res) => forwardPlain(req, res, allowed, upstreamEnv, refuse));
+  const server = createServer((req, res) => forwardPlain(req, res, allowed, route, refuse));
   server.on("connect", (req: IncomingMessage, client: Duplex, head: Buffer) => {
     track(client);
     client.on("error", () => client.destroy());
@@ -84,9 +93,7 @@ export async function startHostProxy(allowed: readonly string[], upstreamEnv: Pr
       client.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
       return;
     }
-    const upstream = proxyFor(new URL(`https://${authority(target.host, target.port)}`), upstreamEnv);
-    const opened: Promise<Duplex> = upstream === null ? directConnection(target.host, target.port) : openTunnel(upstream, target.host, target.port);
-    opened.then(
+    route.connect(target.host, target.port).then(
       (remote) => {
         track(remote);
         remote.on("error", () => client.destroy());
@@ -120,7 +127,7 @@ export async function startHostProxy(allowed: readonly string[], upstreamEnv: Pr
 }
 
 /** A request for an absolute http:// URL, forwarded as is (through the engine's proxy when it has one). */
-function forwardPlain(req: IncomingMessage, res: ServerResponse, allowed: readonly string[], upstreamEnv: ProxyEnv, refuse: (host: string, port: number) => string): void {
+function forwardPlain(req: IncomingMessage, res: ServerResponse, allowed: readonly string[], route: EngineRoute, refuse: (host: string, port: number) => string): void {
   let target: URL;
   try {
     target = new URL(req.url ?? "");
@@ -134,14 +141,14 @@ function forwardPlain(req: IncomingMessage, res: ServerResponse, allowed: readon
     res.writeHead(403, { "Content-Type": "text/plain", Connection: "close" }).end(refuse(host, port));
     return;
   }
-  const upstream = proxyFor(target, upstreamEnv);
+  const upstream = route.plainProxy(target);
   const headers = { ...req.headers };
   delete headers["proxy-connection"];
   delete headers["proxy-authorization"];
   const options = upstream === null
     ? { host, port, method: req.method, path: `${target.pathname}${target.search}`, headers }
-    : { host: upstream.hostname, port: proxyPort(upstream), method: req.method, path: target.href, headers: { ...headers, ...proxyAuthorization(upstream) } };
-  const send = upstream?.protocol === "https:" ? httpsRequest : httpRequest;
+    : { host: upstream.host, port: upstream.port, method: req.method, path: target.href, headers: { ...headers, ...upstream.headers } };
+  const send = upstream?.tls === true ? httpsRequest : httpRequest;
   const outgoing = send(options, (reply) => {
     res.writeHead(reply.statusCode ?? 502, reply.headers);
     reply.pipe(res);
@@ -164,20 +171,13 @@ export function privateFolder(dir: string): string {
   return dir;
 }
 
-function directConnection(host: string, port: number): Promise<Socket> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, host);
-    socket.once("connect", () => resolve(socket));
-    socket.once("error", reject);
-  });
-}
-
 function parseAuthority(value: string): { host: string; port: number } | null {
   const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(value);
   if (match === null) return null;
   return { host: match[1] ?? match[2]!, port: Number(match[3]) };
 }
 
-function authority(host: string, port: number): string {
+/** `host:port`, an IPv6 address in brackets. */
+export function authority(host: string, port: number): string {
   return `${host.includes(":") ? `[${host}]` : host}:${port}`;
 }

@@ -29,7 +29,7 @@ export interface SandboxBox {
  * `off`: a network namespace of its own, with only loopback. `on`: the host's. `proxy`: its own
  * namespace, where `forwarder` (argv, run before the command) listens on 127.0.0.1:`port` and carries
  * each connection to the engine's filtering proxy at the Unix socket `socket` — which is never bound
- * into the box: the engine connects to it and hands the connection in (process/proxy-channel.ts).
+ * into the box: the engine connects to it and hands the connection in (sandbox/proxy-channel.ts).
  * Under `off` and `proxy`, `seccomp` is the program (dist/seccomp/<arch>.bpf) that refuses the box
  * socket(AF_UNIX) and io_uring, so no Unix socket of the host is reachable either.
  */

@@ -1,9 +1,16 @@
 // The run's sandbox: the agent's policy, each tool's and server's own, and --sandbox MODE over them; journaled in ENGINE_START and kept by continue.
-import type { AgentPackage } from "../agent/load.js";
-import { RunSandboxSchema, type RunSandbox, type SandboxMode, type SandboxPolicy } from "../tools/sandbox-schema.js";
+import { RunSandboxSchema, type RunSandbox, type SandboxMode, type SandboxPolicy } from "./policy-schema.js";
+
+/** What the policies are read from: an agent's own policy and its tools' and MCP servers' (the validated agent.yaml). */
+export interface BoxedAgent {
+  sandbox: SandboxPolicy | null;
+  tools: readonly { name: string; sandbox?: SandboxPolicy }[];
+  /** A server without `command` is remote (HTTP): nothing of it runs here to box. */
+  mcpServers: readonly { name: string; command?: readonly string[]; sandbox?: SandboxPolicy }[];
+}
 
 /** The policies agent.yaml declares, with `--sandbox MODE` over them when given. */
-export function declaredSandbox(agent: Pick<AgentPackage, "sandbox" | "tools" | "mcpServers">, override?: SandboxMode): RunSandbox {
+export function declaredSandbox(agent: BoxedAgent, override?: SandboxMode): RunSandbox {
   const tools = Object.fromEntries(agent.tools.flatMap((tool) => (tool.sandbox === undefined ? [] : [[tool.name, tool.sandbox]])));
   const servers = Object.fromEntries(agent.mcpServers.flatMap((server) => (server.sandbox === undefined ? [] : [[server.name, server.sandbox]])));
   return { agent: agent.sandbox, tools, mcp_servers: servers, ...(override === undefined ? {} : { override }) };
@@ -14,7 +21,7 @@ export function declaredSandbox(agent: Pick<AgentPackage, "sandbox" | "tools" | 
  * even when agent.yaml changed since, and a mode an earlier continue chose), or the agent's for a run
  * journaled before sandboxes existed; `--sandbox MODE` changes the mode from this invocation on.
  */
-export function continuedSandbox(journaled: unknown, agent: Pick<AgentPackage, "sandbox" | "tools" | "mcpServers">, override?: SandboxMode): RunSandbox {
+export function continuedSandbox(journaled: unknown, agent: BoxedAgent, override?: SandboxMode): RunSandbox {
   const kept = journaled === "none" ? { agent: null, tools: {}, mcp_servers: {} } : RunSandboxSchema.safeParse(journaled).data;
   if (kept === undefined) return declaredSandbox(agent, override);
   const mode = override ?? kept.override;
@@ -42,7 +49,7 @@ export function asksForSandbox(sandbox: RunSandbox): boolean {
 }
 
 /** True when some tool, server or hook of `agent` will run boxed under `sandbox`: the machine must then be able to box. */
-export function needsSandbox(sandbox: RunSandbox, agent: Pick<AgentPackage, "tools" | "mcpServers">): boolean {
+export function needsSandbox(sandbox: RunSandbox, agent: Pick<BoxedAgent, "tools" | "mcpServers">): boolean {
   return (
     agent.tools.some((tool) => toolPolicy(sandbox, tool.name) !== null) ||
     agent.mcpServers.some((server) => server.command !== undefined && serverPolicy(sandbox, server.name) !== null) ||

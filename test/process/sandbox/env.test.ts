@@ -1,6 +1,6 @@
 // A boxed process's environment: only the named variables, and the proxy's when the network is a host list.
 import { describe, expect, it } from "vitest";
-import { sandboxEnvironment } from "../../src/process/sandbox-env.js";
+import { sandboxEnvironment } from "../../../src/process/sandbox/env.js";
 
 const ENGINE = {
   PATH: "/usr/bin",

@@ -1,6 +1,6 @@
 // The bwrap command line of a box, built from the policy's paths alone: what is bound, in which order, and what stays protected.
 import { describe, expect, it } from "vitest";
-import { bwrapArgv, type PathKind, type SandboxBox } from "../../src/process/sandbox-argv.js";
+import { bwrapArgv, type PathKind, type SandboxBox } from "../../../src/process/sandbox/argv.js";
 
 const AGENT = "/home/u/agent";
 const WS = "/home/u/agent/W001";

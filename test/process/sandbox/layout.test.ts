@@ -3,9 +3,9 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SandboxUnavailableError } from "../../src/errors.js";
-import { checkBoxLayout } from "../../src/run/sandbox-check.js";
-import type { RunSandbox } from "../../src/tools/sandbox-schema.js";
+import { SandboxUnavailableError } from "../../../src/errors.js";
+import { checkBoxLayout } from "../../../src/process/sandbox/check.js";
+import type { RunSandbox } from "../../../src/process/sandbox/policy-schema.js";
 
 let root: string;
 let home: string;

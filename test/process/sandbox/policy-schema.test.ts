@@ -1,6 +1,6 @@
 // The sandbox: policy as agent.yaml writes it, and as show and the report describe a journaled one.
 import { describe, expect, it } from "vitest";
-import { describeJournaledSandbox, SandboxPolicySchema } from "../../src/tools/sandbox-schema.js";
+import { describeJournaledSandbox, SandboxPolicySchema } from "../../../src/process/sandbox/policy-schema.js";
 
 describe("SandboxPolicySchema", () => {
   it("takes a mode, write and deny_read paths, and network off, on or a host list", () => {

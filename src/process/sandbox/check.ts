@@ -1,10 +1,9 @@
 // Before a run leaves any trace: a run that asks for a sandbox the machine cannot give is refused with the fixes, and --sandbox off is said aloud.
 import { realpathSync } from "node:fs";
-import type { AgentPackage } from "../agent/load.js";
-import { SandboxUnavailableError } from "../errors.js";
-import { probeSandbox } from "../process/sandbox-probe.js";
-import { asksForSandbox, hookPolicy, needsSandbox, serverPolicy, toolPolicy } from "./sandbox-policy.js";
-import type { RunSandbox } from "../tools/sandbox-schema.js";
+import { SandboxUnavailableError } from "../../errors.js";
+import { probeSandbox } from "./probe.js";
+import { asksForSandbox, hookPolicy, needsSandbox, serverPolicy, toolPolicy, type BoxedAgent } from "./policy.js";
+import type { RunSandbox } from "./policy-schema.js";
 
 const FIXES: Record<"platform" | "no-bwrap" | "namespaces", string> = {
   platform: "run the agent on Linux, or inside a container that is itself the box and pass --sandbox off",
@@ -14,7 +13,7 @@ const FIXES: Record<"platform" | "no-bwrap" | "namespaces", string> = {
     "in Docker, run with --security-opt seccomp=unconfined or use a runtime that allows them), or inside a container that is itself the box pass --sandbox off",
 };
 
-export async function checkSandbox(sandbox: RunSandbox, agent: Pick<AgentPackage, "tools" | "mcpServers" | "configPath">, warn: (line: string) => void): Promise<void> {
+export async function checkSandbox(sandbox: RunSandbox, agent: Pick<BoxedAgent, "tools" | "mcpServers"> & { configPath: string }, warn: (line: string) => void): Promise<void> {
   if (sandbox.override === "off" && asksForSandbox(sandbox)) {
     warn(`[warning] --sandbox off: ${agent.configPath} asks for a sandbox, and this run's tools and MCP servers run unboxed, with all your rights`);
   }
@@ -34,7 +33,7 @@ export async function checkSandbox(sandbox: RunSandbox, agent: Pick<AgentPackage
  * workspace stays writable (a tool that rewrote hooks.yaml would have its hook run unboxed by the next
  * `continue`). Refused before anything runs, with the fixes.
  */
-export function checkBoxLayout(sandbox: RunSandbox, agent: Pick<AgentPackage, "tools" | "mcpServers" | "configPath" | "home">, workDir: string): void {
+export function checkBoxLayout(sandbox: RunSandbox, agent: Pick<BoxedAgent, "tools" | "mcpServers"> & { configPath: string; home: string }, workDir: string): void {
   const policies = [
     ...agent.tools.map((tool) => toolPolicy(sandbox, tool.name)),
     ...agent.mcpServers.flatMap((server) => (server.command === undefined ? [] : [serverPolicy(sandbox, server.name)])),

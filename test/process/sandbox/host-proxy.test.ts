@@ -3,7 +3,8 @@ import { request } from "node:http";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hostAllowed, startHostProxy } from "../../src/run/host-proxy.js";
+import { hostAllowed, startHostProxy } from "../../../src/process/sandbox/host-proxy.js";
+import { engineRoute } from "../../../src/run/engine-route.js";
 
 describe("hostAllowed", () => {
   it("matches a name in any case, at any port unless the entry names one", () => {
@@ -48,7 +49,7 @@ describe("startHostProxy", () => {
   }
 
   it("forwards a listed host, refuses another with 403, and records the refusal", async () => {
-    const proxy = await startHostProxy([`localhost:${port}`], {});
+    const proxy = await startHostProxy([`localhost:${port}`], engineRoute({}));
     try {
       expect(await get(proxy.socketPath, `http://localhost:${port}/`)).toEqual({ status: 200, body: "reached\n" });
       const refused = await get(proxy.socketPath, `http://127.0.0.1:${port}/`);
@@ -67,7 +68,7 @@ describe("startHostProxy", () => {
       res.end("via upstream\n");
     });
     await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
-    const proxy = await startHostProxy(["example.test"], { http_proxy: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}` });
+    const proxy = await startHostProxy(["example.test"], engineRoute({ http_proxy: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}` }));
     try {
       expect(await get(proxy.socketPath, "http://example.test/page")).toEqual({ status: 200, body: "via upstream\n" });
       expect(seen).toEqual(["http://example.test/page"]);

@@ -2,8 +2,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { SECCOMP_ARCHES, seccompFileName, seccompProgram } from "../../scripts/seccomp-filter.mjs";
-import { REPO } from "../e2e/harness.js";
+import { SECCOMP_ARCHES, seccompFileName, seccompProgram } from "../../../scripts/seccomp-filter.mjs";
+import { REPO } from "../../e2e/harness.js";
 
 const KILL_PROCESS = 0x80000000;
 const EPERM = 0x00050001;

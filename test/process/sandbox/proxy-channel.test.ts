@@ -4,9 +4,10 @@ import { createServer, type Server } from "node:http";
 import { createServer as createTcpServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { carryProxyConnections } from "../../src/process/proxy-channel.js";
-import { startHostProxy } from "../../src/run/host-proxy.js";
-import { REPO } from "../e2e/harness.js";
+import { carryProxyConnections } from "../../../src/process/sandbox/proxy-channel.js";
+import { startHostProxy } from "../../../src/process/sandbox/host-proxy.js";
+import { engineRoute } from "../../../src/run/engine-route.js";
+import { REPO } from "../../e2e/harness.js";
 
 const FORWARDER = join(REPO, "dist", "sandbox-forwarder.cjs");
 
@@ -30,7 +31,7 @@ function freePort(): Promise<number> {
 
 describe("the forwarder and the engine's end of its channel", () => {
   it("carry a listed request through the proxy and a refused one to its 403; the command holds no channel", async () => {
-    const proxy = await startHostProxy([`localhost:${targetPort}`], {});
+    const proxy = await startHostProxy([`localhost:${targetPort}`], engineRoute({}));
     const port = await freePort();
     const script = [
       "const http = require('http'); const fs = require('fs');",
