@@ -190,6 +190,13 @@ describe("the house", () => {
     expect(broken).toEqual([]);
   });
 
+  it("keeps process/ free of providers: no model provider's or trace exporter's variable is named there", () => {
+    const named = files
+      .filter((file) => roomOf(file) === "process")
+      .flatMap((file) => [...readFileSync(file, "utf8").matchAll(/\b(?:[A-Z]+_API_KEY|[A-Z]+_BASE_URL|DELTA_PROVIDER|DELTA_MODEL|OTEL_[A-Z_]+)\b/g)].map((match) => `${relative(".", file)}: ${match[0]}`));
+    expect(named).toEqual([]);
+  });
+
   it("keeps the loop behind its ports: no Node built-in", () => {
     const loopFiles = files.filter((file) => roomOf(file) === "loop");
     expect(loopFiles.map((file) => relative(SRC, file))).toContain(join("loop", "run-loop.ts"));

@@ -1,6 +1,5 @@
 // Runs a computed_file source's generator and turns any failure into an error that says what to fix.
 import { EngineError } from "../errors.js";
-import { childEnvironment } from "../process/child-env.js";
 import { runProcess } from "../process/run-process.js";
 import type { SandboxBox } from "../process/sandbox/argv.js";
 import { describeSpawnFailure } from "../process/spawn-failure.js";
@@ -13,8 +12,8 @@ interface GeneratorRun {
   cwd: string;
   /** Set on top of `baseEnv`. */
   env: Record<string, string>;
-  /** The environment the generator starts from; by default the engine's own without its API keys. */
-  baseEnv?: Record<string, string>;
+  /** The environment the generator starts from: the engine's own without the run's secrets, or the box's. */
+  baseEnv: Record<string, string>;
   /** Run in this box (agent.yaml `sandbox.hooks: true`). */
   sandbox?: SandboxBox | undefined;
   timeoutMs: number;
@@ -31,7 +30,7 @@ export async function runGenerator(run: GeneratorRun): Promise<number> {
   const result = await runProcess({
     argv: run.argv,
     cwd: run.cwd,
-    env: { ...(run.baseEnv ?? childEnvironment(process.env)), ...run.env },
+    env: { ...run.baseEnv, ...run.env },
     timeoutMs: run.timeoutMs,
     signal: run.signal,
     capture: { keep: "head", maxChars: MAX_CAPTURE_CHARS },

@@ -15,8 +15,8 @@ export interface SourcesEnv {
   runId: string;
   runDir: string;
   journalPath: string;
-  /** The environment generators start from, asked for when one runs; by default the engine's own without its API keys. */
-  baseEnv?: () => Record<string, string>;
+  /** The environment generators start from (the engine's own without the run's secrets, or the box's), asked for when one runs. */
+  baseEnv: () => Record<string, string>;
   /** The box generators run in, when the agent boxes hooks and generators. */
   sandbox?: SandboxBox | undefined;
   signal?: AbortSignal;
@@ -132,7 +132,7 @@ async function readComputedSource(source: ComputedFileSource, index: number, var
       [WINDOW_FIRST_ITERATION_ENV]: String(firstIteration),
     },
     timeoutMs: source.generator.timeout_ms,
-    ...(env.baseEnv ? { baseEnv: env.baseEnv() } : {}),
+    baseEnv: env.baseEnv(),
     sandbox: env.sandbox,
     ...(env.signal ? { signal: env.signal } : {}),
   });

@@ -1,5 +1,4 @@
 // Builds what a hook process starts with: the expanded argv, its environment and its stdin JSON.
-import { childEnvironment } from "../process/child-env.js";
 import { expandArgvPathVariables } from "../tools/path-variables.js";
 import type { HookName } from "./schema.js";
 
@@ -50,10 +49,10 @@ export function boundEnvValue(value: string): string {
 }
 
 /**
- * The parent's environment (by default the engine's without its API keys) plus the hook variables;
+ * The parent's environment (the engine's without the run's secrets, or the box's) plus the hook variables;
  * hook-specific ones are removed when not given so they never leak in from a parent run.
  */
-export function buildHookEnv(facts: HookEnvFacts, parentEnv: NodeJS.ProcessEnv = childEnvironment(process.env)): Record<string, string> {
+export function buildHookEnv(facts: HookEnvFacts, parentEnv: NodeJS.ProcessEnv): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(parentEnv)) {
     if (value !== undefined) env[key] = value;

@@ -22,8 +22,8 @@ export interface HookContext {
   /** Called once per execution; the engine writes it to io/hooks/<hook>_<ts>.json. */
   record: (hookName: HookName, record: HookRecord) => void;
   log?: (line: string) => void;
-  /** The environment hooks start from; by default the engine's own without its API keys. */
-  baseEnv?: Record<string, string>;
+  /** The environment hooks start from (the engine's own without the run's secrets, or the box's), asked for when a hook runs. */
+  baseEnv: () => Record<string, string>;
   /** Run hooks in this box (agent.yaml `sandbox.hooks: true`); `baseEnv` is then the box's environment. */
   sandbox?: SandboxBox | undefined;
   /** Aborting it (the run is interrupted) kills a running hook's process group at once. */
@@ -61,7 +61,7 @@ export async function runHook(hooks: HooksConfig, call: HookCall, ctx: HookConte
       actionId: call.env?.DELTA_ACTION_ID,
       idempotencyKey: call.env?.DELTA_IDEMPOTENCY_KEY,
     },
-    ctx.baseEnv,
+    ctx.baseEnv(),
   );
   const startedAt = new Date().toISOString();
   const result = await runHookProcess(command, ctx, env, stdin, definition.timeout_ms);

@@ -2,10 +2,18 @@
 import { existsSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { FileRefusedError, UntrustedEndpointError, errorMessage } from "../errors.js";
-import { PROVIDER_KEY_VARIABLES, PROVIDER_URL_VARIABLES } from "../process/child-env.js";
 import { isMissingFile, readFolderFile } from "../safe-open.js";
 import { urlCredentials, withoutUrlCredentials } from "../secrets.js";
 import { parseDotenv } from "./dotenv.js";
+
+/** Variables that hold a model provider's key. */
+const PROVIDER_KEY_VARIABLES = ["DELTA_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"] as const;
+
+/** Variables that name a model provider's endpoint (and may carry credentials in it). */
+const PROVIDER_URL_VARIABLES = ["DELTA_BASE_URL", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"] as const;
+
+/** Every variable that says which provider the engine calls and how: the keys, the base URLs, DELTA_PROVIDER and DELTA_MODEL. */
+export const PROVIDER_VARIABLES: readonly string[] = [...PROVIDER_KEY_VARIABLES, ...PROVIDER_URL_VARIABLES, "DELTA_PROVIDER", "DELTA_MODEL"];
 
 export interface ProviderEnv {
   /** DELTA_PROVIDER: overrides llm.provider in agent.yaml (checked by the caller). */

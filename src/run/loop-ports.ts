@@ -115,7 +115,7 @@ export function loopPorts(ground: PortsGround): LoopPorts {
         runDir: paths.runDir,
         journalPath: paths.journal,
         iteration,
-        baseEnv: agent.hooks[name] === undefined ? undefined : hookBox?.env ?? ground.childEnv(),
+        baseEnv: () => hookBox?.env ?? ground.childEnv(),
         sandbox: hookBox?.box,
         record: (hookName, record) => {
           const file = files.writeHookRecord(hookName, record);

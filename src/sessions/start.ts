@@ -2,6 +2,7 @@
 import { rm } from "node:fs/promises";
 import shellQuote from "shell-quote";
 import { childEnvironment } from "../process/child-env.js";
+import { withheldVariables } from "../run/child-env.js";
 import { SessionError } from "./errors.js";
 import { runWrapper } from "./run-wrapper.js";
 import type { SessionStatus } from "./schema.js";
@@ -45,7 +46,7 @@ export async function startSession(request: StartRequest): Promise<StartResult> 
     const outcome = await runWrapper(wrapperArgv(argv, paths.dir, null), {
       cwd: request.cwd,
       // env.sh keeps this environment on disk, where any tool in the workspace may read it: no provider keys.
-      env: childEnvironment(request.env),
+      env: childEnvironment(request.env, { withheld: withheldVariables(request.env) }),
       timeoutMs: START_TIMEOUT_MS,
       outputLimitBytes: request.outputLimitBytes,
     });

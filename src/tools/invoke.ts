@@ -1,5 +1,4 @@
 // Runs one tool call through the process runner and turns its facts into the observation and status.
-import { childEnvironment } from "../process/child-env.js";
 import { runProcess, type ProcessResult } from "../process/run-process.js";
 import type { SandboxBox } from "../process/sandbox/argv.js";
 import { describeSpawnFailure } from "../process/spawn-failure.js";
@@ -13,8 +12,8 @@ export interface InvokeRequest {
   cwd: string;
   /** Set on top of `baseEnv`. */
   env: Record<string, string>;
-  /** The environment the tool starts from; by default the engine's own without its API keys. */
-  baseEnv?: Record<string, string>;
+  /** The environment the tool starts from: the engine's own without the run's secrets (run/child-env.ts), or the box's. */
+  baseEnv: Record<string, string>;
   timeoutMs: number;
   maxObservationBytes?: number;
   /** Aborting it (the engine was interrupted) kills the tool's whole process group. */
@@ -44,7 +43,7 @@ export async function invokeTool(request: InvokeRequest): Promise<InvokeResult> 
   const ended = await runProcess({
     argv: request.argv,
     cwd: request.cwd,
-    env: { ...(request.baseEnv ?? childEnvironment(process.env)), ...request.env },
+    env: { ...request.baseEnv, ...request.env },
     stdin: request.stdin,
     timeoutMs: request.timeoutMs,
     signal: request.signal,

@@ -1,8 +1,20 @@
 // What the standard OTEL_* environment asks of delta's traces: whether to export live, where, how, and what must stay secret.
-import { otlpCredentials } from "../process/child-env.js";
+import { urlCredentials } from "../secrets.js";
 import type { RunTrace } from "./trace-ids.js";
 
 export type OtlpProtocol = "http/protobuf" | "http/json";
+
+/** An OTLP exporter's headers, for every signal (OTEL_EXPORTER_OTLP_HEADERS, …_TRACES_HEADERS): often a collector's API key. */
+const OTLP_HEADERS = /^OTEL_EXPORTER_OTLP_(?:[A-Z]+_)?HEADERS$/;
+/** An OTLP exporter's endpoint, for every signal: a user:password@ in it is a credential. */
+const OTLP_ENDPOINT = /^OTEL_EXPORTER_OTLP_(?:[A-Z]+_)?ENDPOINT$/;
+
+/** The credentials an OTLP exporter variable holds (every header value, or a user:password@ in an endpoint); none for any other variable. */
+export function otlpCredentials(name: string, value: string): string[] {
+  if (OTLP_HEADERS.test(name)) return [value];
+  if (OTLP_ENDPOINT.test(name)) return urlCredentials(value.trim());
+  return [];
+}
 
 export interface LiveExportSettings {
   /** The traces URL: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given, or OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces. */

@@ -8,6 +8,7 @@ import { ConfigError, ContextOverflowError, EngineError } from "../../src/errors
 import { contextBudget } from "../../src/context/budget.js";
 import type { JournalEvent } from "../../src/journal/events.js";
 import { shownJournalOf } from "../support/journal-read.js";
+import { inheritedEnv } from "../support/inherited-env.js";
 
 let root: string;
 let agentHome: string;
@@ -27,7 +28,7 @@ afterEach(async () => {
 
 function env({ events = [], ...overrides }: Partial<Omit<ContextEnv, "journal">> & { events?: JournalEvent[] } = {}): ContextEnv {
   const runDir = join(cwd, ".delta", "run-1");
-  return { agentHome, cwd, runId: "run-1", runDir, journalPath: join(runDir, "journal.jsonl"), journal: shownJournalOf(events), ...overrides };
+  return { agentHome, cwd, runId: "run-1", runDir, journalPath: join(runDir, "journal.jsonl"), baseEnv: inheritedEnv, journal: shownJournalOf(events), ...overrides };
 }
 
 /** The messages a build makes. */

@@ -9,6 +9,7 @@ import { eventDetails } from "../../src/report/html-events.js";
 import { createEventFormatter } from "../../src/report/show-text.js";
 import { textStyle } from "../../src/report/text-style.js";
 import { shownJournalOf } from "../support/journal-read.js";
+import { inheritedEnv } from "../support/inherited-env.js";
 
 const at = (seq: number, event: Record<string, unknown>): JournalEvent => ({ seq, timestamp: "2025-01-01T00:00:00.000Z", ...event }) as JournalEvent;
 
@@ -26,7 +27,7 @@ describe("the log's account of a window move", () => {
     const config = ContextConfigSchema.parse({ sources: [{ type: "journal", max_iterations: 4 }] });
     const events = journal(6);
     const lines: string[] = [];
-    const built = await buildContext(config, { agentHome: "/agent", cwd: "/work", runId: "run-1", runDir: "/work/.delta/run-1", journalPath: "/work/.delta/run-1/journal.jsonl", journal: shownJournalOf(events), budget: contextBudget({ model: "local-model", max_tokens: 100 }, config), log: (line) => lines.push(line) });
+    const built = await buildContext(config, { agentHome: "/agent", cwd: "/work", runId: "run-1", runDir: "/work/.delta/run-1", journalPath: "/work/.delta/run-1/journal.jsonl", baseEnv: inheritedEnv, journal: shownJournalOf(events), budget: contextBudget({ model: "local-model", max_tokens: 100 }, config), log: (line) => lines.push(line) });
     expect(built.windowEvent).toMatchObject({ type: "CONTEXT_WINDOW", reason: "max_iterations" });
     const journaled = { ...built.windowEvent!, seq: events.length + 1, timestamp: "2025-01-01T00:00:01.000Z" } as EventOf<"CONTEXT_WINDOW">;
 

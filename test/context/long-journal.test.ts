@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { buildContext } from "../../src/context/build.js";
 import { ContextConfigSchema } from "../../src/context/schema.js";
+import { inheritedEnv } from "../support/inherited-env.js";
 
 // More than three times what a recursion per event needs to overflow V8's default stack (about 14,000 frames of the smallest function).
 const EVENTS = 50_000;
@@ -33,7 +34,7 @@ it(`reads, folds and builds the whole conversation of a ${EVENTS}-event journal`
   const events = readJournal(path);
   expect(events).toHaveLength(EVENTS);
   expect(deriveRunState(events)).toMatchObject({ status: "RUNNING", iterations: (EVENTS - 2) / 2, pending: [] });
-  const env = { agentHome: dir, cwd: dir, runId: "r", runDir: dir, journalPath: path, journal: shownJournalOf(events) };
+  const env = { agentHome: dir, cwd: dir, runId: "r", runDir: dir, journalPath: path, baseEnv: inheritedEnv, journal: shownJournalOf(events) };
   const { messages } = await buildContext(ContextConfigSchema.parse({ sources: [{ type: "journal" }] }), env);
   // The task, then per iteration the assistant's call and its tool result.
   expect(messages).toHaveLength(1 + (EVENTS - 2));

@@ -9,6 +9,7 @@ import { ContextConfigSchema } from "../../src/context/schema.js";
 import type { FunctionTool } from "../../src/conversation.js";
 import type { JournalEvent } from "../../src/journal/events.js";
 import { shownJournalOf } from "../support/journal-read.js";
+import { inheritedEnv } from "../support/inherited-env.js";
 
 // Every text the model's tokenizer is asked to count.
 const counted = vi.hoisted(() => [] as string[]);
@@ -66,7 +67,7 @@ it("counts each source's message, the tools and each journal message once in a b
     cwd: root,
     runId: "run-1",
     runDir: root,
-    journalPath: join(root, "journal.jsonl"),
+    journalPath: join(root, "journal.jsonl"), baseEnv: inheritedEnv,
     // The last observation alone is nearer max_tokens than the estimate is trusted (half of it without a provider's count): only the tokenizer can tell.
     journal: shownJournalOf(journal(30, 7)),
     budget: contextBudget({ model: "gpt-4o", context_window: 4_000, max_tokens: 200 }, config),

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { JournalEvent } from "../../src/journal/events.js";
 import { shownJournalOf } from "../support/journal-read.js";
+import { inheritedEnv } from "../support/inherited-env.js";
 
 // Counts every import of gpt-4o-mini's encoding: each test imports the context builder afresh.
 const loads = vi.hoisted(() => ({ o200k: 0 }));
@@ -50,7 +51,7 @@ async function buildIn(events: JournalEvent[]) {
   const config = ContextConfigSchema.parse({ sources: [{ type: "file", path: "${AGENT_HOME}/system_prompt.md" }, { type: "journal" }] });
   const budget = contextBudget({ model: "gpt-4o-mini", context_window: 20_000, max_tokens: 100 }, config);
   const runDir = join(root, ".delta", "run-1");
-  return buildContext(config, { agentHome: root, cwd: root, runId: "run-1", runDir, journalPath: join(runDir, "journal.jsonl"), journal: shownJournalOf(events), budget });
+  return buildContext(config, { agentHome: root, cwd: root, runId: "run-1", runDir, journalPath: join(runDir, "journal.jsonl"), baseEnv: inheritedEnv, journal: shownJournalOf(events), budget });
 }
 
 describe("sizing a request without a tokenizer", () => {

@@ -8,6 +8,7 @@ import { HookRecordSchema } from "../../src/hooks/types.js";
 import { waitFor } from "../e2e/harness.js";
 import { diesSoon } from "../support/processes.js";
 import type { HookName, HooksConfig } from "../../src/hooks/schema.js";
+import { inheritedEnv } from "../support/inherited-env.js";
 
 let root: string;
 let agentHome: string;
@@ -36,6 +37,7 @@ function context(overrides: Partial<HookContext> = {}): HookContext {
     journalPath: join(workspace, ".delta", "run-1", "journal.jsonl"),
     iteration: 3,
     record: (name, record) => records.push({ name, record }),
+    baseEnv: inheritedEnv,
     ...overrides,
   };
 }

@@ -20,6 +20,7 @@ import { expandTool, type ExpandedTool } from "../../src/tools/expand.js";
 import type { InvokeResult } from "../../src/tools/invoke.js";
 import { createShownEvents } from "../../src/journal/shown-journal.js";
 import { windowFold } from "../../src/journal/window-state.js";
+import { inheritedEnv } from "../support/inherited-env.js";
 
 // The loop itself starts nothing and connects nowhere: every process and socket is the ports'.
 vi.mock("node:child_process", async (original) => {
@@ -165,7 +166,7 @@ export function scriptedRun(options: Options): ScriptedRun {
     model,
     budget: options.budget ?? { admit: async () => ({ settle: () => null }) },
     context: {
-      build: (shownJournal, iteration, overflow) => buildContext(CONTEXT, { agentHome: "/agent", cwd: "/work", runId: "run-1", runDir: "/work/.delta/run-1", journalPath: "/work/.delta/run-1/journal.jsonl", journal: shownJournal, budget, tools: tools.advertised, iteration, ...(overflow ? { overflow } : {}) }),
+      build: (shownJournal, iteration, overflow) => buildContext(CONTEXT, { agentHome: "/agent", cwd: "/work", runId: "run-1", runDir: "/work/.delta/run-1", journalPath: "/work/.delta/run-1/journal.jsonl", baseEnv: inheritedEnv, journal: shownJournal, budget, tools: tools.advertised, iteration, ...(overflow ? { overflow } : {}) }),
     },
     tools,
     processes: {

@@ -18,6 +18,7 @@ import { expandTool } from "../../src/tools/expand.js";
 import { invokeTool } from "../../src/tools/invoke.js";
 import { DEFAULT_CONTEXT } from "../e2e/harness.js";
 import { runSecrets } from "../../src/secrets.js";
+import { inheritedEnv } from "../support/inherited-env.js";
 import {
   CANARY,
   CANARY_CONTEXT,
@@ -109,7 +110,7 @@ describe("hostile tool arguments", () => {
         count("tool executions");
         const bound = bindToolCall(tool, { text: value }, { AGENT_HOME: root, CWD: root });
         if (!bound.ok) throw new Error(bound.error);
-        const result = await invokeTool({ argv: bound.argv, cwd: root, env: {}, timeoutMs: 10_000 });
+        const result = await invokeTool({ argv: bound.argv, cwd: root, env: {}, baseEnv: inheritedEnv(), timeoutMs: 10_000 });
         if (value.includes("\u0000") || Buffer.byteLength(value) > 131_072) {
           expect(result.status).toBe("ERROR");
           expect(result.observation).toMatch(/could not (be )?start/);

@@ -11,6 +11,7 @@ import { runPaths, type RunPaths } from "../../src/store/run-dir.js";
 import { openRunFiles } from "../../src/store/run-files.js";
 import { deriveRunState, readJournal, shownJournalOf } from "../support/journal-read.js";
 import { parseRunId } from "../../src/store/run-id.js";
+import { inheritedEnv } from "../support/inherited-env.js";
 
 const timestamp = "2026-01-01T00:00:00.000Z";
 const WINDOW = 10;
@@ -50,7 +51,7 @@ class Journal {
 
 /** The context the engine sends for the next iteration, journaling its window move as the loop does. */
 async function nextRequest(journal: Journal, shown: ReturnType<ReturnType<typeof openRunFiles>["shown"]>, iteration: number) {
-  const built = await buildContext(CONFIG, { agentHome: "/agent", cwd: root, runId: "run-1", runDir: paths.runDir, journalPath: paths.journal, journal: shown, budget: contextBudget({ model: "m" }, CONFIG), iteration });
+  const built = await buildContext(CONFIG, { agentHome: "/agent", cwd: root, runId: "run-1", runDir: paths.runDir, journalPath: paths.journal, baseEnv: inheritedEnv, journal: shown, budget: contextBudget({ model: "m" }, CONFIG), iteration });
   if (built.windowEvent) journal.add(built.windowEvent);
   return built;
 }
@@ -67,7 +68,7 @@ describe("openRunFiles: what a request can show", () => {
       largest = Math.max(largest, shown.events.length);
       expect(shown.window).toEqual(whole.window);
       const fromShown = await nextRequest(journal, shown, n);
-      const fromWhole = await buildContext(CONFIG, { agentHome: "/agent", cwd: root, runId: "run-1", runDir: paths.runDir, journalPath: paths.journal, journal: whole, budget: contextBudget({ model: "m" }, CONFIG), iteration: n });
+      const fromWhole = await buildContext(CONFIG, { agentHome: "/agent", cwd: root, runId: "run-1", runDir: paths.runDir, journalPath: paths.journal, baseEnv: inheritedEnv, journal: whole, budget: contextBudget({ model: "m" }, CONFIG), iteration: n });
       expect(fromShown.messages).toEqual(fromWhole.messages);
       expect(fromShown.windowEvent).toEqual(fromWhole.windowEvent);
       journal.iteration(n);

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { invokeTool, type InvokeRequest } from "../../src/tools/invoke.js";
+import { inheritedEnv } from "../support/inherited-env.js";
 
 let dir: string;
 
@@ -15,7 +16,7 @@ afterEach(async () => {
 });
 
 function run(argv: string[], extra: Partial<InvokeRequest> = {}) {
-  return invokeTool({ argv, cwd: dir, env: {}, timeoutMs: 10_000, ...extra });
+  return invokeTool({ argv, cwd: dir, env: {}, baseEnv: inheritedEnv(), timeoutMs: 10_000, ...extra });
 }
 
 describe("invokeTool", () => {
