@@ -1,5 +1,5 @@
 // The provider-neutral conversation: the messages and tools the context builder makes, and the reply every provider returns.
-import type { ProviderData, ToolCall, Usage } from "./journal/events.js";
+import type { AnsweredBy, ProviderData, ToolCall, Usage } from "./journal/events.js";
 
 /** An assistant turn as journaled: what the provider needs back travels in provider_data, for its protocol only. */
 export interface AssistantMessage {
@@ -8,6 +8,8 @@ export interface AssistantMessage {
   tool_calls?: ToolCall[];
   reasoning?: string;
   provider_data?: ProviderData;
+  /** The endpoint that made this reply, as its THOUGHT journaled it: its provider_data goes back to that endpoint only. */
+  answered_by?: AnsweredBy;
 }
 
 export type ChatMessage =
@@ -51,6 +53,10 @@ export interface LlmReply {
   finish_reason: string | null;
   reasoning?: string;
   provider_data?: ProviderData;
+  /** The endpoint and model that answered (a fallback chain says; a replay does not). */
+  answered_by?: AnsweredBy;
+  /** Earlier replies whose reasoning state was not sent to this endpoint, another having made them. */
+  reasoning_dropped?: number;
 }
 
 /** How a reply ended: the model finished, a token limit cut it off, a filter (or the model) refused, or the server paused the turn half-way. */

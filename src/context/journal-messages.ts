@@ -163,6 +163,7 @@ function assistantMessage(thought: Thought): AssistantMessage {
   if (thought.tool_calls.length > 0) message.tool_calls = thought.tool_calls;
   if (thought.reasoning !== undefined) message.reasoning = thought.reasoning;
   if (thought.provider_data !== undefined) message.provider_data = thought.provider_data;
+  if (thought.answered_by !== undefined) message.answered_by = thought.answered_by;
   return message;
 }
 

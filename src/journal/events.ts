@@ -71,6 +71,10 @@ export const PricingSchema = z.strictObject({
 });
 export type Pricing = z.infer<typeof PricingSchema>;
 
+/** The endpoint and model that answered a call (or that a fallback asks): the protocol, the base URL without credentials, the model as asked. */
+export const AnsweredBySchema = z.object({ provider: z.string(), base_url: z.string(), model: z.string() });
+export type AnsweredBy = z.infer<typeof AnsweredBySchema>;
+
 /** What a run may spend, over all its invocations (llm.budget, --max-cost-usd), and the ledger its calls are reserved in (--budget-file). */
 const RunBudgetSchema = z.object({
   max_cost_usd: z.number().positive().nullable(),
@@ -103,6 +107,8 @@ function engineStartConfigSchema() {
     hostname: readAs(z.string()),
     /** So that show and report price each call as the run's RunResult does. */
     pricing: readAs(PricingSchema),
+    /** With llm.pricing given per model: each model's price (pricing is then the primary's); a THOUGHT is priced at the model that answered it. */
+    pricing_by_model: readAs(z.record(z.string(), PricingSchema)),
     /** The schema the run's final answer must meet, read by agent/output-schema.ts's OutputSchemaSchema: `continue` holds the run to it, and refuses one it cannot read. */
     output_schema: z.unknown().optional(),
     /** The provider as the invocation named it (`openai-compatible`, `anthropic`, `openai-responses`, `replay`). */
@@ -118,6 +124,8 @@ function engineStartConfigSchema() {
     endpoint: readAs(z.object({ provider: z.string(), base_url: z.string() })),
     /** The run's budget as this invocation held it, which a later `continue` keeps unless it is given another: its limits, and the fleet's ledger. */
     budget: readAs(RunBudgetSchema),
+    /** llm.fallback as this invocation resolved it, in order: pinned like the endpoint, so `continue` refuses a fallback that points elsewhere. */
+    fallback: readAs(z.array(AnsweredBySchema)),
   });
 }
 export type EngineStartConfig = z.infer<ReturnType<typeof engineStartConfigSchema>>;
@@ -197,6 +205,13 @@ const ThoughtEventSchema = z.object({
   attempts: z.number().int().positive().optional(),
   /** A budget counted this reply at its reservation: the provider reported no usage for it. */
   budget_charge: BudgetChargeSchema.optional(),
+  /** The endpoint and the model asked that answered: the primary, or a fallback (llm.fallback). Journals before fallbacks lack it. */
+  answered_by: AnsweredBySchema.optional(),
+  /**
+   * Earlier replies whose provider-own reasoning state (Anthropic's signed or redacted thinking, OpenAI's encrypted
+   * reasoning) was left out of this request because another endpoint made them: a fallback's note, never sent across.
+   */
+  reasoning_dropped: z.number().int().positive().optional(),
 });
 
 /** Longest text an LLM_ATTEMPT_FAILED keeps of a reason or of the server's words. */
@@ -227,6 +242,8 @@ const LlmAttemptFailedEventSchema = z.object({
   retry_in_ms: z.number().int().nonnegative().nullable(),
   /** A budget counted this attempt at its reservation: it may have been billed (it reached the server) with no usage to say for how much. */
   budget_charge: BudgetChargeSchema.optional(),
+  /** The model the attempt asked (a fallback's, once the primary gave up); journals before fallbacks lack it. */
+  model: z.string().optional(),
 });
 
 const ActionRequestEventSchema = z.object({

@@ -1,5 +1,5 @@
 // Sums the usage of a run's model calls and prices it: each call by its provider's own cost, or by the llm.pricing of the process that made it.
-import type { JournalEvent, Pricing, Usage } from "./events.js";
+import type { EventOf, JournalEvent, Pricing, Usage } from "./events.js";
 import type { EventFold } from "./fold.js";
 
 interface TokenCounts {
@@ -63,12 +63,28 @@ export function addUsage(totals: UsageTotals, usage: Usage, pricing: Pricing | u
   unpriced.output_tokens += usage.output_tokens;
 }
 
+/** The prices an ENGINE_START journaled: one for every model, or (pricing_by_model) one per model name. */
+export interface JournaledPrices {
+  pricing?: Pricing | undefined;
+  pricing_by_model?: Record<string, Pricing> | undefined;
+}
+
+/** The price of a THOUGHT's call: at the model that answered it (the model asked, else the one the reply named), when prices are given per model. */
+export function thoughtPricing(prices: JournaledPrices, thought: Pick<EventOf<"THOUGHT">, "model" | "answered_by">): Pricing | undefined {
+  const byModel = prices.pricing_by_model;
+  if (byModel === undefined) return prices.pricing;
+  const model = thought.answered_by?.model ?? thought.model;
+  return Object.hasOwn(byModel, model) ? byModel[model] : undefined;
+}
+
 /** The run's usage as the usage fold gathers it: in all and per model as the THOUGHTs name it. */
 export interface RunUsage {
   total: UsageTotals;
   byModel: Map<string, UsageTotals>;
-  /** The llm.pricing of the process whose calls follow: the latest ENGINE_START's. */
+  /** The llm.pricing of the process whose calls follow (the latest ENGINE_START's): its primary model's price. */
   pricing: Pricing | undefined;
+  /** That ENGINE_START's prices, per model when it gave them so: each THOUGHT is priced at the model that answered. */
+  prices: JournaledPrices;
   /** What budgets counted beyond reported usage (attempts that may have been billed, replies without usage), at their reservations. */
   charged: BudgetCharged;
 }
@@ -81,19 +97,21 @@ export interface BudgetCharged {
 
 /** Sums each THOUGHT's usage, priced with the llm.pricing of the ENGINE_START before it (the process that made the call). */
 export const usageFold: EventFold<RunUsage> = {
-  initial: () => ({ total: emptyUsageTotals(), byModel: new Map(), pricing: undefined, charged: { usd: 0, tokens: 0 } }),
+  initial: () => ({ total: emptyUsageTotals(), byModel: new Map(), pricing: undefined, prices: {}, charged: { usd: 0, tokens: 0 } }),
   step(usage: RunUsage, event: JournalEvent): RunUsage {
     switch (event.type) {
       case "ENGINE_START":
         usage.pricing = event.config.pricing;
+        usage.prices = event.config;
         return usage;
       case "THOUGHT": {
         addCharge(usage.charged, event.budget_charge);
         if (!event.usage) return usage;
-        addUsage(usage.total, event.usage, usage.pricing);
+        const pricing = thoughtPricing(usage.prices, event);
+        addUsage(usage.total, event.usage, pricing);
         let perModel = usage.byModel.get(event.model);
         if (!perModel) usage.byModel.set(event.model, (perModel = emptyUsageTotals()));
-        addUsage(perModel, event.usage, usage.pricing);
+        addUsage(perModel, event.usage, pricing);
         return usage;
       }
       case "LLM_ATTEMPT_FAILED":

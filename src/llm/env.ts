@@ -37,6 +37,8 @@ export interface ProviderEnv {
   fileOf: { apiKey?: string; baseUrl?: string };
   /** Every .env file consulted, in priority order, and whether it was there. */
   files: { path: string; found: boolean }[];
+  /** Any variable's value by the same priority (a fallback's key_env), and where it came from; undefined when no layer sets it. */
+  valueOf(name: string): { value: string; source: string } | undefined;
 }
 
 interface ProviderEnvInput {
@@ -110,6 +112,13 @@ export function resolveProviderEnv(input: ProviderEnvInput): ProviderEnv {
     fileOf,
     keys: [...keys],
     files,
+    valueOf(name) {
+      for (const layer of layers) {
+        const value = layer.values[name]?.trim();
+        if (value) return { value, source: `${name} from ${layer.label}` };
+      }
+      return undefined;
+    },
   };
 }
 

@@ -27,3 +27,8 @@ export function checkProtocolSettings(provider: ProviderName, llm: Record<string
     throw new ConfigError(`${configPath}: llm.${field} is not a setting of the ${provider} provider (${providerSource}): ${why}. Remove it, or choose another llm.provider.`);
   }
 }
+
+/** The fields set in `llm` that `provider` does not take: a fallback of another protocol is sent its request without them. */
+export function fieldsNotTaken(provider: ProviderName, llm: Record<string, unknown>): string[] {
+  return Object.keys(NOT_TAKEN[provider]).filter((field) => llm[field] !== undefined);
+}

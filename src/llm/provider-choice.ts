@@ -1,6 +1,8 @@
 // Chooses the model for a run (the protocol, its key and endpoint, or a recording): a recorded conversation when replaying, else the provider agent.yaml or DELTA_PROVIDER names (Chat Completions, Anthropic Messages, OpenAI Responses).
 import { ConfigError, LlmError, MissingApiKeyError, ReplayError, UsageError } from "../errors.js";
+import type { AnsweredBy } from "../journal/events.js";
 import type { ProviderEnv } from "./env.js";
+import type { ChainLink } from "./fallback-chain.js";
 import type { Recording, ReplayCheckMode, ReplayRun } from "./replay.js";
 import type { LlmConfig } from "./settings-schema.js";
 import { PROVIDER_NAMES, type Provider, type ProviderName } from "./types.js";
@@ -27,7 +29,7 @@ export interface ProviderChoice {
   /** The key, base URL, DELTA_PROVIDER and DELTA_MODEL found (environment or .env) under the variables they were read from, for agents that pass them on to tools. */
   keyVariables: Record<string, string>;
   /** A description safe to record in ENGINE_START: the endpoint with no credentials in it. */
-  describe: { provider: string; base_url?: string; replay?: string; replay_check?: ReplayCheckMode; api_key_source?: string; base_url_source?: string; endpoint?: Endpoint };
+  describe: { provider: string; base_url?: string; replay?: string; replay_check?: ReplayCheckMode; api_key_source?: string; base_url_source?: string; endpoint?: Endpoint; fallback?: AnsweredBy[] };
   /** DELTA_MODEL, when a .env or the environment sets it. */
   model?: string;
   /** The protocol requests are made in (a replay: the one DELTA_PROVIDER or agent.yaml names), for the reply's room they carry. */
@@ -76,7 +78,7 @@ export async function chooseProvider(agent: AgentLlm, workDir: string, options: 
     return {
       providerFor: (run) => createReplayProvider(recording, { startIndex, ...(check === undefined ? {} : { check: { mode: check, live: live?.provider ?? null, run } }) }),
       // A key in a .env or the environment can still reach a tool's output: it stays out of every file.
-      secrets: env.keys,
+      secrets: [...env.keys, ...(live?.secrets ?? [])],
       keyVariables,
       describe: { ...live?.describe, provider: "replay", replay: source, ...(check === undefined ? {} : { replay_check: check }) },
       ...model,
@@ -85,15 +87,18 @@ export async function chooseProvider(agent: AgentLlm, workDir: string, options: 
     };
   }
   const chosen = await liveProvider(agent, workDir, env, options);
-  return { providerFor: () => chosen.provider, secrets: env.keys, keyVariables, describe: chosen.describe, ...model, protocol: chosen.protocol };
+  return { providerFor: () => chosen.provider, secrets: [...env.keys, ...chosen.secrets], keyVariables, describe: chosen.describe, ...model, protocol: chosen.protocol };
 }
 
-/** The model a run asks: the protocol agent.yaml or DELTA_PROVIDER names, its key and endpoint; refused (126) without a key. */
-async function liveProvider(agent: AgentLlm, workDir: string, env: ProviderEnv, options: ProviderOptions): Promise<{ provider: Provider; describe: ProviderChoice["describe"]; protocol: ProviderName }> {
+/**
+ * The model a run asks: the protocol agent.yaml or DELTA_PROVIDER names, its key and endpoint, then llm.fallback's models in
+ * order (one provider: llm/fallback-chain.ts); refused (126) without a key. `secrets`: the fallbacks' keys.
+ */
+async function liveProvider(agent: AgentLlm, workDir: string, env: ProviderEnv, options: ProviderOptions): Promise<{ provider: Provider; describe: ProviderChoice["describe"]; protocol: ProviderName; secrets: string[] }> {
   for (const file of env.files) options.log?.(`.env: ${file.path} ${file.found ? "read" : "(none)"}`);
   for (const found of Object.values(env.sourceOf)) options.log?.(`.env: using ${found}`);
   const { name, source } = providerName(agent, env);
-  const { checkProtocolSettings } = await import("./protocol-settings.js");
+  const { checkProtocolSettings, fieldsNotTaken } = await import("./protocol-settings.js");
   checkProtocolSettings(name, agent.llm, agent.configPath, source);
   if (!env.apiKey) {
     throw new MissingApiKeyError(
@@ -108,13 +113,6 @@ async function liveProvider(agent: AgentLlm, workDir: string, env: ProviderEnv, 
   const baseUrl = options.baseUrl ?? env.baseUrl ?? agent.llm.base_url;
   if (baseUrl !== undefined) checkBaseUrl(baseUrl, baseUrlSource ?? "base URL");
   const endpoint = { provider: name, base_url: endpointUrl(baseUrl ?? DEFAULT_BASE_URLS[name]) };
-  const describe = {
-    provider: name === "openai" ? "openai-compatible" : name,
-    ...(baseUrl === undefined ? {} : { base_url: endpointUrl(baseUrl) }),
-    ...(env.sourceOf.apiKey === undefined ? {} : { api_key_source: env.sourceOf.apiKey }),
-    ...(baseUrlSource === undefined ? {} : { base_url_source: baseUrlSource }),
-    endpoint,
-  };
   announceEnvFiles(env, endpoint, options.baseUrl !== undefined, options.announce);
   const config = {
     apiKey: env.apiKey,
@@ -132,8 +130,37 @@ async function liveProvider(agent: AgentLlm, workDir: string, env: ProviderEnv, 
     },
   };
   const { createProvider } = await import("./wire-protocol.js");
-  const provider = createProvider(await protocolOf(name), config);
-  return { provider: namingSources(provider, describe), describe, protocol: name };
+  const sources = { api_key_source: env.sourceOf.apiKey, base_url_source: baseUrlSource };
+  const primary: ChainLink = { provider: namingSources(createProvider(await protocolOf(name), config), sources), endpoint, model: null, notTaken: [] };
+  const links = [primary];
+  const secrets: string[] = [];
+  for (const [index, entry] of (agent.llm.fallback ?? []).entries()) {
+    if (typeof entry === "string") {
+      links.push({ ...primary, model: entry });
+      continue;
+    }
+    const key = env.valueOf(entry.key_env);
+    if (key === undefined) {
+      throw new MissingApiKeyError(`${agent.configPath}: llm.fallback[${index}] reads its API key from ${entry.key_env}, which neither the environment nor a .env file sets. Set ${entry.key_env}, or remove that fallback.`);
+    }
+    secrets.push(key.value);
+    const fallbackUrl = entry.base_url ?? DEFAULT_BASE_URLS[entry.provider];
+    checkBaseUrl(fallbackUrl, `llm.fallback[${index}].base_url in ${agent.configPath}`);
+    const fallbackEndpoint = { provider: entry.provider, base_url: endpointUrl(fallbackUrl) };
+    const provider = createProvider(await protocolOf(entry.provider), { ...config, apiKey: key.value, baseUrl: fallbackUrl });
+    const fallbackSources = { api_key_source: key.source, base_url_source: entry.base_url === undefined ? undefined : `llm.fallback[${index}].base_url in ${agent.configPath}` };
+    links.push({ provider: namingSources(provider, fallbackSources), endpoint: fallbackEndpoint, model: entry.model, notTaken: fieldsNotTaken(entry.provider, agent.llm) });
+  }
+  const describe = {
+    provider: name === "openai" ? "openai-compatible" : name,
+    ...(baseUrl === undefined ? {} : { base_url: endpointUrl(baseUrl) }),
+    ...(env.sourceOf.apiKey === undefined ? {} : { api_key_source: env.sourceOf.apiKey }),
+    ...(baseUrlSource === undefined ? {} : { base_url_source: baseUrlSource }),
+    endpoint,
+    ...(links.length > 1 ? { fallback: links.slice(1).map((link) => ({ ...link.endpoint, model: link.model ?? "" })) } : {}),
+  };
+  const { fallbackChain } = await import("./fallback-chain.js");
+  return { provider: fallbackChain(links), describe, protocol: name, secrets };
 }
 
 /** --until-divergence's live model, whose missing key is refused saying why a replay needs one. */
@@ -197,9 +224,9 @@ async function asUsageError<T>(source: string, create: () => Promise<T>): Promis
  * A failed model call says where its key and base URL came from: a .env beats the environment
  * (spec 2.6.7), so a stale key in a forgotten .env is the usual cause of a 401 or a wrong endpoint.
  */
-function namingSources(provider: Provider, describe: ProviderChoice["describe"]): Provider {
-  const url = describe.base_url_source ?? "the default";
-  const note = `(API key: ${describe.api_key_source ?? "unknown source"}; base URL: ${url}. Run with -v to see every .env consulted.)`;
+function namingSources(provider: Provider, sources: { api_key_source: string | undefined; base_url_source: string | undefined }): Provider {
+  const url = sources.base_url_source ?? "the default";
+  const note = `(API key: ${sources.api_key_source ?? "unknown source"}; base URL: ${url}. Run with -v to see every .env consulted.)`;
   return {
     name: provider.name,
     async complete(request, options) {

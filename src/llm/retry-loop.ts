@@ -6,6 +6,7 @@ import { describeFailure, hintFor, type AttemptFailure } from "./failure.js";
 import type { ProviderSettings } from "./provider-settings.js";
 import { backoffDelayMs, sleep } from "./transport/backoff.js";
 import type { CallOptions, Provider } from "./types.js";
+import { markUnavailable, unavailability } from "./unavailable.js";
 
 /** One attempt of a protocol; `withoutEcho` asks it to leave out what earlier replies asked to have back. */
 type Attempt = (request: LlmRequest, options: { signal: AbortSignal | undefined; withoutEcho: boolean; onText: ((text: string) => void) | undefined }) => Promise<LlmReply>;
@@ -25,7 +26,7 @@ export function retryingProvider(name: string, settings: ProviderSettings, attem
       for (let number = 1; ; number += 1) {
         if (options.signal?.aborted) throw aborted(endpoint);
         // Nothing is sent that a budget has not admitted; an attempt admitted is settled however it ends.
-        const admission = await options.admit?.();
+        const admission = await options.admit?.(request);
         const startedAt = Date.now();
         const ended = await attempt(request, { signal: options.signal, withoutEcho, onText: options.onText }).then(
           (reply) => ({ reply }),
@@ -41,7 +42,7 @@ export function retryingProvider(name: string, settings: ProviderSettings, attem
         if (options.signal?.aborted) throw aborted(endpoint);
         if (!(err instanceof AttemptFailed)) throw err;
         const failed = (retryInMs: number | null, reason = describeFailure(failure)): void =>
-          options.onFailedAttempt?.({ attempt: number, startedAt, durationMs: Date.now() - startedAt, failure, reason, retryInMs, ...(charged ? { charged } : {}) });
+          options.onFailedAttempt?.({ model: request.model, attempt: number, startedAt, durationMs: Date.now() - startedAt, failure, reason, retryInMs, ...(charged ? { charged } : {}) });
         if (failure.kind === "echo-refused" && !withoutEcho) {
           withoutEcho = true;
           failed(0, `${describeFailure(failure)}; sending again without the reasoning fields of earlier replies`);
@@ -52,7 +53,7 @@ export function retryingProvider(name: string, settings: ProviderSettings, attem
         const final = finalError(endpoint, failure, { attempts: number, budget, maxWaitMs: policy.maxWaitMs, backoff });
         if (final) {
           failed(null);
-          throw final;
+          throw markUnavailable(final, unavailability(failure));
         }
         const delayMs = failure.retryAfterMs !== undefined ? Math.min(failure.retryAfterMs, policy.maxWaitMs) : backoff;
         if (failure.kind === "unusable") unusable += 1;

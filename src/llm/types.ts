@@ -1,6 +1,8 @@
 // The Provider interface the engine calls (every wire protocol gets one from createProvider, a replay is one too), and the names agent.yaml chooses protocols by.
 import type { LlmReply, LlmRequest } from "../conversation.js";
+import type { AnsweredBy } from "../journal/events.js";
 import type { AttemptFailure } from "./failure.js";
+import type { Unavailable } from "./unavailable.js";
 
 /** How one attempt ended, for the budget that admitted it. */
 export type AttemptOutcome = { reply: LlmReply } | { failure: AttemptFailure };
@@ -32,10 +34,23 @@ export interface CallOptions {
    * Asked before every attempt is sent: a budget reserves the attempt's worst case, or throws (a DeferredError) when it
    * has no room, and nothing is sent. The admission is settled when the attempt ends, however it ends.
    */
-  admit?: () => Promise<AttemptAdmission>;
+  admit?: (request: LlmRequest) => Promise<AttemptAdmission>;
+  /** Called when the model asked gave up (overloaded past its retries, or retired) and the call goes to the next of llm.fallback. */
+  onFallback?: (move: FallbackMove) => void;
+}
+
+/** A call moved from one model to the next of llm.fallback. */
+export interface FallbackMove {
+  from: AnsweredBy;
+  to: AnsweredBy;
+  why: Unavailable;
+  /** The error that ended the call on `from`. */
+  error: Error;
 }
 
 export interface FailedAttempt {
+  /** The model the attempt asked (a provider's retry loop always says). */
+  model?: string;
   /** 1-based number of the attempt within this call. */
   attempt: number;
   /** Epoch ms when the attempt was sent. */

@@ -18,6 +18,7 @@ export function failedAttemptEvent(iteration: number, failed: FailedAttempt, sec
     ...(failure.words?.code ? { server_code: text(failure.words.code) } : {}),
     retry_in_ms: failed.retryInMs,
     ...(failed.charged ? { budget_charge: failed.charged } : {}),
+    ...(failed.model !== undefined ? { model: failed.model } : {}),
   };
 }
 

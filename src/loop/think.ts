@@ -65,6 +65,8 @@ export async function think(ports: LoopPorts, iteration: number, journal: ShownJ
     duration_ms: durationMs,
     attempts,
     ...(charge ? { budget_charge: charge } : {}),
+    ...(reply.answered_by !== undefined ? { answered_by: reply.answered_by } : {}),
+    ...(reply.reasoning_dropped !== undefined ? { reasoning_dropped: reply.reasoning_dropped } : {}),
   });
   if (reply.content) ports.log.progress(`[${iteration}] THINK: ${oneLine(reply.content)}`);
   return thought;
@@ -107,8 +109,9 @@ async function ask(ports: LoopPorts, iteration: number, built: BuiltContext): Pr
   ports.log.activity({ kind: "model", iteration, model: request.model });
   const reply = await ports.model.complete(request, {
     signal: ports.signal,
-    admit: async () => {
-      const admission = await ports.budget.admit(request, iteration);
+    // The request as sent: a fallback's asks its own model, priced at its own price.
+    admit: async (sent) => {
+      const admission = await ports.budget.admit(sent, iteration);
       return {
         settle: (outcome) => {
           const charge = admission.settle(outcome);
@@ -116,6 +119,11 @@ async function ask(ports: LoopPorts, iteration: number, built: BuiltContext): Pr
           return charge;
         },
       };
+    },
+    onFallback: (move) => {
+      const to = `${move.to.model} (${move.to.provider} ${move.to.base_url})`;
+      ports.log.progress(`[${iteration}] model ${move.from.model} is ${move.why === "overloaded" ? "still overloaded after its retries" : "retired or unknown to its endpoint"}; asking the fallback ${to}`);
+      ports.log.log(`fallback at iteration ${iteration} from ${move.from.model} (${move.from.provider} ${move.from.base_url}) to ${to}: ${move.error.message}`);
     },
     onText: (text) => ports.log.activity({ kind: "model-text", iteration, text }),
     onFailedAttempt: (attempt) => {

@@ -103,7 +103,10 @@ function bodyOf(event: JournalEvent): Html {
 
 function thoughtBody(event: EventOf<"THOUGHT">): Html {
   const timing = event.duration_ms === undefined ? "not recorded" : `${formatMs(event.duration_ms)}${event.attempts !== undefined && event.attempts > 1 ? ` over ${event.attempts} attempts` : ""}`;
-  return html`${facts([["model", event.model], ["call", timing], ["tokens", formatUsage(usageNumbers(event.usage)) ?? "not recorded"], ...(event.finish_reason !== undefined ? [["finish", event.finish_reason] as const] : [])])}
+  const by = event.answered_by;
+  const answered = by === undefined ? [] : [["provider", `${by.provider} ${by.base_url}`] as const, ...(by.model !== event.model ? [["asked", by.model] as const] : [])];
+  const dropped = event.reasoning_dropped === undefined ? [] : [["reasoning", `not sent: ${event.reasoning_dropped} earlier repl${event.reasoning_dropped === 1 ? "y" : "ies"} by another endpoint`] as const];
+  return html`${facts([["model", event.model], ...answered, ...dropped, ["call", timing], ["tokens", formatUsage(usageNumbers(event.usage)) ?? "not recorded"], ...(event.finish_reason !== undefined ? [["finish", event.finish_reason] as const] : [])])}
 ${event.content === null || event.content === "" ? "" : html`<pre class="text">${event.content}</pre>`}
 ${event.reasoning === undefined ? "" : html`<details class="reasoning"><summary>reasoning</summary><pre class="text">${event.reasoning}</pre></details>`}
 ${event.tool_calls.map((call) => html`<div class="call"><b>${call.name}</b> <span class="dim">${call.id}</span><pre class="text">${prettyText(call.arguments)}</pre></div>`)}`;

@@ -1,5 +1,6 @@
 // One run read from its files for a person, folded as the journal streams past: status, usage, iterations (their timing, not their text), and who holds it.
-import type { Deferred, EventOf, JournalEvent, Pricing, RunStatus } from "../journal/events.js";
+import type { Deferred, EventOf, JournalEvent, RunStatus } from "../journal/events.js";
+import type { JournaledPrices } from "../journal/usage-totals.js";
 import { foldJournal } from "../journal/reader.js";
 import { createFoldTracker, type EventFold, type FoldTracker } from "../journal/fold.js";
 import { landmarksFold } from "../journal/landmarks.js";
@@ -143,7 +144,7 @@ interface Grouped {
   /** The usage fields any call carried. */
   usageKeys: Set<string>;
   /** Each process prices its own calls with the pricing its ENGINE_START recorded. */
-  pricing: Pricing | undefined;
+  prices: JournaledPrices;
   /** The actions of the last THOUGHT, by id: a result answers one of them. */
   byAction: Map<string, ActionAccount>;
   previousTimestamp: string | null;
@@ -151,18 +152,18 @@ interface Grouped {
 
 /** The events grouped by iteration: each THOUGHT's timing with its usage as priced and the actions it asked for. */
 const iterationsFold: EventFold<Grouped> = {
-  initial: () => ({ iterations: [], failedAttempts: [], iterationCount: 0, toolCalls: 0, failedAttemptCount: 0, usageKeys: new Set(), pricing: undefined, byAction: new Map(), previousTimestamp: null }),
+  initial: () => ({ iterations: [], failedAttempts: [], iterationCount: 0, toolCalls: 0, failedAttemptCount: 0, usageKeys: new Set(), prices: {}, byAction: new Map(), previousTimestamp: null }),
   step(grouped, event) {
     const previousTimestamp = grouped.previousTimestamp;
     grouped.previousTimestamp = event.timestamp;
     switch (event.type) {
       case "ENGINE_START":
-        grouped.pricing = event.config.pricing;
+        grouped.prices = event.config;
         return grouped;
       case "THOUGHT": {
         const { seq, iteration, timestamp, started_at, duration_ms, attempts } = event;
         const thought: ThoughtFacts = { seq, iteration, timestamp, started_at, duration_ms, attempts, previousTimestamp };
-        const usage = shownUsage(event, grouped.pricing);
+        const usage = shownUsage(event, grouped.prices);
         for (const key of Object.keys(usage)) grouped.usageKeys.add(key);
         grouped.iterations.push({ iteration, thought, usage, actions: [] });
         grouped.iterationCount += 1;

@@ -3,7 +3,8 @@ import { describeJournaledSandbox } from "../process/sandbox/policy-schema.js";
 import { forkedFromText } from "./forked-from.js";
 import { terminalSafe } from "../terminal-text.js";
 import shellQuote from "shell-quote";
-import type { EventOf, JournalEvent, Pricing, RunStatus } from "../journal/events.js";
+import type { EventOf, JournalEvent, RunStatus } from "../journal/events.js";
+import type { JournaledPrices } from "../journal/usage-totals.js";
 import { continueCommand } from "../continue-command.js";
 import type { RunAccount } from "./run-account.js";
 import { createSensitiveFilter } from "./sensitive-answers.js";
@@ -38,7 +39,9 @@ export function createEventFormatter(style: TextStyle, { full = false }: { full?
   /** The ACTION_REQUEST printed just before, whose result needs no name repeated. */
   let requestAbove: string | null = null;
   /** The pricing of the process whose calls follow: each ENGINE_START names its own. */
-  let pricing: Pricing | undefined;
+  let prices: JournaledPrices = {};
+  /** The model and endpoint the process whose calls follow asked first: a THOUGHT another answered names its own. */
+  let primary: EventOf<"ENGINE_START">["config"] | undefined;
   const hideSensitive = createSensitiveFilter();
   return (untrusted) => {
     const event = printableEvent(hideSensitive(untrusted));
@@ -50,14 +53,15 @@ export function createEventFormatter(style: TextStyle, { full = false }: { full?
     requestAbove = event.type === "ACTION_REQUEST" ? event.action_id : null;
     switch (event.type) {
       case "ENGINE_START":
-        pricing = event.config.pricing;
+        prices = event.config;
+        primary = event.config;
         return [line(style.dim("start "), style.dim(`engine ${event.engine_version}, model ${event.config.model ?? "?"}, pid ${event.config.pid ?? "?"}, sandbox ${describeJournaledSandbox(event.config.sandbox)}${forkedFromText(event)}`))];
       case "USER_MESSAGE":
         if (event.source === "engine") return [line(style.yellow("engine"), indentRest(event.content))];
         tasksSeen += 1;
         return [line(style.cyan(tasksSeen === 1 ? "task  " : "user  "), indentRest(event.content))];
       case "THOUGHT":
-        return thoughtLines(event, pricing, style, line, full);
+        return thoughtLines(event, prices, primary, style, line, full);
       case "LLM_ATTEMPT_FAILED":
         return [line(style.bold(`[${event.iteration}]`.padEnd(6)), attemptText(event, style))];
       case "ACTION_REQUEST":
@@ -104,15 +108,23 @@ function attemptText(event: EventOf<"LLM_ATTEMPT_FAILED">, style: TextStyle): st
 
 type Line = (tag: string, text: string) => string;
 
-function thoughtLines(event: EventOf<"THOUGHT">, pricing: Pricing | undefined, style: TextStyle, line: Line, full: boolean): string[] {
-  const usage = formatUsage(shownUsage(event, pricing));
+function thoughtLines(event: EventOf<"THOUGHT">, prices: JournaledPrices, primary: EventOf<"ENGINE_START">["config"] | undefined, style: TextStyle, line: Line, full: boolean): string[] {
+  const usage = formatUsage(shownUsage(event, prices));
   const call = event.duration_ms === undefined ? "" : `${formatMs(event.duration_ms)}${event.attempts !== undefined && event.attempts > 1 ? ` (attempt ${event.attempts})` : ""}`;
-  const meta = style.dim([event.model, call, usage].filter(Boolean).join(" · "));
+  const meta = style.dim([answeredBy(event, primary), call, usage].filter(Boolean).join(" · "));
   const tag = style.bold(`[${event.iteration}]`.padEnd(6));
   if (event.content === null || event.content === "") return [line(tag, meta)];
   // A reply without tool calls is the run's answer: shown whole. Reasoning before tool calls is clipped.
   const text = event.tool_calls.length === 0 || full ? indentRest(event.content) : clip(event.content.replace(/\s+/g, " ").trim());
   return [line(tag, meta), line(" ".repeat(6), text)];
+}
+
+/** The model that answered; its provider and endpoint when a fallback answered, and a note when other endpoints' reasoning was left out of the request. */
+function answeredBy(event: EventOf<"THOUGHT">, primary: EventOf<"ENGINE_START">["config"] | undefined): string {
+  const by = event.answered_by;
+  const dropped = event.reasoning_dropped === undefined ? "" : `, reasoning of ${event.reasoning_dropped} earlier repl${event.reasoning_dropped === 1 ? "y" : "ies"} not sent`;
+  const asPrimary = by !== undefined && by.model === primary?.model && by.provider === primary.endpoint?.provider && by.base_url === primary.endpoint.base_url;
+  return by === undefined || (asPrimary && dropped === "") ? event.model : `${event.model} (${asPrimary ? "" : "fallback: "}${by.provider} ${by.base_url}${dropped})`;
 }
 
 function resultLines(event: EventOf<"ACTION_RESULT">, style: TextStyle, line: Line, name: string, full: boolean): string[] {

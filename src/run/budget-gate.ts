@@ -18,7 +18,8 @@ interface GateGround {
   budget: RunBudget;
   llm: LlmConfig;
   protocol: ProviderName;
-  pricing: Pricing | undefined;
+  /** The price of a call to `model` (llm.pricing, given once or per model). */
+  priceOf: (model: string) => Pricing | undefined;
   /** The run's state as the journal says now: what its calls have cost, every invocation's. */
   runState(): RunState;
   /** This process's account with the ledger, when the run has one. */
@@ -38,22 +39,24 @@ export function budgetGate(ground: GateGround): LoopBudget {
       const note = noted ? null : replyRoomNote(room, request.model);
       noted = true;
       if (note !== null) ground.progress(note);
-      const worst = callWorstCase(request, room, ground.pricing);
-      checkRunLimits(ground, worst, room.tokens);
+      // Each call is priced at the model it asks: a fallback's own price once the primary gave up.
+      const pricing = ground.priceOf(request.model);
+      const worst = callWorstCase(request, room, pricing);
+      checkRunLimits(ground, worst, room.tokens, pricing);
       const ticket = ground.ledger === null ? null : await reserve(ground, ground.ledger, worst);
-      return { settle: (outcome) => settle(ground.pricing, worst, ticket, outcome) };
+      return { settle: (outcome) => settle(pricing, worst, ticket, outcome) };
     },
   };
 }
 
 /** Defers the run (nothing is sent) when the call could take it past its own dollar or token limit. */
-function checkRunLimits(ground: GateGround, worst: CallWorstCase, replyTokens: number): void {
+function checkRunLimits(ground: GateGround, worst: CallWorstCase, replyTokens: number, pricing: Pricing | undefined): void {
   const { max_cost_usd: maxCost, max_tokens: maxTokens } = ground.budget;
   const usage = ground.runState().usage;
   const prompt = worst.tokens - replyTokens;
   const call = `the next model call may cost up to ${worst.usd === null ? "?" : dollars(worst.usd)} (at most ${prompt} prompt tokens, estimated from its size, and ${replyTokens} reply tokens)`;
-  if (maxCost !== null && worst.usd !== null && ground.pricing !== undefined) {
-    const spent = costWithFallback(usage.total, ground.pricing) + usage.charged.usd;
+  if (maxCost !== null && worst.usd !== null && pricing !== undefined) {
+    const spent = costWithFallback(usage.total, pricing) + usage.charged.usd;
     if (spent + worst.usd > maxCost) {
       throw exhausted(`The run's budget of ${dollars(maxCost)} has ${dollars(Math.max(0, maxCost - spent))} left, and ${call}; it was not sent. Raise the budget to go on: ${ground.raiseCommand}`);
     }

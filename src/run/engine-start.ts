@@ -4,6 +4,7 @@ import type { AgentPackage } from "../agent/load.js";
 import { ENGINE_VERSION } from "../engine-version.js";
 import type { EventOf, NewEvent, RunBudget } from "../journal/events.js";
 import type { ProviderChoice } from "../llm/provider-choice.js";
+import { journaledPricing } from "../llm/settings-schema.js";
 import { runSecrets, type RunSecrets } from "../secrets.js";
 import type { RunSandbox } from "../process/sandbox/policy-schema.js";
 import { otlpSecrets } from "../trace/otel-env.js";
@@ -52,7 +53,7 @@ export function engineStartEvent(run: { runId: string; workDir: string }, setup:
       // The host this invocation ran on: its spans' host.name, live or exported elsewhere later.
       hostname: hostname(),
       // So that show and report can price each call as the run's RunResult does.
-      ...(agent.llm.pricing ? { pricing: agent.llm.pricing } : {}),
+      ...journaledPricing(agent.llm),
       // So that `continue` holds the run to the schema it started with.
       ...(agent.output ? { output_schema: agent.output.schema } : {}),
       ...setup.provider.describe,

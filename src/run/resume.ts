@@ -102,6 +102,7 @@ async function continueLoaded(request: ContinueRequest, files: RunFiles, start: 
     checkRunEndpoint(journaledEndpoint(marks.starts), {
       runId: request.runId,
       endpoint: provider.describe.endpoint,
+      fallback: provider.describe.fallback ?? [],
       accepted: Boolean(request.acceptEndpoint) || request.baseUrl !== undefined,
       source: provider.describe.base_url_source,
     });

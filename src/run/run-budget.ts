@@ -1,5 +1,6 @@
 // A run's budget for this invocation: its limits (this invocation's flag, else what the run journaled, else llm.budget) and its fleet's ledger, checked before anything runs.
 import { isAbsolute, resolve } from "node:path";
+import { chainModels, pricingOf } from "../llm/settings-schema.js";
 import type { AgentPackage } from "../agent/load.js";
 import { BudgetLedgerError, ConfigError } from "../errors.js";
 import type { RunBudget } from "../journal/events.js";
@@ -33,11 +34,13 @@ export function resolveRunBudget(
     max_tokens: journaled?.max_tokens ?? agent.llm.budget?.max_tokens ?? null,
     ledger: given === undefined ? null : isAbsolute(given) ? given : resolve(given),
   };
-  if ((budget.max_cost_usd !== null || budget.ledger !== null) && agent.llm.pricing === undefined) {
+  const unpriced = chainModels(agent.llm).filter((model) => pricingOf(agent.llm.pricing, model) === undefined);
+  if ((budget.max_cost_usd !== null || budget.ledger !== null) && unpriced.length > 0) {
     const which = budget.ledger !== null ? `the budget ledger ${budget.ledger}` : `a cost budget of $${budget.max_cost_usd}`;
+    const missing = agent.llm.pricing === undefined ? "no llm.pricing" : `no price in llm.pricing for ${unpriced.join(", ")}`;
     throw new ConfigError(
-      `The run has ${which}, but agent.yaml gives no llm.pricing: each model call's worst case is priced before it is sent, so a cost budget needs a price. ` +
-        "Add llm.pricing (input_per_million and output_per_million, in USD) to agent.yaml.",
+      `The run has ${which}, but agent.yaml gives ${missing}: each model call's worst case is priced before it is sent, so a cost budget needs a price for every model it may ask (llm.model and llm.fallback). ` +
+        "Add llm.pricing (input_per_million and output_per_million, in USD) to agent.yaml: one price, or one per model name.",
     );
   }
   if (budget.ledger !== null) checkLedger(budget.ledger, agent, place);

@@ -1,5 +1,6 @@
 // One engine process's stint on a run it holds: from its ENGINE_START to its ENGINE_END, the loop driven over the ports (loop-ports.ts) and the end recorded.
 import { statSync } from "node:fs";
+import { pricingOf } from "../llm/settings-schema.js";
 import { join } from "node:path";
 import { DeltaError, ENGINE_ERROR, OWNERSHIP_LOST, OwnershipLostError, errorMessage } from "../errors.js";
 import type { RunStatus } from "../journal/events.js";
@@ -120,7 +121,7 @@ export async function runStint(options: StintOptions): Promise<RunOutcome> {
       budget: setup.budget,
       llm: agent.llm,
       protocol: setup.provider.protocol,
-      pricing: agent.llm.pricing,
+      priceOf: (model) => pricingOf(agent.llm.pricing, model),
       runState: () => files.state(),
       ledger,
       raiseCommand: continueCommand(options.runId, options.workDir, undefined, ["--max-cost-usd", "<dollars>"]),
@@ -228,7 +229,7 @@ async function finish(ports: LoopPorts, options: StintOptions, open: OpenStint, 
   }
   const endTime = new Date();
   const state = journal.runState();
-  const usage = priceRunUsage(state.usage, options.setup.agent.llm.pricing);
+  const usage = priceRunUsage(state.usage, pricingOf(options.setup.agent.llm.pricing, options.setup.agent.llm.model));
   const { model_usage: _perModel, ...usageTotals } = usage;
   try {
     open.files.writeMetadata({

@@ -177,7 +177,10 @@ export function createSpanFold(options: SpanFoldOptions): SpanFold {
   function thought(event: EventOf<"THOUGHT">, current: Invocation): TraceSpan {
     const endMs = event.started_at !== undefined && event.duration_ms !== undefined ? Date.parse(event.started_at) + event.duration_ms : Date.parse(event.timestamp);
     const startMs = event.started_at !== undefined ? Date.parse(event.started_at) : (attempts[0] ? Date.parse(attempts[0].started_at) : endMs);
-    const span = open(`chat ${current.model ?? event.model}`, "CLIENT", event.seq, startMs, chatAttributes(current), current.span.spanId);
+    // The model and provider that answered: a fallback's, when the primary gave up.
+    const by = event.answered_by;
+    const attributes = by === undefined ? chatAttributes(current) : { ...chatAttributes(current), [GEN_AI.providerName]: providerName(by.provider) ?? by.provider, [GEN_AI.requestModel]: by.model, "delta.llm.endpoint": by.base_url };
+    const span = open(`chat ${by?.model ?? current.model ?? event.model}`, "CLIENT", event.seq, startMs, attributes, current.span.spanId);
     span.endMs = endMs;
     const usage = event.usage;
     Object.assign(span.attributes, {

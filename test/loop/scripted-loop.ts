@@ -136,7 +136,7 @@ export function scriptedRun(options: Options): ScriptedRun {
     name: "scripted",
     // As every provider does: nothing is sent that the budget has not admitted, and an admitted attempt is settled.
     complete: async (request, callOptions) => {
-      const admission = await callOptions?.admit?.();
+      const admission = await callOptions?.admit?.(request);
       requests.push(request);
       const next = turns.shift();
       if (next === undefined) throw new Error(`the script has no reply for request ${requests.length}`);

@@ -38,7 +38,7 @@ const start = (pricing = PRICING): NewEvent => ({ type: "ENGINE_START", run_id: 
 const thought = (input: number, output: number): NewEvent => ({ type: "THOUGHT", iteration: 1, content: "x", tool_calls: [], usage: { input_tokens: input, output_tokens: output }, model: "mock-model" });
 
 function gate(budget: Partial<RunBudget>, events: NewEvent[], ledger: ReturnType<typeof openLedger> | null = null, said: string[] = []) {
-  return budgetGate({ budget: { ...NO_BUDGET, ...budget }, llm, protocol: "openai", pricing: PRICING, runState: journal(events), ledger, raiseCommand: "delta continue --run-id r -w /w --max-cost-usd '<dollars>'", progress: (line) => said.push(line), signal: new AbortController().signal });
+  return budgetGate({ budget: { ...NO_BUDGET, ...budget }, llm, protocol: "openai", priceOf: () => PRICING, runState: journal(events), ledger, raiseCommand: "delta continue --run-id r -w /w --max-cost-usd '<dollars>'", progress: (line) => said.push(line), signal: new AbortController().signal });
 }
 
 async function deferralOf(promise: Promise<unknown>): Promise<DeferredError> {
@@ -64,7 +64,7 @@ describe("a call's worst case", () => {
 
   it("says once how the reply's room was chosen when llm.max_tokens does not set it", async () => {
     const said: string[] = [];
-    const bare = budgetGate({ budget: { ...NO_BUDGET, max_tokens: 10_000_000 }, llm: LlmConfigSchema.parse({ model: "my-local-model" }), protocol: "openai", pricing: undefined, runState: journal([]), ledger: null, raiseCommand: "", progress: (line) => said.push(line), signal: new AbortController().signal });
+    const bare = budgetGate({ budget: { ...NO_BUDGET, max_tokens: 10_000_000 }, llm: LlmConfigSchema.parse({ model: "my-local-model" }), protocol: "openai", priceOf: () => undefined, runState: journal([]), ledger: null, raiseCommand: "", progress: (line) => said.push(line), signal: new AbortController().signal });
     await bare.admit({ ...request, model: "my-local-model" }, 1);
     await bare.admit({ ...request, model: "my-local-model" }, 2);
     expect(said).toEqual(["[budget] llm.max_tokens is not set and my-local-model's output limit is unknown: each model call reserves 4096 reply tokens, and a longer reply would cost more than was reserved; set llm.max_tokens"]);
@@ -90,6 +90,16 @@ describe("the run's own limits, over every invocation", () => {
     await gate({ max_tokens: 100 + worstTokens }, [start(), charged]).admit(request, 1);
     const err = await deferralOf(gate({ max_tokens: 99 + worstTokens }, [start(), charged]).admit(request, 1));
     expect(err.message).toContain("token budget (llm.budget.max_tokens");
+  });
+});
+
+describe("a call priced at the model it asks", () => {
+  it("admits a fallback's call at the fallback's own price, which the primary's would not fit", async () => {
+    const prices: Record<string, typeof PRICING> = { "mock-model": { input_per_million: 1000, output_per_million: 1000 }, cheap: PRICING };
+    const gate = budgetGate({ budget: { ...NO_BUDGET, max_cost_usd: 0.5 }, llm, protocol: "openai", priceOf: (model) => prices[model], runState: journal([]), ledger: null, raiseCommand: "", progress: () => {}, signal: new AbortController().signal });
+    await deferralOf(gate.admit(request, 1));
+    const admitted = await gate.admit({ ...request, model: "cheap" }, 1);
+    expect(admitted.settle({ reply: { content: "x", tool_calls: [], usage: null, model: "cheap", finish_reason: "stop" } })?.usd).toBeCloseTo(callWorstCase(request, replyRoom(llm, "openai", "cheap"), PRICING).usd!, 12);
   });
 });
 
@@ -139,6 +149,11 @@ describe("the run's budget for an invocation", () => {
     expect(() => resolveRunBudget(unpriced, { maxCostUsd: 1 }, undefined, place(root))).toThrow(ConfigError);
     expect(() => resolveRunBudget(unpriced, { maxCostUsd: 1 }, undefined, place(root))).toThrow(/agent\.yaml gives no llm\.pricing/);
     expect(resolveRunBudget(unpriced, {}, undefined, place(root))).toEqual(NO_BUDGET);
+  });
+
+  it("refuses a cost budget when a model of llm.fallback has no price in a per-model llm.pricing, naming it", () => {
+    const partly = { ...agent, llm: LlmConfigSchema.parse({ model: "m", fallback: ["cheap"], pricing: { m: PRICING } }) };
+    expect(() => resolveRunBudget(partly, { maxCostUsd: 1 }, undefined, place(root))).toThrow(/no price in llm\.pricing for cheap/);
   });
 
   it("refuses a ledger that a boxed tool of the run could write: inside a workspace-write workspace, or a write: root", () => {
