@@ -8,9 +8,15 @@ export interface AssistantMessage {
   tool_calls?: ToolCall[];
   reasoning?: string;
   provider_data?: ProviderData;
-  /** The endpoint that made this reply, as its THOUGHT journaled it: its provider_data goes back to that endpoint only. */
-  answered_by?: AnsweredBy;
+  /** The endpoint that made this reply (its THOUGHT's answered_by): its provider_data goes back to that endpoint only. */
+  [MADE_BY]?: AnsweredBy;
 }
+
+/**
+ * The key of an assistant message's origin: a symbol, so it stays in this process (no record, hook payload, request
+ * comparison or server sees it) while spreads of the message keep it.
+ */
+export const MADE_BY: unique symbol = Symbol("made by");
 
 export type ChatMessage =
   | { role: "system"; content: string }

@@ -1,6 +1,6 @@
 // Rebuilds the model's conversation from journal events: a pure function, linear in the events.
 import type { EventOf, JournalEvent } from "../journal/events.js";
-import { replyEnding, type AssistantMessage, type ChatMessage } from "../conversation.js";
+import { MADE_BY, replyEnding, type AssistantMessage, type ChatMessage } from "../conversation.js";
 
 /** Content of the tool message for a call whose result never reached the journal. */
 export const NO_RESULT_CONTENT = "(no result recorded for this call)";
@@ -163,7 +163,7 @@ function assistantMessage(thought: Thought): AssistantMessage {
   if (thought.tool_calls.length > 0) message.tool_calls = thought.tool_calls;
   if (thought.reasoning !== undefined) message.reasoning = thought.reasoning;
   if (thought.provider_data !== undefined) message.provider_data = thought.provider_data;
-  if (thought.answered_by !== undefined) message.answered_by = thought.answered_by;
+  if (thought.answered_by !== undefined) message[MADE_BY] = thought.answered_by;
   return message;
 }
 

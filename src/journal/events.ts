@@ -72,7 +72,7 @@ export const PricingSchema = z.strictObject({
 export type Pricing = z.infer<typeof PricingSchema>;
 
 /** The endpoint and model that answered a call (or that a fallback asks): the protocol, the base URL without credentials, the model as asked. */
-export const AnsweredBySchema = z.object({ provider: z.string(), base_url: z.string(), model: z.string() });
+const AnsweredBySchema = z.object({ provider: z.string(), base_url: z.string(), model: z.string() });
 export type AnsweredBy = z.infer<typeof AnsweredBySchema>;
 
 /** What a run may spend, over all its invocations (llm.budget, --max-cost-usd), and the ledger its calls are reserved in (--budget-file). */

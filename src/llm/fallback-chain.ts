@@ -1,5 +1,5 @@
 // llm.fallback: the primary and its fallbacks as one provider. A call goes to the model that answered last in this process; one that stays overloaded or is retired hands the call to the next, each endpoint sent only its own reasoning state.
-import type { AssistantMessage, ChatMessage, LlmReply, LlmRequest } from "../conversation.js";
+import { MADE_BY, type AssistantMessage, type ChatMessage, type LlmReply, type LlmRequest } from "../conversation.js";
 import type { CallOptions, Provider } from "./types.js";
 import { unavailableReason } from "./unavailable.js";
 
@@ -46,7 +46,7 @@ function askedOf(link: ChainLink, request: LlmRequest, links: readonly ChainLink
     if (message.role !== "assistant" || message.provider_data === undefined) return message;
     // A reply counts as the primary's unless a fallback of this chain made it: one journaled before fallbacks existed,
     // or by the primary at a base URL the run was moved from on purpose (--accept-endpoint, --base-url).
-    const madeBy = links.find((other) => other !== links[0] && sameEndpoint(other.endpoint, message.answered_by))?.endpoint ?? links[0]!.endpoint;
+    const madeBy = links.find((other) => other !== links[0] && sameEndpoint(other.endpoint, message[MADE_BY]))?.endpoint ?? links[0]!.endpoint;
     if (sameEndpoint(madeBy, link.endpoint)) return message;
     dropped += 1;
     const { provider_data: _other, ...own } = message;

@@ -45,7 +45,6 @@ const FallbackSchema = z.union([
 ], {
   error: `write a model name (asked of the primary's endpoint), or { provider: ${PROVIDER_NAMES.join(" | ")}, model: <name>, key_env: <the variable holding its API key>, base_url: <optional URL> }`,
 });
-export type FallbackSetting = z.infer<typeof FallbackSchema>;
 
 /**
  * llm.pricing: one price for every model the run asks, or a price per model name (the primary's and each fallback's).

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
 import { z } from "zod";
 import { FileRefusedError, ReplayError, errorMessage, type ContextOverflow } from "../errors.js";
-import { AnsweredBySchema, ProviderDataSchema, UsageSchema } from "../journal/events.js";
+import { ProviderDataSchema, UsageSchema } from "../journal/events.js";
 import { streamJournal } from "../journal/reader.js";
 import type { Recording, ReplayCheckMode } from "../llm/replay.js";
 import { readFolderFile } from "../safe-open.js";
@@ -28,9 +28,6 @@ const ReplyLineSchema = z
     finish_reason: z.string().nullable().default(null),
     reasoning: z.string().optional(),
     provider_data: ProviderDataSchema.optional(),
-    /** A recorded run's: who answered it then, replayed as recorded. */
-    answered_by: AnsweredBySchema.optional(),
-    reasoning_dropped: z.number().int().positive().optional(),
   })
   .refine((reply) => reply.content !== null || reply.tool_calls.length > 0, "a reply needs content or tool_calls");
 
@@ -95,8 +92,6 @@ function toReply(value: unknown, where: string, position: number): LlmReply {
     finish_reason: reply.finish_reason,
     ...(reply.reasoning !== undefined ? { reasoning: reply.reasoning } : {}),
     ...(reply.provider_data !== undefined ? { provider_data: reply.provider_data } : {}),
-    ...(reply.answered_by !== undefined ? { answered_by: reply.answered_by } : {}),
-    ...(reply.reasoning_dropped !== undefined ? { reasoning_dropped: reply.reasoning_dropped } : {}),
   };
 }
 

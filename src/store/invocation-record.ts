@@ -1,6 +1,6 @@
 // The schema of one recorded model exchange, io/invocations/<timestamp>_<iteration>.json, written by the engine and read by replay.
 import { z } from "zod";
-import { AnsweredBySchema, ProviderDataSchema, ToolCallSchema, UsageSchema } from "../journal/events.js";
+import { ProviderDataSchema, ToolCallSchema, UsageSchema } from "../journal/events.js";
 import { OutputFormatSchema, RequestRefSchema } from "./request-parts.js";
 import type { ChatMessage, FunctionTool, LlmReply, LlmRequest } from "../conversation.js";
 
@@ -42,8 +42,6 @@ const LlmReplySchema: z.ZodType<LlmReply> = z.object({
   finish_reason: z.string().nullable(),
   reasoning: z.string().optional(),
   provider_data: ProviderDataSchema.optional(),
-  answered_by: AnsweredBySchema.optional(),
-  reasoning_dropped: z.number().int().positive().optional(),
 });
 
 /** A record holds the whole `request` (`io.requests: full`, and every record of engines before 0.2) or `request_parts`, references into request-parts.jsonl. */

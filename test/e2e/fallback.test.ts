@@ -88,5 +88,10 @@ describe("llm.fallback", () => {
     expect(asked!.provider_data).toMatchObject({ protocol: "anthropic" });
     expect(answered).toMatchObject({ answered_by: { provider: "openai", base_url: other.baseUrl, model: "gpt-new" }, reasoning_dropped: 1, content: "It is sunny in Florence." });
     for (const file of collectFiles(runDir(ws, "old"))) expect(readFileSync(file, "utf8"), file).not.toContain(OTHER_KEY);
+    // The HTML report names the provider that answered and the reasoning left out.
+    const report = await delta(["report", "old", "-w", ws]);
+    expect(report.exitCode, report.stderr).toBe(0);
+    expect(report.stdout).toContain(`openai ${other.baseUrl}`);
+    expect(report.stdout).toContain("not sent: 1 earlier reply by another endpoint");
   });
 });

@@ -91,7 +91,8 @@ function comparable(events: JournalEvent[]): unknown[] {
   return events
     .filter((event) => event.type !== "ENGINE_START")
     .map((event) => {
-      const { timestamp: _t, started_at: _s, hash: _h, ...rest } = event as JournalEvent & { duration_ms?: number; started_at?: string; hash?: string };
+      // A replayed THOUGHT was answered by the recording, not by an endpoint: it names none (answered_by).
+      const { timestamp: _t, started_at: _s, hash: _h, answered_by: _a, ...rest } = event as JournalEvent & { duration_ms?: number; started_at?: string; hash?: string; answered_by?: unknown };
       return "duration_ms" in rest ? { ...rest, duration_ms: 0 } : rest;
     });
 }

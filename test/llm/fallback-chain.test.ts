@@ -1,6 +1,6 @@
 // Which failures hand a call to the next of llm.fallback (recorded bodies of real servers), and what the chain sends each endpoint: only its own reasoning state, only the fields its protocol takes.
 import { describe, expect, it } from "vitest";
-import type { LlmRequest } from "../../src/conversation.js";
+import { MADE_BY, type LlmRequest } from "../../src/conversation.js";
 import { LlmError } from "../../src/errors.js";
 import { anthropicProtocol } from "../../src/llm/anthropic/provider.js";
 import { chatCompletionsProtocol } from "../../src/llm/chat-completions/provider.js";
@@ -60,7 +60,7 @@ const request: LlmRequest = {
   model: "primary-model",
   messages: [
     { role: "user", content: "go" },
-    { role: "assistant", content: null, tool_calls: [{ id: "toolu_1", name: "t", arguments: "{}" }], provider_data: SIGNED, answered_by: { ...A, model: "primary-model" } },
+    { role: "assistant", content: null, tool_calls: [{ id: "toolu_1", name: "t", arguments: "{}" }], provider_data: SIGNED, [MADE_BY]: { ...A, model: "primary-model" } },
     { role: "tool", content: "x", tool_call_id: "toolu_1" },
   ],
   tools: [],

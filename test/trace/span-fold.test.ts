@@ -88,6 +88,17 @@ describe("the span fold", () => {
     expect(chat.spanId).toBe(spanIdOf(journalTraceOf(events[0])!.traceId, 2));
     expect(spans.find((span) => span.name === "invoke_agent x")!.status.code).toBe("ERROR");
   });
+
+  it("a call a fallback answered is a chat span naming the fallback's provider, model and endpoint, not the primary's", () => {
+    const events: JournalEvent[] = [
+      start({ config: { agent_name: "x", model: "claude-busy", provider: "anthropic" } } as Partial<JournalEvent>),
+      { seq: 2, timestamp: "2026-01-01T00:00:02.000Z", type: "THOUGHT", iteration: 1, content: "done", tool_calls: [], usage: null, model: "gpt-new-2026", answered_by: { provider: "openai-responses", base_url: "https://api.openai.com/v1", model: "gpt-new" } },
+      { seq: 3, timestamp: "2026-01-01T00:00:03.000Z", type: "ENGINE_END", run_id: "r", status: "COMPLETED", final_iteration: 1 },
+    ];
+    const chat = spansOf(events, { captureContent: false }).find((span) => span.attributes["gen_ai.operation.name"] === "chat")!;
+    expect(chat.name).toBe("chat gpt-new");
+    expect(chat.attributes).toMatchObject({ "gen_ai.provider.name": "openai", "gen_ai.request.model": "gpt-new", "gen_ai.response.model": "gpt-new-2026", "delta.llm.endpoint": "https://api.openai.com/v1" });
+  });
 });
 
 describe("hooks, window moves and hosts", () => {
