@@ -2,7 +2,6 @@
 import { existsSync, mkdirSync, realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { envFiles } from "../llm/env.js";
 import type { SandboxBox } from "../process/sandbox/argv.js";
 import { sandboxEnvironment } from "../process/sandbox/env.js";
@@ -11,6 +10,7 @@ import { PRIVATE_DIR_MODE } from "../private-modes.js";
 import { userStateDir } from "../store/user-state.js";
 import { proxySocketsDir, startHostProxy, type RefusedConnections } from "../process/sandbox/host-proxy.js";
 import { engineRoute } from "./engine-route.js";
+import { engineCodeFolders, enginePackage } from "../process/sandbox/engine-code.js";
 
 /** The secret folders and files of $HOME every box shows empty. */
 const HIDDEN_HOME_PATHS = [".ssh", ".aws", ".config/gcloud", ".netrc", ".docker"] as const;
@@ -50,7 +50,7 @@ export async function openBox(policy: SandboxPolicy, place: BoxPlace, env: Recor
   makeUserState();
   const hidden = hiddenPaths([policy], { home, workDir, agentHome });
   for (const target of place.writableInProtected ?? []) mkdirSync(target, { recursive: true });
-  const base = { workDir, writeWorkspace: policy.mode === "workspace-write", write, agentHome, hidden, writableInProtected: place.writableInProtected ?? [], engineHome: real(enginePackage()) };
+  const base = { workDir, writeWorkspace: policy.mode === "workspace-write", write, agentHome, hidden, writableInProtected: place.writableInProtected ?? [], engineCode: engineCodeFolders() };
   const network = policy.network ?? "off";
   const plain = { policy, env: sandboxEnvironment(env, place.passthrough), refused: () => ({ targets: [], more: 0 }), close: async () => {} };
   if (network === "on") return { ...plain, box: { ...base, network: { kind: "on" } } };
@@ -137,18 +137,4 @@ function real(target: string): string {
   if (existsSync(absolute)) return realpathSync(absolute);
   const parent = path.dirname(absolute);
   return parent === absolute ? absolute : path.join(real(parent), path.basename(absolute));
-}
-
-let enginePackageDir: string | undefined;
-
-/** The engine's package: the folder holding package.json and the forwarder the build writes beside the bundle (dist/sandbox-forwarder.cjs). */
-function enginePackage(): string {
-  if (enginePackageDir !== undefined) return enginePackageDir;
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(path.join(dir, "package.json")) && existsSync(path.join(dir, "dist", "sandbox-forwarder.cjs"))) return (enginePackageDir = dir);
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error("dist/sandbox-forwarder.cjs is missing from the delta-engine package; rebuild it (npm run build) or reinstall");
-    dir = parent;
-  }
 }

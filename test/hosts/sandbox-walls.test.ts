@@ -1,13 +1,14 @@
 // The box's walls on a real machine: a boxed tool reaches no Unix socket of the host with network off, no other call's proxy, no descriptor the engine's caller left open, not the agent's files, and floods no record.
 import { spawn } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { actionResults, DELTA_BIN, delta, listIo, modelEnv, NO_MODEL_KEYS, readEvents, removeDir, tempDir, waitFor, writeAgent } from "../e2e/harness.js";
 import { reply, startMockLlm, type MockLlm } from "../support/mock-llm.js";
 import { requireBinary } from "../support/system-packages.js";
+import { engineCodeFolders, enginePackage } from "../../src/process/sandbox/engine-code.js";
 
 const RUN_TOOL = '  - name: run\n    exec: "sh -c ${script}"\n';
 const BOX = "{mode: workspace-write}";
@@ -56,13 +57,13 @@ async function runScript(script: string, sandbox: string, options: { ws?: (agent
 }
 
 /** The real binary, with each of this process's descriptors in `descriptors` open in it at the number it is keyed by (as `exec 200<dir` in a calling shell leaves it). */
-function deltaWith(args: string[], env: Record<string, string>, descriptors: Record<number, number>): Promise<{ exitCode: number; stdout: string; stderr: string }> {
+function deltaWith(args: string[], env: Record<string, string>, descriptors: Record<number, number>, bin = DELTA_BIN): Promise<{ exitCode: number; stdout: string; stderr: string }> {
   const stdio: (number | "ignore" | "pipe")[] = ["ignore", "pipe", "pipe"];
   for (const [at, fd] of Object.entries(descriptors)) {
     while (stdio.length <= Number(at)) stdio.push("ignore");
     stdio[Number(at)] = fd;
   }
-  const child = spawn(process.execPath, [DELTA_BIN, ...args], { env: { ...process.env, ...NO_MODEL_KEYS, ...env }, stdio });
+  const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...NO_MODEL_KEYS, ...env }, stdio });
   let stdout = "";
   let stderr = "";
   child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -279,4 +280,39 @@ describe("the proxy's record of refused connections", () => {
     expect(journal.length).toBeLessThan(64 * 1024);
     expect(readEvents(ws, "r1").at(-1)?.type).toBe("ENGINE_END");
   }, 180_000);
+});
+
+describe("the engine's own code inside the workspace", () => {
+  it("is read-only to a box, its packages too, node_modules pinned: continue runs the delta that was installed", async () => {
+    // A project with delta installed in it, as npm install delta-engine leaves it: the package and the packages it loads at run time.
+    const ws = join(root, "project");
+    const installed = join(ws, "node_modules", "delta-engine");
+    for (const part of ["package.json", "bin", "dist"]) cpSync(join(enginePackage(), part), join(installed, part), { recursive: true });
+    for (const folder of engineCodeFolders().slice(1)) cpSync(folder, join(ws, "node_modules", basename(folder)), { recursive: true });
+    const bin = join(installed, "bin", "delta.js");
+    const bundle = readFileSync(join(installed, "dist", "delta.cjs"));
+    const script = [
+      "echo 'process.exit(7)' >> node_modules/delta-engine/dist/delta.cjs 2>/dev/null && echo wrote-engine || echo denied-engine",
+      "echo x >> node_modules/ajv/package.json 2>/dev/null && echo wrote-ajv || echo denied-ajv",
+      "mv node_modules moved 2>/dev/null && echo moved-modules || echo pinned-modules",
+      "touch node_modules/beside && echo wrote-beside",
+    ].join("; ");
+    const server = await startMockLlm([reply.toolCalls([{ name: "run", arguments: { script } }]), reply.text("done"), reply.text("again")]);
+    try {
+      const agent = writeAgent(join(root, "engine-inside"), { agentYaml: `name: walls\nllm:\n  model: mock-model\nsandbox: ${BOX}\ntools:\n${RUN_TOOL}` });
+      const call = await deltaWith(["run", "--agent", agent, "-w", ws, "-m", "go", "--run-id", "r1", "--format", "json"], modelEnv(server.baseUrl), {}, bin);
+      expect(call.exitCode, call.stderr).toBe(0);
+      const observation = actionResults(ws, "r1")[0]?.observation_content ?? "";
+      for (const word of ["denied-engine", "denied-ajv", "pinned-modules", "wrote-beside"]) expect(observation).toContain(word);
+      expect(readFileSync(join(installed, "dist", "delta.cjs")).equals(bundle)).toBe(true);
+      const again = await deltaWith(["continue", "-w", ws, "--run-id", "r1", "-m", "again", "--format", "json"], modelEnv(server.baseUrl), {}, bin);
+      expect(again.exitCode, again.stderr).toBe(0);
+      // The engine's clone as the workspace itself is refused: no bind could keep its code read-only and the workspace writable.
+      const refused = await deltaWith(["run", "--agent", agent, "-w", installed, "-m", "go", "--run-id", "r2", "--format", "json"], modelEnv(server.baseUrl), {}, bin);
+      expect(refused.exitCode, refused.stderr).toBe(126);
+      expect(JSON.parse(refused.stdout).error.message).toContain("is the engine's own code");
+    } finally {
+      await server.close();
+    }
+  });
 });

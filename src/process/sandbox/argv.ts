@@ -18,10 +18,11 @@ export interface SandboxBox {
   /** Under `.delta/` but writable all the same (context_artifacts/ for a boxed generator). */
   writableInProtected?: readonly string[];
   /**
-   * The engine's own package (the proxy's forwarder, delta-sessions, the delta a sub-agent runs): bound back read-only
-   * where the box's private /tmp would hide it, for an engine installed under /tmp.
+   * The engine's own code (its package, with the proxy's forwarder, delta-sessions and the delta a sub-agent runs, and
+   * the packages it loads at run time): read-only wherever a writable root holds it, as a later delta runs it unboxed;
+   * bound back read-only where the box's private /tmp would hide it, for an engine installed under /tmp.
    */
-  engineHome?: string;
+  engineCode?: readonly string[];
   network: BoxNetwork;
 }
 
@@ -58,13 +59,19 @@ export function bwrapArgv(box: SandboxBox, command: readonly string[], cwd: stri
     // A read-only workspace under /tmp is bound back too, or the process would not see it.
     ...(box.writeWorkspace ? [] : [{ target: box.workDir, writable: false }]),
   ];
-  const engine = box.engineHome;
-  if (engine !== undefined && isWithin(engine, "/tmp") && !roots.some((root) => isWithin(engine, root.target))) roots.push({ target: engine, writable: false });
+  const engineCode = unique(box.engineCode ?? []);
+  for (const code of engineCode) {
+    const underWritable = writable.some((target) => isWithin(code, target));
+    const hiddenByTmp = isWithin(code, "/tmp") && !roots.some((root) => isWithin(code, root.target));
+    if (underWritable || hiddenByTmp) roots.push({ target: code, writable: false });
+  }
   roots.push(...pins(roots, kindOf));
   roots.sort((a, b) => depth(a.target) - depth(b.target));
   for (const root of roots) {
     if (kindOf(root.target) === "missing") continue;
-    if (!root.writable && roots.some((other) => other.writable && other.target === root.target)) continue;
+    // The agent's folder as the run's workspace stays writable (refused at start under workspace-write); the engine's code never is.
+    if (!root.writable && !engineCode.includes(root.target) && roots.some((other) => other.writable && other.target === root.target)) continue;
+    if (root.writable && engineCode.includes(root.target)) continue;
     args.push(root.writable ? "--bind" : "--ro-bind", root.target, root.target);
   }
 

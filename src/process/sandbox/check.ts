@@ -1,6 +1,7 @@
 // Before a run leaves any trace: a run that asks for a sandbox the machine cannot give is refused with the fixes, and --sandbox off is said aloud.
 import { realpathSync } from "node:fs";
 import { SandboxUnavailableError } from "../../errors.js";
+import { engineCodeFolders } from "./engine-code.js";
 import { probeSandbox } from "./probe.js";
 import { asksForSandbox, hookPolicy, needsSandbox, serverPolicy, toolPolicy, type BoxedAgent } from "./policy.js";
 import type { RunSandbox } from "./policy-schema.js";
@@ -27,6 +28,8 @@ export async function checkSandbox(sandbox: RunSandbox, agent: Pick<BoxedAgent, 
 }
 
 /**
+ * A workspace that is the engine's own package (its clone, or a package it loads) cannot be boxed writable either:
+ * the box keeps the engine's code read-only wherever it lies (engine-code.ts).
  * A workspace that is the agent's own folder cannot be boxed writable: the box keeps the agent's folder
  * read-only over a workspace above it, but when the two are one folder no bind can keep agent.yaml,
  * hooks.yaml, the prompts and the scripts the tools, hooks and generators run read-only while the
@@ -40,7 +43,15 @@ export function checkBoxLayout(sandbox: RunSandbox, agent: Pick<BoxedAgent, "too
     hookPolicy(sandbox),
   ];
   if (!policies.some((policy) => policy?.mode === "workspace-write")) return;
-  if (realOrGiven(workDir) !== realOrGiven(agent.home)) return;
+  const workspace = realOrGiven(workDir);
+  if (engineCodeFolders().includes(workspace)) {
+    throw new SandboxUnavailableError(
+      `${agent.configPath} boxes tools with mode workspace-write, and the workspace ${workDir} is the engine's own code: a tool could rewrite ` +
+        "the delta that a later continue runs unboxed, so the box keeps it read-only and no tool could write there. Nothing was run. Fix: give the run " +
+        "a workspace of its own (-w another folder), or box the tools read-only (--sandbox read-only).",
+    );
+  }
+  if (workspace !== realOrGiven(agent.home)) return;
   throw new SandboxUnavailableError(
     `${agent.configPath} boxes tools with mode workspace-write, and the workspace ${workDir} is the agent's own folder: a tool could rewrite the agent's ` +
       "hooks.yaml, tools and prompts, which the engine reads and runs unboxed. Nothing was run. Fix: give the run a workspace of its own " +

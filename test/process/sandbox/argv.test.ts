@@ -43,16 +43,29 @@ describe("bwrapArgv", () => {
     expect(argv.slice(argv.indexOf("--"))).toEqual(["--", "ls"]);
   });
 
-  it("binds the engine's own package back read-only when it is installed under /tmp, and nowhere else", () => {
+  it("binds the engine's own package back read-only when it is installed under /tmp, and not where the read-only root shows it", () => {
     const engine = "/tmp/clone/delta-engine";
-    const underTmp = mounts(argvOf(box({ engineHome: engine }), ["ls"], WS, host([AGENT, WS, engine])));
+    const underTmp = mounts(argvOf(box({ engineCode: [engine, `${engine}/node_modules/ajv`] }), ["ls"], WS, host([AGENT, WS, engine, `${engine}/node_modules/ajv`])));
     expect(underTmp).toContain(`--ro-bind ${engine} ${engine}`);
     expect(underTmp.indexOf(`--ro-bind ${engine} ${engine}`)).toBeGreaterThan(underTmp.indexOf("--tmpfs /tmp"));
-    // Installed elsewhere, the read-only root already shows it; inside a writable workspace under /tmp, that bind does.
-    expect(mounts(argvOf(box({ engineHome: "/usr/lib/node_modules/delta-engine" }), ["ls"], WS, host([AGENT, WS])))).not.toContain("--ro-bind /usr/lib/node_modules/delta-engine /usr/lib/node_modules/delta-engine");
-    const tmpWs = "/tmp/ws";
-    const inWorkspace = mounts(argvOf(box({ workDir: tmpWs, engineHome: `${tmpWs}/delta` }), ["ls"], tmpWs, host([AGENT, tmpWs, `${tmpWs}/delta`])));
-    expect(inWorkspace).not.toContain(`--ro-bind ${tmpWs}/delta ${tmpWs}/delta`);
+    // Its packages come back with it: no second bind.
+    expect(underTmp.filter((entry) => entry.includes("node_modules/ajv"))).toEqual([]);
+    expect(mounts(argvOf(box({ engineCode: ["/usr/lib/node_modules/delta-engine"] }), ["ls"], WS, host([AGENT, WS])))).not.toContain("--ro-bind /usr/lib/node_modules/delta-engine /usr/lib/node_modules/delta-engine");
+  });
+
+  it("keeps the engine's code read-only inside a writable root, its packages too, with the folders between pinned", () => {
+    const ws = "/home/u/project";
+    const engine = `${ws}/node_modules/delta-engine`;
+    const ajv = `${ws}/node_modules/ajv`;
+    const list = mounts(argvOf(box({ workDir: ws, engineCode: [engine, ajv] }), ["ls"], ws, host([ws, `${ws}/node_modules`, engine, ajv])));
+    const order = [`--bind ${ws} ${ws}`, `--bind ${ws}/node_modules ${ws}/node_modules`, `--ro-bind ${engine} ${engine}`].map((entry) => list.indexOf(entry));
+    expect(order.every((at) => at >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(list).toContain(`--ro-bind ${ajv} ${ajv}`);
+    // A writable root that is the engine's code itself is read-only all the same (the run refuses such a workspace at start).
+    const named = mounts(argvOf(box({ workDir: ws, write: [ajv], engineCode: [engine, ajv] }), ["ls"], ws, host([ws, `${ws}/node_modules`, engine, ajv])));
+    expect(named).toContain(`--ro-bind ${ajv} ${ajv}`);
+    expect(named).not.toContain(`--bind ${ajv} ${ajv}`);
   });
 
   it("pins each folder between a workspace and the agent's folder deeper inside it: bound onto itself, after the workspace and before the agent", () => {

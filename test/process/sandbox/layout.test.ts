@@ -1,9 +1,10 @@
-// A workspace that is the agent's own folder cannot be boxed writable: refused with the fixes; every other layout, and a read-only box, goes on.
+// A workspace that is the agent's own folder, or the engine's own code, cannot be boxed writable: refused with the fixes; every other layout, and a read-only box, goes on.
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SandboxUnavailableError } from "../../../src/errors.js";
+import { engineCodeFolders, enginePackage } from "../../../src/process/sandbox/engine-code.js";
 import { checkBoxLayout } from "../../../src/process/sandbox/check.js";
 import type { RunSandbox } from "../../../src/process/sandbox/policy-schema.js";
 
@@ -29,6 +30,15 @@ describe("checkBoxLayout", () => {
       expect(() => checkBoxLayout(WRITABLE, agent(), workDir)).toThrow(SandboxUnavailableError);
     }
     expect(() => checkBoxLayout(WRITABLE, agent(), home)).toThrow(/is the agent's own folder: a tool could rewrite the agent's hooks.yaml.*-w a folder outside the agent's folder.*--sandbox read-only/);
+  });
+
+  it("refuses the engine's own package, or a package it loads, as the workspace of a writable box; a workspace inside it goes on", () => {
+    expect(() => checkBoxLayout(WRITABLE, agent(), enginePackage())).toThrow(/is the engine's own code: a tool could rewrite the delta that a later continue runs unboxed.*-w another folder.*--sandbox read-only/);
+    const loaded = engineCodeFolders().find((folder) => folder.endsWith("gpt-tokenizer"));
+    expect(loaded).toBeDefined();
+    expect(() => checkBoxLayout(WRITABLE, agent(), loaded!)).toThrow(SandboxUnavailableError);
+    expect(() => checkBoxLayout({ ...WRITABLE, override: "read-only" }, agent(), enginePackage())).not.toThrow();
+    expect(() => checkBoxLayout(WRITABLE, agent(), join(enginePackage(), "examples", "hello-world"))).not.toThrow();
   });
 
   it("lets a workspace inside or above the agent's folder, a read-only box, --sandbox off and a run without a box go on", () => {
