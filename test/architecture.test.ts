@@ -16,6 +16,7 @@ const FLOORS = [
   "secrets",
   "fs-errors",
   "safe-open",
+  "package-root",
   "terminal-text",
   "did-you-mean",
   "plural",

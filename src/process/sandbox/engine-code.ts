@@ -4,11 +4,11 @@
 // wherever they lie (a project's node_modules/delta-engine inside the workspace, the engine's clone above it).
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { packageRootHolding } from "../../package-root.js";
 
 /**
  * The packages the bundles in dist/ require by name rather than carry inside them (scripts/bundle.mjs leaves the
- * tokenizer's tables out; ajv's standalone code requires its runtime). test/run/engine-code.test.ts reads dist/ and
+ * tokenizer's tables out; ajv's standalone code requires its runtime). test/process/sandbox/engine-code.test.ts reads dist/ and
  * fails when a bundle requires a package this list does not lead to.
  */
 const RUNTIME_PACKAGES = ["gpt-tokenizer", "ajv", "ajv-formats"] as const;
@@ -18,13 +18,9 @@ let enginePackageDir: string | undefined;
 /** The engine's package: the folder holding package.json and the forwarder the build writes beside the bundle (dist/sandbox-forwarder.cjs). */
 export function enginePackage(): string {
   if (enginePackageDir !== undefined) return enginePackageDir;
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(path.join(dir, "package.json")) && existsSync(path.join(dir, "dist", "sandbox-forwarder.cjs"))) return (enginePackageDir = dir);
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error("dist/sandbox-forwarder.cjs is missing from the delta-engine package; rebuild it (npm run build) or reinstall");
-    dir = parent;
-  }
+  enginePackageDir = packageRootHolding(path.join("dist", "sandbox-forwarder.cjs"));
+  if (enginePackageDir === undefined) throw new Error("dist/sandbox-forwarder.cjs is missing from the delta-engine package; rebuild it (npm run build) or reinstall");
+  return enginePackageDir;
 }
 
 let codeFolders: readonly string[] | undefined;
