@@ -1,11 +1,13 @@
 // The command table: every command of `delta`, its arguments, options and help, in one place (cac's).
-// The rules of every command line (cli/argv-rules.ts), --json and the help are read from it: a command added here gets them all.
+// The rules of every command line (cli/parse-argv.ts), --json and the help are read from it: a command added here gets them all.
+import { resolve } from "node:path";
 import { cac } from "cac";
 import { ENGINE_VERSION } from "../engine-version.js";
 import { didYouMean } from "../did-you-mean.js";
 import { UsageError } from "../errors.js";
 import type { CliIo } from "./io.js";
 import { STDIN_LIMIT_BYTES } from "./message-input.js";
+import { optionalString } from "./options.js";
 import { DEFAULT_TEMPLATE, listTemplates } from "./templates.js";
 
 /** Where run, continue, show, report and list-runs look without -w or --agent: where `run` puts its runs. */
@@ -181,8 +183,8 @@ export function buildCli(): CommandTable {
     .example("delta tool expand ./my-agent/agent.yaml   # each tool as the argv it runs, and what the model is told")
     .example("delta tool list --agent ./my-agent        # every tool the model is offered, MCP servers' included")
     .action(handler(async (args, flags, io) => {
-      const target = args[1] ?? (typeof flags.agent === "string" ? flags.agent : undefined);
       if (args[0] !== "expand" && args[0] !== "list") throw new UsageError(`Unknown tool action '${args[0]}'.${didYouMean(String(args[0]), ["expand", "list"])} Use: delta tool expand <agent dir | agent.yaml>, or delta tool list <agent dir | agent.yaml>`);
+      const target = theAgent(`tool ${args[0]}`, args[1], flags);
       if (target === undefined) throw new UsageError(`delta tool ${args[0]} needs the agent: delta tool ${args[0]} <agent dir | agent.yaml> (or --agent <dir>)`);
       if (args[0] === "list") return (await import("./commands/tool-list.js")).toolList(target, io);
       return (await import("./commands/tool-expand.js")).toolExpand(target, io);
@@ -195,7 +197,7 @@ export function buildCli(): CommandTable {
     .example("delta skills list --agent ./my-agent")
     .action(handler(async (args, flags, io) => {
       if (args[0] !== "list") throw new UsageError(`Unknown skills action '${args[0]}'.${didYouMean(String(args[0]), ["list"])} Use: delta skills list --agent <agent dir | agent.yaml>`);
-      const target = args[1] ?? (typeof flags.agent === "string" ? flags.agent : ".");
+      const target = theAgent("skills list", args[1], flags) ?? ".";
       return (await import("./commands/skills-list.js")).skillsList(target, flags, io);
     }));
   cli
@@ -237,6 +239,15 @@ export function buildCli(): CommandTable {
   cli.version(ENGINE_VERSION, "-V, --version");
   addJsonShorthand(cli);
   return cli;
+}
+
+/** The agent of `tool` and `skills`: the path argument or --agent, named once; two different ones are refused, never one of them dropped. */
+function theAgent(line: string, path: string | undefined, flags: Flags): string | undefined {
+  const option = optionalString("--agent", flags.agent);
+  if (path !== undefined && option !== undefined && resolve(path) !== resolve(option)) {
+    throw new UsageError(`delta ${line} was given two agents: ${path} and --agent ${option}; give one of them.`);
+  }
+  return path ?? option;
 }
 
 /** Every command whose --format offers json also takes --json, as peers spell it; a command added later gets it too. */

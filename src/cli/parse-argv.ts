@@ -13,6 +13,9 @@ import { UsageError } from "../errors.js";
 /** Words users of other agent CLIs type for our commands (`codex exec`, `codex exec resume`, `ls`). */
 const PEER_WORDS: Readonly<Record<string, string>> = { exec: "run", resume: "continue", ls: "list-runs", logs: "show" };
 
+/** The arguments that are free text, whose words a shell splits unless they are quoted together. */
+const TEXT_ARGUMENTS: ReadonlySet<string> = new Set(["task", "message"]);
+
 interface ParsedLine {
   /** The command named, or null for `delta --version`, `delta --help`, `delta`. */
   command: Command | null;
@@ -168,8 +171,9 @@ function argumentsOf(command: Command, words: readonly string[]): (string | unde
   const count = takes.length === 0 ? "no argument" : takes.length === 1 ? "one argument" : `${takes.length} arguments`;
   const names = takes.length === 0 ? "" : ` (${takes.map((arg) => (arg.required ? `<${arg.value}>` : `[${arg.value}]`)).join(" ")})`;
   const agents = words.filter(isAgentFolder).map((word) => ` ${JSON.stringify(word)} is an agent's folder: give it as --agent ${word}.`).join("");
-  // The last argument is most often a text whose words were not quoted together.
-  const quoted = takes.length === 0 || agents !== "" ? "" : ` Quote words that belong together: delta ${command.name} … ${JSON.stringify(words.slice(takes.length - 1).join(" "))}.`;
+  // A text argument (run's task, continue's message) is most often words that were not quoted together; a name or an id is not.
+  const last = takes.at(-1);
+  const quoted = last === undefined || !TEXT_ARGUMENTS.has(last.value) || agents !== "" ? "" : ` Quote words that belong together: delta ${command.name} … ${JSON.stringify(words.slice(takes.length - 1).join(" "))}.`;
   throw new UsageError(
     `delta ${command.name} takes ${count}${names}, and these words were left over: ${left.map((word) => JSON.stringify(word)).join(" ")}.${agents}${quoted} See: delta ${command.name} --help`,
   );

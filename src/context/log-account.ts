@@ -1,6 +1,7 @@
 // The build's account for engine.log (and -v): each source's size, the conversation shown, a window move in the report's words, the request against the budget.
 import type { JournalEvent, NewEvent } from "../journal/events.js";
 import { describeWindowMove } from "../journal/window-move.js";
+import { counted as withNoun } from "../plural.js";
 import { replyReserve, type ContextBudget } from "./budget.js";
 import { MESSAGE_OVERHEAD_TOKENS } from "./context-meter.js";
 import type { PartSize } from "./fit.js";
@@ -31,7 +32,7 @@ export function logAccount(log: (line: string) => void, config: ContextConfig, b
   for (const [index, source] of config.sources.entries()) {
     if (source.type !== "journal") continue;
     const dropped = window.first > 1 ? `; iterations before ${window.first} dropped` : "";
-    log(`context: ${describeSource(source, index)} → ${window.messages.length} messages, ${tokens(window.rawTokens)}${dropped}`);
+    log(`context: ${describeSource(source, index)} → ${withNoun(window.messages.length, "message")}, ${tokens(window.rawTokens)}${dropped}`);
   }
   if (account.event?.type === "CONTEXT_WINDOW") log(`context: window moved: ${describeWindowMove(account.event)}`);
   if (counted && account.estimatedTokens !== null) {

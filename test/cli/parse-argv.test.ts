@@ -99,6 +99,16 @@ describe("the command line as a whole", () => {
     expect(refusal(["mcp"])).toBe("delta mcp needs <action>. See: delta mcp --help");
   });
 
+  it("asks to quote words together only where the argument is a text (run's task, continue's message), not a name or an id", () => {
+    expect(refusal(["run", "write", "hello"])).toContain('Quote words that belong together: delta run … "write hello".');
+    expect(refusal(["continue", "--last", "try", "again"])).toContain('Quote words that belong together: delta continue … "try again".');
+    for (const line of [["mcp", "serve", "stray"], ["diff", "a", "b", "c"], ["init", "my", "agent"], ["show", "run-1", "run-2"]]) {
+      const message = refusal(line);
+      expect(message, line.join(" ")).toContain(`left over: "${line.at(-1)}"`);
+      expect(message, line.join(" ")).not.toContain("Quote");
+    }
+  });
+
   it("a flag takes no value", () => {
     expect(refusal(["run", "--verbose=1", "task"])).toBe("--verbose takes no value; write --verbose alone.");
   });

@@ -92,6 +92,13 @@ describe("mistakes get the fix", () => {
     expect(lowercase.exitCode).toBe(126);
     expect(lowercase.stderr).toContain("Unknown option `-v`. Did you mean -V (--version)?");
   });
+
+  it("--json beside another --format is refused (126) naming both, in JSON as --json asked", async () => {
+    const result = await delta(["list-runs", "-w", root, "--json", "--format", "text"]);
+    expect(result.exitCode).toBe(126);
+    expect(result.stderr).toBe("Error: --json is --format json, and --format text was given too; give one of them.\n");
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: "REFUSED", error: { type: "USAGE_ERROR" } });
+  });
 });
 
 describe("a newcomer's mistakes in an agent's files", () => {
@@ -164,15 +171,47 @@ describe("--last from anywhere", () => {
     expect(listed.stdout).toBe("");
     expect(listed.stderr).toContain(`No runs found in ${here}\nYour most recent runs are in:\n  ${ws}    delta list-runs -w ${ws}\n`);
 
+    // Every command that takes --last finds it the same way: verify and report too.
+    const verified = await delta(["verify", "--last"], { env, cwd: here });
+    expect(verified.exitCode, verified.stderr).toBe(0);
+    expect(verified.stderr).toContain(`taking your most recent run, newest in ${ws}`);
+    const page = join(root, "newest.html");
+    const reported = await delta(["report", "--last", "-o", page], { env, cwd: here });
+    expect(reported.exitCode, reported.stderr).toBe(0);
+    expect(readFileSync(page, "utf8")).toContain("count the files");
+
     const continued = await delta(["continue", "--last", "and the folders"], { env, cwd: here });
     expect(continued.exitCode, continued.stderr).toBe(0);
     expect(userMessages(ws, "newest")).toEqual(["count the files", "and the folders"]);
     expect(readFileSync(join(state, "delta", "runs.jsonl"), "utf8").trimEnd().split("\n")).toHaveLength(2);
   });
 
-  it("with no run anywhere, --last is refused pointing at --agent and -w", async () => {
-    const result = await delta(["show", "--last"], { env: { XDG_STATE_HOME: join(root, "state-empty") }, cwd: root });
-    expect(result.exitCode).toBe(126);
-    expect(result.stderr).toContain("give the same --agent or -w");
+  it("with no run anywhere, --last is refused pointing at --agent and -w, and list-runs points at them too", async () => {
+    const env = { XDG_STATE_HOME: join(root, "state-empty") };
+    const nowhere = join(root, "no-runs-here");
+    mkdirSync(nowhere);
+    for (const command of [["show", "--last"], ["continue", "--last", "go on"]]) {
+      const result = await delta(command, { env, cwd: nowhere });
+      expect(result.exitCode, command.join(" ")).toBe(126);
+      expect(result.stderr).toContain(`no runs in ${nowhere}, and your run index (${join(root, "state-empty", "delta", "runs.jsonl")}) points at none that still exists.`);
+      expect(result.stderr).toContain("give the same --agent or -w");
+    }
+    const listed = await delta(["list-runs"], { env, cwd: nowhere });
+    expect(listed.exitCode).toBe(0);
+    expect(listed.stderr).toBe(`No runs found in ${nowhere}\nA run started with --agent <dir> is listed with the same --agent, one started with -w <dir> with the same -w.\n`);
+  });
+
+  it("a run whose index cannot be written runs as ever and says nothing of it", async () => {
+    server = await serve([reply.text("done")]);
+    const agent = writeAgent(root, {}, "agent-no-index");
+    // A file where the state folder would be: nothing can be made below it.
+    const blocked = join(root, "state-is-a-file");
+    writeFileSync(blocked, "");
+    const env = modelEnv(server.baseUrl, { XDG_STATE_HOME: blocked });
+    const ws = join(root, "ws-unindexed");
+    const run = await delta(["run", "--agent", agent, "-w", ws, "--run-id", "quiet", "go"], { env });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toBe(`Run quiet in ${ws}\n[1] THINK: done\n`);
+    expect(readFileSync(blocked, "utf8")).toBe("");
   });
 });

@@ -21,6 +21,9 @@ describe("-v/--verbose", () => {
 
     expect(result.exitCode).toBe(0);
     expect(result.stderr).toMatch(/\[log\] model call 1: 2 messages, 2 tools → 1 tool call in \d+ ms/);
+    // The journal's window: one message (the task) for the first call, three for the second; a count of one in the singular.
+    expect(result.stderr).toMatch(/\[log\] context: .* → 1 message, /);
+    expect(result.stderr).toMatch(/\[log\] context: .* → 3 messages, /);
     expect(result.stderr).toMatch(/\[log\] tool echo: \["echo","hi"\] → SUCCESS, exit 0 in \d+ ms/);
     expect(result.stderr).toMatch(/\[log\] \[hook\] on_iteration_start ok \(\d+ ms\)/);
     expect(result.stdout).not.toContain("[log]");

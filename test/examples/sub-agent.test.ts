@@ -1,6 +1,6 @@
 // examples/sub-agent: the parent's tool runs `delta run … --format raw` on the child; its observation is the child's raw result.
-import { readFileSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, readFileSync, readdirSync, symlinkSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { actionResults, delta, eventTypes, modelEnv, readEvents, setUpE2e } from "../e2e/harness.js";
 import { EXAMPLES, binDir, pathWith } from "./helpers.js";
@@ -58,6 +58,30 @@ describe.concurrent("examples/sub-agent", () => {
     const childWs = join(ws, "researcher-runs");
     const [childRun] = readdirSync(join(childWs, ".delta")).filter((name) => name !== "VERSION");
     expect(actionResults(childWs, childRun!).map((event) => event.observation_content.trim())).toEqual(["4", "everything"]);
+  });
+
+  it("a child that cannot start (delta on PATH but not there, as under a box's own /tmp) is a FAILED observation, exit 127; the replayed parent still completes, and the README's check finds no child run", async () => {
+    // `delta` on PATH is a link to a place that is gone: what a box shows of a delta installed under the host's /tmp.
+    const bin = join(root, "gone-bin");
+    mkdirSync(bin);
+    symlinkSync(join(root, "no-such-prefix", "delta"), join(bin, "delta"));
+    const ws = join(root, "ws-child-gone");
+    const run = await delta(
+      ["run", "--agent", AGENT, "--sandbox", "off", "-w", ws, "--run-id", "gone", "--replay", join(AGENT, "recording.jsonl"), "--format", "json", `How many words are in: ${TEXT}`],
+      { env: { PATH: [bin, dirname(process.execPath), "/usr/bin", "/bin"].join(":"), RESEARCHER_REPLAY: join(AGENT, "researcher", "recording.jsonl") } },
+    );
+    // The recording answers whatever the tool returned (README, "When the child cannot start").
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: "COMPLETED" });
+    const [result] = actionResults(ws, "gone");
+    expect(result).toMatchObject({ tool_name: "ask_researcher", status: "FAILED", exit_code: 127 });
+    expect(result!.observation_content).toMatch(/delta: not found/);
+    // The README's way for a script to know the child ran: no id printed.
+    const check = await delta(["list-runs", "-w", join(ws, "researcher-runs"), "--status", "COMPLETED", "--format", "raw"]);
+    expect(check.stdout).toBe("");
+    // No child ever started, so its folder is missing too: said, not listed as empty.
+    expect(check.exitCode).toBe(126);
+    expect(check.stderr).toContain("researcher-runs: no such directory");
   });
 
   it("a failing child becomes a FAILED observation with the child's exit code and error", async () => {

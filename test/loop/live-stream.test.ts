@@ -2,9 +2,9 @@
 import { expect, it } from "vitest";
 import { calls, scriptedRun, text } from "./scripted-loop.js";
 
-it("shows ACT then OBSERVE for a call that ran, an unknown tool, arguments that are not JSON, a missing parameter and a call a hook blocked", async () => {
+it("shows ACT then OBSERVE for a call that ran, an unknown tool, arguments that are not JSON, a missing parameter, an option-like value and a call a hook blocked", async () => {
   const run = scriptedRun({
-    turns: [calls(["echo", '{"text":"hi"}'], ["nosuch", '{"x":1}'], ["echo", "{not json"], ["echo", "{}"], ["echo", '{"text":"blocked"}']), text("done")],
+    turns: [calls(["echo", '{"text":"hi"}'], ["nosuch", '{"x":1}'], ["echo", "{not json"], ["echo", "{}"], ["echo", '{"text":"-n"}'], ["echo", '{"text":"blocked"}']), text("done")],
     hooks: { pre_tool_execution: (payload) => (JSON.stringify(payload).includes("blocked") ? { kind: "block", reason: "not this one" } : { kind: "none" }) },
   });
   const lines: string[] = [];
@@ -20,6 +20,8 @@ it("shows ACT then OBSERVE for a call that ran, an unknown tool, arguments that 
     expect.stringMatching(/^\[1\] OBSERVE: ERROR The arguments for 'echo' are not valid JSON/),
     "[1] ACT: echo {}",
     expect.stringMatching(/^\[1\] OBSERVE: ERROR .*text/),
+    '[1] ACT: echo {"text":"-n"}',
+    expect.stringMatching(/^\[1\] OBSERVE: ERROR .*"-n"/),
     '[1] ACT: echo {"text":"blocked"}',
     "[1] OBSERVE: ERROR Blocked by pre_tool_execution hook: not this one",
   ]);
