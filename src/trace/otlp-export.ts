@@ -1,4 +1,6 @@
 // Sends the fold's spans over OTLP/HTTP (live as a run goes, or afterwards) and writes them as OTLP JSON, through the official SDK loaded on first use.
+import type { Agent } from "node:http";
+import type { Socket } from "node:net";
 import { ENGINE_VERSION } from "../engine-version.js";
 import { errorMessage } from "../errors.js";
 import { withoutUrlCredentials } from "../secrets.js";
@@ -88,9 +90,52 @@ interface Destination {
   timeoutMs: number;
 }
 
+/**
+ * The exporter's connections to its collector, watched: whether the last one failed before it was made (refused, no such
+ * host, unreachable). The SDK retries such a failure for up to its whole timeout (five tries, 1 s apart and more); whoever
+ * waits on the exporter — a run's flush at exit, `delta export --otlp` — gives up at that first failure instead.
+ */
+interface ConnectionWatch {
+  /** The SDK's agent factory (`httpAgentOptions`): keep-alive agents, as the SDK's own, whose sockets are watched. */
+  agentFor(protocol: string): Promise<Agent>;
+  /** Resolves with why, once a connection fails before it is made: at once if the last one did; never otherwise. */
+  unreachable(): Promise<string>;
+}
+
+function watchConnections(): ConnectionWatch {
+  let failure: string | null = null;
+  const waiting: ((reason: string) => void)[] = [];
+  const watch = (socket: Socket): void => {
+    let connected = false;
+    socket.once("connect", () => {
+      connected = true;
+      failure = null;
+    });
+    socket.once("error", (err: Error) => {
+      if (connected) return;
+      failure = errorMessage(err);
+      for (const done of waiting.splice(0)) done(failure);
+    });
+  };
+  return {
+    agentFor: async (protocol) => {
+      const { Agent: AgentOf } = protocol === "https:" ? await import("node:https") : await import("node:http");
+      const agent = new AgentOf({ keepAlive: true });
+      const connect = agent.createConnection.bind(agent) as (...args: unknown[]) => Socket;
+      agent.createConnection = ((...args: unknown[]) => {
+        const socket = connect(...args);
+        watch(socket);
+        return socket;
+      }) as Agent["createConnection"];
+      return agent;
+    },
+    unreachable: () => (failure !== null ? Promise.resolve(failure) : new Promise((done) => waiting.push(done))),
+  };
+}
+
 /** The SDK exporter for a destination; OTEL_EXPORTER_OTLP_HEADERS are read by the SDK from the environment and go nowhere else. */
-function exporterFor(sdk: Sdk, destination: Destination): SpanExporter {
-  const config = { url: destination.url, timeoutMillis: destination.timeoutMs };
+function exporterFor(sdk: Sdk, destination: Destination, connections: ConnectionWatch): SpanExporter {
+  const config = { url: destination.url, timeoutMillis: destination.timeoutMs, httpAgentOptions: connections.agentFor };
   return destination.protocol === "http/json" ? new sdk.OtlpJsonExporter(config) : new sdk.OtlpProtoExporter(config);
 }
 
@@ -108,7 +153,8 @@ interface Sent {
 export async function sendJournalSpans(journals: readonly string[], destination: Destination, env: NodeJS.ProcessEnv, options: JournalSpanOptions): Promise<Sent> {
   const sdk = await import("./otel-sdk.js");
   const resource = resourcesOf(sdk, env);
-  const exporter = exporterFor(sdk, destination);
+  const connections = watchConnections();
+  const exporter = exporterFor(sdk, destination, connections);
   const batchSize = batchBoundsOf(env).maxExportBatchSize ?? DEFAULT_BATCH_SPANS;
   const sent: Sent = { spans: 0, failure: null };
   let batch: TraceSpan[] = [];
@@ -121,7 +167,7 @@ export async function sendJournalSpans(journals: readonly string[], destination:
         exporter.export(spans.map((span) => toReadable(span, resource(span))), (result) =>
           done(result.code === sdk.ExportResultCode.SUCCESS ? null : errorMessage(result.error ?? "the collector refused the spans")));
       });
-      const failure = await withinBound(answer, destination.timeoutMs + 1000);
+      const failure = await withinBound(Promise.race([answer, connections.unreachable()]), destination.timeoutMs + 1000);
       if (failure === null) sent.spans += spans.length;
       else sent.failure = failure === TIMED_OUT ? `no answer from ${withoutUrlCredentials(destination.url)} within ${destination.timeoutMs} ms` : failure;
     }
@@ -178,10 +224,11 @@ export function startLiveTrace(options: LiveTraceOptions): LiveTrace {
   let loading: Promise<(span: TraceSpan) => void> | null = null;
   let processor: InstanceType<Sdk["BatchSpanProcessor"]> | null = null;
   let send: ((span: TraceSpan) => void) | null = null;
+  const connections = watchConnections();
   const load = (): Promise<(span: TraceSpan) => void> =>
     (loading ??= import("./otel-sdk.js").then((sdk) => {
       const resource = resourcesOf(sdk, options.env);
-      const inner = exporterFor(sdk, { url: settings.url, protocol: settings.protocol, timeoutMs: settings.flushMs });
+      const inner = exporterFor(sdk, { url: settings.url, protocol: settings.protocol, timeoutMs: settings.flushMs }, connections);
       // The exporter's verdicts are kept here: a dead collector becomes one warning at exit, never a line per batch.
       const exporter: SpanExporter = {
         export: (spans, done) =>
@@ -216,9 +263,10 @@ export function startLiveTrace(options: LiveTraceOptions): LiveTrace {
       const deadline = Date.now() + settings.flushMs;
       const loaded = await withinBound(loading.then(() => null, (err: unknown) => errorMessage(err)), settings.flushMs);
       const running = processor as InstanceType<Sdk["BatchSpanProcessor"]> | null;
+      // A collector that refused the connection (or cannot be reached) is not waited for: the SDK would try again for the whole bound.
       const flushed = loaded === TIMED_OUT || running === null
         ? loaded
-        : await withinBound(running.forceFlush().then(() => null, (err: unknown) => errorMessage(err)), Math.max(0, deadline - Date.now()));
+        : await withinBound(Promise.race([running.forceFlush().then(() => null, (err: unknown) => errorMessage(err)), connections.unreachable()]), Math.max(0, deadline - Date.now()));
       void running?.shutdown().catch(() => {});
       const reason = flushed === TIMED_OUT ? `no answer within ${settings.flushMs} ms (OTEL_EXPORTER_OTLP_TIMEOUT)` : (failure ?? flushed);
       return reason === null ? null : `[warning] could not export the run's spans to ${withoutUrlCredentials(settings.url)}: ${reason}; they are in the journal: delta export --otlp sends them again`;
