@@ -11,6 +11,7 @@ import { createRequire, isBuiltin } from "node:module";
 import path from "node:path";
 import { Script } from "node:vm";
 import zlib from "node:zlib";
+import { boundOldGeneration } from "./old-generation.js";
 import { boundYoungGeneration, withDefaultFlags } from "./young-generation.js";
 
 /** The build stamps every bundle's first line with this prefix and the hex SHA-256 of the rest of the file. */
@@ -34,6 +35,7 @@ export function runBundle(bundlePath: string, options: RunBundleOptions): void {
     preloadBuiltins(bundlePath, source);
     // Before the bundle runs: loading it is what grows the young generation most.
     boundYoungGeneration();
+    boundOldGeneration();
   }
   evaluate(bundlePath, source, options.warmsCache);
 }
