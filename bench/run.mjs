@@ -51,8 +51,8 @@ const PROVIDERS = args.includes("--skip-providers") ? [] : ["openai", "anthropic
 const TRACES = !args.includes("--skip-traces");
 
 const plan = QUICK
-  ? { startupReps: 3, iterationReps: 3, turns: 30, longTurns: 120, longLate: 100, longReps: 1, rssReps: 2, fanOut: 20, fanOutReps: 1, readTurns: 120, readReps: 1, listRuns: 1_000, listReps: 2, bigJournalMb: 100 }
-  : { startupReps: 10, iterationReps: 7, turns: 30, longTurns: 1010, longLate: 1000, longReps: 2, rssReps: 5, fanOut: 100, fanOutReps: 3, readTurns: 500, readReps: 3, listRuns: 10_000, listReps: 5, bigJournalMb: 2048 };
+  ? { startupReps: 3, iterationReps: 3, turns: 30, longTurns: 120, longLate: 100, longReps: 1, flatTurns: 1_000, rssReps: 2, fanOut: 20, fanOutReps: 1, readTurns: 120, readReps: 1, listRuns: 1_000, listReps: 2, bigJournalMb: 100 }
+  : { startupReps: 10, iterationReps: 7, turns: 30, longTurns: 1010, longLate: 1000, longReps: 2, flatTurns: 5_000, rssReps: 5, fanOut: 100, fanOutReps: 3, readTurns: 500, readReps: 3, listRuns: 10_000, listReps: 5, bigJournalMb: 2048 };
 const LONG_EARLY = 10;
 /** The cache rows: 60-turn runs whose tool prints 2 KB, under four contexts (bench/README.md, "Cache kept"). */
 const CACHE_TURNS = 60;
@@ -107,8 +107,10 @@ try {
     }
 
     // Per-iteration overhead: (wall(30 turns) − wall(1 turn)) / 29, one pair per repetition.
+    // The same formula for a bare Node loop (HTTP call, spawn echo, append a line; no fsync), in the same repetitions: the machine's floor.
     const overheads = [];
     const arrivalGaps = [];
+    const bare = [];
     let longest = null;
     for (let i = 0; i < plan.iterationReps; i += 1) {
       const one = await runDelta(agent, ws, 1, ambient);
@@ -116,18 +118,14 @@ try {
       overheads.push((many.wall - one.wall) / (plan.turns - 1));
       arrivalGaps.push(median(gaps(many.arrivals)));
       longest = many;
+      const bareOne = await runBareLoop(1);
+      const bareMany = await runBareLoop(plan.turns);
+      bare.push((bareMany.wall - bareOne.wall) / (plan.turns - 1));
     }
     rows.push(row(`per-iteration overhead, (wall(${plan.turns})−wall(1))/${plan.turns - 1}`, overheads, "ms", { target: 8, le: true }));
     rows.push(row("per-iteration, median gap between model requests", arrivalGaps, "ms"));
-
-    // The same formula for a bare Node loop (HTTP call, spawn echo, append a line; no fsync): the machine's floor.
-    const bare = [];
-    for (let i = 0; i < plan.iterationReps; i += 1) {
-      const one = await runBareLoop(1);
-      const many = await runBareLoop(plan.turns);
-      bare.push((many.wall - one.wall) / (plan.turns - 1));
-    }
     rows.push(row("bare Node loop, same formula (floor of this machine)", bare, "ms"));
+    rows.push(row("per-iteration overhead ÷ bare Node loop's, medians", [median(overheads) / median(bare)], "×", { target: 1.5, le: true }, 2));
 
     // The journal's hash chain, always on: what hashing a turn's lines costs, beside the floor just measured.
     const chain = await chainCostPerTurn(REPO, root, join(ws, ".delta", longest.runId, "journal.jsonl"), plan.turns, 200);
@@ -153,6 +151,19 @@ try {
       } finally {
         await sink.close();
       }
+      // A collector that refuses connections (its port closed): what it costs a one-turn run, against export off in the same repetition.
+      const refused = { ...ambient, OTEL_EXPORTER_OTLP_ENDPOINT: await closedPortEndpoint() };
+      const refusedWalls = [];
+      const refusedCosts = [];
+      for (let i = 0; i < plan.startupReps; i += 1) {
+        const off = await runDelta(agent, ws, 1, ambient);
+        const dead = await runDelta(agent, ws, 1, refused);
+        if (!dead.stderr.includes("ECONNREFUSED")) throw new Error(`refused collector row: no warning of the refused connection: ${dead.stderr.slice(0, 500)}`);
+        refusedWalls.push(dead.wall);
+        refusedCosts.push(dead.wall - off.wall);
+      }
+      rows.push(row("one-turn run, wall, traces to a collector refusing connections (its port closed)", refusedWalls, "ms"));
+      rows.push(row("a collector refusing connections: one-turn run's wall less export off's, same repetition", refusedCosts, "ms", { target: 150, le: true }));
     }
 
     await sandboxRows(ws, ambient);
@@ -174,21 +185,35 @@ try {
     rows.push(row(`long run: iteration ~${plan.longLate} (median of 10 gaps)`, late, "ms"));
     rows.push(row(`long run: iteration ${plan.longLate} / iteration ${LONG_EARLY}`, ratios, "×", { target: 1.5, le: true }, 2));
 
+    // Memory flat in the run's length: peak RSS of the windowed agent's runs of 60 and of plan.flatTurns iterations.
+    if (existsSync("/usr/bin/time")) {
+      for (const turns of [60, plan.flatTurns]) {
+        const peak = await resources(windowed, ws, turns, ambient, ["--max-iterations", String(turns + 5)]);
+        rows.push(row(`peak RSS, ${turns}-iteration run (journal.max_iterations: 20)`, [peak.rssMb], "MB", { target: 80, le: true }));
+      }
+    }
+
     // Peak RSS and CPU time (user + system, less sensitive to a busy machine than wall time).
     if (existsSync("/usr/bin/time")) {
       const peaks = [];
       const cpuOne = [];
       const cpuPerIteration = [];
+      const bareCpu = [];
       for (let i = 0; i < plan.rssReps; i += 1) {
         const one = await resources(agent, ws, 1, ambient);
         const many = await resources(agent, ws, plan.turns, ambient);
         peaks.push(many.rssMb);
         cpuOne.push(one.cpuMs);
         cpuPerIteration.push((many.cpuMs - one.cpuMs) / (plan.turns - 1));
+        const bareOne = await runBareLoop(1, true);
+        const bareMany = await runBareLoop(plan.turns, true);
+        bareCpu.push((bareMany.cpuMs - bareOne.cpuMs) / (plan.turns - 1));
       }
       rows.push(row(`peak RSS, ${plan.turns}-turn run`, peaks, "MB", { target: 80, le: true }));
       rows.push(row("one-turn run, CPU user+sys", cpuOne, "ms"));
       rows.push(row(`per-iteration CPU, (cpu(${plan.turns})−cpu(1))/${plan.turns - 1}`, cpuPerIteration, "ms"));
+      rows.push(row("bare Node loop, per-iteration CPU, same formula, taken between the runs above", bareCpu, "ms"));
+      rows.push(row("per-iteration CPU ÷ bare Node loop's, medians", [median(cpuPerIteration) / median(bareCpu)], "×", { target: 1.5, le: true }, 2));
     } else {
       console.error("[bench] /usr/bin/time not found: peak RSS and CPU time skipped");
     }
@@ -579,21 +604,36 @@ async function runDelta(agent, ws, turns, env, extra = [], tolerant = false, inh
   return { ...run, runId, arrivals };
 }
 
-async function runBareLoop(turns) {
+/** The bare Node loop for `turns` model calls; `timed`: under /usr/bin/time, with its CPU time (ms, user + system, `echo`s included). */
+async function runBareLoop(turns, timed = false) {
   keySeq += 1;
   const key = `bare-${process.pid}-${keySeq}`;
-  const run = await spawnTimed([process.execPath, join(REPO, "bench/lib/bare-loop.mjs"), server.baseUrl, String(turns), key, join(root, `${key}.jsonl`)], process.env);
+  const out = join(root, `${key}.time`);
+  const argv = [process.execPath, join(REPO, "bench/lib/bare-loop.mjs"), server.baseUrl, String(turns), key, join(root, `${key}.jsonl`)];
+  const run = await spawnTimed(timed ? ["/usr/bin/time", "-f", "%U %S", "-o", out, ...argv] : argv, process.env);
   if (run.exitCode !== 0 || server.arrivals(key).length !== turns) throw new Error(`bare loop ${key} failed: ${run.stderr}`);
-  return run;
+  if (!timed) return run;
+  const [user, system] = readFileSync(out, "utf8").trim().split("\n").at(-1).split(" ").map(Number);
+  return { ...run, cpuMs: (user + system) * 1000 };
+}
+
+/** An OTLP endpoint on 127.0.0.1 whose port was just closed: connecting to it is refused. */
+async function closedPortEndpoint() {
+  const { createServer } = await import("node:net");
+  const probe = createServer();
+  await new Promise((done) => probe.listen(0, "127.0.0.1", done));
+  const { port } = probe.address();
+  await new Promise((done) => probe.close(done));
+  return `http://127.0.0.1:${port}`;
 }
 
 /** Peak RSS (MB) and CPU time (ms, user + system) of one run, from /usr/bin/time; the tool's children count too. */
-async function resources(agent, ws, turns, env) {
+async function resources(agent, ws, turns, env, extra = []) {
   keySeq += 1;
   const runId = `bench-${process.pid}-${keySeq}`;
   const out = join(root, `${runId}.time`);
   const run = await spawnTimed(
-    ["/usr/bin/time", "-f", "%M %U %S", "-o", out, DELTA_BIN, "run", "--agent", agent, "-w", ws, "--run-id", runId, "-m", `turns=${turns} key=${runId}`, "--format", "json"],
+    ["/usr/bin/time", "-f", "%M %U %S", "-o", out, DELTA_BIN, "run", "--agent", agent, "-w", ws, "--run-id", runId, "-m", `turns=${turns} key=${runId}`, "--format", "json", ...extra],
     modelEnv(env),
   );
   if (run.exitCode !== 0) throw new Error(`run ${runId} failed: ${run.stderr}`);
