@@ -41,6 +41,9 @@ export function fallbackChain(links: readonly ChainLink[]): Provider {
 
 /** The request as `link` is sent it: its model, the sampling fields its protocol takes, and no other endpoint's reasoning state. */
 function askedOf(link: ChainLink, request: LlmRequest, links: readonly ChainLink[]): { request: LlmRequest; dropped: number } {
+  const params = link.notTaken.length === 0 ? request.params : Object.fromEntries(Object.entries(request.params).filter(([field]) => !link.notTaken.includes(field)));
+  // A chain of one model has no other endpoint's reasoning state to leave out: its messages go as they are, unread.
+  if (links.length === 1) return { request: { ...request, model: link.model ?? request.model, params }, dropped: 0 };
   let dropped = 0;
   const messages = request.messages.map((message): ChatMessage => {
     if (message.role !== "assistant" || message.provider_data === undefined) return message;
@@ -52,7 +55,6 @@ function askedOf(link: ChainLink, request: LlmRequest, links: readonly ChainLink
     const { provider_data: _other, ...own } = message;
     return own satisfies AssistantMessage;
   });
-  const params = link.notTaken.length === 0 ? request.params : Object.fromEntries(Object.entries(request.params).filter(([field]) => !link.notTaken.includes(field)));
   return { request: { ...request, model: link.model ?? request.model, messages: dropped > 0 ? messages : request.messages, params }, dropped };
 }
 
