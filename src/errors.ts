@@ -247,6 +247,8 @@ export const DEFERRAL_REASONS = {
   QUOTA_EXHAUSTED: "the provider account's quota, credit or spend limit is used up: due when access returns (unknown unless the provider said)",
   /** The run's budget or the fleet's ledger has no room for the next model call's worst case: due once it is raised. */
   BUDGET_EXHAUSTED: "a budget (the run's llm.budget or --max-cost-usd, or a --budget-file ledger) has no room for the next model call: raise it, then continue",
+  /** The run's model call was queued for the provider's batch API (llm.batch, --batch): due at once, a continue collects it when its batch has ended. */
+  MODEL_BATCHED: "the next model call waits in the provider's batch API: `delta batch submit` sends it, `continue --due` collects it once its batch has ended",
 } as const;
 export type DeferralReason = keyof typeof DEFERRAL_REASONS;
 export const DEFERRAL_REASON_NAMES = Object.keys(DEFERRAL_REASONS) as [DeferralReason, ...DeferralReason[]];

@@ -16,8 +16,9 @@ import { join } from "node:path";
  * folder-file-resolved: the safe open of a workspace's or agent's file (detail: its name), after its links were resolved and checked, before it is opened.
  * build-write: scripts/build.mjs, a file of dist/ written beside its place, before it replaces the old one (detail: its name).
  * ledger-change-computed: a budget ledger's reservation, computed from the state it read, before it is committed.
+ * batch-accepted: `batch submit`, after the provider accepted a batch and before its id is journaled.
  */
-export type PausePoint = "continue-before-lock" | "lock-judged" | "lock-held" | "journal-append" | "prune-judged" | "folder-file-resolved" | "build-write" | "ledger-change-computed";
+export type PausePoint = "continue-before-lock" | "lock-judged" | "lock-held" | "journal-append" | "prune-judged" | "folder-file-resolved" | "build-write" | "ledger-change-computed" | "batch-accepted";
 
 const wanted = process.env.DELTA_TEST_PAUSE_AT?.split(",");
 const POLL_MS = 10;

@@ -51,6 +51,8 @@ export function buildCli(): CommandTable {
     .option("--if-exists <action>", "When --run-id is taken in -w: refuse (default) | resume (the same task's run: its result again, or continued)")
     .option("--max-cost-usd <dollars>", "The run's budget in USD over all its invocations (over llm.budget.max_cost_usd); a call that could pass it is not sent, the run ends DEFERRED (75); needs llm.pricing")
     .option("--budget-file <ledger>", "Reserve each model call in this fleet ledger, shared by many runs (made by `delta budget init`); default: $DELTA_BUDGET_FILE")
+    .option("--batch", "Queue each model call for the provider's batch API at its discount (as llm.batch: true): the run ends DEFERRED (75) until `delta batch submit` sends it and `continue --due` collects the reply")
+    .option("--submit", "With --batch: send the queued call in a batch of its own at once")
     .action(handler(async (args, flags, io) => (await import("./commands/run.js")).runCommand(args[0], flags, io)));
   cli
     .command("continue [message]", "Continue an existing run (resume, answer, extend or retry)")
@@ -80,6 +82,7 @@ export function buildCli(): CommandTable {
     .option("--budget-file <ledger>", "Reserve each model call in this fleet ledger (made by `delta budget init`); default: $DELTA_BUDGET_FILE, else the ledger the run had")
     .option("--due", "Continue every DEFERRED run of the workspaces (-w, once or more, or --agent) whose time has come: each with its own `delta continue`, one line per run (--format json: one RunResult per line), exit the worst code")
     .option("-j, --jobs <n>", "With --due: how many runs to continue at a time (default: 1)")
+    .option("--live", "Send a model call waiting in a batch live instead, and queue none in this invocation")
     .example("delta continue --due -w ./ws -j 8          # from cron or a systemd timer: every deferred run whose limit has reset")
     .action(handler(async (args, flags, io) => (await import("./commands/run.js")).continueCommandLine(args[0], flags, io)));
   cli
@@ -229,6 +232,21 @@ export function buildCli(): CommandTable {
       const action = actions.find((known) => known === args[0]);
       if (action === undefined) throw new UsageError(`Unknown budget action '${args[0]}'.${didYouMean(String(args[0]), actions)} Use: delta budget init|show|set <ledger>`);
       return (await import("./commands/budget.js")).budgetCommand(action, String(args[1]), flags, io);
+    }));
+  cli
+    .command("batch <action>", "Model calls queued for the providers' batch APIs (runs with llm.batch or --batch): submit sends them, status counts them, cancel stops their batches")
+    .usage("batch submit -w <workspace>… [--resubmit]\n  $ delta batch status -w <workspace>… [--format json]\n  $ delta batch cancel -w <workspace>…")
+    .option("-w, --work-dir <path>", "A workspace whose runs' calls to take (give -w once or more)")
+    .option("--agent <path>", "Every workspace of this agent (directory or agent.yaml)")
+    .option("--resubmit", "submit: send again the calls of a submission in doubt (its answer was lost and the provider keeps nothing to look it up by); they may be billed twice")
+    .option("--format <format>", "Output: text | json (default: text)")
+    .example("delta batch submit -w ./ws      # nightly: every queued call, one batch per endpoint and key")
+    .example("delta continue --due -w ./ws    # later: collect the ended batches; each run goes on to its next call")
+    .action(handler(async (args, flags, io) => {
+      const actions = ["submit", "status", "cancel"] as const;
+      const action = actions.find((known) => known === args[0]);
+      if (action === undefined) throw new UsageError(`Unknown batch action '${args[0]}'.${didYouMean(String(args[0]), actions)} Use: delta batch submit|status|cancel -w <workspace>`);
+      return (await import("./commands/batch.js")).batchCommand(action, flags, io);
     }));
   cli
     .command("tool:expand <path>", "Same as `delta tool expand <path>`")

@@ -68,6 +68,8 @@ export function conversationChars(events: readonly JournalEvent[], first: number
       case "CONTEXT_WINDOW":
       case "HOOK_RESULT":
       case "REPLAY_DIVERGED":
+      case "MODEL_QUEUED":
+      case "MODEL_SUBMITTED":
       case "ENGINE_END":
         break;
       default: {

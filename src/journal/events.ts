@@ -68,6 +68,8 @@ export const PricingSchema = z.strictObject({
   cached_input_per_million: z.number().nonnegative().optional(),
   /** USD per million prompt tokens written to the provider's cache (Anthropic: 1.25× input for 5 minutes); input_per_million when not given. */
   cache_write_input_per_million: z.number().nonnegative().optional(),
+  /** The share taken off every price for a call answered through the provider's batch API; 0.5 (half price) when not given. */
+  batch_discount: z.number().min(0).max(1).optional(),
 });
 export type Pricing = z.infer<typeof PricingSchema>;
 
@@ -124,6 +126,8 @@ function engineStartConfigSchema() {
     endpoint: readAs(z.object({ provider: z.string(), base_url: z.string() })),
     /** The run's budget as this invocation held it, which a later `continue` keeps unless it is given another: its limits, and the fleet's ledger. */
     budget: readAs(RunBudgetSchema),
+    /** The batch API the run's model calls go through (llm.batch, --batch): continue keeps batching. */
+    batch: readAs(BatchApiSchema),
     /** llm.fallback as this invocation resolved it, in order: pinned like the endpoint, so `continue` refuses a fallback that points elsewhere. */
     fallback: readAs(z.array(AnsweredBySchema)),
   });
@@ -212,6 +216,8 @@ const ThoughtEventSchema = z.object({
    * reasoning) was left out of this request because another endpoint made them: a fallback's note, never sent across.
    */
   reasoning_dropped: z.number().int().positive().optional(),
+  /** The call was answered through the provider's batch API (llm.batch): the batch and the call's custom id; priced at the batch rate. */
+  batch: z.object({ batch_id: z.string(), custom_id: z.string() }).optional(),
 });
 
 /** Longest text an LLM_ATTEMPT_FAILED keeps of a reason or of the server's words. */
@@ -373,6 +379,50 @@ export const DeferredSchema = z.object({
 });
 export type Deferred = z.infer<typeof DeferredSchema>;
 
+/** A batched call's id within its batch: what the provider's result names it by (Anthropic's rule, which OpenAI accepts too). */
+export const CUSTOM_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** The batch APIs the engine speaks: OpenAI Batch (Chat Completions and Responses) and Anthropic Message Batches. */
+export const BatchApiSchema = z.enum(["openai", "anthropic"]);
+export type BatchApi = z.infer<typeof BatchApiSchema>;
+
+/**
+ * A model call queued for the provider's batch API (llm.batch, --batch) instead of being sent: the request, built and
+ * passed by pre_llm_request, is in its io record; the run then ends DEFERRED MODEL_BATCHED. The THOUGHT that answers it
+ * (collected once its batch has ended) carries the same custom id.
+ */
+const ModelQueuedEventSchema = z.object({
+  ...base,
+  type: z.literal("MODEL_QUEUED"),
+  iteration: z.number().int().positive(),
+  custom_id: z.string().regex(CUSTOM_ID_PATTERN),
+  /** The request as it will be sent, relative to the run directory (`io/batch/<custom_id>.json`). */
+  request_record: z.string(),
+  batch_api: BatchApiSchema,
+  /** The endpoint the call goes to: the protocol and the base URL without credentials. */
+  provider: z.string(),
+  base_url: z.string(),
+  model: z.string(),
+});
+
+/**
+ * `delta batch submit` sent (or is about to send) the queued call in a batch: journaled with `batch_id: null` under the
+ * run's lease before anything is sent, then again with the provider's batch id once it answered. A submission whose
+ * batch id never came is found again by its id (OpenAI: the batch's metadata) or is in doubt (Anthropic). `failed`: the
+ * provider refused the submission and created nothing; the call is queued again.
+ */
+const ModelSubmittedEventSchema = z.object({
+  ...base,
+  type: z.literal("MODEL_SUBMITTED"),
+  iteration: z.number().int().positive(),
+  custom_id: z.string().regex(CUSTOM_ID_PATTERN),
+  submission_id: z.string().regex(CUSTOM_ID_PATTERN),
+  batch_id: z.string().nullable(),
+  /** How many calls the submission's batch holds. */
+  requests: z.number().int().positive(),
+  failed: z.string().optional(),
+});
+
 /**
  * `--replay <run folder> --until-divergence` or `--replay-strict`: the request of this iteration is not the one the
  * recording sent at that call (equal once run ids, paths, call ids and times are normalized), journaled before the
@@ -415,6 +465,8 @@ export const JournalEventSchema = z.discriminatedUnion("type", [
   ContextWindowEventSchema,
   HookResultEventSchema,
   ReplayDivergedEventSchema,
+  ModelQueuedEventSchema,
+  ModelSubmittedEventSchema,
   EngineEndEventSchema,
 ]);
 

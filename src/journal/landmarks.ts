@@ -40,6 +40,8 @@ export const landmarksFold: EventFold<Landmarks> = {
       case "CONTEXT_WINDOW":
       case "HOOK_RESULT":
       case "REPLAY_DIVERGED":
+      case "MODEL_QUEUED":
+      case "MODEL_SUBMITTED":
         break;
       default: {
         const unknown: never = event;

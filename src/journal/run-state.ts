@@ -19,6 +19,15 @@ interface PendingCall {
   answer: string | null;
 }
 
+/**
+ * The model call of the next iteration, queued for the provider's batch API and not yet answered: its MODEL_QUEUED, and
+ * the submission that sent it (null while only queued, or after the provider refused the submission).
+ */
+export interface BatchedCall {
+  queued: EventOf<"MODEL_QUEUED">;
+  submitted: EventOf<"MODEL_SUBMITTED"> | null;
+}
+
 export interface RunState {
   status: RunStatus;
   /** Number of THOUGHT events: the iteration the next model call will have is this + 1. */
@@ -39,8 +48,10 @@ export interface RunState {
   /** With status DEFERRED: what the run waits for, as its last ENGINE_END says. */
   deferred: Deferred | null;
   /** The run's usage, and per model as the THOUGHTs name it; each call priced with its own process's llm.pricing. */
-  usage: { total: UsageTotals; byModel: Map<string, UsageTotals>; charged: BudgetCharged };
+  usage: { total: UsageTotals; byModel: Map<string, UsageTotals>; batch: UsageTotals; charged: BudgetCharged };
   initialMessage: string | null;
+  /** The next iteration's model call when it waits in a batch; null once a THOUGHT answered it, a failed attempt ended it or a message superseded it. */
+  batched: BatchedCall | null;
 }
 
 /** What folding the journal so far has gathered; RunState is computed from it. */
@@ -61,6 +72,7 @@ interface Fold {
   concluded: boolean;
   /** Since the last THOUGHT: its on_iteration_end hook's outcome was journaled. */
   iterationEndRan: boolean;
+  batched: BatchedCall | null;
 }
 
 /** Registers the run state's folds (its status and calls, and the usage fold) on `tracker`; returns the state after the events it has seen. */
@@ -95,6 +107,7 @@ function emptyFold(): Fold {
     received: new Map(),
     concluded: false,
     iterationEndRan: false,
+    batched: null,
   };
 }
 
@@ -107,6 +120,8 @@ function foldEvent(fold: Fold, event: JournalEvent): Fold {
     case "USER_MESSAGE":
       fold.initialMessage ??= event.content;
       fold.concluded = true;
+      // A message changes the request: a queued call that does not hold it is dropped, and the next iteration asks anew.
+      fold.batched = null;
       break;
     case "THOUGHT": {
       fold.iterations += 1;
@@ -116,6 +131,7 @@ function foldEvent(fold: Fold, event: JournalEvent): Fold {
       fold.received.clear();
       fold.concluded = false;
       fold.iterationEndRan = false;
+      fold.batched = null;
       break;
     }
     case "ACTION_REQUEST":
@@ -146,7 +162,16 @@ function foldEvent(fold: Fold, event: JournalEvent): Fold {
     case "HOOK_RESULT":
       if (event.hook === "on_iteration_end" && event.iteration === fold.lastThought?.iteration) fold.iterationEndRan = true;
       break;
+    case "MODEL_QUEUED":
+      fold.batched = { queued: event, submitted: null };
+      break;
+    case "MODEL_SUBMITTED":
+      if (fold.batched?.queued.custom_id === event.custom_id) fold.batched = { ...fold.batched, submitted: event.failed === undefined ? event : null };
+      break;
     case "LLM_ATTEMPT_FAILED":
+      // A batched call's result that failed (errored, expired, cancelled) ends that call: the next continue queues a new one.
+      if (fold.batched?.queued.iteration === event.iteration) fold.batched = null;
+      break;
     case "CONTEXT_WINDOW":
     case "REPLAY_DIVERGED":
       // None changes the run's state: a failed attempt is a record of a call, a window move a record of the context, a divergence a record of a replay.
@@ -161,7 +186,7 @@ function foldEvent(fold: Fold, event: JournalEvent): Fold {
 
 /** A RunState of its own: the folds may go on growing after it is returned. */
 function stateOf(fold: Fold, runUsage: RunUsage): RunState {
-  const { status, deferred, iterations, waiting, lastThought, lastError, initialMessage } = fold;
+  const { status, deferred, iterations, waiting, lastThought, lastError, initialMessage, batched } = fold;
   const pending: PendingCall[] = [];
   for (const [index, call] of (lastThought?.tool_calls ?? []).entries()) {
     if (fold.answered.has(call.id)) continue;
@@ -169,6 +194,6 @@ function stateOf(fold: Fold, runUsage: RunUsage): RunState {
   }
   const openAnswer = lastThought !== null && lastThought.tool_calls.length === 0 && !fold.concluded ? { thought: lastThought, iterationEndRan: fold.iterationEndRan } : null;
   const byModel = new Map([...runUsage.byModel].map(([model, totals]) => [model, copyUsageTotals(totals)]));
-  const usage = { total: copyUsageTotals(runUsage.total), byModel, charged: { ...runUsage.charged } };
-  return { status, deferred, iterations, pending, waiting, lastThought, openAnswer, lastError, usage, initialMessage };
+  const usage = { total: copyUsageTotals(runUsage.total), byModel, batch: copyUsageTotals(runUsage.batch), charged: { ...runUsage.charged } };
+  return { status, deferred, iterations, pending, waiting, lastThought, openAnswer, lastError, usage, initialMessage, batched };
 }

@@ -77,10 +77,29 @@ export function thoughtPricing(prices: JournaledPrices, thought: Pick<EventOf<"T
   return Object.hasOwn(byModel, model) ? byModel[model] : undefined;
 }
 
+/** The batch API's default discount (OpenAI Batch and Anthropic Message Batches both charge half the live price). */
+const DEFAULT_BATCH_DISCOUNT = 0.5;
+
+/** The price of a call answered through a batch: every rate less the pricing's batch_discount (half when not given). */
+export function batchPricing(pricing: Pricing | undefined): Pricing | undefined {
+  if (pricing === undefined) return undefined;
+  const { batch_discount: discount = DEFAULT_BATCH_DISCOUNT, ...rates } = pricing;
+  const scale = (rate: number): number => rate * (1 - discount);
+  return {
+    input_per_million: scale(rates.input_per_million),
+    output_per_million: scale(rates.output_per_million),
+    ...(rates.cached_input_per_million !== undefined ? { cached_input_per_million: scale(rates.cached_input_per_million) } : {}),
+    ...(rates.cache_write_input_per_million !== undefined ? { cache_write_input_per_million: scale(rates.cache_write_input_per_million) } : {}),
+    batch_discount: discount,
+  };
+}
+
 /** The run's usage as the usage fold gathers it: in all and per model as the THOUGHTs name it. */
 export interface RunUsage {
   total: UsageTotals;
   byModel: Map<string, UsageTotals>;
+  /** Of the total, the calls answered through a batch, each priced at its batch rate. */
+  batch: UsageTotals;
   /** The llm.pricing of the process whose calls follow (the latest ENGINE_START's): its primary model's price. */
   pricing: Pricing | undefined;
   /** That ENGINE_START's prices, per model when it gave them so: each THOUGHT is priced at the model that answered. */
@@ -97,7 +116,7 @@ export interface BudgetCharged {
 
 /** Sums each THOUGHT's usage, priced with the llm.pricing of the ENGINE_START before it (the process that made the call). */
 export const usageFold: EventFold<RunUsage> = {
-  initial: () => ({ total: emptyUsageTotals(), byModel: new Map(), pricing: undefined, prices: {}, charged: { usd: 0, tokens: 0 } }),
+  initial: () => ({ total: emptyUsageTotals(), byModel: new Map(), batch: emptyUsageTotals(), pricing: undefined, prices: {}, charged: { usd: 0, tokens: 0 } }),
   step(usage: RunUsage, event: JournalEvent): RunUsage {
     switch (event.type) {
       case "ENGINE_START":
@@ -107,8 +126,10 @@ export const usageFold: EventFold<RunUsage> = {
       case "THOUGHT": {
         addCharge(usage.charged, event.budget_charge);
         if (!event.usage) return usage;
-        const pricing = thoughtPricing(usage.prices, event);
+        const listed = thoughtPricing(usage.prices, event);
+        const pricing = event.batch === undefined ? listed : batchPricing(listed);
         addUsage(usage.total, event.usage, pricing);
+        if (event.batch !== undefined) addUsage(usage.batch, event.usage, pricing);
         let perModel = usage.byModel.get(event.model);
         if (!perModel) usage.byModel.set(event.model, (perModel = emptyUsageTotals()));
         addUsage(perModel, event.usage, pricing);
@@ -126,6 +147,8 @@ export const usageFold: EventFold<RunUsage> = {
       case "CONTEXT_WINDOW":
       case "HOOK_RESULT":
       case "REPLAY_DIVERGED":
+      case "MODEL_QUEUED":
+      case "MODEL_SUBMITTED":
       case "ENGINE_END":
         // No model call's usage.
         return usage;

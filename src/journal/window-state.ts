@@ -49,6 +49,8 @@ export const windowFold: EventFold<WindowState> = {
       case "ERROR":
       case "HOOK_RESULT":
       case "REPLAY_DIVERGED":
+      case "MODEL_QUEUED":
+      case "MODEL_SUBMITTED":
       case "ENGINE_END":
         return state;
       default: {

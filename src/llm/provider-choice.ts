@@ -34,6 +34,15 @@ export interface ProviderChoice {
   model?: string;
   /** The protocol requests are made in (a replay: the one DELTA_PROVIDER or agent.yaml names), for the reply's room they carry. */
   protocol: ProviderName;
+  /** The primary endpoint's base URL and key, for its batch API (llm.batch); absent for a replay. */
+  access?: ProviderAccess;
+}
+
+/** What talking to the primary endpoint's other APIs takes: its base URL as given (credentials and all) and its key. */
+export interface ProviderAccess {
+  apiKey: string;
+  baseUrl: string;
+  env: NodeJS.ProcessEnv;
 }
 
 interface ProviderOptions {
@@ -87,14 +96,14 @@ export async function chooseProvider(agent: AgentLlm, workDir: string, options: 
     };
   }
   const chosen = await liveProvider(agent, workDir, env, options);
-  return { providerFor: () => chosen.provider, secrets: [...env.keys, ...chosen.secrets], keyVariables, describe: chosen.describe, ...model, protocol: chosen.protocol };
+  return { providerFor: () => chosen.provider, secrets: [...env.keys, ...chosen.secrets], keyVariables, describe: chosen.describe, ...model, protocol: chosen.protocol, access: chosen.access };
 }
 
 /**
  * The model a run asks: the protocol agent.yaml or DELTA_PROVIDER names, its key and endpoint, then llm.fallback's models in
  * order (one provider: llm/fallback-chain.ts); refused (126) without a key. `secrets`: the fallbacks' keys.
  */
-async function liveProvider(agent: AgentLlm, workDir: string, env: ProviderEnv, options: ProviderOptions): Promise<{ provider: Provider; describe: ProviderChoice["describe"]; protocol: ProviderName; secrets: string[] }> {
+async function liveProvider(agent: AgentLlm, workDir: string, env: ProviderEnv, options: ProviderOptions): Promise<{ provider: Provider; describe: ProviderChoice["describe"]; protocol: ProviderName; secrets: string[]; access: ProviderAccess }> {
   for (const file of env.files) options.log?.(`.env: ${file.path} ${file.found ? "read" : "(none)"}`);
   for (const found of Object.values(env.sourceOf)) options.log?.(`.env: using ${found}`);
   const { name, source } = providerName(agent, env);
@@ -160,7 +169,7 @@ async function liveProvider(agent: AgentLlm, workDir: string, env: ProviderEnv, 
     ...(links.length > 1 ? { fallback: links.slice(1).map((link) => ({ ...link.endpoint, model: link.model ?? "" })) } : {}),
   };
   const { fallbackChain } = await import("./fallback-chain.js");
-  return { provider: fallbackChain(links), describe, protocol: name, secrets };
+  return { provider: fallbackChain(links), describe, protocol: name, secrets, access: { apiKey: env.apiKey, baseUrl: baseUrl ?? DEFAULT_BASE_URLS[name], env: process.env } };
 }
 
 /** --until-divergence's live model, whose missing key is refused saying why a replay needs one. */
@@ -199,7 +208,7 @@ function providerName(agent: AgentLlm, env: ProviderEnv): { name: ProviderName; 
 }
 
 /** Each protocol's module loads only when a run uses it: a run of one provider pays nothing for the others. */
-async function protocolOf(name: ProviderName): Promise<WireProtocol> {
+export async function protocolOf(name: ProviderName): Promise<WireProtocol> {
   switch (name) {
     case "openai":
       return (await import("./chat-completions/provider.js")).chatCompletionsProtocol;

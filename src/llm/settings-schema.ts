@@ -1,6 +1,6 @@
 // agent.yaml's `llm:` block: the sampling parameters a request carries, and the settings only the engine reads (endpoint, timeouts, retries, reply bounds, pricing).
 import { z } from "zod";
-import { PricingSchema, type Pricing } from "../journal/events.js";
+import { BatchApiSchema, PricingSchema, type Pricing } from "../journal/events.js";
 import { DEFAULT_MAX_RETRY_WAIT_MS } from "./transport/backoff.js";
 import { PROVIDER_NAMES } from "./types.js";
 
@@ -75,6 +75,12 @@ export const LlmConfigSchema = z.strictObject({
     })
     .optional(),
   base_url: z.url().optional(),
+  /**
+   * Send the run's model calls through the provider's batch API at its discount (`--batch` for one invocation): `true`
+   * for OpenAI's and Anthropic's own endpoints; `openai` or `anthropic` says which batch API another endpoint (a gateway)
+   * speaks. An endpoint with no batch API is refused.
+   */
+  batch: z.union([z.boolean(), BatchApiSchema]).optional(),
   /**
    * Each attempt's whole duration, from the request to the reply's last byte. Unset: 120000 for a whole reply, and a
    * streamed reply is bounded by idle_timeout_ms and max_reply_ms; set, it bounds a streamed attempt end to end too.

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import type { RunState } from "../journal/run-state.js";
 import type { Pricing } from "../journal/events.js";
-import { costOf, type UsageTotals } from "../journal/usage-totals.js";
+import { batchPricing, costOf, type UsageTotals } from "../journal/usage-totals.js";
 
 const UsageFiguresSchema = z.object({
   input_tokens: z.number().int().nonnegative(),
@@ -16,16 +16,21 @@ const UsageFiguresSchema = z.object({
 type UsageFigures = z.infer<typeof UsageFiguresSchema>;
 
 /** A run's usage as its RunResult reports it: the totals, and the same figures per model. */
-export const RunUsageSchema = UsageFiguresSchema.extend({ model_usage: z.record(z.string(), UsageFiguresSchema) });
+export const RunUsageSchema = UsageFiguresSchema.extend({
+  model_usage: z.record(z.string(), UsageFiguresSchema),
+  /** Of the totals, the calls answered through the provider's batch API (llm.batch), priced at the batch rate; absent when none was. */
+  batch_usage: UsageFiguresSchema.optional(),
+});
 export type RunUsage = z.infer<typeof RunUsageSchema>;
 
 export const EMPTY_USAGE: RunUsage = { input_tokens: 0, cached_input_tokens: 0, cache_write_input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, total_cost_usd: null, model_usage: {} };
 
 /** The run's usage as the journal sums it, with its cost when every call's price is known; `pricing`: this process's, for a run with no call yet. */
-export function priceRunUsage(usage: Pick<RunState["usage"], "total" | "byModel">, pricing: Pricing | undefined): RunUsage {
+export function priceRunUsage(usage: Pick<RunState["usage"], "total" | "byModel"> & { batch?: UsageTotals }, pricing: Pricing | undefined): RunUsage {
   return {
     ...figuresOf(usage.total, pricing),
     model_usage: Object.fromEntries([...usage.byModel].map(([model, totals]) => [model, figuresOf(totals, pricing)])),
+    ...(usage.batch !== undefined && usage.batch.calls > 0 ? { batch_usage: figuresOf(usage.batch, batchPricing(pricing)) } : {}),
   };
 }
 

@@ -5,7 +5,7 @@ import type { ContextBudget } from "../context/budget.js";
 import type { HookCallEnv, HookOutcome } from "../hooks/run-hook.js";
 import type { HookName } from "../hooks/schema.js";
 import type { EventOf, NewEvent } from "../journal/events.js";
-import type { RunState } from "../journal/run-state.js";
+import type { BatchedCall, RunState } from "../journal/run-state.js";
 import type { ShownJournal } from "../journal/shown-journal.js";
 import type { LlmConfig } from "../llm/settings-schema.js";
 import type { AttemptAdmission, Provider } from "../llm/types.js";
@@ -146,10 +146,37 @@ export interface LoopBudget {
   admit(request: LlmRequest, iteration: number): Promise<AttemptAdmission>;
 }
 
+/** A batched call's answer, as its ended batch returned it. */
+export type BatchAnswer =
+  | { kind: "reply"; reply: LlmReply; batchId: string }
+  /** The batch ended without a reply for the call (errored, expired, cancelled): the call's model error. */
+  | { kind: "failed"; batchId: string; reason: string; httpStatus?: number; serverMessage?: string; serverCode?: string };
+
+/** The fields of a MODEL_QUEUED the run's batch port fills in. */
+type QueuedCall = Omit<EventOf<"MODEL_QUEUED">, "seq" | "timestamp" | "hash" | "type" | "iteration">;
+
+/** llm.batch / --batch: the run's model calls go through the provider's batch API instead of being sent. */
+export interface LoopBatch {
+  /** False when the run sends its calls live and only collects the one it left waiting in a batch. */
+  queues: boolean;
+  /** --live: a queued or submitted call is sent live instead, and no new call is queued. */
+  live: boolean;
+  /** Writes the request's record (io/batch/) and names the call: what its MODEL_QUEUED holds. */
+  queue(iteration: number, request: LlmRequest): QueuedCall;
+  /** The request a MODEL_QUEUED names, read back from its record. */
+  request(queued: EventOf<"MODEL_QUEUED">): LlmRequest;
+  /** `run --batch --submit`: sends the run's own queued call at once, its submission journaled before and after. */
+  submitOwn: ((queued: EventOf<"MODEL_QUEUED">) => Promise<void>) | null;
+  /** The answer of a submitted call once its batch has ended; null while the batch runs. */
+  collect(call: BatchedCall): Promise<BatchAnswer | null>;
+}
+
 export interface LoopPorts {
   journal: LoopJournal;
   records: LoopRecords;
   model: Provider;
+  /** Null when the run's calls are sent live and none waits in a batch. */
+  batch: LoopBatch | null;
   budget: LoopBudget;
   context: LoopContext;
   tools: ToolCatalogue;

@@ -1,14 +1,15 @@
 // THINK: rebuild the context from the journal, ask the model, record its reply as a THOUGHT.
 import { countRequest, type BuiltContext, type ContextEnv } from "../context/build.js";
 import { BYTES_ESTIMATE } from "../journal/window-state.js";
-import { ContextOverflowError, HookBlockedError } from "../errors.js";
+import { ContextOverflowError, DeferredError, HookBlockedError, LlmError } from "../errors.js";
 import { validateLlmRequestReplacement, validatePostResponseAnnotation } from "../hooks/run-hook.js";
-import type { EventOf } from "../journal/events.js";
+import { ATTEMPT_TEXT_LIMIT, type EventOf } from "../journal/events.js";
+import type { BatchedCall } from "../journal/run-state.js";
 import type { ShownJournal } from "../journal/shown-journal.js";
 import type { LlmReply, LlmRequest } from "../conversation.js";
 import { samplingParams } from "../llm/settings-schema.js";
 import type { BudgetCharge } from "../llm/types.js";
-import type { LoopPorts } from "./ports.js";
+import type { LoopBatch, LoopPorts } from "./ports.js";
 import { failedAttemptEvent } from "./failed-attempt.js";
 import { counted } from "../plural.js";
 
@@ -18,7 +19,10 @@ import { counted } from "../plural.js";
  * sent again; a second refusal ends the run with CONTEXT_OVERFLOW.
  */
 export async function think(ports: LoopPorts, iteration: number, journal: ShownJournal): Promise<EventOf<"THOUGHT">> {
+  const batched = ports.journal.runState().batched;
+  if (batched !== null && ports.batch !== null) return record(ports, iteration, await answerBatched(ports, ports.batch, batched), null);
   let built = await prepare(ports, iteration, journal);
+  if (ports.batch !== null && ports.batch.queues && !ports.batch.live) return queue(ports, ports.batch, iteration, built);
   let attempt: Answered;
   try {
     attempt = await ask(ports, iteration, built);
@@ -34,6 +38,11 @@ export async function think(ports: LoopPorts, iteration: number, journal: ShownJ
     });
     attempt = await ask(ports, iteration, built);
   }
+  return record(ports, iteration, attempt, built);
+}
+
+/** The answered call journaled: its io record, post_llm_response, the THOUGHT. `built`: the context it was sent with (none for a batched call, whose request was built when it was queued). */
+async function record(ports: LoopPorts, iteration: number, attempt: Answered, built: BuiltContext | null): Promise<EventOf<"THOUGHT">> {
   const { request, reply, started, durationMs, attempts, charge } = attempt;
   ports.log.log(`model call ${iteration}: ${counted(request.messages.length, "message")}, ${counted(request.tools.length, "tool")} → ${counted(reply.tool_calls.length, "tool call")} in ${durationMs} ms${describeUsage(reply)}`);
   // Reasoning is for people reading the log or -v; stdout never carries it.
@@ -44,7 +53,7 @@ export async function think(ports: LoopPorts, iteration: number, journal: ShownJ
     request,
     reply,
     duration_ms: durationMs,
-    ...(request.messages === built.messages ? { renderedFrom: built.renderedFrom } : {}),
+    ...(built !== null && request.messages === built.messages ? { renderedFrom: built.renderedFrom } : {}),
   });
 
   await runPostResponseHook(ports, iteration, reply);
@@ -59,14 +68,15 @@ export async function think(ports: LoopPorts, iteration: number, journal: ShownJ
     ...(reply.finish_reason !== null ? { finish_reason: reply.finish_reason } : {}),
     ...(reply.reasoning !== undefined ? { reasoning: reply.reasoning } : {}),
     ...(reply.provider_data !== undefined ? { provider_data: reply.provider_data } : {}),
-    ...(built.estimatedTokens !== null ? { estimated_input_tokens: built.estimatedTokens } : {}),
-    ...(built.estimatedBy !== null ? { estimated_by: built.estimatedBy } : {}),
+    ...(built !== null && built.estimatedTokens !== null ? { estimated_input_tokens: built.estimatedTokens } : {}),
+    ...(built !== null && built.estimatedBy !== null ? { estimated_by: built.estimatedBy } : {}),
     started_at: new Date(started).toISOString(),
     duration_ms: durationMs,
     attempts,
     ...(charge ? { budget_charge: charge } : {}),
     ...(reply.answered_by !== undefined ? { answered_by: reply.answered_by } : {}),
     ...(reply.reasoning_dropped !== undefined ? { reasoning_dropped: reply.reasoning_dropped } : {}),
+    ...(attempt.batch !== undefined ? { batch: attempt.batch } : {}),
   });
   if (reply.content) ports.log.progress(`[${iteration}] THINK: ${oneLine(reply.content)}`);
   return thought;
@@ -82,6 +92,63 @@ interface Answered {
   attempts: number;
   /** What a budget counted for the reply beyond its usage (it reported none). */
   charge: BudgetCharge | null;
+  /** The batch that answered the call, when it went through the provider's batch API. */
+  batch?: { batch_id: string; custom_id: string };
+}
+
+/**
+ * Queues the call instead of sending it (llm.batch): pre_llm_request runs now, on the request the batch will send; the
+ * request is recorded and MODEL_QUEUED journaled; with --submit it is sent in a batch of its own at once. The run then
+ * ends DEFERRED MODEL_BATCHED: a later continue collects the reply once the batch has ended.
+ */
+async function queue(ports: LoopPorts, batch: LoopBatch, iteration: number, built: BuiltContext): Promise<never> {
+  const request = await hookedRequest(ports, iteration, buildRequest(ports, built.messages));
+  const queued = ports.journal.append({ type: "MODEL_QUEUED", iteration, ...batch.queue(iteration, request) });
+  ports.journal.sync();
+  ports.log.progress(`[${iteration}] model call queued for the provider's batch API (custom id ${queued.custom_id})`);
+  if (batch.submitOwn !== null) {
+    await batch.submitOwn(queued);
+    throw batchDeferral("Its model call was submitted in a batch of its own; `delta continue --due` (or `delta continue`) collects the reply once the batch has ended.");
+  }
+  throw batchDeferral(`Its model call is queued for the provider's batch API: \`delta batch submit -w ${ports.settings.workDir}\` sends it, then \`delta continue --due\` collects the reply once the batch has ended.`);
+}
+
+/** The reply to the call waiting in a batch: collected from its ended batch, or (--live) asked of the model now; else the run stays deferred. */
+async function answerBatched(ports: LoopPorts, batch: LoopBatch, call: BatchedCall): Promise<Answered> {
+  const { queued, submitted } = call;
+  const request = batch.request(queued);
+  if (batch.live) {
+    ports.log.progress(`[${queued.iteration}] --live: the call queued for the batch API (custom id ${queued.custom_id}) is sent now instead`);
+    return send(ports, queued.iteration, request);
+  }
+  if (submitted === null || submitted.batch_id === null) {
+    const why = submitted === null ? "is queued and not yet submitted: `delta batch submit` sends it" : `was being submitted (submission ${submitted.submission_id}) when its answer was lost: \`delta batch submit\` finds the batch or says what to do`;
+    throw batchDeferral(`Its model call (custom id ${queued.custom_id}) ${why}; \`delta continue --live\` sends it live instead.`);
+  }
+  const answer = await batch.collect(call);
+  if (answer === null) throw batchDeferral(`Its model call waits in batch ${submitted.batch_id}, which has not ended yet; \`delta continue --due\` asks again.`);
+  const started = Date.parse(queued.timestamp);
+  if (answer.kind === "failed") {
+    ports.journal.append({
+      type: "LLM_ATTEMPT_FAILED",
+      iteration: queued.iteration,
+      attempt: 1,
+      started_at: queued.timestamp,
+      duration_ms: Math.max(0, Date.now() - started),
+      reason: answer.reason.slice(0, ATTEMPT_TEXT_LIMIT),
+      ...(answer.httpStatus !== undefined ? { http_status: answer.httpStatus } : {}),
+      ...(answer.serverMessage !== undefined ? { server_message: answer.serverMessage.slice(0, ATTEMPT_TEXT_LIMIT) } : {}),
+      ...(answer.serverCode !== undefined ? { server_code: answer.serverCode.slice(0, ATTEMPT_TEXT_LIMIT) } : {}),
+      retry_in_ms: null,
+    });
+    throw new LlmError(`Batch ${answer.batchId} ended without a reply to this run's model call (custom id ${queued.custom_id}): ${answer.reason}. Continue the run to queue the call again (or --live to send it now).`);
+  }
+  ports.log.progress(`[${queued.iteration}] collected the reply from batch ${answer.batchId}`);
+  return { request, reply: answer.reply, started, durationMs: Math.max(0, Date.now() - started), attempts: 1, charge: null, batch: { batch_id: answer.batchId, custom_id: queued.custom_id } };
+}
+
+function batchDeferral(message: string): DeferredError {
+  return new DeferredError({ reason: "MODEL_BATCHED", resumeAfter: null, message: `The run is deferred. ${message}` });
 }
 
 /** The context for this iteration, its window move journaled before anything is sent. */
@@ -93,7 +160,12 @@ async function prepare(ports: LoopPorts, iteration: number, journal: ShownJourna
 
 /** pre_llm_request, then the model call. */
 async function ask(ports: LoopPorts, iteration: number, built: BuiltContext): Promise<Answered> {
-  let request = buildRequest(ports, built.messages);
+  return send(ports, iteration, await hookedRequest(ports, iteration, buildRequest(ports, built.messages)));
+}
+
+/** The request as pre_llm_request leaves it: passed, replaced, or blocked (thrown). */
+async function hookedRequest(ports: LoopPorts, iteration: number, built: LlmRequest): Promise<LlmRequest> {
+  let request = built;
   const pre = await ports.hook("pre_llm_request", iteration, request);
   if (pre.kind === "block") throw new HookBlockedError(`pre_llm_request hook blocked the model request: ${pre.reason}`);
   if (pre.kind === "continue" && pre.output && "payload" in pre.output) {
@@ -103,6 +175,11 @@ async function ask(ports: LoopPorts, iteration: number, built: BuiltContext): Pr
     }
     request = { ...request, ...replaced, params: replaced.params ?? request.params };
   }
+  return request;
+}
+
+/** The model call, each attempt admitted by the run's budgets. */
+async function send(ports: LoopPorts, iteration: number, request: LlmRequest): Promise<Answered> {
   const started = Date.now();
   let failed = 0;
   let replyCharge: BudgetCharge | null = null;

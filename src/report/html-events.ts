@@ -6,6 +6,7 @@ import type { EventOf, JournalEvent } from "../journal/events.js";
 import { html, type Html } from "./html-escape.js";
 import { describeHookResult, formatMs } from "./show-text.js";
 import { describeReplayDivergence } from "../journal/replay-divergence.js";
+import { describeBatchedCall } from "../journal/batched-call.js";
 import { describeWindowMove } from "../journal/window-move.js";
 import { formatUsage, usageNumbers } from "./usage-fields.js";
 
@@ -50,6 +51,9 @@ function summaryOf(event: JournalEvent): Html | string {
       return `[${event.iteration}] ${describeHookResult(event)}`;
     case "REPLAY_DIVERGED":
       return describeReplayDivergence(event);
+    case "MODEL_QUEUED":
+    case "MODEL_SUBMITTED":
+      return `[${event.iteration}] ${describeBatchedCall(event)}`;
     case "ENGINE_END":
       return html`<span class="status status-${event.status}">${event.status}</span> after iteration ${event.final_iteration}`;
     default: {
@@ -92,6 +96,8 @@ function bodyOf(event: JournalEvent): Html {
       return facts([["recorded call", String(event.recorded_call)], ["source", event.source], ...event.parts.map((part) => [part.part, part.summary] as const)]);
     case "ENGINE_START":
     case "CONTEXT_WINDOW":
+    case "MODEL_QUEUED":
+    case "MODEL_SUBMITTED":
     case "ENGINE_END":
       return html``;
     default: {

@@ -49,6 +49,7 @@ function summary(account: RunAccount, modelCalls: readonly ModelCall[], hooks: r
 <span>tool calls <b>${tools}</b></span>
 <span>tokens <b>${formatTokens(account.usage) ?? "none recorded"}</b></span>
 <span>cost <b>${costText(account.usage) ?? "not recorded"}</b></span>
+${account.batchUsage === null ? "" : html`<span>of which through batches <b>${formatTokens(account.batchUsage) ?? "none recorded"} · ${costText(account.batchUsage) ?? "cost not recorded"}</b></span>`}
 <span>started <b>${account.firstTimestamp ?? "?"}</b></span>
 </div>
 <div class="facts"><span>workspace <b class="path">${account.workDir}</b></span><span>run dir <b class="path">${account.paths.runDir}</b></span></div>

@@ -64,6 +64,8 @@ export interface RunAccount {
   /** What a DEFERRED run waits for. */
   deferred: Deferred | null;
   usage: UsageTotals;
+  /** Of the usage, the calls answered through a provider's batch API (priced at the batch rate); null when none was. */
+  batchUsage: UsageTotals | null;
   /** First and last event's timestamps, as journaled and as epoch ms. */
   firstTimestamp: string | null;
   lastTimestamp: string | null;
@@ -123,6 +125,7 @@ export function trackRunAccount(tracker: FoldTracker): (facts: AccountFacts) => 
       waiting: state.waiting,
       deferred: state.deferred,
       usage: runUsageShown(state.usage.total, usageKeys),
+      batchUsage: state.usage.batch.calls === 0 ? null : runUsageShown(state.usage.batch, usageKeys),
       firstTimestamp: first?.timestamp ?? null,
       lastTimestamp: last?.timestamp ?? null,
       startedAt: timeOf(first),
@@ -194,6 +197,8 @@ const iterationsFold: EventFold<Grouped> = {
       case "CONTEXT_WINDOW":
       case "HOOK_RESULT":
       case "REPLAY_DIVERGED":
+      case "MODEL_QUEUED":
+      case "MODEL_SUBMITTED":
       case "ENGINE_END":
         return grouped;
       default: {

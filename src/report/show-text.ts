@@ -11,6 +11,7 @@ import { createSensitiveFilter } from "./sensitive-answers.js";
 import type { TextStyle } from "./text-style.js";
 import { shownUsage } from "./priced-usage.js";
 import { describeReplayDivergence } from "../journal/replay-divergence.js";
+import { describeBatchedCall } from "../journal/batched-call.js";
 import { describeWindowMove } from "../journal/window-move.js";
 import { costText, formatUsage } from "./usage-fields.js";
 import { counted } from "../plural.js";
@@ -81,6 +82,9 @@ export function createEventFormatter(style: TextStyle, { full = false }: { full?
         return [line(style.dim("hook  "), event.outcome === "continue" ? style.dim(describeHookResult(event)) : style.yellow(describeHookResult(event)))];
       case "REPLAY_DIVERGED":
         return [line(style.yellow("replay"), describeReplayDivergence(event))];
+      case "MODEL_QUEUED":
+      case "MODEL_SUBMITTED":
+        return [line(style.dim("batch "), describeBatchedCall(event))];
       case "ENGINE_END":
         return [line(style.dim("end   "), `${colourStatus(event.status, style)} after iteration ${event.final_iteration}`)];
       default: {
@@ -147,6 +151,7 @@ export function runFooter(account: RunAccount, style: TextStyle): string[] {
   const duration = account.startedAt !== null && account.endedAt !== null ? `${formatMs(account.endedAt - account.startedAt)}, ` : "";
   return [
     `${style.bold("total")}   ${duration}${counted(account.iterationCount, "iteration")} · ${usage}${cost}`,
+    ...(account.batchUsage === null ? [] : [`${style.bold("batch")}   ${formatUsage(account.batchUsage) ?? "no usage recorded"} (answered through the provider's batch API, at its rate)`]),
     `${style.bold("status")}  ${statusText(account, style)}`,
     ...nextStep(account).map((text) => `${style.bold("next")}    ${text}`),
   ];

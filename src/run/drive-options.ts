@@ -20,6 +20,12 @@ export interface DriveOptions {
   baseUrl?: string;
   /** --accept-endpoint: `continue` may send the run to another endpoint than the one it was started with. */
   acceptEndpoint?: boolean;
+  /** --batch: this run's model calls go through the provider's batch API (continue keeps it). */
+  batch?: boolean;
+  /** --submit (with batching): the run sends its own queued call in a batch at once. */
+  submit?: boolean;
+  /** --live (continue): a call waiting in a batch is sent live instead, and this invocation queues none. */
+  live?: boolean;
   /** --max-cost-usd and --budget-file (or DELTA_BUDGET_FILE): the run's dollar limit from now on, and the fleet's ledger. */
   budget?: BudgetFlags;
   signal: AbortSignal;

@@ -12,6 +12,7 @@ import { newRunTrace, parseTraceParent } from "../trace/trace-ids.js";
 import type { DriveOptions } from "./drive-options.js";
 import type { AgentMcp } from "./mcp-start.js";
 import { unlimited } from "./run-budget.js";
+import type { RunBatchMode } from "./batch-mode.js";
 import { journaledSandbox } from "../process/sandbox/policy.js";
 
 /** What this invocation runs the run with: the agent as loaded (model and output schema chosen), its provider, its MCP servers and its boxes. */
@@ -24,6 +25,8 @@ export interface RunSetup {
   sandbox: RunSandbox;
   /** The run's budget for this invocation (journaled in ENGINE_START, kept by continue). */
   budget: RunBudget;
+  /** llm.batch / --batch: the batch API the run's calls go through, or null when they are sent live. */
+  batch: RunBatchMode | null;
 }
 
 /** What must never reach a file or the terminal: the provider's key, the values MCP servers read from the environment and the OTLP exporter's credentials. */
@@ -59,6 +62,8 @@ export function engineStartEvent(run: { runId: string; workDir: string }, setup:
       ...setup.provider.describe,
       // So that `continue` keeps the run to its limits and its fleet's ledger.
       ...(unlimited(setup.budget) ? {} : { budget: setup.budget }),
+      // So that `continue` keeps queuing the run's calls for the batch API.
+      ...(setup.batch === null ? {} : { batch: setup.batch.api }),
     },
     engine_version: ENGINE_VERSION,
     ...traceFields(first),

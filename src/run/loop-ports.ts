@@ -17,6 +17,7 @@ import { clearInteraction, writeInteractionRequest } from "./interaction-files.j
 import { toolPolicy } from "../process/sandbox/policy.js";
 import { hiddenFromBoxes, openBox, type OpenBox } from "./tool-box.js";
 import { toolProcesses } from "./tool-processes.js";
+import { batchPort } from "./batch-port.js";
 
 /** What the ports are built over: the run and its setup, and what the process that holds it has made of them. */
 interface PortsGround {
@@ -72,6 +73,16 @@ export function loopPorts(ground: PortsGround): LoopPorts {
       replayRun({ runId, workDir, agentHome: agent.home, secrets: files.secrets, source: provider.describe.replay }, { append: (event) => journal.append(event), runState: () => files.state() }, ground.log),
     ),
     budget: ground.budget,
+    batch: batchPort({
+      runId,
+      files,
+      provider,
+      mode: ground.setup.batch,
+      waitingApi: files.state().batched?.queued.batch_api ?? null,
+      maxToolCalls: agent.llm.max_tool_calls,
+      progress: ground.log.progress,
+      signal,
+    }),
     context: {
       build: (shown, iteration, overflow) =>
         buildContext(agent.context, {

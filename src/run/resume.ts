@@ -13,6 +13,7 @@ import { clearInteraction } from "./interaction-files.js";
 import { continueCommand } from "../continue-command.js";
 import type { RunOutcome } from "./outcome.js";
 import { chooseProvider, type ProviderChoice } from "../llm/provider-choice.js";
+import { batchMode, type RunBatchMode } from "./batch-mode.js";
 import { replayChoice, verboseLog, withModel } from "./model-choice.js";
 import { journaledOutput, withOutput } from "./output-choice.js";
 import type { DriveOptions } from "./drive-options.js";
@@ -79,6 +80,7 @@ async function continueLoaded(request: ContinueRequest, files: RunFiles, start: 
   let agent: AgentPackage;
   let metadata: RunMetadata;
   let mcp: AgentMcp | null = null;
+  let batch: RunBatchMode | null;
   let writable: WritableRunFiles | null = null;
   // Where live export starts sending: this process's first event; or, when the run's last engine died (its spans may
   // never have left it), that engine's ENGINE_START, so its whole invocation is sent again with the same ids.
@@ -107,6 +109,7 @@ async function continueLoaded(request: ContinueRequest, files: RunFiles, start: 
       source: provider.describe.base_url_source,
     });
     agent = withOutput(withModel(loaded, request.model ?? provider.model), output, provider.protocol, request.warn);
+    batch = batchMode(agent.llm, request, provider, lastStart?.config.batch, agent.configPath);
     metadata = readOrRebuildMetadata(paths, marks, state, hold.previous?.owner ?? null, request.warn);
     reportTakeover(request, hold, state);
     const leftover = await endLeftoverTool(hold, state);
@@ -139,7 +142,7 @@ async function continueLoaded(request: ContinueRequest, files: RunFiles, start: 
       runId: request.runId,
       workDir: start.work_dir,
       files: writable,
-      setup: { agent, provider, mcp, sandbox, budget },
+      setup: { agent, provider, mcp, sandbox, budget, batch },
       drive: request,
       metadata,
       hold,

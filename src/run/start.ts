@@ -10,6 +10,7 @@ import { chooseProvider, type ProviderChoice } from "../llm/provider-choice.js";
 import type { RunOutcome } from "./outcome.js";
 import type { DriveOptions } from "./drive-options.js";
 import type { RunId } from "../store/run-id.js";
+import { batchMode, type RunBatchMode } from "./batch-mode.js";
 import { engineStartEvent, setupSecrets, type RunSetup } from "./engine-start.js";
 import { runStint, type StintOptions } from "./stint.js";
 import { checkTrustedOwner } from "../store/trusted-owner.js";
@@ -62,6 +63,7 @@ async function startLoaded(request: StartRequest, loaded: AgentPackage): Promise
   let provider: ProviderChoice;
   let mcp: AgentMcp | null;
   let budget: RunBudget;
+  let batch: RunBatchMode | null;
   try {
     checkBoxLayout(sandbox, loaded, workspace.workDir);
     await preflightAgent(loaded, workspace.workDir);
@@ -75,6 +77,8 @@ async function startLoaded(request: StartRequest, loaded: AgentPackage): Promise
     });
     agent = withOutput(withModel(loaded, request.model ?? provider.model), output, provider.protocol, request.warn);
     budget = resolveRunBudget(agent, request.budget ?? {}, undefined, { workDir: workspace.workDir, sandbox, home: process.env.HOME ?? homedir() });
+    // An endpoint with no batch API is refused here, before the run leaves a trace.
+    batch = batchMode(agent.llm, request, provider, undefined, agent.configPath);
     // Last of the checks, being the slowest: a server that cannot start refuses the run.
     mcp = await startAgentMcp(agent, { workDir: workspace.workDir, provider, sandbox, signal: request.signal, warn: request.warn, echo: verboseLog(request), activity: request.activity });
   } catch (err) {
@@ -82,7 +86,7 @@ async function startLoaded(request: StartRequest, loaded: AgentPackage): Promise
     throw err;
   }
   try {
-    return await claimAndRun(request, workspace, { agent, provider, mcp, sandbox, budget });
+    return await claimAndRun(request, workspace, { agent, provider, mcp, sandbox, budget, batch });
   } finally {
     await mcp?.servers.close();
   }

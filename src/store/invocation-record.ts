@@ -26,7 +26,7 @@ export const FunctionToolSchema: z.ZodType<FunctionTool> = z.object({
   }),
 });
 
-const LlmRequestSchema: z.ZodType<LlmRequest> = z.object({
+export const LlmRequestSchema: z.ZodType<LlmRequest> = z.object({
   model: z.string(),
   messages: z.array(ChatMessageSchema),
   tools: z.array(FunctionToolSchema),

@@ -52,6 +52,19 @@ export function writeToolExecution(paths: RunPaths, record: IoRecord & { tool_na
   return writeRecord(paths.toolExecutionsDir, `${fileTimestamp()}_${safeName(record.tool_name)}`, record, secrets);
 }
 
+/** A model request queued for a batch (llm.batch): `io/batch/<custom id>.json`, its path returned relative to the run directory. The custom id is the file's whole name. */
+export function writeBatchRequest(paths: RunPaths, record: IoRecord & { custom_id: string }, secrets: readonly string[] = []): string {
+  const dir = join(paths.runDir, "io", "batch");
+  makeDirs(dir);
+  const path = join(dir, `${record.custom_id}.json`);
+  try {
+    writeFileSync(path, `${redactedJson(record, secrets, 2)}\n`, { flag: "wx", mode: PRIVATE_FILE_MODE });
+  } catch (err) {
+    throw fsError(`Cannot write ${path}`, err);
+  }
+  return `io/batch/${record.custom_id}.json`;
+}
+
 export function writeHookRecord(paths: RunPaths, hookName: string, record: IoRecord, secrets: readonly string[] = []): string {
   return writeRecord(paths.hooksDir, `${safeName(hookName)}_${fileTimestamp()}`, record, secrets);
 }

@@ -18,7 +18,7 @@ import { trackRunState, type RunState } from "../journal/run-state.js";
 import { openJournal, type JournalWriter } from "../journal/writer.js";
 import { createWrittenLines } from "../journal/written-lines.js";
 import type { RunSecrets } from "../secrets.js";
-import { createEngineLogger, createInvocationLog, writeHookRecord, writeToolExecution, type EngineLogger, type InvocationLog, type IoRecord, type RequestRecords } from "./io-log.js";
+import { createEngineLogger, createInvocationLog, writeBatchRequest, writeHookRecord, writeToolExecution, type EngineLogger, type InvocationLog, type IoRecord, type RequestRecords } from "./io-log.js";
 import { windowFold } from "../journal/window-state.js";
 import { writeMetadata, type RunMetadata } from "./run-metadata.js";
 import type { RunPaths } from "./run-dir.js";
@@ -69,6 +69,8 @@ export interface WritableRunFiles extends RunFiles {
   writeMetadata(metadata: RunMetadata, options?: { durable?: boolean }): void;
   writeToolExecution(record: IoRecord & { tool_name: string }): string;
   writeHookRecord(hookName: string, record: IoRecord): string;
+  /** io/batch/: a request queued for a batch; returns its path relative to the run directory. */
+  writeBatchRequest(record: IoRecord & { custom_id: string }): string;
   /** The staged run directory was renamed to its published place: the same files, under `paths` from now on. */
   published(paths: RunPaths): void;
   /** Closes the journal, engine.log and io/, logging what reading the journal cost. */
@@ -161,6 +163,7 @@ export function openRunFiles(paths: RunPaths, options: { warn: (line: string) =>
       writeMetadata: (metadata: RunMetadata, options: { durable?: boolean } = {}) => writeMetadata(current, metadata, { ...options, secrets }),
       writeToolExecution: (record: IoRecord & { tool_name: string }) => writeToolExecution(current, record, secrets),
       writeHookRecord: (hookName: string, record: IoRecord) => writeHookRecord(current, hookName, record, secrets),
+      writeBatchRequest: (record: IoRecord & { custom_id: string }) => writeBatchRequest(current, record, secrets),
       published: (paths: RunPaths) => {
         journal.moved(paths.journal);
         current = paths;

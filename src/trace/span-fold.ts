@@ -360,6 +360,14 @@ export function createSpanFold(options: SpanFoldOptions): SpanFold {
           attributes: { "delta.iteration": event.iteration, "delta.replay.recorded_call": event.recorded_call, "delta.replay.parts": event.parts.map((part) => part.part).join(", "), "delta.replay.then": event.then },
         });
         return [];
+      case "MODEL_QUEUED":
+      case "MODEL_SUBMITTED":
+        current.span.events.push({
+          name: event.type === "MODEL_QUEUED" ? "delta.batch.queued" : "delta.batch.submitted",
+          timeMs: Date.parse(event.timestamp),
+          attributes: { "delta.iteration": event.iteration, "delta.batch.custom_id": event.custom_id, ...(event.type === "MODEL_SUBMITTED" && event.batch_id !== null ? { "delta.batch.id": event.batch_id } : {}) },
+        });
+        return [];
       case "ENGINE_END":
         return engineEnd(event, current);
       default: {

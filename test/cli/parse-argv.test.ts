@@ -50,7 +50,7 @@ describe.each(table.commands.map((command) => [command.name, command] as const))
 describe("the command line as a whole", () => {
   it("--json is offered by every command whose --format offers json, and by no other", () => {
     const withJson = table.commands.filter((command) => command.options.some((option) => option.names.includes("json"))).map((command) => command.name);
-    expect(withJson).toEqual(["run", "continue", "list-runs", "prune", "verify", "fork", "diff", "skills", "budget"]);
+    expect(withJson).toEqual(["run", "continue", "list-runs", "prune", "verify", "fork", "diff", "skills", "budget", "batch"]);
     expect(refusal(["export", "--json"])).toContain("Unknown option `--json`");
   });
 

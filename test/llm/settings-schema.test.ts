@@ -11,6 +11,6 @@ describe("samplingParams", () => {
   it("a field of the llm block outside the sampling fields is never a request parameter, whatever its name", () => {
     const params = new Set(Object.keys(samplingParams(LlmConfigSchema.parse({ model: "m", temperature: 1, max_tokens: 1, top_p: 1, presence_penalty: 0, frequency_penalty: 0, stop: "s", seed: 1, reasoning_effort: "low", thinking: { budget_tokens: 1024 } }))));
     const engineOnly = Object.keys(LlmConfigSchema.shape).filter((field) => !params.has(field));
-    expect(engineOnly.sort()).toEqual(["base_url", "budget", "context_window", "fallback", "idle_timeout_ms", "max_reply_bytes", "max_reply_depth", "max_reply_ms", "max_retries", "max_retry_wait_ms", "max_tool_calls", "model", "pricing", "provider", "stream", "timeout_ms"]);
+    expect(engineOnly.sort()).toEqual(["base_url", "batch", "budget", "context_window", "fallback", "idle_timeout_ms", "max_reply_bytes", "max_reply_depth", "max_reply_ms", "max_retries", "max_retry_wait_ms", "max_tool_calls", "model", "pricing", "provider", "stream", "timeout_ms"]);
   });
 });

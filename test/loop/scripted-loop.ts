@@ -103,6 +103,8 @@ interface Options {
   askInteractively?: (question: HumanQuestion) => Promise<string>;
   /** The run's budgets; by default every attempt is admitted. */
   budget?: LoopPorts["budget"];
+  /** The run's batch port (llm.batch); none by default. */
+  batch?: LoopPorts["batch"];
 }
 
 /** The agent's one tool by default: `echo ${text}`. */
@@ -165,6 +167,7 @@ export function scriptedRun(options: Options): ScriptedRun {
     records: { invocation: () => {}, toolExecution: (record) => executions.push(record) },
     model,
     budget: options.budget ?? { admit: async () => ({ settle: () => null }) },
+    batch: options.batch ?? null,
     context: {
       build: (shownJournal, iteration, overflow) => buildContext(CONTEXT, { agentHome: "/agent", cwd: "/work", runId: "run-1", runDir: "/work/.delta/run-1", journalPath: "/work/.delta/run-1/journal.jsonl", baseEnv: inheritedEnv, journal: shownJournal, budget, tools: tools.advertised, iteration, ...(overflow ? { overflow } : {}) }),
     },

@@ -23,6 +23,7 @@ const PASSED_ON: readonly [flag: string, key: string, takesValue: boolean][] = [
   ["--max-cost-usd", "maxCostUsd", true],
   ["--budget-file", "budgetFile", true],
   ["--sandbox", "sandbox", true],
+  ["--live", "live", false],
   ["-v", "verbose", false],
 ];
 
@@ -34,8 +35,13 @@ export async function continueDue(flags: Record<string, unknown>, io: CliIo): Pr
   const jobs = parsePositiveInt("-j/--jobs", flags.jobs, 1);
   const warn = (line: string): void => io.err(`[warning] ${line}\n`);
   const now = Date.now();
-  const due = (await dueRuns(flags, now, warn)).sort((a, b) => (a.deferred?.resume_after ?? "").localeCompare(b.deferred?.resume_after ?? ""));
+  const listed = (await dueRuns(flags, now, warn)).sort((a, b) => (a.deferred?.resume_after ?? "").localeCompare(b.deferred?.resume_after ?? ""));
+  // --live sends a batched call live: every such run goes on. Else a batched run goes on only once its batch has ended.
+  const waiting = flags.live ? new Set<RunSummary>() : await stillBatched(listed, io);
+  const due = listed.filter((run) => !waiting.has(run));
+  if (waiting.size > 0) io.err(`${waiting.size} deferred run${waiting.size === 1 ? " waits" : "s wait"} in a batch not yet submitted or not yet ended: left DEFERRED (\`delta batch status\` says which)\n`);
   if (due.length === 0) {
+    if (waiting.size > 0) return EXIT.DEFERRED;
     io.err("No deferred run is due.\n");
     return EXIT.COMPLETED;
   }
@@ -52,7 +58,29 @@ export async function continueDue(flags: Record<string, unknown>, io: CliIo): Pr
     }
   };
   await Promise.all(Array.from({ length: Math.min(jobs, due.length) }, worker));
+  if (waiting.size > 0) codes.push(EXIT.DEFERRED);
   return SEVERITY.find((code) => codes.includes(code)) ?? codes.find((code) => !SEVERITY.includes(code)) ?? EXIT.COMPLETED;
+}
+
+/**
+ * The due runs whose model call waits in a batch that has not ended (or was never submitted, or whose submission is in
+ * doubt): each batch is asked once, however many runs wait in it; a batch that cannot be asked leaves its runs to their own continue.
+ */
+async function stillBatched(runs: readonly RunSummary[], io: CliIo): Promise<Set<RunSummary>> {
+  const batched = runs.filter((run) => run.deferred?.reason === "MODEL_BATCHED");
+  if (batched.length === 0) return new Set();
+  const { askBatches, waitingRuns } = await import("../../run/batch-fleet.js");
+  const byKey = new Map(batched.map((run) => [`${run.work_dir}\0${run.run_id}`, run]));
+  const waiting = waitingRuns([...new Set(batched.map((run) => run.work_dir))], (line) => io.err(`${terminalSafe(line)}\n`)).filter((run) => byKey.has(`${run.workDir}\0${run.runId}`));
+  const left = new Set<RunSummary>();
+  for (const run of waiting) if (!run.batched.submitted?.batch_id) left.add(byKey.get(`${run.workDir}\0${run.runId}`)!);
+  const batches = await askBatches(waiting, { progress: (line) => io.err(`${terminalSafe(line)}\n`) });
+  for (const [batchId, entry] of batches) {
+    if (entry.error) io.err(`[warning] batch ${batchId}: ${terminalSafe(entry.error)}\n`);
+    if (entry.state === null || entry.state.ended) continue;
+    for (const run of entry.runs) left.add(byKey.get(`${run.workDir}\0${run.runId}`)!);
+  }
+  return left;
 }
 
 /** The due runs of every workspace named by -w (given once or more), or of the agent's workspaces (--agent), or of the place `run` puts runs. */
