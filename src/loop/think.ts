@@ -9,7 +9,7 @@ import type { ShownJournal } from "../journal/shown-journal.js";
 import type { LlmReply, LlmRequest } from "../conversation.js";
 import { samplingParams } from "../llm/settings-schema.js";
 import type { BudgetCharge } from "../llm/types.js";
-import type { LoopBatch, LoopPorts } from "./ports.js";
+import type { BatchAnswer, LoopBatch, LoopPorts } from "./ports.js";
 import { failedAttemptEvent } from "./failed-attempt.js";
 import { counted } from "../plural.js";
 
@@ -125,7 +125,14 @@ async function answerBatched(ports: LoopPorts, batch: LoopBatch, call: BatchedCa
     const why = submitted === null ? "is queued and not yet submitted: `delta batch submit` sends it" : `was being submitted (submission ${submitted.submission_id}) when its answer was lost: \`delta batch submit\` finds the batch or says what to do`;
     throw batchDeferral(`Its model call (custom id ${queued.custom_id}) ${why}; \`delta continue --live\` sends it live instead.`);
   }
-  const answer = await batch.collect(call);
+  let answer: BatchAnswer | null;
+  try {
+    answer = await batch.collect(call);
+  } catch (err) {
+    // The batch could not be asked (a network error, a reply not of its shape): the call still waits in it.
+    if (!(err instanceof LlmError) || ports.signal.aborted) throw err;
+    throw batchDeferral(`Its model call waits in batch ${submitted.batch_id}, which could not be asked (${err.message}); \`delta continue --due\` asks again.`);
+  }
   if (answer === null) throw batchDeferral(`Its model call waits in batch ${submitted.batch_id}, which has not ended yet; \`delta continue --due\` asks again.`);
   const started = Date.parse(queued.timestamp);
   if (answer.kind === "failed") {

@@ -1,7 +1,7 @@
 // Sending queued calls in batches: split at the provider's limits, each submission journaled in every run it holds before anything is sent and its batch id after; an earlier submission whose answer was lost found again, or left in doubt.
 import { BatchHttpError } from "../llm/batch/batch-http.js";
 import type { BatchClient, BatchLine } from "../llm/batch/batch-client.js";
-import { errorMessage } from "../errors.js";
+import { errorMessage, LlmError } from "../errors.js";
 import type { NewEvent } from "../journal/events.js";
 import { pausePoint } from "../pause-point.js";
 import { randomHex } from "../random-hex.js";
@@ -80,7 +80,7 @@ async function submitChunk(client: BatchClient, calls: readonly SubmittableCall[
       for (const call of calls) report.notSent.push({ runId: call.runId, customId: call.customId, why: `${client.name} refused the batch: ${errorMessage(err)}` });
       return;
     }
-    throw new Error(`${errorMessage(err)}. Submission ${submissionId} (${calls.length} call${calls.length === 1 ? "" : "s"}) may or may not have been accepted: \`delta batch submit\` again looks for it before sending anything`, { cause: err });
+    throw new LlmError(`${errorMessage(err)}. Submission ${submissionId} (${calls.length} call${calls.length === 1 ? "" : "s"}) may or may not have been accepted: \`delta batch submit\` again looks for it before sending anything`, { cause: err });
   }
   pausePoint("batch-accepted");
   for (const call of calls) call.journal(submittedEvent(call, submissionId, batchId, calls.length));

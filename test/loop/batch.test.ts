@@ -1,6 +1,7 @@
 // A batched run's loop, offline: a call is queued (pre_llm_request at queue time, nothing sent) and the run deferred; a submitted call is collected from its ended batch as a THOUGHT like a live reply's, post_llm_response then, and the next call queues; a batch still running, an unsent call, a failed result and --live each do what they say.
 import { describe, expect, it } from "vitest";
 import type { LlmReply, LlmRequest } from "../../src/conversation.js";
+import { LlmError } from "../../src/errors.js";
 import type { BatchAnswer, LoopBatch } from "../../src/loop/ports.js";
 import { calls, scriptedRun, text, type ScriptedRun } from "./scripted-loop.js";
 
@@ -104,6 +105,20 @@ describe("a batched run's model call", () => {
     // The second call's request holds the first reply and its tool result.
     const second = batch.queued.get(run.of("MODEL_QUEUED")[1]!.custom_id)!;
     expect(second.messages.filter((message) => message.role === "tool").map((message) => message.content)).toEqual(["one"]);
+  });
+
+  it("whose batch cannot be asked (a network error) stays DEFERRED, the call still waiting: a later continue asks again", async () => {
+    const batch = memoryBatch([]);
+    batch.collect = async () => {
+      throw new LlmError("GET http://127.0.0.1:9/v1/batches/batch_1: connection failed (ECONNREFUSED)");
+    };
+    const run = scriptedRun({ turns: [], batch });
+    await run.run();
+    submit(run);
+    const end = await run.continueRun();
+    expect(end.status === "DEFERRED" && end.deferred.message).toContain("could not be asked (GET http://127.0.0.1:9/v1/batches/batch_1: connection failed");
+    expect(run.ports.journal.runState().batched?.submitted?.batch_id).toBe("batch_1");
+    expect(run.of("LLM_ATTEMPT_FAILED")).toEqual([]);
   });
 
   it("a final answer collected completes the run", async () => {

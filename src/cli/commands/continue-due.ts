@@ -64,7 +64,7 @@ export async function continueDue(flags: Record<string, unknown>, io: CliIo): Pr
 
 /**
  * The due runs whose model call waits in a batch that has not ended (or was never submitted, or whose submission is in
- * doubt): each batch is asked once, however many runs wait in it; a batch that cannot be asked leaves its runs to their own continue.
+ * doubt): each batch is asked once, however many runs wait in it; a batch that cannot be asked leaves its runs DEFERRED.
  */
 async function stillBatched(runs: readonly RunSummary[], io: CliIo): Promise<Set<RunSummary>> {
   const batched = runs.filter((run) => run.deferred?.reason === "MODEL_BATCHED");
@@ -77,7 +77,8 @@ async function stillBatched(runs: readonly RunSummary[], io: CliIo): Promise<Set
   const batches = await askBatches(waiting, { progress: (line) => io.err(`${terminalSafe(line)}\n`) });
   for (const [batchId, entry] of batches) {
     if (entry.error) io.err(`[warning] batch ${batchId}: ${terminalSafe(entry.error)}\n`);
-    if (entry.state === null || entry.state.ended) continue;
+    // A batch that could not be asked is asked again next time: its runs stay as they are.
+    if (entry.state !== null && entry.state.ended) continue;
     for (const run of entry.runs) left.add(byKey.get(`${run.workDir}\0${run.runId}`)!);
   }
   return left;
