@@ -112,6 +112,10 @@ describe("OpenAI Batch", () => {
     const report = await delta(["report", "doc-2", "-w", ws, "-o", join(root, "doc-2.html")]);
     expect(report.exitCode, report.stderr).toBe(0);
     expect(readFileSync(join(root, "doc-2.html"), "utf8")).toContain("of which through batches");
+    // A recorded batched run replays as any run: its collected reply answers the call at once.
+    const replayed = await delta(["run", "--agent", agent, "-w", join(root, "ws-replayed"), "--replay", join(ws, ".delta", "doc-2"), "--format", "json", "What is 2+2? (doc-2)"]);
+    expect(replayed.exitCode, replayed.stderr).toBe(0);
+    expect(JSON.parse(replayed.stdout)).toMatchObject({ status: "COMPLETED", result: "4" });
     // Polled once per batch by --due, then once and downloaded once by each run's continue: no other request.
     expect(api.log.filter((line) => line.startsWith("POST"))).toHaveLength(2);
   });
@@ -152,6 +156,22 @@ describe("OpenAI Batch", () => {
     const requeued = await delta(["continue", "--run-id", "late", "-w", ws, "--format", "json"], { env: modelEnv(api.baseUrl) });
     expect(requeued.exitCode, requeued.stderr).toBe(75);
     expect(of(readEvents(ws, "late"), "MODEL_QUEUED")).toHaveLength(2);
+  });
+
+  it("batch cancel cancels the runs' batch; collected, the cancelled calls are the runs' model errors", async () => {
+    const api = await server("openai");
+    const agent = openaiAgent();
+    const ws = join(root, "ws-openai-cancel");
+    await queueRuns(agent, api, ws, ["c1", "c2"]);
+    expect((await delta(["batch", "submit", "-w", ws], { env: modelEnv(api.baseUrl) })).exitCode).toBe(0);
+    const cancel = await delta(["batch", "cancel", "-w", ws, "--format", "json"], { env: modelEnv(api.baseUrl) });
+    expect(cancel.exitCode, cancel.stderr).toBe(0);
+    expect(JSON.parse(cancel.stdout)).toMatchObject({ batches: [{ batch_id: api.batches[0]!.id, status: "cancelling", runs: 2 }] });
+    expect(api.log).toContain(`POST /v1/batches/${api.batches[0]!.id}/cancel`);
+    api.end(api.batches[0]!.id, () => ({ error: { code: "batch_cancelled", message: "The batch was cancelled before this request ran." } }));
+    const done = await delta(["continue", "--due", "-w", ws], { env: modelEnv(api.baseUrl) });
+    expect(done.exitCode, done.stderr).toBe(1);
+    expect(done.stderr).toContain("batch_cancelled: The batch was cancelled before this request ran.");
   });
 
   it("run --batch --submit sends its own call at once", async () => {
