@@ -77,6 +77,9 @@ describe("OpenAI Batch", () => {
       expect(submitted.map((event) => event.batch_id)).toEqual([null, batch!.id]);
       expect(batch!.metadata).toEqual({ delta_submission_id: submitted[0]!.submission_id });
     }
+    // The journal grew under the run's lease after its end: metadata.json's record of that end follows, and verify holds.
+    const verified = await delta(["verify", "doc-1", "-w", ws]);
+    expect(verified.exitCode, verified.stdout + verified.stderr).toBe(0);
     // A second submit has nothing left to send.
     const again = await delta(["batch", "submit", "-w", ws], { env: modelEnv(api.baseUrl) });
     expect(again.exitCode, again.stderr).toBe(0);
