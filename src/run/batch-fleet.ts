@@ -8,6 +8,7 @@ import type { BatchClient, BatchState } from "../llm/batch/batch-client.js";
 import { batchClientFor } from "../llm/batch/batch-clients.js";
 import { chooseProvider, protocolOf, type ProviderChoice } from "../llm/provider-choice.js";
 import { readBatchRequest } from "../store/batch-requests.js";
+import { writeHandedResult } from "../store/batch-results.js";
 import { takeRun, type RunHold } from "../store/lease/take-run.js";
 import { listRuns } from "../store/list-runs.js";
 import { openRunFiles, type WritableRunFiles } from "../store/run-files.js";
@@ -175,6 +176,29 @@ export async function askBatches(runs: readonly WaitingRun[], options: FleetOpti
     }
   }
   return batches;
+}
+
+/** Calls whose results are read in one download: a batch of 50,000 is read in 25, each keeping only its share. */
+const RESULTS_PER_DOWNLOAD = 2_000;
+
+/**
+ * The results of the runs' calls in their ended batches, each batch's read once per RESULTS_PER_DOWNLOAD calls, written to
+ * `dir` for the runs' own continues (store/batch-results.ts). A batch that cannot be read is a warning: its runs ask themselves.
+ */
+export async function handResults(batches: ReadonlyMap<string, { state: BatchState | null; runs: WaitingRun[] }>, dir: string, options: FleetOptions): Promise<void> {
+  const resolve = endpointResolver((line) => options.progress(line));
+  for (const [batchId, { state, runs }] of batches) {
+    if (state === null || !state.ended) continue;
+    try {
+      const client = await clientOfRun(runs[0]!, resolve);
+      for (let from = 0; from < runs.length; from += RESULTS_PER_DOWNLOAD) {
+        const wanted = new Set(runs.slice(from, from + RESULTS_PER_DOWNLOAD).map((run) => run.batched.queued.custom_id));
+        for (const [customId, result] of await client.results(state, wanted, options.signal)) writeHandedResult(dir, batchId, customId, result);
+      }
+    } catch (err) {
+      options.progress(`[warning] the results of batch ${batchId} could not be read (${errorMessage(err)}); each of its runs asks for its own`);
+    }
+  }
 }
 
 async function clientOfRun(run: WaitingRun, resolve: ReturnType<typeof endpointResolver>): Promise<BatchClient> {

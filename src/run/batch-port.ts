@@ -8,6 +8,7 @@ import { protocolOf, type ProviderChoice } from "../llm/provider-choice.js";
 import type { BatchAnswer, LoopBatch } from "../loop/ports.js";
 import { randomHex } from "../random-hex.js";
 import { readBatchRequest } from "../store/batch-requests.js";
+import { BATCH_RESULTS_DIR_VARIABLE, readHandedResult } from "../store/batch-results.js";
 import type { WritableRunFiles } from "../store/run-files.js";
 import { submitCalls } from "./batch-submission.js";
 import type { RunBatchMode } from "./batch-mode.js";
@@ -64,6 +65,10 @@ export function batchPort(ground: BatchGround): LoopBatch | null {
     async collect(call) {
       const batchId = call.submitted?.batch_id;
       if (batchId === null || batchId === undefined) return null;
+      // continue --due read the batch's results once for every run it continues.
+      const handedDir = process.env[BATCH_RESULTS_DIR_VARIABLE];
+      const handed = handedDir ? readHandedResult(handedDir, batchId, call.queued.custom_id) : null;
+      if (handed !== null) return handed.kind === "failed" ? { ...handed, batchId } : replyOf(handed.body, call.queued, batchId, ground.maxToolCalls);
       const batches = await clientOf();
       const state = await batches.state(batchId, ground.signal);
       if (!state.ended) return null;

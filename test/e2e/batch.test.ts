@@ -119,7 +119,8 @@ describe("OpenAI Batch", () => {
     const replayed = await delta(["run", "--agent", agent, "-w", join(root, "ws-replayed"), "--replay", join(ws, ".delta", "doc-2"), "--format", "json", "What is 2+2? (doc-2)"]);
     expect(replayed.exitCode, replayed.stderr).toBe(0);
     expect(JSON.parse(replayed.stdout)).toMatchObject({ status: "COMPLETED", result: "4" });
-    // Polled once per batch by --due, then once and downloaded once by each run's continue: no other request.
+    // The batch's results were downloaded once, by continue --due, and handed to the five runs' continues.
+    expect(api.log.filter((line) => line.startsWith("GET /v1/files/"))).toHaveLength(1);
     expect(api.log.filter((line) => line.startsWith("POST"))).toHaveLength(2);
   });
 

@@ -1,6 +1,9 @@
 // `delta continue --due`: every DEFERRED run of the workspaces whose time has come, continued by its own `delta continue` (N at a time), one line each, the worst exit code.
 import { spawn } from "node:child_process";
-import { resolve } from "node:path";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { BATCH_RESULTS_DIR_VARIABLE } from "../../store/batch-results.js";
 import { EMPTY_USAGE } from "../../llm/usage.js";
 import { EXIT, ENGINE_ERROR, UsageError } from "../../errors.js";
 import { RunResultSchema, type RunResult } from "../../run/run-result.js";
@@ -36,8 +39,20 @@ export async function continueDue(flags: Record<string, unknown>, io: CliIo): Pr
   const warn = (line: string): void => io.err(`[warning] ${line}\n`);
   const now = Date.now();
   const listed = (await dueRuns(flags, now, warn)).sort((a, b) => (a.deferred?.resume_after ?? "").localeCompare(b.deferred?.resume_after ?? ""));
-  // --live sends a batched call live: every such run goes on. Else a batched run goes on only once its batch has ended.
-  const waiting = flags.live ? new Set<RunSummary>() : await stillBatched(listed, io);
+  // --live sends a batched call live: every such run goes on. Else a batched run goes on only once its batch has ended,
+  // the batch's results read here once for all of its runs.
+  const handed = !flags.live && listed.some((run) => run.deferred?.reason === "MODEL_BATCHED") ? mkdtempSync(join(tmpdir(), "delta-batch-results-")) : null;
+  try {
+    return await continueListed(listed, { flags, format, jobs }, io, handed);
+  } finally {
+    if (handed !== null) rmSync(handed, { recursive: true, force: true });
+  }
+}
+
+/** The listed due runs continued, N at a time, but those whose call waits in a batch that has not ended; `handed`: where their batches' results are handed to them. */
+async function continueListed(listed: RunSummary[], given: { flags: Record<string, unknown>; format: string; jobs: number }, io: CliIo, handed: string | null): Promise<number> {
+  const { flags, format, jobs } = given;
+  const waiting = handed === null ? new Set<RunSummary>() : await stillBatched(listed, io, handed);
   const due = listed.filter((run) => !waiting.has(run));
   if (waiting.size > 0) io.err(`${waiting.size} deferred run${waiting.size === 1 ? " waits" : "s wait"} in a batch not yet submitted or not yet ended: left DEFERRED (\`delta batch status\` says which)\n`);
   if (due.length === 0) {
@@ -52,7 +67,7 @@ export async function continueDue(flags: Record<string, unknown>, io: CliIo): Pr
   const worker = async (): Promise<void> => {
     for (let index = next++; index < due.length; index = next++) {
       const run = due[index]!;
-      const { code, result } = await continueOne(run, passed, io);
+      const { code, result } = await continueOne(run, passed, io, handed);
       codes.push(code);
       io.out(format === "json" ? `${JSON.stringify(result)}\n` : `${terminalSafe(summaryLine(run, code, result))}\n`);
     }
@@ -66,10 +81,10 @@ export async function continueDue(flags: Record<string, unknown>, io: CliIo): Pr
  * The due runs whose model call waits in a batch that has not ended (or was never submitted, or whose submission is in
  * doubt): each batch is asked once, however many runs wait in it; a batch that cannot be asked leaves its runs DEFERRED.
  */
-async function stillBatched(runs: readonly RunSummary[], io: CliIo): Promise<Set<RunSummary>> {
+async function stillBatched(runs: readonly RunSummary[], io: CliIo, handed: string): Promise<Set<RunSummary>> {
   const batched = runs.filter((run) => run.deferred?.reason === "MODEL_BATCHED");
   if (batched.length === 0) return new Set();
-  const { askBatches, waitingRuns } = await import("../../run/batch-fleet.js");
+  const { askBatches, handResults, waitingRuns } = await import("../../run/batch-fleet.js");
   const byKey = new Map(batched.map((run) => [`${run.work_dir}\0${run.run_id}`, run]));
   const waiting = waitingRuns([...new Set(batched.map((run) => run.work_dir))], (line) => io.err(`${terminalSafe(line)}\n`)).filter((run) => byKey.has(`${run.workDir}\0${run.runId}`));
   const left = new Set<RunSummary>();
@@ -81,6 +96,7 @@ async function stillBatched(runs: readonly RunSummary[], io: CliIo): Promise<Set
     if (entry.state !== null && entry.state.ended) continue;
     for (const run of entry.runs) left.add(byKey.get(`${run.workDir}\0${run.runId}`)!);
   }
+  await handResults(batches, handed, { progress: (line) => io.err(`${terminalSafe(line)}\n`) });
   return left;
 }
 
@@ -104,11 +120,11 @@ function passedOn(flags: Record<string, unknown>): string[] {
 }
 
 /** One run continued by a `delta continue` of its own (its own lease, its own process): its exit code and RunResult; its stderr, each line named by the run. */
-function continueOne(run: RunSummary, passed: readonly string[], io: CliIo): Promise<{ code: number; result: RunResult }> {
+function continueOne(run: RunSummary, passed: readonly string[], io: CliIo, handed: string | null): Promise<{ code: number; result: RunResult }> {
   const args = [process.argv[1]!, "continue", "--run-id", run.run_id, "-w", run.work_dir, "--format", "json", ...passed];
   const started = new Date();
   return new Promise((done) => {
-    const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], ...(handed === null ? {} : { env: { ...process.env, [BATCH_RESULTS_DIR_VARIABLE]: handed } }) });
     let stdout = "";
     let partial = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
