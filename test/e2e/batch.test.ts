@@ -115,6 +115,14 @@ describe("OpenAI Batch", () => {
     const report = await delta(["report", "doc-2", "-w", ws, "-o", join(root, "doc-2.html")]);
     expect(report.exitCode, report.stderr).toBe(0);
     expect(readFileSync(join(root, "doc-2.html"), "utf8")).toContain("of which through batches");
+    // Traces: the call is a chat span whose time is the batch's wait; the queueing is an event of the invocation that queued it.
+    const spans = await delta(["export", "doc-2", "-w", ws, "--format", "otlp-json"]);
+    expect(spans.exitCode, spans.stderr).toBe(0);
+    const chat = (JSON.parse(spans.stdout) as { resourceSpans: { scopeSpans: { spans: { name: string; startTimeUnixNano: string; endTimeUnixNano: string; events?: { name: string }[] }[] }[] }[] }).resourceSpans
+      .flatMap((resource) => resource.scopeSpans.flatMap((scope) => scope.spans));
+    const call = chat.find((span) => span.name.startsWith("chat"))!;
+    expect(Number(BigInt(call.endTimeUnixNano) - BigInt(call.startTimeUnixNano)) / 1e6).toBeGreaterThanOrEqual(thought!.duration_ms! - 1);
+    expect(chat.flatMap((span) => (span.events ?? []).map((event) => event.name))).toContain("delta.batch.queued");
     // A recorded batched run replays as any run: its collected reply answers the call at once.
     const replayed = await delta(["run", "--agent", agent, "-w", join(root, "ws-replayed"), "--replay", join(ws, ".delta", "doc-2"), "--format", "json", "What is 2+2? (doc-2)"]);
     expect(replayed.exitCode, replayed.stderr).toBe(0);

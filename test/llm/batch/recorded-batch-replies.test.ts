@@ -82,6 +82,14 @@ describe("OpenAI Batch, recorded", () => {
     expect(asked).toEqual(["GET /v1/batches?limit=100"]);
   });
 
+  it("a batch that failed validation ended with no result for any call: each is a failure saying why", async () => {
+    const failed = { ...(JSON.parse(recordedBytes("openai-batch/retrieve-completed.response.json").toString()) as Record<string, unknown>), status: "failed", output_file_id: null, errors: { object: "list", data: [{ code: "invalid_request", line: 1, message: "The model 'x' does not exist.", param: null }] } };
+    const origin = await serve({ [`GET /v1/batches/${id}`]: { body: JSON.stringify(failed) } });
+    const client = openai(origin);
+    const results = await client.results(await client.state(id), new Set(["0"]));
+    expect(results.get("0")).toMatchObject({ kind: "failed", reason: "the batch ended failed with no result for it (The model 'x' does not exist.)" });
+  });
+
   it("a cancelled batch reads as cancelling, not ended", async () => {
     const origin = await serve({ "POST /v1/batches/batch_x/cancel": recorded("openai-batch/cancel-cancelling.response.json") });
     expect(await openai(origin).cancel("batch_x")).toMatchObject({ status: "cancelling", ended: false });
