@@ -427,7 +427,7 @@ async function sandboxRows(ws, ambient) {
       ["workspace-write, host list", "{mode: workspace-write, network: [example.com]}"],
     ];
     const perCall = boxes.map(([label, policy]) => ({ label, agent: writeAgent(join(root, `agent-box-${label.replace(/\W+/g, "-")}`), null, null, policy), overheads: [], inherited: [] }));
-    // The same unboxed call from an engine whose caller left 64 descriptors open: each child gets /dev/null over every one.
+    // The same unboxed call from an engine whose caller left 64 devices open (not reopened, unlike files and pipes): each child gets /dev/null over every one.
     const open = Array.from({ length: 64 }, () => openSync("/dev/null", "r"));
     perCall.push({ ...perCall[0], label: "off, 64 descriptors left open by the caller", overheads: [], inherited: open });
     // Alone (--sandbox-only), the floor is taken between the boxes too: a comparison of two builds reads each against its own.
