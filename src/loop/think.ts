@@ -103,6 +103,10 @@ interface Answered {
  */
 async function queue(ports: LoopPorts, batch: LoopBatch, iteration: number, built: BuiltContext): Promise<never> {
   const request = await hookedRequest(ports, iteration, buildRequest(ports, built.messages));
+  // The run's own limits hold a queued call as a live one: one that could pass them is not queued (DEFERRED BUDGET_EXHAUSTED).
+  // Nothing stays reserved: the run's spend is its journal's, the batch's reply counted when it is collected.
+  const admission = await ports.budget.admit(request, iteration);
+  admission.settle({ failure: { kind: "transient", reason: "queued for a batch, not sent", unbilled: true } });
   const queued = ports.journal.append({ type: "MODEL_QUEUED", iteration, ...batch.queue(iteration, request) });
   ports.journal.sync();
   ports.log.progress(`[${iteration}] model call queued for the provider's batch API (custom id ${queued.custom_id})`);

@@ -109,7 +109,7 @@ async function continueLoaded(request: ContinueRequest, files: RunFiles, start: 
       source: provider.describe.base_url_source,
     });
     agent = withOutput(withModel(loaded, request.model ?? provider.model), output, provider.protocol, request.warn);
-    batch = batchMode(agent.llm, request, provider, lastStart?.config.batch, agent.configPath);
+    batch = batchMode(agent.llm, request, provider, lastStart?.config.batch, agent.configPath, budget);
     metadata = readOrRebuildMetadata(paths, marks, state, hold.previous?.owner ?? null, request.warn);
     reportTakeover(request, hold, state);
     const leftover = await endLeftoverTool(hold, state);

@@ -78,7 +78,7 @@ async function startLoaded(request: StartRequest, loaded: AgentPackage): Promise
     agent = withOutput(withModel(loaded, request.model ?? provider.model), output, provider.protocol, request.warn);
     budget = resolveRunBudget(agent, request.budget ?? {}, undefined, { workDir: workspace.workDir, sandbox, home: process.env.HOME ?? homedir() });
     // An endpoint with no batch API is refused here, before the run leaves a trace.
-    batch = batchMode(agent.llm, request, provider, undefined, agent.configPath);
+    batch = batchMode(agent.llm, request, provider, undefined, agent.configPath, budget);
     // Last of the checks, being the slowest: a server that cannot start refuses the run.
     mcp = await startAgentMcp(agent, { workDir: workspace.workDir, provider, sandbox, signal: request.signal, warn: request.warn, echo: verboseLog(request), activity: request.activity });
   } catch (err) {

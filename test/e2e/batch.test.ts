@@ -246,6 +246,17 @@ describe("custom ids", () => {
   });
 });
 
+describe("a fleet's budget ledger", () => {
+  it("cannot count batched calls yet: a batched run given one is refused (126), saying what does hold them", async () => {
+    const agent = openaiAgent();
+    const ledger = join(root, "fleet.budget");
+    expect((await delta(["budget", "init", ledger, "--limit-usd", "10"])).exitCode).toBe(0);
+    const result = await delta(["run", "--agent", agent, "-w", join(root, "ws-ledger"), "--budget-file", ledger, "--format", "json", "hi"], { env: modelEnv("http://127.0.0.1:9/v1") });
+    expect(result.exitCode, result.stderr).toBe(126);
+    expect(JSON.parse(result.stdout).error.message).toContain("the run's own limits (--max-cost-usd, llm.budget) do hold its batched calls");
+  });
+});
+
 describe("an endpoint with no batch API", () => {
   it("is refused (126) at start, saying how to name a gateway's batch API", async () => {
     const agent = writeAgent(root, { agentYaml: "name: plain\nllm:\n  model: llama3\n" }, "plain-agent");

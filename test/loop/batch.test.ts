@@ -1,7 +1,7 @@
 // A batched run's loop, offline: a call is queued (pre_llm_request at queue time, nothing sent) and the run deferred; a submitted call is collected from its ended batch as a THOUGHT like a live reply's, post_llm_response then, and the next call queues; a batch still running, an unsent call, a failed result and --live each do what they say.
 import { describe, expect, it } from "vitest";
 import type { LlmReply, LlmRequest } from "../../src/conversation.js";
-import { LlmError } from "../../src/errors.js";
+import { DeferredError, LlmError } from "../../src/errors.js";
 import type { BatchAnswer, LoopBatch } from "../../src/loop/ports.js";
 import { calls, scriptedRun, text, type ScriptedRun } from "./scripted-loop.js";
 
@@ -56,6 +56,18 @@ describe("a batched run's model call", () => {
     expect(run.hooked.map((hook) => hook.name)).toContain("pre_llm_request");
     expect(run.hooked.map((hook) => hook.name)).not.toContain("post_llm_response");
     expect(run.of("THOUGHT")).toEqual([]);
+  });
+
+  it("is held to the run's own limits: a call that could pass them is not queued (DEFERRED BUDGET_EXHAUSTED), and an admitted one leaves nothing reserved", async () => {
+    const full = scriptedRun({ turns: [], batch: memoryBatch([]), budget: { admit: async () => { throw new DeferredError({ reason: "BUDGET_EXHAUSTED", resumeAfter: null, message: "the run's budget of $1 has $0.01 left" }); } } });
+    const end = await full.run();
+    expect(end.status === "DEFERRED" && end.deferred.reason).toBe("BUDGET_EXHAUSTED");
+    expect(full.of("MODEL_QUEUED")).toEqual([]);
+    const settled: unknown[] = [];
+    const room = scriptedRun({ turns: [], batch: memoryBatch([]), budget: { admit: async () => ({ settle: (outcome) => (settled.push(outcome), null) }) } });
+    await room.run();
+    expect(room.of("MODEL_QUEUED")).toHaveLength(1);
+    expect(settled).toMatchObject([{ failure: { unbilled: true } }]);
   });
 
   it("queues the request pre_llm_request replaced, not the one built", async () => {
