@@ -1,5 +1,5 @@
 // The README's first commands, exactly as written, in a fresh clone of the committed tree: install, build, replay hello-world, look at the run — and the clone stays clean.
-// The global installs (npm pack + npm install -g, npm install -g .) are proven by test/install/ (npm run test:install).
+// In the install project (npm run test:install), beside the global installs: it installs every dependency, from npm's cache or registry.
 import { execa } from "execa";
 import { mkdirSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
