@@ -378,6 +378,8 @@ describe("an HTTP client that goes away without ending its session", () => {
       // The client dies: the kernel closes its sockets, no DELETE is sent.
       drops.proc.kill("SIGKILL");
       await waitFor(statusIs(workDir, "idle-drops", "INTERRUPTED"), 20_000, "the dropped client's run to be INTERRUPTED");
+      // The killed client's cancelled call may interrupt its run before its session's idle time has run out: wait for both.
+      await waitFor(() => /had no request or stream open/.test(server.stderr()), 20_000, "the server to take the dropped client as gone");
       const gone = server.stderr().match(/session \S+ had no request or stream open for 1 s/g) ?? [];
       expect(gone).toEqual([`session ${dropped} had no request or stream open for 1 s`]);
       expect(readMetadataFile(workDir, "idle-stays").status).toBe("RUNNING");
