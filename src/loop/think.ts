@@ -123,6 +123,8 @@ async function answerBatched(ports: LoopPorts, batch: LoopBatch, call: BatchedCa
   const request = batch.request(queued);
   if (batch.live) {
     ports.log.progress(`[${queued.iteration}] --live: the call queued for the batch API (custom id ${queued.custom_id}) is sent now instead`);
+    // Never billed twice silently: a batch that holds the call (or may) still answers it, and bills it.
+    if (submitted !== null) ports.log.progress(`[warning] [${queued.iteration}] the call was submitted (${submitted.batch_id === null ? `submission ${submitted.submission_id}, whose answer was lost` : `batch ${submitted.batch_id}`}); that batch may still answer and bill it: \`delta batch cancel\` stops it`);
     return send(ports, queued.iteration, request);
   }
   if (submitted === null || submitted.batch_id === null) {

@@ -176,6 +176,17 @@ describe("a batched run's model call", () => {
     expect(run.requests[0]).toBe(queuedRequest);
     expect(run.hooked.filter((hook) => hook.name === "pre_llm_request")).toHaveLength(hooksBefore + 1);
     expect(run.of("THOUGHT").map((thought) => thought.batch)).toEqual([undefined, undefined]);
+    expect(run.progress.some((line) => line.startsWith("[warning]"))).toBe(false);
+  });
+
+  it("--live of a call already submitted says its batch may bill it too", async () => {
+    const queuing = memoryBatch([]);
+    const run = scriptedRun({ turns: [text("done")], batch: queuing });
+    await run.run();
+    submit(run);
+    run.ports.batch = { ...queuing, live: true };
+    expect(await run.continueRun()).toEqual({ status: "COMPLETED", result: "done" });
+    expect(run.progress).toContainEqual(expect.stringMatching(/^\[warning\] \[1\] the call was submitted \(batch batch_1\); that batch may still answer and bill it/));
   });
 
   it("a message given with continue drops the queued call: the next request holds the message", async () => {
