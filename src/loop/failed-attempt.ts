@@ -5,7 +5,7 @@ import { redactText } from "../secrets.js";
 
 export function failedAttemptEvent(iteration: number, failed: FailedAttempt, secrets: readonly string[]): NewEvent {
   const { failure } = failed;
-  const text = (value: string): string => bounded(redactText(value, secrets));
+  const text = (value: string): string => attemptText(value, secrets);
   return {
     type: "LLM_ATTEMPT_FAILED",
     iteration,
@@ -20,6 +20,11 @@ export function failedAttemptEvent(iteration: number, failed: FailedAttempt, sec
     ...(failed.charged ? { budget_charge: failed.charged } : {}),
     ...(failed.model !== undefined ? { model: failed.model } : {}),
   };
+}
+
+/** A text of a failed attempt as the journal keeps it: secrets removed, at most ATTEMPT_TEXT_LIMIT characters. */
+export function attemptText(value: string, secrets: readonly string[]): string {
+  return bounded(redactText(value, secrets));
 }
 
 /** At most ATTEMPT_TEXT_LIMIT characters and an ellipsis, never half of a surrogate pair. */

@@ -3,14 +3,14 @@ import { countRequest, type BuiltContext, type ContextEnv } from "../context/bui
 import { BYTES_ESTIMATE } from "../journal/window-state.js";
 import { ContextOverflowError, DeferredError, HookBlockedError, LlmError } from "../errors.js";
 import { validateLlmRequestReplacement, validatePostResponseAnnotation } from "../hooks/run-hook.js";
-import { ATTEMPT_TEXT_LIMIT, type EventOf } from "../journal/events.js";
+import type { EventOf } from "../journal/events.js";
 import type { BatchedCall } from "../journal/run-state.js";
 import type { ShownJournal } from "../journal/shown-journal.js";
 import type { LlmReply, LlmRequest } from "../conversation.js";
 import { samplingParams } from "../llm/settings-schema.js";
 import type { BudgetCharge } from "../llm/types.js";
 import type { BatchAnswer, LoopBatch, LoopPorts } from "./ports.js";
-import { failedAttemptEvent } from "./failed-attempt.js";
+import { attemptText, failedAttemptEvent } from "./failed-attempt.js";
 import { counted } from "../plural.js";
 
 /**
@@ -19,8 +19,10 @@ import { counted } from "../plural.js";
  * sent again; a second refusal ends the run with CONTEXT_OVERFLOW.
  */
 export async function think(ports: LoopPorts, iteration: number, journal: ShownJournal): Promise<EventOf<"THOUGHT">> {
-  const batched = ports.journal.runState().batched;
-  if (batched !== null && ports.batch !== null) return record(ports, iteration, await answerBatched(ports, ports.batch, batched), null);
+  if (ports.batch !== null) {
+    const batched = ports.journal.runState().batched;
+    if (batched !== null) return record(ports, iteration, await answerBatched(ports, ports.batch, batched), null);
+  }
   let built = await prepare(ports, iteration, journal);
   if (ports.batch !== null && ports.batch.queues && !ports.batch.live) return queue(ports, ports.batch, iteration, built);
   let attempt: Answered;
@@ -148,10 +150,10 @@ async function answerBatched(ports: LoopPorts, batch: LoopBatch, call: BatchedCa
       attempt: 1,
       started_at: queued.timestamp,
       duration_ms: Math.max(0, Date.now() - started),
-      reason: answer.reason.slice(0, ATTEMPT_TEXT_LIMIT),
+      reason: attemptText(answer.reason, ports.settings.secrets),
       ...(answer.httpStatus !== undefined ? { http_status: answer.httpStatus } : {}),
-      ...(answer.serverMessage !== undefined ? { server_message: answer.serverMessage.slice(0, ATTEMPT_TEXT_LIMIT) } : {}),
-      ...(answer.serverCode !== undefined ? { server_code: answer.serverCode.slice(0, ATTEMPT_TEXT_LIMIT) } : {}),
+      ...(answer.serverMessage !== undefined ? { server_message: attemptText(answer.serverMessage, ports.settings.secrets) } : {}),
+      ...(answer.serverCode !== undefined ? { server_code: attemptText(answer.serverCode, ports.settings.secrets) } : {}),
       retry_in_ms: null,
     });
     throw new LlmError(`Batch ${answer.batchId} ended without a reply to this run's model call (custom id ${queued.custom_id}): ${answer.reason}. Continue the run to queue the call again (or --live to send it now).`);
