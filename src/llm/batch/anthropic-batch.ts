@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { LlmError } from "../../errors.js";
 import { serverWords } from "../server-words.js";
-import { type BatchEndpoint, batchUrl, exchange, exchangeLines, jsonOf, JSON_REPLY_LIMIT } from "./batch-http.js";
+import { type BatchEndpoint, batchUrl, exchange, exchangeLines, jsonOf, JSON_REPLY_LIMIT, resultLine } from "./batch-http.js";
 import { RESULT_LINE_LIMIT, RESULTS_LIMIT, type BatchClient, type BatchLine, type BatchResult, type BatchState } from "./batch-client.js";
 
 /** Anthropic's limits per batch (Message Batches guide: 100,000 requests or 256 MB). */
@@ -47,15 +47,8 @@ export function anthropicBatchClient(endpoint: BatchEndpoint, secrets: readonly 
       const what = `reading the results of message batch ${state.id}`;
       // The batch's own results path on the run's endpoint: a results_url naming another host would be sent the key.
       await exchangeLines(endpoint, batchUrl(endpoint, path(state.id, "/results")), what, secrets, { line: RESULT_LINE_LIMIT, total: RESULTS_LIMIT }, (text, number) => {
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          throw new LlmError(`${what}: line ${number} is not JSON`);
-        }
-        const line = ResultLineSchema.safeParse(json);
-        if (!line.success) throw new LlmError(`${what}: line ${number} is not a batch result`);
-        if (wanted.has(line.data.custom_id) && !found.has(line.data.custom_id)) found.set(line.data.custom_id, resultOf(line.data.result));
+        const line = resultLine(ResultLineSchema, text, number, what);
+        if (wanted.has(line.custom_id) && !found.has(line.custom_id)) found.set(line.custom_id, resultOf(line.result));
       }, signal);
       for (const id of wanted) if (!found.has(id)) found.set(id, { kind: "failed", reason: "the ended batch holds no result for it" });
       return found;

@@ -1,4 +1,5 @@
 // One exchange with a provider's batch endpoints: bounded in time and size, the reply's JSON read or refused with the server's words, never trusted beyond its bounds.
+import type { z } from "zod";
 import { LlmError } from "../../errors.js";
 import { redactText } from "../../secrets.js";
 import { serverWordsOfText } from "../server-words.js";
@@ -134,4 +135,17 @@ export async function exchangeLines(endpoint: BatchEndpoint, url: URL, what: str
     if (signal?.aborted) throw signal.reason ?? err;
     throw new LlmError(`${shown}: ${err instanceof Error ? err.message : String(err)}`);
   }
+}
+
+/** One line of a results download read as `schema` says, or an error naming the line and what is wrong with it. */
+export function resultLine<T>(schema: z.ZodType<T>, text: string, number: number, what: string): T {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new LlmError(`${what}: line ${number} is not JSON`);
+  }
+  const line = schema.safeParse(json);
+  if (!line.success) throw new LlmError(`${what}: line ${number} is not a batch result (${line.error.issues[0]?.path.join(".")}: ${line.error.issues[0]?.message})`);
+  return line.data;
 }

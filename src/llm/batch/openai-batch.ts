@@ -4,7 +4,7 @@ import { z } from "zod";
 import { LlmError } from "../../errors.js";
 import { isRecord } from "../is-record.js";
 import { serverWords } from "../server-words.js";
-import { type BatchEndpoint, batchUrl, exchange, exchangeLines, jsonOf, JSON_REPLY_LIMIT } from "./batch-http.js";
+import { type BatchEndpoint, batchUrl, exchange, exchangeLines, jsonOf, JSON_REPLY_LIMIT, resultLine } from "./batch-http.js";
 import { RESULT_LINE_LIMIT, RESULTS_LIMIT, type BatchClient, type BatchLine, type BatchResult, type BatchState } from "./batch-client.js";
 
 /** The metadata key that carries the engine's submission id: how a second submit finds a batch whose id was lost. */
@@ -94,7 +94,7 @@ export function openAiBatchClient(endpoint: BatchEndpoint, endpointPath: string,
         if (typeof fileId !== "string" || fileId === "") continue;
         const what = `reading file ${fileId} of batch ${state.id}`;
         await exchangeLines(endpoint, batchUrl(endpoint, `/files/${encodeURIComponent(fileId)}/content`), what, secrets, { line: RESULT_LINE_LIMIT, total: RESULTS_LIMIT }, (text, number) => {
-          const line = parseLine(text, number, what);
+          const line = resultLine(OutputLineSchema, text, number, what);
           if (wanted.has(line.custom_id) && !found.has(line.custom_id)) found.set(line.custom_id, resultOf(line));
         }, signal);
       }
@@ -117,17 +117,6 @@ function stateOf(batch: BatchObject): BatchState & { object: BatchObject } {
   return { id: batch.id, status: batch.status, ended: ENDED.has(batch.status), counts, object: batch };
 }
 
-function parseLine(text: string, number: number, what: string): z.infer<typeof OutputLineSchema> {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new LlmError(`${what}: line ${number} is not JSON`);
-  }
-  const line = OutputLineSchema.safeParse(json);
-  if (!line.success) throw new LlmError(`${what}: line ${number} is not a batch result (${line.error.issues[0]?.path.join(".")}: ${line.error.issues[0]?.message})`);
-  return line.data;
-}
 
 function resultOf(line: z.infer<typeof OutputLineSchema>): BatchResult {
   const response = line.response;
