@@ -16,10 +16,10 @@ export default defineConfig({
     // machine: 94 s with two workers, 78 s with three).
     maxWorkers: availableParallelism() + 1,
     projects: [
-      // A unit worker runs its test files one after another in one process, each file's own modules loaded anew but the
-      // dependencies (zod, yaml, the MCP SDK, execa) loaded once: a process per file cost about 0.4 s of CPU each
-      // (66 files of test/{agent,context,journal,loop,store,tools}: 176 s alone, 48 s together, on a loaded machine).
-      { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, "test/hosts/**", "test/install/**"], isolate: false } },
+      // Each test file runs in a process of its own (vitest's default isolation, set by the root's pool options: a
+      // project's own `isolate` does not reach the pool). One process kept for many files was measured slower on 2
+      // quiet cores (291 s against 228 s for the whole project) and ended with a worker torn down mid-file.
+      { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, "test/hosts/**", "test/install/**"] } },
       // The global installs (npm pack, npm install -g): two more installs of every dependency, kept out of npm test's few minutes.
       { extends: true, test: { name: "install", include: ["test/install/**/*.test.ts"], hookTimeout: 300_000 } },
       // Booting and stopping the hosts' machines (sshd, Slurm, sshfs mounts) takes tens of seconds on a busy machine.

@@ -16,6 +16,7 @@ import { AgentConfigSchema, type AgentConfig } from "./schema.js";
 import { loadSkills, type Skill } from "./skills/scan.js";
 import { readYamlFile } from "./yaml-file.js";
 import { parseWithSchema } from "./zod-issues.js";
+import { DEFAULT_CONTEXT_YAML } from "./default-context.js";
 
 export interface AgentPackage {
   /** realpath of the agent directory */
@@ -51,18 +52,6 @@ export interface AgentPackage {
 interface LoadOptions {
   warn?: (message: string) => void;
 }
-
-export const DEFAULT_CONTEXT_YAML = `sources:
-  - type: file
-    id: system_prompt
-    path: '\${AGENT_HOME}/system_prompt.md'
-  - type: file
-    id: workspace_guide
-    path: '\${CWD}/DELTA.md'
-    on_missing: skip
-  - type: journal
-    id: conversation_history
-`;
 
 export async function loadAgent(agentHome: string, options: LoadOptions = {}): Promise<AgentPackage> {
   const warn = options.warn ?? (() => {});

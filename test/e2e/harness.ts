@@ -4,12 +4,9 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writ
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { DEFAULT_CONTEXT_YAML } from "../../src/agent/load.js";
+import { DEFAULT_CONTEXT_YAML } from "../../src/agent/default-context.js";
 import type { EventOf, JournalEvent } from "../../src/journal/events.js";
 import { randomHex } from "../../src/random-hex.js";
-import { runPaths } from "../../src/store/run-dir.js";
-import { parseRunId } from "../../src/store/run-id.js";
-import { readCurrentOwner } from "../../src/store/lease/take-run.js";
 import { afterAll, beforeAll } from "vitest";
 import { startMockLlm, type MockLlm, type MockLlmOptions, type Script } from "../support/mock-llm.js";
 
@@ -186,6 +183,8 @@ export async function waitFor(check: () => boolean, timeoutMs = 15_000, what = "
  * has noted its group.
  */
 export async function toolGroupNoted(workDir: string, runId: string, timeoutMs = 30_000): Promise<number> {
+  // Imported here, not at the top: the lease modules cost every e2e file that imports this one a few hundred ms of CPU.
+  const [{ runPaths }, { parseRunId }, { readCurrentOwner }] = await Promise.all([import("../../src/store/run-dir.js"), import("../../src/store/run-id.js"), import("../../src/store/lease/take-run.js")]);
   let pgid: number | undefined;
   await waitFor(() => (pgid = readCurrentOwner(runPaths(workDir, parseRunId(runId)))?.record?.tool_group?.pgid) !== undefined, timeoutMs, `the tool group of run ${runId} in its owner record`);
   return pgid!;
