@@ -1,6 +1,9 @@
-// Test runner settings: three projects. "unit" (npm test) and "install" (npm run test:install) need only Node and npm; "hosts" (npm run test:hosts) needs system packages and fails, never skips, without them.
+// Test runner settings: four projects. "unit" and "e2e" (npm test) and "install" (npm run test:install) need only Node and npm; "hosts" (npm run test:hosts) needs system packages and fails, never skips, without them.
 import { availableParallelism } from "node:os";
 import { configDefaults, defineConfig } from "vitest/config";
+
+/** The test files that start the built `delta`. */
+const E2E = ["test/e2e/**/*.test.ts", "test/examples/**/*.test.ts", "test/golden/**/*.test.ts"];
 
 export default defineConfig({
   test: {
@@ -9,6 +12,12 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // The threads pool keeps its workers from one test file to the next (each file's modules are still loaded anew: the
+    // unit project's own isolate); the forks pool starts a process per file. Only the root's pool options reach a pool.
+    // It keeps as many as it may run: with fewer kept (one, by default) it stops an idle worker as another file is handed
+    // to it, and that file fails with "Terminating worker thread" (about one run in two). The forks pool keeps its
+    // default: kept processes there only slow it (8 e2e files: 42 s against 32 s).
+    poolOptions: { threads: { isolate: false, minThreads: availableParallelism() + 1 } },
     // Nothing is left in /tmp, and no test touches the user's run index.
     globalSetup: ["test/support/global-setup.ts"],
     // One test file more than processors: an e2e test waits on the processes it started, on a server's timeout, on a
@@ -16,10 +25,13 @@ export default defineConfig({
     // machine: 94 s with two workers, 78 s with three).
     maxWorkers: availableParallelism() + 1,
     projects: [
-      // Each test file runs in a process of its own (vitest's default isolation, set by the root's pool options: a
-      // project's own `isolate` does not reach the pool). One process kept for many files was measured slower on 2
-      // quiet cores (291 s against 228 s for the whole project) and ended with a worker torn down mid-file.
-      { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, "test/hosts/**", "test/install/**"] } },
+      // The files that start the built binary, the examples' and the golden runs: a process per file. One process
+      // kept for many files was measured slower on 2 quiet cores (291 s against 228 s for all files).
+      { extends: true, test: { name: "e2e", include: E2E } },
+      // Everything else, in worker threads kept from file to file, each file's modules loaded anew: a process per file
+      // cost each about 0.2 s of CPU before its first test (these 158 files, on 2 quiet cores: 41 s and 76 s of CPU in
+      // a process each, 18 s and 31 s in kept threads).
+      { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, ...E2E, "test/hosts/**", "test/install/**"], pool: "threads", poolOptions: { threads: { isolate: true } } } },
       // The global installs (npm pack, npm install -g): two more installs of every dependency, kept out of npm test's few minutes.
       { extends: true, test: { name: "install", include: ["test/install/**/*.test.ts"], hookTimeout: 300_000 } },
       // Booting and stopping the hosts' machines (sshd, Slurm, sshfs mounts) takes tens of seconds on a busy machine.

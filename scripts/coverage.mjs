@@ -1,5 +1,5 @@
 // npm run coverage [test files…]: src/'s coverage by npm test, in the test processes and in every delta process they start, as one report.
-// The unit project runs under vitest's V8 coverage; the delta processes the e2e tests spawn write NODE_V8_COVERAGE files,
+// npm test's projects (unit, e2e) run under vitest's V8 coverage; the delta processes the e2e tests spawn write NODE_V8_COVERAGE files,
 // mapped back to src/ through dist/*.map by c8; the two are merged by source location (istanbul-lib-coverage).
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -35,7 +35,7 @@ mkdirSync(spawnedRaw, { recursive: true });
 if (run("node", ["scripts/build.mjs"]) !== 0) process.exit(1);
 const testStatus = run(
   "node",
-  [...tool("vitest/vitest.mjs"), "run", "--project", "unit", "--coverage.enabled", "--coverage.provider=v8", "--coverage.reporter=json",
+  [...tool("vitest/vitest.mjs"), "run", "--project", "unit", "--project", "e2e", "--coverage.enabled", "--coverage.provider=v8", "--coverage.reporter=json",
     `--coverage.reportsDirectory=${join(out, "in-process")}`, "--coverage.include=src/**", "--coverage.reportOnFailure", ...process.argv.slice(2)],
   { NODE_V8_COVERAGE: spawnedRaw },
 );
