@@ -33,9 +33,11 @@ function keepBuiltEngineOnly() {
 rmSync(out, { recursive: true, force: true });
 mkdirSync(spawnedRaw, { recursive: true });
 if (run("node", ["scripts/build.mjs"]) !== 0) process.exit(1);
+// A thread per test file here, not npm test's threads kept from file to file: kept, vitest's V8 coverage counted fewer of
+// src/'s branches (86.08 % of 11,236 against 88.44 % of 11,688, the same tests).
 const testStatus = run(
   "node",
-  [...tool("vitest/vitest.mjs"), "run", "--project", "unit", "--project", "e2e", "--coverage.enabled", "--coverage.provider=v8", "--coverage.reporter=json",
+  [...tool("vitest/vitest.mjs"), "run", "--project", "unit", "--project", "e2e", "--poolOptions.threads.isolate=true", "--coverage.enabled", "--coverage.provider=v8", "--coverage.reporter=json",
     `--coverage.reportsDirectory=${join(out, "in-process")}`, "--coverage.include=src/**", "--coverage.reportOnFailure", ...process.argv.slice(2)],
   { NODE_V8_COVERAGE: spawnedRaw },
 );
