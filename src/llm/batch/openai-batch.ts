@@ -117,7 +117,6 @@ function stateOf(batch: BatchObject): BatchState & { object: BatchObject } {
   return { id: batch.id, status: batch.status, ended: ENDED.has(batch.status), counts, object: batch };
 }
 
-
 function resultOf(line: z.infer<typeof OutputLineSchema>): BatchResult {
   const response = line.response;
   if (response && response.status_code >= 200 && response.status_code <= 299) return { kind: "succeeded", body: response.body };
