@@ -17,8 +17,9 @@ import { join } from "node:path";
  * build-write: scripts/build.mjs, a file of dist/ written beside its place, before it replaces the old one (detail: its name).
  * ledger-change-computed: a budget ledger's reservation, computed from the state it read, before it is committed.
  * batch-accepted: `batch submit`, after the provider accepted a batch and before its id is journaled.
+ * mcp-before-initialize: an MCP server started (its process spawned, for stdio), before the engine sends it initialize.
  */
-export type PausePoint = "continue-before-lock" | "lock-judged" | "lock-held" | "journal-append" | "prune-judged" | "folder-file-resolved" | "build-write" | "ledger-change-computed" | "batch-accepted";
+export type PausePoint = "continue-before-lock" | "lock-judged" | "lock-held" | "journal-append" | "prune-judged" | "folder-file-resolved" | "build-write" | "ledger-change-computed" | "batch-accepted" | "mcp-before-initialize";
 
 const wanted = process.env.DELTA_TEST_PAUSE_AT?.split(",");
 const POLL_MS = 10;

@@ -247,6 +247,26 @@ describe("a stdio server that fails to start or to list its tools", () => {
     expect(existsSync(ws)).toBe(false);
   });
 
+  it("a server that closed its input before initialize was written: the same refusal with its exit code, though the write failed first", async () => {
+    const go = join(root, "close-stdin.go");
+    const argv = [...fixtureServer("close-stdin-at-start"), go];
+    const agent = writeAgent(root, { agentYaml: `name: bad\nllm:\n  model: mock-model\nmcp_servers:\n${stdioServerYaml("flaky", argv, "    timeout_ms: 60000\n")}` }, "agent-close-stdin");
+    const ws = join(root, "ws-close-stdin");
+    const gate = pauseGate("mcp-before-initialize", root);
+    const running = delta(["run", "--agent", agent, "-w", ws, "-m", "x", "--format", "json"], { env: { ...modelEnv("http://127.0.0.1:9/v1"), ...gate.env } });
+    // The engine stands before its first write while the server closes its stdin: that write fails (EPIPE), and the
+    // server, still running, exits 300 ms after `go`.
+    await gate.reached();
+    await waitFor(() => existsSync(`${go}.closed`), 20_000, "the server closing its stdin");
+    writeFileSync(go, "");
+    gate.open();
+    const run = await running;
+    expect(run.exitCode).toBe(126);
+    const why = "stopped before answering initialize: its process exited with code 3; its stderr ended with:\n  close-stdin-at-start: no input wanted";
+    expect(JSON.parse(run.stdout).error).toEqual({ type: "MCP_SERVER_ERROR", message: `MCP server 'flaky' (${join(agent, "agent.yaml")}: mcp_servers[0]) ${why}` });
+    expect(existsSync(ws)).toBe(false);
+  });
+
   it("on continue: refused (126) before the journal or metadata.json change; the run goes on once the server starts again", async () => {
     model = await startMockLlm([reply.text("first"), reply.text("second")]);
     // A real server's start on a busy machine can pass 1.5 s; the refused start below exits at once whatever the timeout.

@@ -20,7 +20,7 @@ export function everythingServer(): string[] {
 export const EVERYTHING_ENTRY = join(SERVERS, "server-everything", "dist", "index.js");
 
 /** argv of a fixture server: one that fails to start or to list its tools, or fragile-server, which starts well and then fails its calls. */
-export function fixtureServer(name: "hang-at-initialize" | "exit-at-start" | "garbage-on-stdout" | "error-at-list" | "fragile-server"): string[] {
+export function fixtureServer(name: "hang-at-initialize" | "exit-at-start" | "close-stdin-at-start" | "garbage-on-stdout" | "error-at-list" | "fragile-server"): string[] {
   return [process.execPath, join(FIXTURES, `${name}.mjs`)];
 }
 

@@ -2,6 +2,7 @@
 import { Client, ErrorCode, McpError, type CallToolResult } from "./sdk.js";
 import { ENGINE_VERSION } from "../../engine-version.js";
 import { errorMessage, InterruptedError, McpServerError } from "../../errors.js";
+import { pausePoint } from "../../pause-point.js";
 import type { ListedTool } from "./advertise.js";
 import type { ServerLink } from "./server-link.js";
 
@@ -37,11 +38,13 @@ export async function connect(link: ServerLink, options: ConnectOptions): Promis
   const client = new Client({ name: "delta-engine", version: ENGINE_VERSION }, { capabilities: {} });
   const deadline = new AbortController();
   let step = "initialize";
+  const endsAt = Date.now() + options.timeoutMs;
   const timer = setTimeout(() => deadline.abort(new Error("timeout")), options.timeoutMs);
   link.onProtocolViolation(() => deadline.abort(new Error("protocol")));
   const unlink = follow(options.signal, deadline);
   const request = { signal: deadline.signal, timeout: options.timeoutMs };
   try {
+    pausePoint("mcp-before-initialize");
     await client.connect(link.transport, request);
     step = "tools/list";
     const tools: ListedTool[] = [];
@@ -57,7 +60,7 @@ export async function connect(link: ServerLink, options: ConnectOptions): Promis
     link.onProtocolViolation(() => {});
     return connection(client, link, tools);
   } catch (err) {
-    const why = await startFailure(err, step, link, options, deadline.signal.reason);
+    const why = await startFailure(err, step, link, { ...options, endsAt }, deadline.signal.reason);
     await link.close().catch(() => {});
     if (options.signal?.aborted) throw new InterruptedError(`Interrupted while starting ${options.where}`);
     throw new McpServerError(`${options.where} ${why}`, { cause: err });
@@ -80,12 +83,14 @@ function follow(signal: AbortSignal | undefined, controller: AbortController): (
   return () => signal.removeEventListener("abort", onAbort);
 }
 
-async function startFailure(err: unknown, step: string, link: ServerLink, options: ConnectOptions, deadlineReason: unknown): Promise<string> {
-  const facts = await link.diagnose();
+async function startFailure(err: unknown, step: string, link: ServerLink, options: ConnectOptions & { endsAt: number }, deadlineReason: unknown): Promise<string> {
   const reason = deadlineReason instanceof Error ? deadlineReason.message : null;
+  const closed = reason === null && err instanceof McpError && err.code === ErrorCode.ConnectionClosed;
+  // A server that stopped reading may not have exited yet: how it ended is worth the rest of its start's time.
+  const facts = await link.diagnose(closed ? options.endsAt - Date.now() : undefined);
   if (reason === "protocol") return `broke the protocol while answering ${step}: ${facts}`;
   if (reason === "timeout") return `did not answer ${step} within ${options.timeoutMs} ms (its timeout_ms: fix the server, or raise timeout_ms if it is only slow to start); ${facts}`;
-  if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) return `stopped before answering ${step}: ${facts}`;
+  if (closed) return `stopped before answering ${step}: ${facts}`;
   return `failed at ${step}: ${errorMessage(err)}; ${facts}`;
 }
 

@@ -17,6 +17,8 @@ interface StdioLaunch {
 
 /** How much of a line that is not JSON-RPC a message quotes. */
 const QUOTED_LINE_CHARS = 200;
+/** How long a process that has just exited gets to flush its stderr into a failure message. */
+const EXIT_FLUSH_MS = 200;
 
 export async function launchStdioServer(where: string, launch: StdioLaunch, log: (line: string) => void): Promise<ServerLink> {
   let started;
@@ -43,7 +45,7 @@ export async function launchStdioServer(where: string, launch: StdioLaunch, log:
     onProtocolViolation(handler) {
       onGarbage = handler;
     },
-    async diagnose() {
+    async diagnose(exitWithinMs = EXIT_FLUSH_MS) {
       const notes: string[] = [];
       if (garbage !== null) {
         notes.push(
@@ -51,10 +53,9 @@ export async function launchStdioServer(where: string, launch: StdioLaunch, log:
             "(an MCP server writes only protocol messages to stdout, and logs to stderr)",
         );
       }
-      // A process that has just exited may still be flushing its stderr: wait for its pipes, briefly.
-      await Promise.race([transport.closed, new Promise((resolve) => setTimeout(resolve, 200).unref())]);
+      await Promise.race([transport.closed, new Promise((resolve) => setTimeout(resolve, Math.max(exitWithinMs, EXIT_FLUSH_MS)).unref())]);
       const exit = transport.exit;
-      if (exit !== null && !transport.stopRequested) notes.push(exit.signal !== null ? `its process was killed by ${exit.signal}` : `its process exited with code ${exit.code}`);
+      if (exit !== null && !exit.stopped) notes.push(exit.signal !== null ? `its process was killed by ${exit.signal}` : `its process exited with code ${exit.code}`);
       const tail = transport.stderrTail.text();
       notes.push(tail === "" ? "it wrote nothing to stderr" : `its stderr ended with:\n${indent(tail)}`);
       return notes.join("; ");

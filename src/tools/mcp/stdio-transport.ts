@@ -1,6 +1,6 @@
 // An MCP Transport over the pipes of a server the process runner started: one JSON-RPC message per line each way.
 import { StringDecoder } from "node:string_decoder";
-import { deserializeMessage, serializeMessage, type JSONRPCMessage, type Transport } from "./sdk.js";
+import { deserializeMessage, ErrorCode, McpError, serializeMessage, type JSONRPCMessage, type Transport } from "./sdk.js";
 import type { StartedProcess } from "../../process/start-process.js";
 import { TailCapture } from "../../process/capture.js";
 import { PIPE_IDLE_MS } from "../../process/run-process.js";
@@ -16,6 +16,8 @@ const STDERR_TAIL_BYTES = 2_048;
 interface ServerExit {
   code: number | null;
   signal: NodeJS.Signals | null;
+  /** The engine had asked it to stop, so its end is no fault of its own. */
+  stopped: boolean;
 }
 
 interface StdioTransportOptions {
@@ -33,8 +35,10 @@ export class ProcessStdioTransport implements Transport {
   readonly stderrTail = new TailCapture(STDERR_TAIL_BYTES);
   /** Set once the process has exited and its pipes are closed. */
   exit: ServerExit | null = null;
-  /** The engine asked the server to stop (so its exit is no fault of its own). */
-  stopRequested = false;
+  /** The engine asked the server, still reading its input, to stop; or it signals one that stopped reading and lingers. */
+  private stopRequested = false;
+  /** A write found the server's input closed: it stopped reading on its own. */
+  private inputLost = false;
   readonly closed: Promise<void>;
   private pending: Buffer[] = [];
   private pendingBytes = 0;
@@ -54,7 +58,7 @@ export class ProcessStdioTransport implements Transport {
         if (settled) return;
         settled = true;
         clearTimeout(idle);
-        this.exit = { code, signal };
+        this.exit = { code, signal, stopped: this.stopRequested };
         this.notifyClose();
         resolve();
       };
@@ -88,21 +92,32 @@ export class ProcessStdioTransport implements Transport {
     child.stderr.on("data", (chunk: Buffer) => this.readStderr(chunk));
   }
 
+  /**
+   * A message the server can no longer read (its stdin closed: EPIPE, or the process gone) is the connection closed, as
+   * the SDK says it when the transport closes first: which of the two the engine notices first is a race it must not show.
+   */
   send(message: JSONRPCMessage): Promise<void> {
     const { stdin } = this.server.child;
-    if (this.exit !== null || !stdin.writable) return Promise.reject(new Error("the server's stdin is closed"));
+    if (this.exit !== null || !stdin.writable) return Promise.reject(this.inputClosed("its stdin is closed"));
     return new Promise((resolve, reject) => {
-      stdin.write(serializeMessage(message), (error) => (error ? reject(error) : resolve()));
+      stdin.write(serializeMessage(message), (error) => (error ? reject(this.inputClosed(error.message)) : resolve()));
     });
   }
 
   /** The protocol's shutdown: stdin closed first, then SIGTERM and SIGKILL to the whole group (which also ends what the server left behind). */
   async close(): Promise<void> {
-    this.stopRequested = true;
+    // A server that stopped reading first is going away on its own: an exit within the grace is its own doing.
+    if (!this.inputLost) this.stopRequested = true;
     this.server.child.stdin.end();
     await Promise.race([this.closed, new Promise((resolve) => setTimeout(resolve, STDIN_CLOSE_GRACE_MS).unref())]);
+    this.stopRequested = true;
     await this.server.stopGroup();
     await this.closed;
+  }
+
+  private inputClosed(detail: string): McpError {
+    if (!this.stopRequested) this.inputLost = true;
+    return new McpError(ErrorCode.ConnectionClosed, `The server no longer reads its input (${detail})`);
   }
 
   private notifyClose(): void {
