@@ -13,10 +13,11 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: "forks",
     // The threads pool keeps its workers from one test file to the next (each file's modules are still loaded anew: the
-    // unit project's own isolate); the forks pool starts a process per file. Only the root's pool options reach a pool.
+    // projects' own isolate); the forks pool starts a process per file. Only the root's pool options reach a pool.
     // It keeps as many as it may run: with fewer kept (one, by default) it stops an idle worker as another file is handed
     // to it, and that file fails with "Terminating worker thread" (about one run in two). The forks pool keeps its
-    // default: kept processes there only slow it (8 e2e files: 42 s against 32 s).
+    // default: kept processes there only slow it (8 e2e files: 42 s against 32 s), and one a failed run left behind
+    // went on spinning.
     poolOptions: { threads: { isolate: false, minThreads: availableParallelism() + 1 } },
     // Nothing is left in /tmp, and no test touches the user's run index.
     globalSetup: ["test/support/global-setup.ts"],
@@ -25,9 +26,11 @@ export default defineConfig({
     // machine: 94 s with two workers, 78 s with three).
     maxWorkers: availableParallelism() + 1,
     projects: [
-      // The files that start the built binary, the examples' and the golden runs: a process per file. One process
-      // kept for many files was measured slower on 2 quiet cores (291 s against 228 s for all files).
-      { extends: true, test: { name: "e2e", include: E2E } },
+      // The files that start the built binary, the examples' and the golden runs. In kept threads too (on 2 quiet cores,
+      // npm test's vitest: 194 s and 362 s of CPU with a process per e2e file, 181 s and 325 s in kept threads, loading
+      // and collecting the files 54 s against 18 s). Every process they start is forked from the one that holds the
+      // threads, 300-700 MB, ~45 µs a MB: bought back many times by the processes not started.
+      { extends: true, test: { name: "e2e", include: E2E, pool: "threads", poolOptions: { threads: { isolate: true } } } },
       // Everything else, in worker threads kept from file to file, each file's modules loaded anew: a process per file
       // cost each about 0.2 s of CPU before its first test (these 158 files, on 2 quiet cores: 41 s and 76 s of CPU in
       // a process each, 18 s and 31 s in kept threads).

@@ -46,7 +46,7 @@ export function spawnDelta(args: string[], options: DeltaOptions = {}): ResultPr
   const accept = args[0] === "continue" && !options.checkEndpoint && !args.includes("--accept-endpoint") && !args.includes("--base-url");
   return execa(process.execPath, [DELTA_BIN, ...args, ...(accept ? ["--accept-endpoint"] : [])], {
     cwd: options.cwd ?? REPO,
-    env: { ...NO_MODEL_KEYS, ...options.env },
+    env: asTheCommandStartsNode({ ...NO_MODEL_KEYS, ...options.env }),
     extendEnv: true,
     input: options.input,
     stdin: options.input === undefined ? "ignore" : undefined,
@@ -54,6 +54,18 @@ export function spawnDelta(args: string[], options: DeltaOptions = {}): ResultPr
     stripFinalNewline: false,
     timeout: options.timeoutMs ?? 30_000,
   }) as ResultPromise<{ reject: false }>;
+}
+
+/**
+ * What the `delta` command's launcher (bin/delta.js read by sh) does before it starts Node, which a test skips by
+ * starting the node that runs it on the file: NODE_EXTRA_CA_CERTS moved to DELTA_DEFERRED_CA_CERTS unless NODE_OPTIONS
+ * chooses a CA store. Otherwise every delta a test starts parses the machine's CA bundle, as no user's does (37 ms of
+ * CPU a start with Debian's bundle, on 2 cores). test/e2e/deferred-ca.test.ts starts the command itself.
+ */
+function asTheCommandStartsNode(env: Record<string, string>): Record<string, string | undefined> {
+  const extra = env.NODE_EXTRA_CA_CERTS ?? process.env.NODE_EXTRA_CA_CERTS;
+  if (!extra || (env.NODE_OPTIONS ?? process.env.NODE_OPTIONS ?? "").includes("-ca")) return env;
+  return { ...env, NODE_EXTRA_CA_CERTS: undefined, DELTA_DEFERRED_CA_CERTS: extra };
 }
 
 export async function delta(args: string[], options: DeltaOptions = {}): Promise<DeltaResult> {
