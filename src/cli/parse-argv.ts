@@ -10,8 +10,8 @@ import type { CAC, Command } from "cac";
 import { didYouMean } from "../did-you-mean.js";
 import { UsageError } from "../errors.js";
 
-/** Words users of other agent CLIs type for our commands (`codex exec`, `codex exec resume`, `ls`). */
-const PEER_WORDS: Readonly<Record<string, string>> = { exec: "run", resume: "continue", ls: "list-runs", logs: "show" };
+/** Words users of other agent CLIs type for our commands (`codex exec`, `codex exec resume`, `ls`), and `runs`: one letter from `run`, but a list. */
+const PEER_WORDS: Readonly<Record<string, string>> = { exec: "run", resume: "continue", ls: "list-runs", runs: "list-runs", logs: "show" };
 
 /** The arguments that are free text, whose words a shell splits unless they are quoted together. */
 const TEXT_ARGUMENTS: ReadonlySet<string> = new Set(["task", "message"]);

@@ -58,6 +58,8 @@ describe("the command line as a whole", () => {
     expect(refusal(["runn"])).toBe("Unknown command 'runn'. Did you mean run? See: delta --help");
     expect(refusal(["contineu"])).toContain("Did you mean continue?");
     expect(refusal(["list"])).toContain("Did you mean list-runs?");
+    // One letter from `run`, but a list of runs is what the plural asks for.
+    expect(refusal(["runs"])).toContain("Did you mean list-runs?");
     expect(refusal(["exec", "task"])).toContain("Did you mean run?");
     expect(refusal(["resume"])).toContain("Did you mean continue?");
   });
