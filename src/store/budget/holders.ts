@@ -48,9 +48,15 @@ export class HolderJudge {
     if (reading === null) return "its holder record is gone";
     const dead = this.verdict(id, reading);
     if (dead === null) return null;
-    // The fencing token: the holder finds generation 2 and knows its reservations were charged and dropped.
-    claimGeneration(lockDir, ownRecord(2, dead));
     this.watched.delete(id);
+    // The fencing token: the holder finds generation 2 and knows its reservations were charged and dropped.
+    try {
+      claimGeneration(lockDir, ownRecord(2, dead));
+    } catch (err) {
+      // The holder released and removed its record meanwhile, its calls settled first: nothing is left to fence.
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return "its holder record is gone";
+      throw err;
+    }
     return dead;
   }
 
