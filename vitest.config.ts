@@ -5,6 +5,9 @@ import { configDefaults, defineConfig } from "vitest/config";
 /** The test files that start the built `delta`. */
 const E2E = ["test/e2e/**/*.test.ts", "test/examples/**/*.test.ts", "test/golden/**/*.test.ts"];
 
+/** npm test's projects: worker threads kept from file to file (the root's pool options), each file's modules loaded anew. */
+const KEPT_THREADS = { pool: "threads", poolOptions: { threads: { isolate: true } } } as const;
+
 export default defineConfig({
   test: {
     // Ceilings, not margins: a test waits for the event it needs, and on a machine whose cores are all busy an e2e test
@@ -30,11 +33,11 @@ export default defineConfig({
       // npm test's vitest: 194 s and 362 s of CPU with a process per e2e file, 181 s and 325 s in kept threads, loading
       // and collecting the files 54 s against 18 s). Every process they start is forked from the one that holds the
       // threads, 300-700 MB, ~45 µs a MB: bought back many times by the processes not started.
-      { extends: true, test: { name: "e2e", include: E2E, pool: "threads", poolOptions: { threads: { isolate: true } } } },
-      // Everything else, in worker threads kept from file to file, each file's modules loaded anew: a process per file
+      { extends: true, test: { name: "e2e", include: E2E, ...KEPT_THREADS } },
+      // Everything else, in kept threads: a process per file
       // cost each about 0.2 s of CPU before its first test (these 158 files, on 2 quiet cores: 41 s and 76 s of CPU in
       // a process each, 18 s and 31 s in kept threads).
-      { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, ...E2E, "test/hosts/**", "test/install/**"], pool: "threads", poolOptions: { threads: { isolate: true } } } },
+      { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, ...E2E, "test/hosts/**", "test/install/**"], ...KEPT_THREADS } },
       // The global installs (npm pack, npm install -g): two more installs of every dependency, kept out of npm test's few minutes.
       { extends: true, test: { name: "install", include: ["test/install/**/*.test.ts"], hookTimeout: 300_000 } },
       // Booting and stopping the hosts' machines (sshd, Slurm, sshfs mounts) takes tens of seconds on a busy machine.

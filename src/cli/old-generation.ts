@@ -9,8 +9,9 @@
 // high-water mark is what a run's RSS keeps: with 8 MiB measured from a first look taken before V8's own first
 // collection, a windowed 1,000-iteration run peaked at 82–90 MB; with 4 MiB from the smallest size seen, at 79–81 MB.
 // (Looked at every 100 ms, 78 MB, but then a run of a few dozen turns pays the ~20 ms of a first collection it does
-// not need; every 500 ms, a run shorter than a second is never looked at twice.) V8 gives no other way to ask for one: `gc` is exposed for a moment and the flag set back, so the
-// flags any later compile sees are those the code cache was made under (young-generation.ts).
+// not need; every 500 ms, a run shorter than a second is never looked at twice.) V8 gives no other way to ask for
+// one: `gc` is exposed for a moment and the flag set back, so the flags any later compile sees are those the code
+// cache was made under (young-generation.ts).
 import { getHeapStatistics, setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 

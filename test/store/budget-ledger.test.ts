@@ -1,10 +1,9 @@
 // A budget ledger: made once with a limit, states numbered and created exclusively, reservations that wait for room, settle, and expire with a dead holder (fenced, charged in full).
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { fastBeatsAndALiveProcess } from "../support/lease-judging.js";
+import { deadPid, fastBeatsAndALiveProcess } from "../support/lease-judging.js";
 import { BudgetLedgerError } from "../../src/errors.js";
 import { readProcStat } from "../../src/process/proc-stat.js";
 import { initLedger, openLedger, setLedgerLimit, type LedgerFull, type LedgerTicket } from "../../src/store/budget/ledger.js";
@@ -47,13 +46,6 @@ async function waitUntil(check: () => boolean, timeoutMs = 15_000): Promise<void
     if (Date.now() > deadline) throw new Error("condition not met");
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-}
-
-/** A pid that no process has now: a node process that ran and exited. */
-async function deadPid(): Promise<number> {
-  const child = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
-  await new Promise((resolve) => child.once("exit", resolve));
-  return child.pid!;
 }
 
 describe("budget init", () => {

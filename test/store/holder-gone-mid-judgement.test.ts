@@ -1,10 +1,10 @@
 // A holder that releases and removes its record while another process judges it (their race, forced: the record's
 // folder is removed right as the judge writes the fencing generation): the judge finds it gone, never an engine error.
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterEach, beforeEach, expect, it, vi } from "vitest";
+import { deadPid } from "../support/lease-judging.js";
 import { HolderJudge } from "../../src/store/budget/holders.js";
 import { initLedger, openLedger } from "../../src/store/budget/ledger.js";
 import { commitState, holdersDir, latestState, nanoUsd, nextState, type Reservation } from "../../src/store/budget/ledger-state.js";
@@ -38,13 +38,6 @@ afterEach(() => {
   vanishing.clear();
   rmSync(root, { recursive: true, force: true });
 });
-
-/** A pid that no process has now: a node process that ran and exited. */
-async function deadPid(): Promise<number> {
-  const child = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
-  await new Promise((resolve) => child.once("exit", resolve));
-  return child.pid!;
-}
 
 /** A holder record of process `pid`, which does `leaving` and removes its folder as a judge fences it. */
 function vanishingHolder(pid: number, leaving: () => void = () => {}): string {

@@ -1,4 +1,4 @@
-// Set-up for tests that judge lease holders: heartbeats every `beatMs` (DELTA_HEARTBEAT_MS, restored after), and a node process that started before any record the tests write, so a record naming it is judged alive.
+// Set-up for tests that judge lease holders: heartbeats every `beatMs` (DELTA_HEARTBEAT_MS, restored after), a node process that started before any record the tests write, so a record naming it is judged alive, and pids no process has.
 import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, beforeAll } from "vitest";
 
@@ -24,4 +24,11 @@ export function fastBeatsAndALiveProcess(beatMs: number): { readonly live: Child
       return live;
     },
   };
+}
+
+/** A pid that no process has now: a node process that ran and exited. */
+export async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
+  await new Promise((resolve) => child.once("exit", resolve));
+  return child.pid!;
 }
