@@ -1,6 +1,6 @@
 // V8's old generation collected as a long run goes, so the run's memory stays flat in its length.
 //
-// With the young generation held at its first size (young-generation.ts), what a turn still holds at a scavenge (its
+// With the young generation held at its first size (runtime-flags.ts), what a turn still holds at a scavenge (its
 // context, its request) survives two of them and is promoted, and V8 runs a full collection only when the old
 // generation reaches a limit far above what a run keeps alive: a windowed agent's heap grew by ~33 KB of such garbage
 // a turn (48 MB after 1,000 turns, 12 MB of it alive; peak RSS 70 MB at 60 turns, 109 MB at 2,000). A full collection
@@ -11,7 +11,7 @@
 // (Looked at every 100 ms, 78 MB, but then a run of a few dozen turns pays the ~20 ms of a first collection it does
 // not need; every 500 ms, a run shorter than a second is never looked at twice.) V8 gives no other way to ask for
 // one: `gc` is exposed for a moment and the flag set back, so the flags any later compile sees are those the code
-// cache was made under (young-generation.ts).
+// cache was made under (runtime-flags.ts).
 import { getHeapStatistics, setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 

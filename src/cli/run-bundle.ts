@@ -12,7 +12,10 @@ import path from "node:path";
 import { Script } from "node:vm";
 import zlib from "node:zlib";
 import { boundOldGeneration } from "./old-generation.js";
-import { boundYoungGeneration, withDefaultFlags } from "./young-generation.js";
+import { boundYoungGeneration, withDefaultFlags } from "./runtime-flags.js";
+
+// The bundle's loop holds the optimizing compiler off through this helper (run/optimizing-compiler.ts), which keeps V8's flags consistent around its compiles.
+export { holdOptimizingCompiler } from "./runtime-flags.js";
 
 /** The build stamps every bundle's first line with this prefix and the hex SHA-256 of the rest of the file. */
 export const BUILD_STAMP_PREFIX = "//# delta-build=";
@@ -74,7 +77,7 @@ function evaluate(bundlePath: string, source: string, warmsCache: boolean): { ex
   return module;
 }
 
-/** A require that loads Node's own modules under V8's default flags, so they compile from Node's code cache (young-generation.ts). */
+/** A require that loads Node's own modules under V8's default flags, so they compile from Node's code cache (runtime-flags.ts). */
 function builtinsUnderDefaultFlags(plain: NodeJS.Require): NodeJS.Require {
   const load = (id: string): unknown => (isBuiltin(id) ? withDefaultFlags(() => plain(id)) : plain(id));
   return Object.assign(load, plain);

@@ -136,7 +136,7 @@ export type EngineStartConfig = z.infer<ReturnType<typeof engineStartConfigSchem
 
 /**
  * Built when the first ENGINE_START is parsed, not as the bundle loads: with these schemas built at load, the young
- * generation a run holds at its first size (cli/young-generation.ts, test/e2e/young-generation.test.ts) doubled.
+ * generation a run holds at its first size (cli/runtime-flags.ts, test/e2e/young-generation.test.ts) doubled.
  */
 let engineStartConfig: ReturnType<typeof engineStartConfigSchema> | undefined;
 

@@ -25,6 +25,7 @@ import { loopPorts } from "./loop-ports.js";
 import type { RunOutcome } from "./outcome.js";
 import { parseResult, redactOutcome } from "./outcome.js";
 import { hookPolicy } from "../process/sandbox/policy.js";
+import { holdOptimizingCompiler } from "./optimizing-compiler.js";
 import { openBox } from "./tool-box.js";
 
 /** How often metadata.json's iteration count is refreshed during a run; the journal is the truth in between. */
@@ -135,7 +136,12 @@ export async function runStint(options: StintOptions): Promise<RunOutcome> {
     if (!options.started) ports.journal.append(engineStartEvent(options, setup, drive, false));
     await options.opening?.(ports);
     files.journal.sync();
-    end = await runLoop(ports, drive.maxIterations);
+    const releaseCompiler = holdOptimizingCompiler();
+    try {
+      end = await runLoop(ports, drive.maxIterations);
+    } finally {
+      releaseCompiler();
+    }
   } catch (err) {
     end = { status: "FAILED", error: { type: err instanceof DeltaError ? err.type : ENGINE_ERROR, message: errorMessage(err) } };
   }

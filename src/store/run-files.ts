@@ -186,7 +186,7 @@ export function openRunFiles(paths: RunPaths, options: { warn: (line: string) =>
   return files;
 }
 
-/** This process's peak RSS so far and the size of V8's young generation now (cli/young-generation.ts holds it for a run). */
+/** This process's peak RSS so far and the size of V8's young generation now (cli/runtime-flags.ts holds it for a run). */
 function memoryLine(): string {
   const young = getHeapSpaceStatistics().find((space) => space.space_name === "new_space")?.space_size ?? 0;
   return `memory: peak RSS ${humanBytes(process.resourceUsage().maxRSS * 1024)}, V8 young generation ${humanBytes(young)}`;
