@@ -92,6 +92,8 @@ try {
 
     // One append + fsync of a journal-sized line on this disk: the engine does one per iteration (before the tool runs).
     rows.push(row("append + fsync of one 300-byte line, this disk", fsyncTimes(join(root, "fsync-probe"), 50), "ms", undefined, 2));
+    // A new file as each io/ record is made (exclusive, private, 1 KB): the engine makes two an iteration (docs/runs.md), a bare loop none.
+    rows.push(row("create a 1 KB file exclusively, as each io/ record (two an iteration), this disk", createTimes(join(root, "create-probe"), 50), "ms", undefined, 2));
 
     // Start-up: process start → first model request, and the whole one-turn run.
     for (const [label, env] of environments(ambient, noExtraCa)) {
@@ -214,6 +216,27 @@ try {
       rows.push(row(`per-iteration CPU, (cpu(${plan.turns})−cpu(1))/${plan.turns - 1}`, cpuPerIteration, "ms"));
       rows.push(row("bare Node loop, per-iteration CPU, same formula, taken between the runs above", bareCpu, "ms"));
       rows.push(row("per-iteration CPU ÷ bare Node loop's, medians", [median(cpuPerIteration) / median(bareCpu)], "×", { target: 1.5, le: true }, 2));
+      // The same on a file system in memory, where making a file and fsync cost next to nothing: the engine's own work.
+      if (existsSync("/dev/shm")) {
+        const shm = mkdtempSync(join("/dev/shm", "delta-bench-"));
+        try {
+          const shmCpu = [];
+          const shmBareCpu = [];
+          for (let i = 0; i < plan.rssReps; i += 1) {
+            const one = await resources(agent, join(shm, "ws"), 1, ambient);
+            const many = await resources(agent, join(shm, "ws"), plan.turns, ambient);
+            shmCpu.push((many.cpuMs - one.cpuMs) / (plan.turns - 1));
+            const bareOne = await runBareLoop(1, true, shm);
+            const bareMany = await runBareLoop(plan.turns, true, shm);
+            shmBareCpu.push((bareMany.cpuMs - bareOne.cpuMs) / (plan.turns - 1));
+          }
+          rows.push(row("per-iteration CPU, the workspace on tmpfs (/dev/shm)", shmCpu, "ms"));
+          rows.push(row("bare Node loop, per-iteration CPU, its file on tmpfs", shmBareCpu, "ms"));
+          rows.push(row("per-iteration CPU ÷ bare Node loop's, both on tmpfs, medians", [median(shmCpu) / median(shmBareCpu)], "×", undefined, 2));
+        } finally {
+          rmSync(shm, { recursive: true, force: true });
+        }
+      }
     } else {
       console.error("[bench] /usr/bin/time not found: peak RSS and CPU time skipped");
     }
@@ -359,6 +382,19 @@ function fsyncTimes(path, count) {
     }
   } finally {
     closeSync(fd);
+  }
+  return times;
+}
+
+/** Milliseconds to create, write and close each of `count` new 1 KB files in `dir`, exclusively and private, as io/ records are. */
+function createTimes(dir, count) {
+  mkdirSync(dir, { recursive: true });
+  const record = `${JSON.stringify({ output: "x".repeat(1000) })}\n`;
+  const times = [];
+  for (let i = 0; i < count; i += 1) {
+    const started = performance.now();
+    writeFileSync(join(dir, `${i}.json`), record, { flag: "wx", mode: 0o600 });
+    times.push(performance.now() - started);
   }
   return times;
 }
@@ -604,12 +640,12 @@ async function runDelta(agent, ws, turns, env, extra = [], tolerant = false, inh
   return { ...run, runId, arrivals };
 }
 
-/** The bare Node loop for `turns` model calls; `timed`: under /usr/bin/time, with its CPU time (ms, user + system, `echo`s included). */
-async function runBareLoop(turns, timed = false) {
+/** The bare Node loop for `turns` model calls, appending to a file in `dir`; `timed`: under /usr/bin/time, with its CPU time (ms, user + system, `echo`s included). */
+async function runBareLoop(turns, timed = false, dir = root) {
   keySeq += 1;
   const key = `bare-${process.pid}-${keySeq}`;
   const out = join(root, `${key}.time`);
-  const argv = [process.execPath, join(REPO, "bench/lib/bare-loop.mjs"), server.baseUrl, String(turns), key, join(root, `${key}.jsonl`)];
+  const argv = [process.execPath, join(REPO, "bench/lib/bare-loop.mjs"), server.baseUrl, String(turns), key, join(dir, `${key}.jsonl`)];
   const run = await spawnTimed(timed ? ["/usr/bin/time", "-f", "%U %S", "-o", out, ...argv] : argv, process.env);
   if (run.exitCode !== 0 || server.arrivals(key).length !== turns) throw new Error(`bare loop ${key} failed: ${run.stderr}`);
   if (!timed) return run;
