@@ -12,11 +12,12 @@
 // the journal, the context, the io/ records), each a few times a turn; V8 still finds many of them
 // hot as turns go by and compiles them again with TurboFan, on a thread whose CPU the run pays,
 // into code and compiler zones the run then holds. Held off from the loop's start (alternating runs
-// against the build before, 2 cores): per iteration 0.8–1.8 ms of CPU less on 30-turn runs; 81 → 73 MB
-// of peak RSS and 6.5 → 5.9 ms of CPU a turn on 1,000-turn ones, 83 → 74 MB on 5,000; a 700-turn run
-// whose every request is the whole conversation takes the same CPU either way. The work before the loop keeps it: what start-up makes hot is compiled and serves the
-// loop, and a `continue` reads a 100 MB journal in 0.9 s with it, 1.9 s without. Off from the
-// bundle's load, the loop lost what start-up had compiled (5.7 ms of CPU an iteration).
+// against the build before, 2 cores): per iteration 0.8–1.8 ms of CPU less on 30-turn runs; 81 → 73
+// MB of peak RSS and 6.5 → 5.9 ms of CPU a turn on 1,000-turn ones, 83 → 74 MB on 5,000; a 700-turn
+// run whose every request is the whole conversation takes the same CPU either way. The work before
+// the loop keeps it: what start-up makes hot is compiled and serves the loop, and a `continue` reads
+// a 100 MB journal in 0.9 s with it, 1.9 s without. Held off from the bundle's load instead, the
+// loop lost what start-up had compiled (5.7 ms of CPU an iteration, against 4.7).
 //
 // Every flag is set back to V8's default around each compile against a code cache and each cache
 // written (run-bundle.ts); a flag set to its default leaves V8's flag hash as it was.
