@@ -28,6 +28,8 @@ const args = process.argv.slice(2);
  */
 const DELTA_BIN = args.includes("--bin") ? resolve(args[args.indexOf("--bin") + 1]) : join(REPO, "bin/delta.js");
 const QUICK = args.includes("--quick");
+/** GNU time (peak RSS) and bash (CPU to the millisecond) are there: underMeasure(). */
+const CAN_MEASURE = existsSync("/usr/bin/time") && existsSync("/bin/bash");
 /** `--sandbox-only`: just the rows of one tool call's cost in a sandbox. */
 const SANDBOX_ONLY = args.includes("--sandbox-only");
 /** `--budget-only`: just the rows of a model call's admission by a budget (a run's own, a fleet's ledger). */
@@ -51,7 +53,7 @@ const PROVIDERS = args.includes("--skip-providers") ? [] : ["openai", "anthropic
 const TRACES = !args.includes("--skip-traces");
 
 const plan = QUICK
-  ? { startupReps: 3, iterationReps: 3, turns: 30, longTurns: 120, longLate: 100, longReps: 1, flatTurns: 1_000, rssReps: 2, fanOut: 20, fanOutReps: 1, readTurns: 120, readReps: 1, listRuns: 1_000, listReps: 2, bigJournalMb: 100 }
+  ? { startupReps: 3, iterationReps: 5, turns: 30, longTurns: 120, longLate: 100, longReps: 1, flatTurns: 1_000, rssReps: 5, fanOut: 20, fanOutReps: 1, readTurns: 120, readReps: 1, listRuns: 1_000, listReps: 2, bigJournalMb: 100 }
   : { startupReps: 10, iterationReps: 7, turns: 30, longTurns: 1010, longLate: 1000, longReps: 2, flatTurns: 5_000, rssReps: 5, fanOut: 100, fanOutReps: 3, readTurns: 500, readReps: 3, listRuns: 10_000, listReps: 5, bigJournalMb: 2048 };
 const LONG_EARLY = 10;
 /** The cache rows: 60-turn runs whose tool prints 2 KB, under four contexts (bench/README.md, "Cache kept"). */
@@ -188,7 +190,7 @@ try {
     rows.push(row(`long run: iteration ${plan.longLate} / iteration ${LONG_EARLY}`, ratios, "×", { target: 1.5, le: true }, 2));
 
     // Memory flat in the run's length: peak RSS of the windowed agent's runs of 60 and of plan.flatTurns iterations.
-    if (existsSync("/usr/bin/time")) {
+    if (CAN_MEASURE) {
       for (const turns of [60, plan.flatTurns]) {
         const peak = await resources(windowed, ws, turns, ambient, ["--max-iterations", String(turns + 5)]);
         rows.push(row(`peak RSS, ${turns}-iteration run (journal.max_iterations: 20)`, [peak.rssMb], "MB", { target: 80, le: true }));
@@ -196,7 +198,7 @@ try {
     }
 
     // Peak RSS and CPU time (user + system, less sensitive to a busy machine than wall time).
-    if (existsSync("/usr/bin/time")) {
+    if (CAN_MEASURE) {
       const peaks = [];
       const cpuOne = [];
       const cpuPerIteration = [];
@@ -238,7 +240,7 @@ try {
         }
       }
     } else {
-      console.error("[bench] /usr/bin/time not found: peak RSS and CPU time skipped");
+      console.error("[bench] /usr/bin/time or /bin/bash not found: peak RSS and CPU time skipped");
     }
 
     await longReadRows(ws, ambient);
@@ -288,7 +290,7 @@ try {
           measured.overheads.push((many.wall - one.wall) / (plan.turns - 1));
           measured.reuse.push(100 * prefixReuse(server.bodies(many.runId)).overall);
         }
-        if (i < plan.rssReps && existsSync("/usr/bin/time")) {
+        if (i < plan.rssReps && CAN_MEASURE) {
           const one = await resources(measured.agent, ws, 1, ambient);
           const many = await resources(measured.agent, ws, plan.turns, ambient);
           measured.cpu.push((many.cpuMs - one.cpuMs) / (plan.turns - 1));
@@ -640,17 +642,35 @@ async function runDelta(agent, ws, turns, env, extra = [], tolerant = false, inh
   return { ...run, runId, arrivals };
 }
 
-/** The bare Node loop for `turns` model calls, appending to a file in `dir`; `timed`: under /usr/bin/time, with its CPU time (ms, user + system, `echo`s included). */
+/** The bare Node loop for `turns` model calls, appending to a file in `dir`; `timed`: with its CPU time (ms, user + system, `echo`s included). */
 async function runBareLoop(turns, timed = false, dir = root) {
   keySeq += 1;
   const key = `bare-${process.pid}-${keySeq}`;
   const out = join(root, `${key}.time`);
   const argv = [process.execPath, join(REPO, "bench/lib/bare-loop.mjs"), server.baseUrl, String(turns), key, join(dir, `${key}.jsonl`)];
-  const run = await spawnTimed(timed ? ["/usr/bin/time", "-f", "%U %S", "-o", out, ...argv] : argv, process.env);
+  const run = await spawnTimed(timed ? underMeasure(out, argv) : argv, process.env);
   if (run.exitCode !== 0 || server.arrivals(key).length !== turns) throw new Error(`bare loop ${key} failed: ${run.stderr}`);
   if (!timed) return run;
-  const [user, system] = readFileSync(out, "utf8").trim().split("\n").at(-1).split(" ").map(Number);
-  return { ...run, cpuMs: (user + system) * 1000 };
+  return { ...run, cpuMs: measurements(out).cpuMs };
+}
+
+/**
+ * `argv` under GNU time for its peak RSS (%M) and under bash, whose `times` gives the CPU of what it ran (user and
+ * system, the process and its children) to the millisecond: GNU time's %U and %S count hundredths, a step of 0.34 ms in
+ * a 30-turn run's per-iteration CPU, a seventh of the bare loop's. Read back with measurements(out).
+ */
+function underMeasure(out, argv) {
+  return ["/usr/bin/time", "-f", "%M", "-o", `${out}.rss`, "/bin/bash", "-c", 'cpu=$1; shift; "$@"; status=$?; times > "$cpu"; exit $status', "bash", `${out}.cpu`, ...argv];
+}
+
+function measurements(out) {
+  const rssKb = Number(readFileSync(`${out}.rss`, "utf8").trim().split("\n").at(-1));
+  // bash's `times`: its own user and system time on the first line, its children's on the second, as 0m0.123s.
+  const seconds = readFileSync(`${out}.cpu`, "utf8").trim().split("\n")[1].split(" ").map((field) => {
+    const [, minutes, rest] = /^(\d+)m([\d.]+)s$/.exec(field);
+    return Number(minutes) * 60 + Number(rest);
+  });
+  return { rssMb: rssKb / 1024, cpuMs: (seconds[0] + seconds[1]) * 1000 };
 }
 
 /** An OTLP endpoint on 127.0.0.1 whose port was just closed: connecting to it is refused. */
@@ -663,18 +683,14 @@ async function closedPortEndpoint() {
   return `http://127.0.0.1:${port}`;
 }
 
-/** Peak RSS (MB) and CPU time (ms, user + system) of one run, from /usr/bin/time; the tool's children count too. */
+/** Peak RSS (MB) and CPU time (ms, user + system) of one run (underMeasure()); the tool's children count too. */
 async function resources(agent, ws, turns, env, extra = []) {
   keySeq += 1;
   const runId = `bench-${process.pid}-${keySeq}`;
   const out = join(root, `${runId}.time`);
-  const run = await spawnTimed(
-    ["/usr/bin/time", "-f", "%M %U %S", "-o", out, DELTA_BIN, "run", "--agent", agent, "-w", ws, "--run-id", runId, "-m", `turns=${turns} key=${runId}`, "--format", "json", ...extra],
-    modelEnv(env),
-  );
+  const run = await spawnTimed(underMeasure(out, [DELTA_BIN, "run", "--agent", agent, "-w", ws, "--run-id", runId, "-m", `turns=${turns} key=${runId}`, "--format", "json", ...extra]), modelEnv(env));
   if (run.exitCode !== 0) throw new Error(`run ${runId} failed: ${run.stderr}`);
-  const [rssKb, user, system] = readFileSync(out, "utf8").trim().split("\n").at(-1).split(" ").map(Number);
-  return { rssMb: rssKb / 1024, cpuMs: (user + system) * 1000 };
+  return measurements(out);
 }
 
 function row(name, values, unit, target, decimals = 1) {
