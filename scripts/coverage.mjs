@@ -19,15 +19,25 @@ function run(command, args, env = {}) {
 }
 
 // Only the built engine's scripts: a test worker's own file (vitest's, or src/ evaluated in it) is counted by vitest.
+// A file cut short is a process that ended while it wrote its coverage (the tests kill -9 runs): left out, and counted.
 function keepBuiltEngineOnly() {
   const dist = pathToFileURL(join(root, "dist")).href + "/";
+  let cut = 0;
   for (const name of readdirSync(spawnedRaw)) {
     const file = join(spawnedRaw, name);
-    const raw = JSON.parse(readFileSync(file, "utf8"));
+    let raw;
+    try {
+      raw = JSON.parse(readFileSync(file, "utf8"));
+    } catch {
+      cut += 1;
+      rmSync(file);
+      continue;
+    }
     raw.result = raw.result.filter((script) => script.url.startsWith(dist));
     if (raw.result.length === 0) rmSync(file);
     else writeFileSync(file, JSON.stringify(raw));
   }
+  if (cut > 0) console.error(`coverage: ${cut} delta process(es) ended while writing their coverage (a killed run); left out`);
 }
 
 rmSync(out, { recursive: true, force: true });
