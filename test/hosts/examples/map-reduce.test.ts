@@ -7,6 +7,7 @@ import { startHosts, type Hosts } from "../../support/hosts.js";
 import { fault, type MockLlm, reply, startMockLlm, taskOf, toolResultsOf } from "../../support/mock-llm.js";
 import { multihostUnsupportedReason } from "../../support/multihost-preflight.js";
 import { requireBinary } from "../../support/system-packages.js";
+import { STAGING_PREFIX } from "../../../src/store/run-dir.js";
 import { DELTA_BIN, modelEnv, NO_MODEL_KEYS, removeDir, tempDir, waitFor } from "../../e2e/harness.js";
 import { EXAMPLES, binDir, pathWith, runScript } from "../../examples/helpers.js";
 
@@ -247,8 +248,11 @@ describe("examples/map-reduce/map-reduce.sh over GNU parallel --sshlogin to two 
       PARALLEL: `--sshlogin ${hostA!.name},${hostB!.name} --env DELTA --env DELTA_API_KEY --env DELTA_BASE_URL --env DELTA_RETRY_BASE_MS --env DELTA_HEARTBEAT_MS`,
     };
     const fanOut = runScript(SCRIPT, ["-i", file, "-w", ws, "-o", out, "-P", "2", "-r", "parallel"], { cwd: root, env, timeoutMs: 170_000 });
+    // A run the dead host was still claiming is a hidden .claim-* folder, not a run (store/run-dir.ts): nothing takes
+    // it over, and the item's retry claims the run afresh. Only published runs count.
     const holders = (host: string): string[] =>
       (existsSync(join(ws, ".delta")) ? readdirSync(join(ws, ".delta")) : []).filter((id) => {
+        if (id.startsWith(STAGING_PREFIX)) return false;
         const lock = join(ws, ".delta", id, ".lock", "1.json");
         const journal = join(ws, ".delta", id, "journal.jsonl");
         return existsSync(lock) && readFileSync(lock, "utf8").includes(`"hostname":"${host}"`) && existsSync(journal) && !readFileSync(journal, "utf8").includes('"type":"ENGINE_END"');
