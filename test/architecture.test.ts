@@ -17,6 +17,7 @@ const FLOORS = [
   "fs-errors",
   "safe-open",
   "package-root",
+  "launcher-helper",
   "terminal-text",
   "did-you-mean",
   "plural",

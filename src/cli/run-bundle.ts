@@ -14,7 +14,7 @@ import zlib from "node:zlib";
 import { boundOldGeneration } from "./old-generation.js";
 import { boundYoungGeneration, withDefaultFlags } from "./runtime-flags.js";
 
-// The bundle's loop holds the optimizing compiler off through this helper (run/optimizing-compiler.ts), which keeps V8's flags consistent around its compiles.
+// The bundle's loop holds the optimizing compiler off through this helper (launcher-helper.ts), which keeps V8's flags consistent around its compiles.
 export { holdOptimizingCompiler } from "./runtime-flags.js";
 
 /** The build stamps every bundle's first line with this prefix and the hex SHA-256 of the rest of the file. */

@@ -25,7 +25,7 @@ import { loopPorts } from "./loop-ports.js";
 import type { RunOutcome } from "./outcome.js";
 import { parseResult, redactOutcome } from "./outcome.js";
 import { hookPolicy } from "../process/sandbox/policy.js";
-import { holdOptimizingCompiler } from "./optimizing-compiler.js";
+import { launcherHelper } from "../launcher-helper.js";
 import { openBox } from "./tool-box.js";
 
 /** How often metadata.json's iteration count is refreshed during a run; the journal is the truth in between. */
@@ -136,7 +136,8 @@ export async function runStint(options: StintOptions): Promise<RunOutcome> {
     if (!options.started) ports.journal.append(engineStartEvent(options, setup, drive, false));
     await options.opening?.(ports);
     files.journal.sync();
-    const releaseCompiler = holdOptimizingCompiler();
+    // V8's optimizing compiler off while the loop runs (cli/runtime-flags.ts says why); nothing to hold from sources.
+    const releaseCompiler = launcherHelper()?.holdOptimizingCompiler() ?? (() => {});
     try {
       end = await runLoop(ports, drive.maxIterations);
     } finally {
