@@ -112,8 +112,8 @@ export function readFolderFile(file: FolderFile): Buffer {
 export function openFolderFile(file: FolderPlace): number {
   const named = path.resolve(file.path);
   // ENOENT and ENOTDIR, a dangling link included, reach the caller as they are: the file is not there.
-  const real = realpathSync(named);
-  const folder = file.folder === null ? null : realpathSync(file.folder);
+  const real = realpathSync.native(named);
+  const folder = file.folder === null ? null : realpathSync.native(file.folder);
   checkPlace(file, named, real, folder);
   const before = lstatSync(real);
   if (!before.isFile()) throw refused(file, `${isA(named, real)} ${kindOf(before)}, not a regular file`, "put a regular file there");
