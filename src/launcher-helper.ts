@@ -1,4 +1,4 @@
-// The launcher helper (dist/run-bundle.cjs) beside the bundle this code runs in: other bundles loaded through its code cache, and its hold on V8's optimizing compiler; none when this runs from sources.
+// The launcher helper (dist/run-bundle.cjs) beside the bundle this code runs in: other bundles loaded through its code cache, its hold on V8's optimizing compiler, and what the cache should cover; none when this runs from sources.
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 interface LauncherHelper {
   requireBundle(bundlePath: string): unknown;
   holdOptimizingCompiler(): () => void;
+  ranCodePath(name: string): void;
 }
 
 let helper: LauncherHelper | null | undefined;

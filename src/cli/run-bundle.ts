@@ -6,6 +6,13 @@
 // same source, V8 version and flags; it rejects anything else, and the script then compiles as
 // usual. The cache is keyed by the bundle's content hash, which the build writes on its first line,
 // and carries a CRC-32 against damage that V8 itself would not notice.
+//
+// A cache holds only the functions its maker ran. Made by a run whose model called no tool, it left
+// out the whole tool path, and every later run compiled that from source again. So each cache says
+// which code paths it covers (the journal event types its maker appended, as the run reports them),
+// and a process that ran one it lacks writes it again at exit, covering both: the functions V8
+// accepted from the cache are in what it writes (a 1,500-turn run's cache is no smaller than a
+// 30-turn run's), so what a cache covers only grows.
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire, isBuiltin } from "node:module";
 import path from "node:path";
@@ -14,7 +21,7 @@ import zlib from "node:zlib";
 import { boundOldGeneration } from "./old-generation.js";
 import { boundYoungGeneration, withDefaultFlags } from "./runtime-flags.js";
 
-// The bundle's loop holds the optimizing compiler off through this helper (launcher-helper.ts), which keeps V8's flags consistent around its compiles.
+// The bundle's loop holds the optimizing compiler off through this helper (launcher-helper.ts), which keeps V8's flags consistent around its compiles, and reports the code paths it ran (ranCodePath).
 export { holdOptimizingCompiler } from "./runtime-flags.js";
 
 /** The build stamps every bundle's first line with this prefix and the hex SHA-256 of the rest of the file. */
@@ -73,10 +80,13 @@ function evaluate(bundlePath: string, source: string, warmsCache: boolean): { ex
   if (process.env.NODE_V8_COVERAGE !== undefined) return { exports: createRequire(bundlePath)(bundlePath) };
   const cacheFile = cachePath(bundlePath, source);
   const cached = cacheFile === null ? undefined : readCache(cacheFile);
-  const script = withDefaultFlags(() => new Script(wrapCommonJs(source), { filename: bundlePath, cachedData: cached }));
-  if (cacheFile !== null && warmsCache && (cached === undefined || script.cachedDataRejected === true)) {
+  const script = withDefaultFlags(() => new Script(wrapCommonJs(source), { filename: bundlePath, cachedData: cached?.data }));
+  if (cacheFile !== null && warmsCache) {
+    const covers = cached === undefined || script.cachedDataRejected === true ? null : cached.covers;
     // At exit the script has compiled every function this command used; those are what the next start needs.
-    process.once("exit", () => writeCache(cacheFile, script));
+    process.once("exit", () => {
+      if (covers === null || [...ranCode].some((name) => !covers.includes(name))) writeCache(cacheFile, script, [...(covers ?? []), ...ranCode]);
+    });
   }
   const module = { exports: {} };
   const run = script.runInThisContext() as (exports: object, require: NodeJS.Require, module: object, filename: string, dirname: string) => void;
@@ -114,38 +124,54 @@ export function cachePath(bundlePath: string, source: string): string | null {
   return path.join(path.dirname(bundlePath), ".cache", name);
 }
 
+/** The code paths this process ran, as its run reported them. */
+const ranCode = new Set<string>();
+
+/** The run reports each code path it ran (a journal event type it appended); a cache that lacks one is written again at exit. */
+export function ranCodePath(name: string): void {
+  ranCode.add(name);
+}
+
 /**
- * A cache file is a CRC-32 of the V8 data, then the data. Release builds of V8 do not checksum a
+ * A cache file is a CRC-32 of all that follows; the length of the list of code paths it covers
+ * (4 bytes) and the list (names one a line); then the V8 data. Release builds of V8 do not checksum a
  * code cache, and a damaged one aborts the process in the deserializer at every start until it
  * is replaced; here damage counts as no cache. (V8's own --verify-snapshot-checksum, set at run
  * time, changes V8's flag hash and so makes Node recompile its built-in modules: far dearer.)
  */
-function readCache(file: string): Buffer | undefined {
+function readCache(file: string): { data: Buffer; covers: string[] } | undefined {
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);
   } catch {
     return undefined;
   }
-  if (bytes.length <= CRC_BYTES || typeof zlib.crc32 !== "function") return undefined;
-  const data = bytes.subarray(CRC_BYTES);
-  return zlib.crc32(data) === bytes.readUInt32LE(0) ? data : undefined;
+  if (bytes.length <= HEADER_BYTES || typeof zlib.crc32 !== "function") return undefined;
+  if (zlib.crc32(bytes.subarray(CRC_BYTES)) !== bytes.readUInt32LE(0)) return undefined;
+  const coversEnd = HEADER_BYTES + bytes.readUInt32LE(CRC_BYTES);
+  if (coversEnd >= bytes.length) return undefined;
+  const covers = bytes.subarray(HEADER_BYTES, coversEnd).toString("utf8");
+  return { data: bytes.subarray(coversEnd), covers: covers === "" ? [] : covers.split("\n") };
 }
 
 const CRC_BYTES = 4;
+const HEADER_BYTES = CRC_BYTES + 4;
 
 /**
  * Best effort and atomic: a temporary file renamed over the cache, so a reader never sees half of
  * one. A read-only install simply runs without a cache.
  */
-function writeCache(file: string, script: Script): void {
+function writeCache(file: string, script: Script, covers: readonly string[]): void {
   const temporary = `${file}.${process.pid}.tmp`;
   try {
     mkdirSync(path.dirname(file), { recursive: true });
     const data = withDefaultFlags(() => script.createCachedData());
-    const crc = Buffer.alloc(CRC_BYTES);
-    crc.writeUInt32LE(zlib.crc32(data), 0);
-    writeFileSync(temporary, Buffer.concat([crc, data]));
+    const list = Buffer.from([...new Set(covers)].sort().join("\n"));
+    const header = Buffer.alloc(HEADER_BYTES);
+    header.writeUInt32LE(list.length, CRC_BYTES);
+    const body = Buffer.concat([header.subarray(CRC_BYTES), list, data]);
+    header.writeUInt32LE(zlib.crc32(body), 0);
+    writeFileSync(temporary, Buffer.concat([header.subarray(0, CRC_BYTES), body]));
     renameSync(temporary, file);
   } catch {
     // No cache this time; the next start compiles the bundle as usual.

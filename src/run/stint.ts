@@ -17,6 +17,7 @@ import { formatTraceParent, journalTraceOf, spanIdOf } from "../trace/trace-ids.
 import { continueCommand } from "../continue-command.js";
 import { openLedger, type LedgerAccount } from "../store/budget/ledger.js";
 import { budgetGate } from "./budget-gate.js";
+import { codePathReporter } from "./code-paths.js";
 import { agentChildEnv } from "./child-env.js";
 import type { DriveOptions } from "./drive-options.js";
 import { engineStartEvent, type RunSetup } from "./engine-start.js";
@@ -69,6 +70,9 @@ export async function runStint(options: StintOptions): Promise<RunOutcome> {
   const marks = files.landmarks();
   const live = await openLiveTrace({ first: marks.first, path: files.paths.journal }, options.started ? 1 : (options.traceFromSeq ?? marks.count + 1), secrets, progress);
   if (live) files.subscribe((event) => live.push(event));
+  // What this run's code paths are, for the launcher's code cache (nothing from sources).
+  const ranCodePath = launcherHelper()?.ranCodePath;
+  if (ranCodePath) files.subscribe(codePathReporter(ranCodePath));
   let runTrace: ReturnType<typeof journalTraceOf> = null;
   // A run taken over meanwhile stops what it is doing (a tool, a model call) as an interrupt would.
   const signal = AbortSignal.any([drive.signal, hold.lost]);

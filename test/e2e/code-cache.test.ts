@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { BUILD_STAMP_PREFIX, cachePath } from "../../src/cli/run-bundle.js";
 import { EXAMPLES } from "../examples/helpers.js";
-import { CRASH_TRACE, NO_MODEL_KEYS, REPO, copyOfDelta, setUpE2e } from "./harness.js";
+import { reply, startMockLlm, type Step } from "../support/mock-llm.js";
+import { CRASH_TRACE, NO_MODEL_KEYS, REPO, copyOfDelta, modelEnv, setUpE2e, writeAgent } from "./harness.js";
 
 const { root } = setUpE2e("delta-code-cache-");
 /** A copy of the built package (bin/, dist/, package.json), so this file's cache never meets the other tests' runs. */
@@ -124,6 +125,57 @@ describe("code cache", () => {
     expect(result.stderr).not.toMatch(CRASH_TRACE);
     expect(readFileSync(cacheDir, "utf8")).toBe("not a directory");
     expect(readdirSync(join(install, "dist")).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+  });
+});
+
+/** A run of the copy against a scripted model; the agent has an `echo` tool. */
+async function scriptedRun(steps: Step[]): Promise<number> {
+  const server = await startMockLlm(steps);
+  try {
+    runs += 1;
+    const agent = writeAgent(root, {}, `agent-${runs}`);
+    const result = await execa(process.execPath, [join(install, "bin/delta.js"), "run", "--agent", agent, "-w", join(root, `ws-${runs}`), "-m", "go"], {
+      env: { ...NO_MODEL_KEYS, ...modelEnv(server.baseUrl) },
+      reject: false,
+      timeout: 30_000,
+    });
+    return result.exitCode ?? -1;
+  } finally {
+    await server.close();
+  }
+}
+
+/** The code paths (journal event types) the one cache file says it covers, and the file's identity. */
+function cacheCovers(): { covers: string[]; ino: number; mtimeMs: number; size: number } {
+  const [name] = cacheFiles();
+  const file = join(cacheDir, name!);
+  const bytes = readFileSync(file);
+  const list = bytes.subarray(8, 8 + bytes.readUInt32LE(4)).toString("utf8");
+  const { ino, mtimeMs, size } = statSync(file);
+  return { covers: list === "" ? [] : list.split("\n"), ino, mtimeMs, size };
+}
+
+describe("what a cache covers", () => {
+  const toolThenAnswer = (): Step[] => [reply.toolCalls([{ name: "echo", arguments: { text: "hi" } }]), reply.text("done")];
+
+  it("a cache made by a run whose model called no tool is made again, once, by the first run that ran one; then left alone", async () => {
+    expect(await scriptedRun([reply.text("done")])).toBe(0);
+    const answerOnly = cacheCovers();
+    expect(answerOnly.covers).not.toContain("ACTION_RESULT");
+
+    expect(await scriptedRun(toolThenAnswer())).toBe(0);
+    const withTools = cacheCovers();
+    expect(withTools.covers).toEqual(expect.arrayContaining(["ACTION_REQUEST", "ACTION_RESULT", "THOUGHT"]));
+    expect(withTools.ino).not.toBe(answerOnly.ino);
+    // It holds the tool path's functions now, besides all the first one held.
+    expect(withTools.size).toBeGreaterThan(answerOnly.size);
+
+    // Neither another run with tools nor one without has anything to add.
+    for (const steps of [toolThenAnswer(), [reply.text("done")]]) {
+      expect(await scriptedRun(steps)).toBe(0);
+      expect(cacheCovers()).toEqual(withTools);
+    }
+    expect(cacheFiles()).toHaveLength(1);
   });
 });
 
