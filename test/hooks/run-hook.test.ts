@@ -1,12 +1,12 @@
 import { existsSync, readFileSync } from "node:fs";
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runHook, type HookContext, type HookRecord } from "../../src/hooks/run-hook.js";
 import { HookRecordSchema } from "../../src/hooks/types.js";
 import { waitFor } from "../e2e/harness.js";
-import { diesSoon } from "../support/processes.js";
+import { diesSoon, writeExecutable } from "../support/processes.js";
 import type { HookName, HooksConfig } from "../../src/hooks/schema.js";
 import { inheritedEnv } from "../support/inherited-env.js";
 
@@ -45,8 +45,7 @@ function context(overrides: Partial<HookContext> = {}): HookContext {
 /** Writes an executable sh script into the agent's hooks/ folder and returns its path. */
 async function script(name: string, body: string): Promise<string> {
   const path = join(agentHome, "hooks", name);
-  await writeFile(path, `#!/bin/sh\n${body}\n`);
-  await chmod(path, 0o755);
+  writeExecutable(path, `#!/bin/sh\n${body}\n`);
   return path;
 }
 

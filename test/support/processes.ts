@@ -1,4 +1,5 @@
 // Whether a process is still running, as tests of killing process groups need to know: zombies count as gone.
+import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 
 /** A killed process may linger as a zombie when no init reaps orphans; it counts as dead. */
@@ -74,4 +75,12 @@ export function deathWatchOf(pgid: number): number | null {
     }
   }
   return null;
+}
+
+/**
+ * Writes an executable file from a child process. A file this process holds open for writing is held too, from fork to
+ * exec, by every child another worker thread starts meanwhile, and executing it in that window fails with ETXTBSY.
+ */
+export function writeExecutable(path: string, text: string): void {
+  execFileSync("sh", ["-c", 'cat > "$1" && chmod 755 "$1"', "sh", path], { input: text });
 }
