@@ -108,6 +108,20 @@ export function readFolderFile(file: FolderFile): Buffer {
   }
 }
 
+/**
+ * readFolderFile, or null when the file is not there. An optional file that is missing (a workspace's DELTA.md, read
+ * every iteration) is found so by one lstat, without the system error a failed resolution builds (~35 µs an iteration).
+ */
+export function readFolderFileIfThere(file: FolderFile): Buffer | null {
+  try {
+    if (lstatSync(path.resolve(file.path), { throwIfNoEntry: false }) === undefined) return null;
+    return readFolderFile(file);
+  } catch (err) {
+    if (isMissingFile(err)) return null;
+    throw err;
+  }
+}
+
 /** The descriptor of `file` opened for reading, with readFolderFile's refusals; the caller reads it (readOpenedFile) and closes it. */
 export function openFolderFile(file: FolderPlace): number {
   const named = path.resolve(file.path);

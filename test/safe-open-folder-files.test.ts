@@ -4,7 +4,7 @@ import { closeSync, mkdirSync, openSync, symlinkSync, writeFileSync } from "node
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FileRefusedError } from "../src/errors.js";
-import { readFolderFile, type FolderFile } from "../src/safe-open.js";
+import { readFolderFile, readFolderFileIfThere, type FolderFile } from "../src/safe-open.js";
 import { removeDir, tempDir } from "./e2e/harness.js";
 
 let root: string;
@@ -107,5 +107,22 @@ describe("readFolderFile", () => {
   it("leaves a missing file, or a dangling link, to the caller as the system's ENOENT", () => {
     expect((thrown(() => readFolderFile(file("absent.md"))) as NodeJS.ErrnoException).code).toBe("ENOENT");
     expect((thrown(() => readFolderFile(link("dangling.md", join(root, "nowhere")))) as NodeJS.ErrnoException).code).toBe("ENOENT");
+  });
+});
+
+describe("readFolderFileIfThere", () => {
+  it("is null for a missing file, a missing folder, a file in place of a folder and a dangling link", () => {
+    writeFileSync(join(ws, "plain.md"), "plain\n");
+    expect(readFolderFileIfThere(file("gone.md"))).toBeNull();
+    expect(readFolderFileIfThere(file("no-such-folder/guide.md"))).toBeNull();
+    expect(readFolderFileIfThere(file("plain.md/guide.md"))).toBeNull();
+    expect(readFolderFileIfThere(link("dangling-too.md", join(root, "nowhere")))).toBeNull();
+  });
+
+  it("reads what is there as readFolderFile does, and refuses what it refuses", () => {
+    expect(readFolderFileIfThere(file("docs/guide.md"))?.toString()).toBe("the guide\n");
+    expect(thrown(() => readFolderFileIfThere(link("key-too.md", join(outside, "id_rsa"))))).toBeInstanceOf(FileRefusedError);
+    execFileSync("mkfifo", [join(ws, "fifo-too.md")]);
+    expect(thrown(() => readFolderFileIfThere(file("fifo-too.md")))).toBeInstanceOf(FileRefusedError);
   });
 });

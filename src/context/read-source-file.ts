@@ -1,6 +1,6 @@
 // Reads one context file once through the one safe open (no link out of its folder, no FIFO, bounded), applying the source's on_missing rule.
 import { ConfigError, EngineError, FileRefusedError, errorMessage } from "../errors.js";
-import { isMissingFile, readFolderFile } from "../safe-open.js";
+import { readFolderFileIfThere } from "../safe-open.js";
 
 /** A context file larger than this is refused: more than any model's window holds, and a planted /dev/zero or huge file must not grow the engine. */
 const MAX_CONTEXT_FILE_BYTES = 8 << 20;
@@ -22,19 +22,19 @@ export interface SourceFile {
 
 /** The file's text, or null when it is missing and may be skipped; an empty file is "". */
 export async function readSourceFile(source: SourceFile): Promise<string | null> {
+  let bytes: Buffer | null;
   try {
-    // One read, no stat first: the file may change between iterations and that is the point.
+    // Read whole every iteration: the file may change between iterations and that is the point.
     // Synchronous: context files are small (and bounded) and nothing else runs while the context is built.
-    return readFolderFile({ path: source.path, folder: source.folder, maxBytes: MAX_CONTEXT_FILE_BYTES, what: "a context file", hidden: source.hidden ?? [] }).toString("utf8");
+    bytes = readFolderFileIfThere({ path: source.path, folder: source.folder, maxBytes: MAX_CONTEXT_FILE_BYTES, what: "a context file", hidden: source.hidden ?? [] });
   } catch (err) {
-    if (isMissingFile(err)) {
-      if (source.onMissing === "skip") return null;
-      throw new ConfigError(
-        `context.yaml source ${source.label}: file not found: ${source.path} (${source.field}). ` +
-          `${source.missingHint}, or set on_missing: skip to make it optional.`,
-      );
-    }
     if (err instanceof FileRefusedError) throw new FileRefusedError(`context.yaml source ${source.label}: ${err.message}`, { cause: err, problem: err.problem });
     throw new EngineError(`context.yaml source ${source.label}: cannot read ${source.path}: ${errorMessage(err)}`, { cause: err });
   }
+  if (bytes !== null) return bytes.toString("utf8");
+  if (source.onMissing === "skip") return null;
+  throw new ConfigError(
+    `context.yaml source ${source.label}: file not found: ${source.path} (${source.field}). ` +
+      `${source.missingHint}, or set on_missing: skip to make it optional.`,
+  );
 }
