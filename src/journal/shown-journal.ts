@@ -5,6 +5,7 @@
 // messages, events without an iteration (ENGINE_START, ENGINE_END) and the iterations from the
 // window on, and `continue` of a journal of any size holds what one request shows, not the run.
 import type { JournalEvent } from "./events.js";
+import type { RunState } from "./run-state.js";
 import type { WindowState } from "./window-state.js";
 
 /** What the context is built from: the events kept, and the window state of the whole journal (which they alone could not give). */
@@ -12,6 +13,8 @@ export interface ShownJournal {
   /** In journal order: every USER_MESSAGE and event without an iteration, and every event of the iterations from `window.first` on. */
   events: readonly JournalEvent[];
   window: WindowState;
+  /** The run's state as the same read folds it: the iteration these events number next, without a read of its own. */
+  state: RunState;
 }
 
 /** Whether an event can still be shown, or decide anything, once the window starts at `first`: user messages and the run's own events carry no iteration. */

@@ -31,7 +31,7 @@ export async function runLoop(ports: LoopPorts, maxIterations: number): Promise<
       if (ports.signal.aborted) return interrupted();
       // One read per iteration: the events that number it are the ones its context is built from.
       const journal = ports.journal.read();
-      const end = await iterate(ports, ports.journal.runState().iterations + 1, journal);
+      const end = await iterate(ports, journal.state.iterations + 1, journal);
       if (end) return end;
     }
     return {

@@ -115,7 +115,7 @@ export function openRunFiles(paths: RunPaths, options: { warn: (line: string) =>
     firstEvent: () => (reader === null ? readFirstEvent(current.journal) : marks().first),
     shown: () => {
       read();
-      return { events: kept.events(), window: window() };
+      return { events: kept.events(), window: window(), state: runState() };
     },
     state: () => {
       read();

@@ -161,7 +161,7 @@ export function scriptedRun(options: Options): ScriptedRun {
       append,
       sync: () => {},
       // As the run's files read it: what was appended since the last read shows from this one on.
-      read: () => ({ events: [...shown.events()], window: window() }),
+      read: () => ({ events: [...shown.events()], window: window(), state: state() }),
       runState: () => state(),
     },
     records: { invocation: () => {}, toolExecution: (record) => executions.push(record) },

@@ -36,5 +36,5 @@ export function deriveRunState(events: readonly JournalEvent[]): RunState {
 export function shownJournalOf(events: readonly JournalEvent[]): ShownJournal {
   let window = windowFold.initial();
   for (const event of events) window = windowFold.step(window, event);
-  return { events, window };
+  return { events, window, state: deriveRunState(events) };
 }
