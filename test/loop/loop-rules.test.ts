@@ -1,4 +1,4 @@
-// The loop's limits, offline: the set-up that keeps it offline, the context overflow it recovers from once, and --max-iterations. The other rules have a file each beside this one.
+// The loop's limits, offline: the set-up that keeps it offline, the context overflow it recovers from once, --max-iterations, and one journal read an iteration. The other rules have a file each beside this one.
 import { describe, expect, it } from "vitest";
 import { ContextOverflowError, MAX_ITERATIONS } from "../../src/errors.js";
 import { calls, scriptedRun, text, thoughtEvent } from "./scripted-loop.js";
@@ -59,3 +59,22 @@ function earlierIterations(count: number) {
     ];
   }).flat();
 }
+
+describe("journal reads", () => {
+  /** How often a run of `turns` reads the journal (its shown events or its state): the loop's port calls, counted. */
+  async function journalReads(turns: Parameters<typeof scriptedRun>[0]["turns"]): Promise<number> {
+    const run = scriptedRun({ turns });
+    const { read, runState } = run.ports.journal;
+    let reads = 0;
+    run.ports.journal.read = () => ((reads += 1), read());
+    run.ports.journal.runState = () => ((reads += 1), runState());
+    expect((await run.run()).status).toBe("COMPLETED");
+    return reads;
+  }
+
+  it("reads the journal once an iteration: the iteration is numbered from the read its context is built from", async () => {
+    const one = await journalReads([text("done")]);
+    const four = await journalReads([calls(["echo", '{"text":"1"}']), calls(["echo", '{"text":"2"}']), calls(["echo", '{"text":"3"}']), text("done")]);
+    expect(four - one).toBe(3);
+  });
+});
