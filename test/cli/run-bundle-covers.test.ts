@@ -13,8 +13,8 @@ describe("coversToWrite", () => {
     expect(coversToWrite(accepted, new Set(["ACTION_RESULT"]), 1_297_850)).toEqual(["ACTION_RESULT", "ENGINE_END", "THOUGHT"]);
   });
 
-  it("leaves the cache as it is when V8's data shrank: the collector dropped functions it held (a long run's start-up)", () => {
-    // Measured: a 1,000-turn run whose window moved (CONTEXT_WINDOW) made 0.88 MB of a 1.34 MB cache.
+  it("leaves the cache as it is when V8's data shrank: the collector dropped functions it held (start-up's)", () => {
+    // Measured: the bench's continue of a 100 MB journal, whose window had moved (CONTEXT_WINDOW), made 0.88 MB of a 1.34 MB cache.
     expect(coversToWrite({ covers: ["ACTION_RESULT", "THOUGHT"], bytes: 1_344_631 }, new Set(["CONTEXT_WINDOW"]), 883_752)).toBeNull();
   });
 });
