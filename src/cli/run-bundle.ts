@@ -14,7 +14,7 @@
 // accepted from the cache are in what it writes, unless V8's collector dropped the bytecode of those
 // left unused for a while: a `continue` of a 100 MB journal, whose read runs the collector often,
 // made 0.88 MB of a 1.34 MB cache. A cache is not written smaller than it was (coversToWrite).
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { accessSync, constants, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire, isBuiltin } from "node:module";
 import path from "node:path";
 import { Script } from "node:vm";
@@ -88,6 +88,8 @@ function evaluate(bundlePath: string, source: string, warmsCache: boolean): { ex
     // At exit the script has compiled every function this command used; those are what the next start needs.
     process.once("exit", () => {
       if (accepted !== null && [...ranCode].every((name) => accepted.covers.includes(name))) return;
+      // A read-only install runs without a cache: V8's data (~1.3 MB) is not made at every exit for nothing.
+      if (!cacheFolderWritable(cacheFile)) return;
       const data = cacheData(script);
       const covers = data === null ? null : coversToWrite(accepted, ranCode, data.length);
       if (data !== null && covers !== null) writeCache(cacheFile, data, covers);
@@ -154,6 +156,18 @@ export function coversToWrite(accepted: AcceptedCache | null, ran: ReadonlySet<s
   return [...new Set([...accepted.covers, ...ran])].sort();
 }
 
+/** Whether the cache's folder is there (or could be made) and this process may write in it. */
+function cacheFolderWritable(file: string): boolean {
+  const folder = path.dirname(file);
+  try {
+    mkdirSync(folder, { recursive: true });
+    accessSync(folder, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The V8 data of every function `script` has compiled, made under V8's default flags; null when V8 cannot make it. */
 function cacheData(script: Script): Buffer | null {
   try {
@@ -195,7 +209,6 @@ const HEADER_BYTES = CRC_BYTES + 4;
 function writeCache(file: string, data: Buffer, covers: readonly string[]): void {
   const temporary = `${file}.${process.pid}.tmp`;
   try {
-    mkdirSync(path.dirname(file), { recursive: true });
     const list = Buffer.from(covers.join("\n"));
     const header = Buffer.alloc(HEADER_BYTES);
     header.writeUInt32LE(list.length, CRC_BYTES);

@@ -20,13 +20,13 @@ beforeEach(() => {
 });
 
 let runs = 0;
-async function replayHello(args: string[] = []): Promise<{ exitCode: number; stdout: string; stderr: string }> {
+async function replayHello(args: string[] = [], env: Record<string, string> = {}): Promise<{ exitCode: number; stdout: string; stderr: string }> {
   runs += 1;
   const workDir = join(root, `ws-${runs}`);
   const result = await execa(
     process.execPath,
     [join(install, "bin/delta.js"), "run", "--agent", HELLO, "-w", workDir, "--replay", join(HELLO, "recording.jsonl"), "-m", "Write a greeting to hello.txt and show it", "--format", "json", ...args],
-    { env: NO_MODEL_KEYS, reject: false, timeout: 30_000 },
+    { env: { ...NO_MODEL_KEYS, ...env }, reject: false, timeout: 30_000 },
   );
   return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
 }
@@ -118,13 +118,18 @@ describe("code cache", () => {
     expect(cacheFiles()).toContain(`delta-${"f".repeat(16)}-${process.version}-${process.arch}.v8`);
   });
 
-  it("an unwritable cache location costs only the cache: the run completes, nothing is left behind", async () => {
+  it("an unwritable cache location costs only the cache: the run completes, nothing is left behind, no cache data is made for nothing", async () => {
     writeFileSync(cacheDir, "not a directory");
-    const result = await replayHello();
+    // A read-only install starts every run without a cache: making V8's data at each exit (~1.3 MB) would be wasted.
+    const made = join(root, "cache-data-made.txt");
+    rmSync(made, { force: true });
+    const preload = join(import.meta.dirname, "../support/count-cache-data.cjs");
+    const result = await replayHello([], { NODE_OPTIONS: `--require ${preload}`, DELTA_TEST_CACHE_DATA_OUT: made });
     expect(result.exitCode).toBe(0);
     expect(result.stderr).not.toMatch(CRASH_TRACE);
     expect(readFileSync(cacheDir, "utf8")).toBe("not a directory");
     expect(readdirSync(join(install, "dist")).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+    expect(existsSync(made)).toBe(false);
   });
 });
 
