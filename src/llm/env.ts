@@ -2,7 +2,7 @@
 import { existsSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { FileRefusedError, UntrustedEndpointError, errorMessage } from "../errors.js";
-import { isMissingFile, readFolderFile } from "../safe-open.js";
+import { readFolderFileIfThere } from "../safe-open.js";
 import { urlCredentials, withoutUrlCredentials } from "../secrets.js";
 import { parseDotenv } from "./dotenv.js";
 
@@ -163,15 +163,16 @@ const MAX_ENV_FILE_BYTES = 1 << 20;
  * bounded. One that cannot be read or is refused is skipped with a warning naming it and why.
  */
 function readEnvFile(file: string, warn: (message: string) => void): Record<string, string> | undefined {
-  let text: string;
+  let bytes: Buffer | null;
   try {
-    text = readFolderFile({ path: file, folder: dirname(file), maxBytes: MAX_ENV_FILE_BYTES, what: "a .env file" }).toString("utf8");
+    bytes = readFolderFileIfThere({ path: file, folder: dirname(file), maxBytes: MAX_ENV_FILE_BYTES, what: "a .env file" });
   } catch (err) {
-    if (isMissingFile(err) || isShownEmpty(file)) return undefined;
+    if (isShownEmpty(file)) return undefined;
     warn(`${err instanceof FileRefusedError ? err.message : `${file}: cannot be read (${errorMessage(err)})`}; skipped`);
     return undefined;
   }
-  return parseDotenv(text, ({ line, message }) => warn(`${file}:${line}: ${message}; line skipped`));
+  if (bytes === null) return undefined;
+  return parseDotenv(bytes.toString("utf8"), ({ line, message }) => warn(`${file}:${line}: ${message}; line skipped`));
 }
 
 /** True for a .env a box shows empty (/dev/null bound over it): an engine run by a boxed tool finds its .env files so. */

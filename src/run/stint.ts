@@ -70,9 +70,9 @@ export async function runStint(options: StintOptions): Promise<RunOutcome> {
   const marks = files.landmarks();
   const live = await openLiveTrace({ first: marks.first, path: files.paths.journal }, options.started ? 1 : (options.traceFromSeq ?? marks.count + 1), secrets, progress);
   if (live) files.subscribe((event) => live.push(event));
-  // What this run's code paths are, for the launcher's code cache (nothing from sources).
-  const ranCodePath = launcherHelper()?.ranCodePath;
-  if (ranCodePath) files.subscribe(codePathReporter(ranCodePath));
+  // The launcher (none from sources): what this run's code paths are, for its code cache, and its hold on V8's optimizing compiler.
+  const launcher = launcherHelper();
+  if (launcher) files.subscribe(codePathReporter(launcher.ranCodePath));
   let runTrace: ReturnType<typeof journalTraceOf> = null;
   // A run taken over meanwhile stops what it is doing (a tool, a model call) as an interrupt would.
   const signal = AbortSignal.any([drive.signal, hold.lost]);
@@ -140,8 +140,8 @@ export async function runStint(options: StintOptions): Promise<RunOutcome> {
     if (!options.started) ports.journal.append(engineStartEvent(options, setup, drive, false));
     await options.opening?.(ports);
     files.journal.sync();
-    // V8's optimizing compiler off while the loop runs (cli/runtime-flags.ts says why); nothing to hold from sources.
-    const releaseCompiler = launcherHelper()?.holdOptimizingCompiler() ?? (() => {});
+    // V8's optimizing compiler off while the loop runs (cli/runtime-flags.ts says why).
+    const releaseCompiler = launcher?.holdOptimizingCompiler() ?? (() => {});
     try {
       end = await runLoop(ports, drive.maxIterations);
     } finally {
