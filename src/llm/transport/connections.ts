@@ -10,6 +10,12 @@ const POOL = { keepAlive: true, scheduling: "lifo", timeout: 5000 } as const;
 type Agentish = NonNullable<RequestOptions["agent"]>;
 const agents = new Map<string, Agentish>();
 
+// Loaded once, on first use: each `import()` of a built-in wraps its exports in a new namespace object, per request otherwise.
+let httpModule: Promise<typeof import("node:http")> | undefined;
+let httpsModule: Promise<typeof import("node:https")> | undefined;
+const nodeHttp = (): Promise<typeof import("node:http")> => (httpModule ??= import("node:http"));
+const nodeHttps = (): Promise<typeof import("node:https")> => (httpsModule ??= import("node:https"));
+
 /** Opens a request to `url` on a pooled connection; node:https and TLS load only with the first HTTPS request. */
 export async function openRequest(url: URL, options: RequestOptions, env: ProxyEnv): Promise<{ req: ClientRequest; proxy: URL | null }> {
   const proxy = proxyFor(url, env);
@@ -22,11 +28,11 @@ export async function openRequest(url: URL, options: RequestOptions, env: ProxyE
   }
   if (url.protocol === "http:") {
     const agent = await pooled("direct http:", () => plainAgent(url));
-    const { request } = await import("node:http");
+    const { request } = await nodeHttp();
     return { req: request(url, { ...options, agent }), proxy };
   }
   const agent = await pooled(proxy ? `tunnel ${proxy.href}` : "direct https:", () => tlsAgent(proxy));
-  const { request } = await import("node:https");
+  const { request } = await nodeHttps();
   return { req: request(url, { ...options, agent }), proxy };
 }
 
@@ -41,7 +47,7 @@ async function pooled(key: string, make: () => Promise<Agentish>): Promise<Agent
 
 async function plainAgent(server: URL): Promise<Agentish> {
   if (server.protocol === "https:") return tlsAgent(null);
-  const { Agent } = await import("node:http");
+  const { Agent } = await nodeHttp();
   return new Agent(POOL);
 }
 
@@ -52,10 +58,10 @@ async function tlsAgent(proxy: URL | null): Promise<Agentish> {
     const { TunnelAgent } = await import("./proxy-tunnel.js");
     return new TunnelAgent(proxy, options);
   }
-  const { Agent } = await import("node:https");
+  const { Agent } = await nodeHttps();
   return new Agent(options);
 }
 
 async function requestFunction(protocol: string): Promise<typeof import("node:http").request> {
-  return protocol === "https:" ? (await import("node:https")).request : (await import("node:http")).request;
+  return protocol === "https:" ? (await nodeHttps()).request : (await nodeHttp()).request;
 }

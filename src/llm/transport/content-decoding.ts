@@ -37,8 +37,11 @@ async function* decodeOne(chunks: AsyncIterable<Buffer>, coding: string): AsyncI
   }
 }
 
+// Loaded once: each `import()` of a built-in wraps its exports in a new namespace object.
+let zlibModule: Promise<typeof import("node:zlib")> | undefined;
+
 async function decoderFor(coding: string, head: Buffer): Promise<Transform> {
-  const zlib = await import("node:zlib");
+  const zlib = await (zlibModule ??= import("node:zlib"));
   switch (coding) {
     case "gzip":
     case "x-gzip":
