@@ -1,6 +1,6 @@
-// Reads one context file once through the one safe open (no link out of its folder, no FIFO, bounded), applying the source's on_missing rule.
+// Reads one context file through the one safe open (no link out of its folder, no FIFO, bounded), applying the source's on_missing rule.
 import { ConfigError, EngineError, FileRefusedError, errorMessage } from "../errors.js";
-import { readFolderFileIfThere } from "../safe-open.js";
+import { folderFileRereader } from "../safe-open.js";
 
 /** A context file larger than this is refused: more than any model's window holds, and a planted /dev/zero or huge file must not grow the engine. */
 const MAX_CONTEXT_FILE_BYTES = 8 << 20;
@@ -20,13 +20,16 @@ export interface SourceFile {
   hidden?: readonly string[];
 }
 
+// The context's files are read every iteration: a file found again untouched at its name is not resolved again.
+const readContextFile = folderFileRereader();
+
 /** The file's text, or null when it is missing and may be skipped; an empty file is "". */
 export async function readSourceFile(source: SourceFile): Promise<string | null> {
   let bytes: Buffer | null;
   try {
     // Read whole every iteration: the file may change between iterations and that is the point.
     // Synchronous: context files are small (and bounded) and nothing else runs while the context is built.
-    bytes = readFolderFileIfThere({ path: source.path, folder: source.folder, maxBytes: MAX_CONTEXT_FILE_BYTES, what: "a context file", hidden: source.hidden ?? [] });
+    bytes = readContextFile({ path: source.path, folder: source.folder, maxBytes: MAX_CONTEXT_FILE_BYTES, what: "a context file", hidden: source.hidden ?? [] });
   } catch (err) {
     if (err instanceof FileRefusedError) throw new FileRefusedError(`context.yaml source ${source.label}: ${err.message}`, { cause: err, problem: err.problem });
     throw new EngineError(`context.yaml source ${source.label}: cannot read ${source.path}: ${errorMessage(err)}`, { cause: err });
