@@ -64,9 +64,21 @@ export async function readBlocks(config: ContextConfig, env: SourcesEnv, firstIt
     }
     const isSystemPrompt = first && source.type === "file";
     first = false;
-    blocks.push({ index, source, message: { role: "system", content: isSystemPrompt ? content : `# Context Block: ${blockName(source)}\n\n${content}` }, where });
+    blocks.push({ index, source, message: systemMessage(source, isSystemPrompt ? content : `# Context Block: ${blockName(source)}\n\n${content}`), where });
   }
   return blocks;
+}
+
+// A source whose block reads as it did last time gives the same message object: what is keyed by a message (its size,
+// its request part) is then worked out once, not once per iteration.
+const lastMessages = new WeakMap<BlockSource, ChatMessage>();
+
+function systemMessage(source: BlockSource, content: string): ChatMessage {
+  const last = lastMessages.get(source);
+  if (last?.content === content) return last;
+  const message: ChatMessage = { role: "system", content };
+  lastMessages.set(source, message);
+  return message;
 }
 
 /** How a `file` source is read: its label for messages, the field to fix, its expanded path and on_missing rule. */
