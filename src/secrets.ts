@@ -137,7 +137,20 @@ function splitWords(key: string): string[] {
 }
 
 /** The secrets worth replacing, longest first so a secret that contains another is replaced whole. */
-export function usableSecrets(secrets: readonly string[]): string[] {
+export function usableSecrets(secrets: readonly string[]): readonly string[] {
+  // A run's secrets are a frozen list (runSecrets), redacted with many times a turn: sorted once. Any other list is sorted each time.
+  if (!Object.isFrozen(secrets)) return sortedUsable(secrets);
+  let usable = usableOfFrozen.get(secrets);
+  if (usable === undefined) {
+    usable = Object.freeze(sortedUsable(secrets));
+    usableOfFrozen.set(secrets, usable);
+  }
+  return usable;
+}
+
+const usableOfFrozen = new WeakMap<readonly string[], readonly string[]>();
+
+function sortedUsable(secrets: readonly string[]): string[] {
   return [...new Set(secrets.filter((secret) => secret.length >= MIN_SECRET_LENGTH))].sort((a, b) => b.length - a.length);
 }
 

@@ -1,7 +1,7 @@
 // Redaction: a known secret never survives, credential-named fields are hidden, token counters are kept.
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { MIN_SECRET_LENGTH, REDACTED, isSensitiveKey, redactSecrets, redactText, redactedJson } from "../src/secrets.js";
+import { MIN_SECRET_LENGTH, REDACTED, isSensitiveKey, redactSecrets, redactText, redactedJson, runSecrets, usableSecrets } from "../src/secrets.js";
 
 const KEY = "sk-live-abcdef123456";
 
@@ -95,5 +95,18 @@ describe("redactedJson", () => {
     expect(text).not.toContain(KEY);
     expect(text).not.toContain("hunter22");
     expect(JSON.parse(text)).toMatchObject({ params: { password: REDACTED, max_tokens: 10 } });
+  });
+});
+
+describe("usableSecrets", () => {
+  it("sorts a run's frozen secrets once, and any other list again at every call, so a secret added to it is never missed", () => {
+    const frozen = runSecrets(["short", KEY, `${KEY}-longer`]);
+    expect(usableSecrets(frozen)).toEqual([`${KEY}-longer`, KEY]);
+    expect(usableSecrets(frozen)).toBe(usableSecrets(frozen));
+    expect(Object.isFrozen(usableSecrets(frozen))).toBe(true);
+    const growing = [KEY];
+    expect(redactText(`a ${KEY} b sk-added-later-0000`, growing)).toBe(`a ${REDACTED} b sk-added-later-0000`);
+    growing.push("sk-added-later-0000");
+    expect(redactText(`a ${KEY} b sk-added-later-0000`, growing)).toBe(`a ${REDACTED} b ${REDACTED}`);
   });
 });
