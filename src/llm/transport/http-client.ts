@@ -1,5 +1,6 @@
 // One HTTP exchange over node:http/node:https, lighter than Node 20's global fetch: pooled keep-alive connections, proxies from the environment, any Content-Encoding undone.
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
+import { coalescePieces } from "./coalesce.js";
 import { openRequest } from "./connections.js";
 import { ACCEPT_ENCODING, decodeChunks } from "./content-decoding.js";
 import type { ProxyEnv } from "./proxy-env.js";
@@ -61,7 +62,7 @@ export async function sendHttp(url: URL, request: HttpRequest): Promise<HttpExch
       return;
     }
     req.cork();
-    for (const piece of body) req.write(piece);
+    for (const piece of coalescePieces(body)) req.write(piece);
     req.uncork();
     req.end();
   });
