@@ -1,4 +1,4 @@
-// Rebuilds the model's conversation from journal events: a pure function, linear in the events.
+// Rebuilds the model's conversation from journal events: one pass over them, each settled iteration's messages made once per process.
 import type { EventOf, JournalEvent } from "../journal/events.js";
 import { MADE_BY, replyEnding, type AssistantMessage, type ChatMessage } from "../conversation.js";
 
@@ -23,7 +23,7 @@ export interface JournalConversation {
 /** A user message, or one iteration: a THOUGHT with the results of its calls, never split. */
 export type JournalSegment =
   | { kind: "user"; entry: JournalEntry }
-  | { kind: "iteration"; iteration: number; entries: JournalEntry[] };
+  | { kind: "iteration"; iteration: number; entries: readonly JournalEntry[] };
 
 /**
  * USER_MESSAGE → user message; THOUGHT → assistant message, each of its tool calls answered at
@@ -49,13 +49,15 @@ export type JournalSegment =
  */
 export function journalConversation(events: readonly JournalEvent[], firstIteration = 1): JournalConversation {
   const conversation: JournalConversation = { messages: [], renderedFrom: [] };
-  const push = (message: ChatMessage, source: JournalEvent | null): void => {
-    conversation.messages.push(message);
-    conversation.renderedFrom.push(source);
+  const push = (entry: JournalEntry): void => {
+    conversation.messages.push(entry.message);
+    conversation.renderedFrom.push(entry.source);
   };
   walkJournal(events, firstIteration, {
-    user: (entry) => push(entry.message, entry.source),
-    iteration: (_iteration, thought, results) => pushThought(thought, results, push),
+    user: push,
+    iteration: (_iteration, entries) => {
+      for (const entry of entries) push(entry);
+    },
   });
   return conversation;
 }
@@ -65,40 +67,35 @@ export function journalSegments(events: readonly JournalEvent[], firstIteration 
   const segments: JournalSegment[] = [];
   walkJournal(events, firstIteration, {
     user: (entry) => segments.push({ kind: "user", entry }),
-    iteration: (iteration, thought, results) => {
-      const entries: JournalEntry[] = [];
-      pushThought(thought, results, (message, source) => entries.push({ message, source }));
-      segments.push({ kind: "iteration", iteration, entries });
-    },
+    iteration: (iteration, entries) => segments.push({ kind: "iteration", iteration, entries }),
   });
   return segments;
 }
 
 interface JournalVisitor {
   user(entry: JournalEntry): void;
-  iteration(iteration: number, thought: Thought, results: Map<string, ActionResult[]>): void;
+  /** `entries`: the iteration's messages, shared between calls once settled; never changed by a visitor. */
+  iteration(iteration: number, entries: readonly JournalEntry[]): void;
 }
 
 function walkJournal(events: readonly JournalEvent[], firstIteration: number, visit: JournalVisitor): void {
-  const resultsAfter = resultsByThought(events, firstIteration);
-  let thoughtIndex = -1;
   let lastIteration = 0;
-  for (const event of events) {
+  for (let index = 0; index < events.length; index += 1) {
+    const event = events[index]!;
     if (event.type === "USER_MESSAGE") {
       // The engine's re-ask is about the answer before it: it goes when that answer leaves the window.
       if (event.source === "engine" && lastIteration < firstIteration) continue;
       const message = renderedOnce(event, () => ({ role: "user", content: event.content }));
       visit.user({ message, source: event });
     } else if (event.type === "THOUGHT") {
-      thoughtIndex += 1;
       lastIteration = event.iteration;
       if (event.iteration < firstIteration) continue;
-      visit.iteration(event.iteration, event, resultsAfter[thoughtIndex] ?? new Map());
+      visit.iteration(event.iteration, thoughtEntries(events, index));
     }
   }
 }
 
-/** The messages of segments, in order, with the event each renders. */
+/** The segments' messages, in order, with the event each renders. */
 export function segmentConversation(segments: readonly JournalSegment[]): JournalConversation {
   const conversation: JournalConversation = { messages: [], renderedFrom: [] };
   const push = (entry: JournalEntry): void => {
@@ -112,24 +109,34 @@ export function segmentConversation(segments: readonly JournalSegment[]): Journa
   return conversation;
 }
 
-/**
- * One entry per THOUGHT, in order: action_id → the results journaled before the next THOUGHT.
- * THOUGHTs before the window get none, so a long run's window costs maps for the window only.
- */
-function resultsByThought(events: readonly JournalEvent[], firstIteration: number): (Map<string, ActionResult[]> | undefined)[] {
-  const groups: (Map<string, ActionResult[]> | undefined)[] = [];
-  let current: Map<string, ActionResult[]> | undefined;
-  for (const event of events) {
-    if (event.type === "THOUGHT") {
-      current = event.iteration >= firstIteration ? new Map() : undefined;
-      groups.push(current);
-    } else if (event.type === "ACTION_RESULT" && current !== undefined) {
-      const sameId = current.get(event.action_id);
-      if (sameId) sameId.push(event);
-      else current.set(event.action_id, [event]);
-    }
+// A THOUGHT's messages once a later THOUGHT follows it: its results are the ones journaled before that THOUGHT, so they
+// can no longer change, and each iteration's build reuses them rather than matching the whole journal's results again.
+const settledEntries = new WeakMap<Thought, readonly JournalEntry[]>();
+
+/** The messages of the THOUGHT at `events[index]`: its reply, then the result of each of its calls. */
+function thoughtEntries(events: readonly JournalEvent[], index: number): readonly JournalEntry[] {
+  const thought = events[index] as Thought;
+  const settled = settledEntries.get(thought);
+  if (settled !== undefined) return settled;
+  const { results, settles } = resultsAfter(events, index);
+  const entries: JournalEntry[] = [];
+  pushThought(thought, results, (message, source) => entries.push({ message, source }));
+  if (settles) settledEntries.set(thought, entries);
+  return entries;
+}
+
+/** action_id → the results journaled after the THOUGHT at `index` and before the next THOUGHT; `settles` when a next THOUGHT was found. */
+function resultsAfter(events: readonly JournalEvent[], index: number): { results: Map<string, ActionResult[]>; settles: boolean } {
+  const results = new Map<string, ActionResult[]>();
+  for (let at = index + 1; at < events.length; at += 1) {
+    const event = events[at]!;
+    if (event.type === "THOUGHT") return { results, settles: true };
+    if (event.type !== "ACTION_RESULT") continue;
+    const sameId = results.get(event.action_id);
+    if (sameId) sameId.push(event);
+    else results.set(event.action_id, [event]);
   }
-  return groups;
+  return { results, settles: false };
 }
 
 /** A THOUGHT's messages, each with the event it renders: its reply, then the result of each call. */

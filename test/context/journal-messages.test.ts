@@ -186,3 +186,40 @@ describe("journalToMessages", () => {
     expect(messages[1]).toMatchObject({ role: "assistant", tool_calls: [{ id: `c${first}` }] });
   });
 });
+
+describe("journalConversation across iterations", () => {
+  /** A journal as a run grows it, with the cases that pair results: several calls, results out of order, a missing one, an id reused, a user message among results, a cut reply. */
+  function grownJournal(seed: number): JournalEvent[] {
+    let state = seed;
+    const next = (n: number): number => {
+      state = (state * 1103515245 + 12345) % 2 ** 31;
+      return state % n;
+    };
+    const makers: Array<(seq: number) => JournalEvent> = [user("go")];
+    for (let iteration = 1; iteration <= 12; iteration += 1) {
+      const calls = Array.from({ length: next(4) }, (_, index) => call(next(5) === 0 ? "reused" : `c${iteration}-${index}`));
+      const cut = next(6) === 0;
+      makers.push(cut ? (seq) => ({ ...thought(iteration, "cut", calls)(seq), finish_reason: "length" }) as JournalEvent : thought(iteration, `t${iteration}`, calls));
+      const order = calls.map((_, index) => index).sort(() => next(3) - 1);
+      for (const index of order) {
+        if (next(5) === 0) continue;
+        makers.push(result(iteration, calls[index]!.id, `out ${iteration}.${index}`));
+        if (next(7) === 0) makers.push(user(`note ${iteration}`));
+      }
+    }
+    return journal(...makers);
+  }
+
+  it("builds every prefix of a growing journal as a fresh build of it does, however many builds came before", () => {
+    for (let seed = 1; seed <= 40; seed += 1) {
+      const events = grownJournal(seed);
+      for (let length = 1; length <= events.length; length += 1) {
+        const first = 1 + (length % 3);
+        const grown = journalConversation(events.slice(0, length), first);
+        const fresh = journalConversation(structuredClone(events.slice(0, length)), first);
+        expect(grown.messages).toEqual(fresh.messages);
+        expect(grown.renderedFrom.map((event) => event?.seq ?? null)).toEqual(fresh.renderedFrom.map((event) => event?.seq ?? null));
+      }
+    }
+  });
+});
