@@ -72,7 +72,9 @@ export function openRequestParts(paths: RunPaths, secrets: readonly string[]): R
   // Messages rendered from the same journal event are the same object every iteration: hashed once.
   const numbered = new WeakMap<object, number>();
   // The previous request's messages and their part numbers, by position: what a growing message may extend.
-  let previous: { message: ChatMessage; n: number }[] = [];
+  let previous: { messages: readonly ChatMessage[]; numbers: readonly number[] } = { messages: [], numbers: [] };
+  const previousAt = (position: number): { message: ChatMessage; n: number } | undefined =>
+    position < previous.messages.length ? { message: previous.messages[position]!, n: previous.numbers[position]! } : undefined;
   let next = 1;
 
   // This process holds the run: a line torn by an earlier crash is cut off before anything is appended.
@@ -103,7 +105,7 @@ export function openRequestParts(paths: RunPaths, secrets: readonly string[]): R
     const n = next;
     next += 1;
     known.set(sha256, n);
-    const pointer = kind === "message" ? contentPointer(value as ChatMessage, text, { event: source, base: previous[position] }, secrets) : null;
+    const pointer = kind === "message" ? contentPointer(value as ChatMessage, text, { event: source, base: previousAt(position) }, secrets) : null;
     lines.push(pointer ? `{"n":${n},"sha256":"${sha256}","message":${pointer.skeleton},"content_from":${JSON.stringify(pointer.from)}}\n` : `{"n":${n},"sha256":"${sha256}","${kind}":${text}}\n`);
     return n;
   };
@@ -115,7 +117,7 @@ export function openRequestParts(paths: RunPaths, secrets: readonly string[]): R
       // Tools first: in a conversation that only grows, the messages then stay one run of numbers.
       const tools = partNumber("tools", request.tools, lines);
       const numbers = request.messages.map((message, position) => partNumber("message", message, lines, position, renderedFrom?.[position] ?? null));
-      previous = request.messages.map((message, position) => ({ message, n: numbers[position]! }));
+      previous = { messages: request.messages, numbers };
       if (lines.length > 0) parts.append(Buffer.from(lines.join("")));
       return { model: request.model, messages: toRanges(numbers), tools, params: request.params, ...(request.output_format ? { output_format: request.output_format } : {}) };
     },
