@@ -46,21 +46,56 @@ export type JournalSegment =
  * the run FAILED, and continuing asks the model again rather than showing it a broken answer.
  *
  * All other event types produce no messages.
+ *
+ * `events` may be an array built before that has since only grown at its end (the reader keeps one such array,
+ * shown-journal.ts): the build then starts from what the last one settled. An array changed any other way must be a new one.
  */
 export function journalConversation(events: readonly JournalEvent[], firstIteration = 1): JournalConversation {
-  const conversation: JournalConversation = { messages: [], renderedFrom: [] };
+  const known = builtPrefixes.get(events);
+  const from = known !== undefined && known.first === firstIteration && known.upTo <= events.length ? known : null;
+  // The prefix's arrays become this build's: the walk starts at a THOUGHT, so a new prefix replaces them before the return.
+  const conversation: JournalConversation = { messages: from?.messages ?? [], renderedFrom: from?.renderedFrom ?? [] };
   const push = (entry: JournalEntry): void => {
     conversation.messages.push(entry.message);
     conversation.renderedFrom.push(entry.source);
   };
-  walkJournal(events, firstIteration, {
-    user: push,
-    iteration: (_iteration, entries) => {
-      for (const entry of entries) push(entry);
+  // The last THOUGHT the walk met: what the conversation held then is final.
+  const settled = { upTo: -1, length: 0, lastIteration: 0 };
+  walkJournal(
+    events,
+    firstIteration,
+    {
+      user: push,
+      iteration: (_iteration, entries) => {
+        for (const entry of entries) push(entry);
+      },
+      thoughtAt: (index, lastIteration) => {
+        settled.upTo = index;
+        settled.length = conversation.messages.length;
+        settled.lastIteration = lastIteration;
+      },
     },
-  });
+    from ?? undefined,
+  );
+  if (settled.upTo >= 0) {
+    const { upTo, length, lastIteration } = settled;
+    builtPrefixes.set(events, { first: firstIteration, upTo, lastIteration, messages: conversation.messages.slice(0, length), renderedFrom: conversation.renderedFrom.slice(0, length) });
+  }
   return conversation;
 }
+
+/** Where a walk of a growing events array can start again: the conversation of events[0, upTo), final since a THOUGHT stands at upTo, and the walk's state there. */
+interface BuiltPrefix {
+  first: number;
+  upTo: number;
+  lastIteration: number;
+  messages: ChatMessage[];
+  renderedFrom: (JournalEvent | null)[];
+}
+
+// A run's shown events are one array that only grows while its window stays (shown-journal.ts): each build walks only
+// what came after the last THOUGHT the previous build saw, and copies what came before.
+const builtPrefixes = new WeakMap<readonly JournalEvent[], BuiltPrefix>();
 
 /** The conversation as segments in journal order; iterations before `firstIteration` are not built at all. */
 export function journalSegments(events: readonly JournalEvent[], firstIteration = 1): JournalSegment[] {
@@ -76,11 +111,14 @@ interface JournalVisitor {
   user(entry: JournalEntry): void;
   /** `entries`: the iteration's messages, shared between calls once settled; never changed by a visitor. */
   iteration(iteration: number, entries: readonly JournalEntry[]): void;
+  /** Told at each THOUGHT, before it is visited: what came before it is final. */
+  thoughtAt?(index: number, lastIteration: number): void;
 }
 
-function walkJournal(events: readonly JournalEvent[], firstIteration: number, visit: JournalVisitor): void {
-  let lastIteration = 0;
-  for (let index = 0; index < events.length; index += 1) {
+/** Visits events[from.upTo…] (all of them without `from`), `from.lastIteration` the last THOUGHT's iteration before. */
+function walkJournal(events: readonly JournalEvent[], firstIteration: number, visit: JournalVisitor, from?: { upTo: number; lastIteration: number }): void {
+  let lastIteration = from?.lastIteration ?? 0;
+  for (let index = from?.upTo ?? 0; index < events.length; index += 1) {
     const event = events[index]!;
     if (event.type === "USER_MESSAGE") {
       // The engine's re-ask is about the answer before it: it goes when that answer leaves the window.
@@ -88,6 +126,7 @@ function walkJournal(events: readonly JournalEvent[], firstIteration: number, vi
       const message = renderedOnce(event, () => ({ role: "user", content: event.content }));
       visit.user({ message, source: event });
     } else if (event.type === "THOUGHT") {
+      visit.thoughtAt?.(index, lastIteration);
       lastIteration = event.iteration;
       if (event.iteration < firstIteration) continue;
       visit.iteration(event.iteration, thoughtEntries(events, index));
@@ -117,12 +156,18 @@ const settledEntries = new WeakMap<Thought, readonly JournalEntry[]>();
 function thoughtEntries(events: readonly JournalEvent[], index: number): readonly JournalEntry[] {
   const thought = events[index] as Thought;
   const settled = settledEntries.get(thought);
-  if (settled !== undefined) return settled;
+  // Settled where a THOUGHT follows it in these events too: an earlier part of the journal may end before its results.
+  if (settled !== undefined && thoughtFollows(events, index)) return settled;
   const { results, settles } = resultsAfter(events, index);
   const entries: JournalEntry[] = [];
   pushThought(thought, results, (message, source) => entries.push({ message, source }));
   if (settles) settledEntries.set(thought, entries);
   return entries;
+}
+
+function thoughtFollows(events: readonly JournalEvent[], index: number): boolean {
+  for (let at = index + 1; at < events.length; at += 1) if (events[at]!.type === "THOUGHT") return true;
+  return false;
 }
 
 /** action_id → the results journaled after the THOUGHT at `index` and before the next THOUGHT; `settles` when a next THOUGHT was found. */

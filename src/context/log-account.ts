@@ -44,39 +44,44 @@ export function logAccount(log: (line: string) => void, config: ContextConfig, b
 /**
  * Characters of the conversation from `first` on (user messages, replies and their calls, results), each message with
  * its overhead: near enough its bytes for the log's estimate when nothing else measures the conversation. `events` are
- * those a request can still show (journal/shown-journal.ts), so this costs a pass over the window, not the run.
+ * those a request can still show (journal/shown-journal.ts), so this costs a pass over the window, not the run; and the
+ * reader keeps them in one array that only grows, so each build sums only what was added since the last.
  */
 export function conversationChars(events: readonly JournalEvent[], first: number): number {
-  let chars = 0;
-  for (const event of events) {
-    switch (event.type) {
-      case "USER_MESSAGE":
-        chars += event.content.length + MESSAGE_OVERHEAD_TOKENS;
-        break;
-      case "THOUGHT":
-        if (event.iteration >= first) chars += (event.content?.length ?? 0) + event.tool_calls.reduce((sum, call) => sum + call.arguments.length, 0) + MESSAGE_OVERHEAD_TOKENS;
-        break;
-      case "ACTION_RESULT":
-        if (event.iteration >= first) chars += event.observation_content.length + MESSAGE_OVERHEAD_TOKENS;
-        break;
-      case "ENGINE_START":
-      case "LLM_ATTEMPT_FAILED":
-      case "ACTION_REQUEST":
-      case "HUMAN_INPUT_REQUEST":
-      case "HUMAN_INPUT_RECEIVED":
-      case "ERROR":
-      case "CONTEXT_WINDOW":
-      case "HOOK_RESULT":
-      case "REPLAY_DIVERGED":
-      case "MODEL_QUEUED":
-      case "MODEL_SUBMITTED":
-      case "ENGINE_END":
-        break;
-      default: {
-        const unknown: never = event;
-        throw new Error(`conversation characters: unhandled event ${JSON.stringify(unknown)}`);
-      }
+  const known = summedChars.get(events);
+  const from = known !== undefined && known.first === first && known.upTo <= events.length ? known : { first, upTo: 0, chars: 0 };
+  let chars = from.chars;
+  for (let index = from.upTo; index < events.length; index += 1) chars += eventChars(events[index]!, first);
+  summedChars.set(events, { first, upTo: events.length, chars });
+  return chars;
+}
+
+const summedChars = new WeakMap<readonly JournalEvent[], { first: number; upTo: number; chars: number }>();
+
+function eventChars(event: JournalEvent, first: number): number {
+  switch (event.type) {
+    case "USER_MESSAGE":
+      return event.content.length + MESSAGE_OVERHEAD_TOKENS;
+    case "THOUGHT":
+      return event.iteration >= first ? (event.content?.length ?? 0) + event.tool_calls.reduce((sum, call) => sum + call.arguments.length, 0) + MESSAGE_OVERHEAD_TOKENS : 0;
+    case "ACTION_RESULT":
+      return event.iteration >= first ? event.observation_content.length + MESSAGE_OVERHEAD_TOKENS : 0;
+    case "ENGINE_START":
+    case "LLM_ATTEMPT_FAILED":
+    case "ACTION_REQUEST":
+    case "HUMAN_INPUT_REQUEST":
+    case "HUMAN_INPUT_RECEIVED":
+    case "ERROR":
+    case "CONTEXT_WINDOW":
+    case "HOOK_RESULT":
+    case "REPLAY_DIVERGED":
+    case "MODEL_QUEUED":
+    case "MODEL_SUBMITTED":
+    case "ENGINE_END":
+      return 0;
+    default: {
+      const unknown: never = event;
+      throw new Error(`conversation characters: unhandled event ${JSON.stringify(unknown)}`);
     }
   }
-  return chars;
 }

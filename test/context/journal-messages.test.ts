@@ -213,12 +213,19 @@ describe("journalConversation across iterations", () => {
   it("builds every prefix of a growing journal as a fresh build of it does, however many builds came before", () => {
     for (let seed = 1; seed <= 40; seed += 1) {
       const events = grownJournal(seed);
-      for (let length = 1; length <= events.length; length += 1) {
-        const first = 1 + (length % 3);
-        const grown = journalConversation(events.slice(0, length), first);
-        const fresh = journalConversation(structuredClone(events.slice(0, length)), first);
-        expect(grown.messages).toEqual(fresh.messages);
-        expect(grown.renderedFrom.map((event) => event?.seq ?? null)).toEqual(fresh.renderedFrom.map((event) => event?.seq ?? null));
+      // The array a run's reader keeps and grows, built at every length: with one window, and with the window moving about.
+      for (const firstOf of [() => 1 + (seed % 3), (length: number) => 1 + (length % 3)]) {
+        const growing: JournalEvent[] = [];
+        for (const event of events) {
+          growing.push(event);
+          const first = firstOf(growing.length);
+          const grown = journalConversation(growing, first);
+          const fresh = journalConversation(structuredClone(growing), first);
+          expect(grown.messages).toEqual(fresh.messages);
+          expect(grown.renderedFrom.map((shown) => shown?.seq ?? null)).toEqual(fresh.renderedFrom.map((shown) => shown?.seq ?? null));
+          // What a build returns is its own: changing it changes no later build.
+          grown.messages.push({ role: "user", content: "changed by a caller" });
+        }
       }
     }
   });

@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { buildContext } from "../../src/context/build.js";
 import { contextBudget } from "../../src/context/budget.js";
+import { conversationChars } from "../../src/context/log-account.js";
 import { ContextConfigSchema } from "../../src/context/schema.js";
 import type { EventOf, JournalEvent } from "../../src/journal/events.js";
 import { describeWindowMove } from "../../src/journal/window-move.js";
@@ -37,5 +38,22 @@ describe("the log's account of a window move", () => {
     expect(logged).toEqual([`context: window moved: ${sentence}`]);
     expect(createEventFormatter(textStyle(false))(journaled).join("\n")).toContain(`window ${sentence}`);
     expect(eventDetails(journaled, null).text).toContain(`[7] ${sentence}`);
+  });
+});
+
+describe("conversationChars", () => {
+  it("sums a growing array's characters as a fresh count of it does, window by window", () => {
+    const events = journal(12);
+    for (const firstOf of [() => 1, (length: number) => 1 + Math.floor(length / 7)]) {
+      const growing: JournalEvent[] = [];
+      for (const event of events) {
+        growing.push(event);
+        const first = firstOf(growing.length);
+        expect(conversationChars(growing, first)).toBe(conversationChars([...growing], first));
+      }
+    }
+    // A count from the first iteration on: the task, twelve replies with their calls' arguments, twelve results.
+    expect(conversationChars(events, 1)).toBe(conversationChars([...events], 1));
+    expect(conversationChars(events, 13)).toBe("do the thing".length + 4);
   });
 });
