@@ -2,11 +2,16 @@
 //
 // Providers hand back the same element objects every iteration for what the journal already held
 // (journal-messages.ts renders each event once, the wire forms are cached by message), so a long
-// conversation's body costs the new messages' serialization, not the whole conversation's; and the
-// body goes out as those pieces, never copied into one string or buffer the size of the window.
+// conversation's body costs the new messages' serialization, not the whole conversation's. An array
+// that starts with the elements of the same key's array in the previous body reuses that array's
+// bytes and adds the new elements' to them: a few pieces a call, not a piece per element.
+import { coalescePieces } from "./transport/coalesce.js";
+
 const elementJson = new WeakMap<object, Buffer>();
 
 const COMMA = Buffer.from(",");
+const OPEN_BRACKET = Buffer.from("[");
+const CLOSE_BRACKET = Buffer.from("]");
 
 export function wireJson(body: unknown): Buffer[] {
   if (body === null || typeof body !== "object" || Array.isArray(body) || "toJSON" in body) return [Buffer.from(JSON.stringify(body) ?? "")];
@@ -20,19 +25,33 @@ export function wireJson(body: unknown): Buffer[] {
     pieces.push(Buffer.from(`${first ? "" : ","}${JSON.stringify(key)}:`));
     first = false;
     if (text !== null && text !== undefined) pieces.push(Buffer.from(text));
-    else pushArray(value as unknown[], pieces);
+    else pushArray(key, value as unknown[], pieces);
   }
   pieces.push(Buffer.from("}"));
   return pieces;
 }
 
-function pushArray(values: readonly unknown[], pieces: Buffer[]): void {
-  pieces.push(Buffer.from("["));
-  values.forEach((value, index) => {
-    if (index > 0) pieces.push(COMMA);
-    pieces.push(elementOf(value));
-  });
-  pieces.push(Buffer.from("]"));
+function pushArray(key: string, values: readonly unknown[], pieces: Buffer[]): void {
+  const last = lastArrays.get(key);
+  const kept = last !== undefined && startsWith(values, last.elements) ? last : null;
+  const added: Buffer[] = [];
+  for (let index = kept?.elements.length ?? 0; index < values.length; index += 1) {
+    if (index > 0) added.push(COMMA);
+    added.push(elementOf(values[index]));
+  }
+  // Runs of at most 64 KiB: a turn copies the last run and what it adds, never the whole array, and keeps no buffer large enough to leave the allocator's heap.
+  const runs = kept === null ? coalescePieces([OPEN_BRACKET, ...added]) : added.length === 0 ? kept.runs : [...kept.runs.slice(0, -1), ...coalescePieces([kept.runs.at(-1)!, ...added])];
+  lastArrays.set(key, { elements: values.slice(), runs });
+  pieces.push(...runs, CLOSE_BRACKET);
+}
+
+/** Per top-level key, the last body's array: its elements and its bytes up to the closing bracket, in runs. */
+const lastArrays = new Map<string, { elements: readonly unknown[]; runs: readonly Buffer[] }>();
+
+function startsWith(values: readonly unknown[], prefix: readonly unknown[]): boolean {
+  if (prefix.length > values.length) return false;
+  for (let index = 0; index < prefix.length; index += 1) if (values[index] !== prefix[index]) return false;
+  return true;
 }
 
 function elementOf(value: unknown): Buffer {

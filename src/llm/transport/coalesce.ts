@@ -1,9 +1,14 @@
 // A body's pieces gathered into few writes: each write through node:http costs its stream machinery, whatever its size.
 
-/** Pieces smaller than this are copied together into runs of at most this many bytes; a larger piece is written as it is. */
+/** Small pieces are copied together into runs of at most this many bytes. */
 const RUN_BYTES = 64 << 10;
+/** A piece of at least half a run is passed on as it is: so is every run this makes (each closed one holds more than half). */
+const WHOLE_PIECE_BYTES = RUN_BYTES / 2;
 
-/** The same bytes in the same order, small pieces joined into runs of at most 64 KiB: a long conversation's thousand messages go out in a few writes, never one copy the size of the body. */
+/**
+ * The same bytes in the same order, pieces under 32 KiB joined into runs of at most 64 KiB: a long conversation's thousand
+ * messages go out in a few writes, never one copy the size of the body, and runs made once (wire-json.ts) pass through again uncopied.
+ */
 export function coalescePieces(pieces: readonly Buffer[]): Buffer[] {
   const runs: Buffer[] = [];
   let run: Buffer[] = [];
@@ -15,7 +20,7 @@ export function coalescePieces(pieces: readonly Buffer[]): Buffer[] {
     runBytes = 0;
   };
   for (const piece of pieces) {
-    if (piece.length >= RUN_BYTES) {
+    if (piece.length >= WHOLE_PIECE_BYTES) {
       close();
       runs.push(piece);
       continue;
