@@ -12,7 +12,7 @@ import { writeSeccompPrograms } from "./seccomp-filter.mjs";
 
 const written = (
   await Promise.all([
-    bundleCli("src/cli/main.ts", "delta", { sdkApart: true }),
+    bundleCli("src/cli/main.ts", "delta", { sdkApart: true, keepNames: false }),
     // Loaded by the delta bundle only for agents with MCP servers.
     bundleCli(MCP_SDK_ENTRY, MCP_SDK_BUNDLE),
     // Loaded by the delta bundle only for `delta mcp serve`.
@@ -23,7 +23,7 @@ const written = (
     writeAjvMeta(),
     // Loaded by the delta bundle only when spans are exported (OTEL_* set, or `delta export`).
     bundleCli(OTEL_SDK_ENTRY, OTEL_SDK_BUNDLE),
-    bundleCli("src/sessions/main.ts", "delta-sessions"),
+    bundleCli("src/sessions/main.ts", "delta-sessions", { keepNames: false }),
     // Run with node inside a box whose network is a host list: carries its connections to the engine's proxy.
     bundleCli("src/process/sandbox/forwarder.ts", "sandbox-forwarder", { stamp: false }),
     // The launcher helper is the one file compiled without a cache: small, and it is what reads the cache.

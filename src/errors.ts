@@ -272,6 +272,16 @@ export class DeferredError extends DeltaError {
   }
 }
 
+/**
+ * Gives each class the name it is written with. The bundle's identifiers are minified (scripts/bundle.mjs), which renames
+ * classes, and an error's name is its class's (DeltaError's constructor): without this a stack would say `xe: …`.
+ */
+export function keepClassNames(classes: Record<string, abstract new (...args: never[]) => unknown>): void {
+  for (const [name, errorClass] of Object.entries(classes)) Object.defineProperty(errorClass, "name", { value: name, configurable: false });
+}
+
+keepClassNames({ DeltaError, ConfigError, UsageError, RunRefusedError, EndpointChangedError, UntrustedEndpointError, UntrustedOwnerError, RunFileError, FileRefusedError, McpServerError, SandboxUnavailableError, BudgetLedgerError, InterruptedError, MissingApiKeyError, LlmError, ContextOverflowError, ModelRefusedError, JournalError, ReplayError, ReplayDivergedError, HookBlockedError, WorkspaceError, DiskFullError, StorageIoError, OwnershipLostError, EngineError, DeferredError });
+
 /** Runs `work` for the agent `agentName`; a DeltaError it throws carries the agent's name out. */
 export async function forAgent<T>(agentName: string, work: () => Promise<T>): Promise<T> {
   try {

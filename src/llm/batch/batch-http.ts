@@ -1,6 +1,6 @@
 // One exchange with a provider's batch endpoints: bounded in time and size, the reply's JSON read or refused with the server's words, never trusted beyond its bounds.
 import type { z } from "zod";
-import { LlmError } from "../../errors.js";
+import { keepClassNames, LlmError } from "../../errors.js";
 import { redactText } from "../../secrets.js";
 import { serverWordsOfText } from "../server-words.js";
 import { sendHttp } from "../transport/http-client.js";
@@ -84,6 +84,8 @@ export class BatchHttpError extends LlmError {
     super(message);
   }
 }
+
+keepClassNames({ BatchHttpError });
 
 /**
  * Streams a JSONL download line by line to `onLine` (each line at most `lineLimit` bytes, the whole at most `limit`):
