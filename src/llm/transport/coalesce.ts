@@ -2,7 +2,10 @@
 
 /** Small pieces are copied together into runs of at most this many bytes. */
 const RUN_BYTES = 64 << 10;
-/** A piece of at least half a run is passed on as it is: so is every run this makes (each closed one holds more than half). */
+/**
+ * A piece of at least half a run is passed on as it is. So are the runs this makes, on a second pass: a run closed because
+ * the next piece did not fit holds more than half a run, and one closed by a larger piece stands alone before it again.
+ */
 const WHOLE_PIECE_BYTES = RUN_BYTES / 2;
 
 /**
