@@ -21,6 +21,7 @@ const FLOORS = [
   "terminal-text",
   "did-you-mean",
   "plural",
+  "json-depth",
   "journal",
   "process",
   "trace",

@@ -2,6 +2,7 @@
 import type { LlmReply } from "../conversation.js";
 import { statusFailure, thrownFailure, type AttemptFailure, type ProtocolReading } from "./failure.js";
 import { sendHttp, type HttpExchange } from "./transport/http-client.js";
+import { jsonDepth } from "../json-depth.js";
 import { wireJson } from "./wire-json.js";
 import type { ProxyEnv } from "./transport/proxy-env.js";
 import { looksLikeSse, parseSse, sseEvents, type SseEvent } from "./transport/sse.js";
@@ -188,28 +189,6 @@ class ReplyBound {
     }
     return text;
   }
-}
-
-/** The deepest nesting of `[` and `{` outside strings, counted only until it passes `limit`. */
-function jsonDepth(text: string, limit: number): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let index = 0; index < text.length; index += 1) {
-    const char = text.charCodeAt(index);
-    if (inString) {
-      if (char === 0x5c) index += 1;
-      else if (char === 0x22) inString = false;
-      continue;
-    }
-    if (char === 0x22) inString = true;
-    else if (char === 0x5b || char === 0x7b) {
-      depth += 1;
-      if (depth > deepest) deepest = depth;
-      if (deepest > limit) return deepest;
-    } else if (char === 0x5d || char === 0x7d) depth -= 1;
-  }
-  return deepest;
 }
 
 async function* tick(chunks: AsyncIterable<Buffer>, onChunk: (() => void) | undefined): AsyncIterable<Buffer> {
