@@ -98,14 +98,7 @@ export interface FolderFile extends FolderPlace {
  * that stay inside, which authors use.
  */
 export function readFolderFile(file: FolderFile): Buffer {
-  const fd = openFolderFile(file);
-  try {
-    const bytes = readOpenedFile(fd, file.maxBytes);
-    if (bytes === null) throw tooLarge(file);
-    return bytes;
-  } finally {
-    closeSync(fd);
-  }
+  return readChecked(file, openCheckedFolderFile(file));
 }
 
 /**
@@ -126,10 +119,15 @@ function readCheckedIfThere(file: FolderFile): { bytes: Buffer; passed: PassedFi
     if (isMissingFile(err)) return null;
     throw err;
   }
+  return { bytes: readChecked(file, checked), passed: checked.direct ? passedFile(checked.stats) : null };
+}
+
+/** The whole of the file the checks opened, its descriptor closed after; refused past its bound. */
+function readChecked(file: FolderFile, checked: CheckedOpen): Buffer {
   try {
     const bytes = readOpenedFile(checked.fd, file.maxBytes, checked.stats.size);
     if (bytes === null) throw tooLarge(file);
-    return { bytes, passed: checked.direct ? passedFile(checked.stats) : null };
+    return bytes;
   } finally {
     closeSync(checked.fd);
   }
