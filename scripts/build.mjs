@@ -7,6 +7,7 @@ import { readFileSync, readdirSync, rmSync } from "node:fs";
 import { basename, join } from "node:path";
 import { AJV_BUNDLE, AJV_ENTRY, MCP_SDK_BUNDLE, MCP_SDK_ENTRY, MCP_SERVER_SDK_BUNDLE, MCP_SERVER_SDK_ENTRY, OTEL_SDK_BUNDLE, OTEL_SDK_ENTRY, bundleCli } from "./bundle.mjs";
 import { writeAjvMeta } from "./ajv-meta.mjs";
+import { writeJournalChecks } from "./journal-checks.mjs";
 import { writeJsonSchemas } from "./json-schemas.mjs";
 import { writeSeccompPrograms } from "./seccomp-filter.mjs";
 
@@ -21,6 +22,8 @@ const written = (
     bundleCli(AJV_ENTRY, AJV_BUNDLE),
     // Beside it: the meta-schema checks ajv generates (src/agent/meta-validator.ts loads them).
     writeAjvMeta(),
+    // Loaded by the delta bundle at a run's first append: the journal's checks, generated from its events' schemas.
+    writeJournalChecks(),
     // Loaded by the delta bundle only when spans are exported (OTEL_* set, or `delta export`).
     bundleCli(OTEL_SDK_ENTRY, OTEL_SDK_BUNDLE),
     bundleCli("src/sessions/main.ts", "delta-sessions", { keepNames: false }),

@@ -66,6 +66,9 @@ const otelSdkApart = apart({ dir: join("src", "trace"), specifier: "./otel-sdk.j
 const mcpSdkApart = apart({ dir: join("src", "tools", "mcp"), specifier: "./sdk.js", bundle: MCP_SDK_BUNDLE });
 const mcpServerSdkApart = apart({ dir: join("src", "serve"), specifier: "./sdk.js", bundle: MCP_SERVER_SDK_BUNDLE });
 const ajvApart = apart({ dir: join("src", "agent"), specifier: "./ajv.js", bundle: AJV_BUNDLE });
+/** The append's checks of the journal's events, generated at build time (scripts/journal-checks.mjs): every run loads them. */
+export const JOURNAL_CHECKS_BUNDLE = "delta-journal-checks";
+const journalChecksApart = apart({ dir: join("src", "journal"), specifier: "./event-checks.js", bundle: JOURNAL_CHECKS_BUNDLE });
 
 /**
  * Writes `<root>/dist/<name>.cjs` (and its source map) from `entry`, a path relative to `root`, each file whole (a
@@ -92,7 +95,7 @@ export async function bundleCli(entry, name, { stamp = true, root = process.cwd(
     sourcemap: "linked",
     logLevel: "warning",
     write: false,
-    plugins: [zodEnglishOnly, ...(sdkApart ? [mcpSdkApart, mcpServerSdkApart, ajvApart, otelSdkApart] : [])],
+    plugins: [zodEnglishOnly, ...(sdkApart ? [mcpSdkApart, mcpServerSdkApart, ajvApart, otelSdkApart, journalChecksApart] : [])],
     // The tokenizer's encodings are megabytes of tables that only runs near a token limit need:
     // left in node_modules and required on first use, they cost other runs nothing at start-up.
     external: ["gpt-tokenizer", "gpt-tokenizer/*"],

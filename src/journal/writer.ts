@@ -5,7 +5,8 @@ import { EngineError, OwnershipLostError } from "../errors.js";
 import { pausePoint } from "../pause-point.js";
 import { redactSecrets, usableSecrets, type RunSecrets } from "../secrets.js";
 import { chainTip, hashedLine } from "./chain.js";
-import { JournalEventSchema, type EventOf, type JournalEvent, type NewEvent } from "./events.js";
+import { eventCheck } from "./event-checks.js";
+import type { EventOf, JournalEvent, NewEvent } from "./events.js";
 import { openJsonlAppender, type JsonlAppender, type KeptTail } from "./jsonl-appender.js";
 import { MAX_LINE_BYTES, readRange } from "./line-scanner.js";
 import { parseRange, refuseJsonArray } from "./parse-lines.js";
@@ -109,16 +110,13 @@ function createWriter(file: JsonlAppender, openedAt: string, firstSeq: number, s
     if (closed) throw new EngineError(`The journal ${path} is closed; cannot append a ${event.type} event`);
     verify(true);
     // A hash the event was given (one read back from a journal) is never kept: the writer chains it itself.
-    const checked = JournalEventSchema.safeParse({ seq: nextSeq, timestamp: new Date().toISOString(), ...event, hash: undefined });
-    if (!checked.success) {
-      const issue = checked.error.issues[0];
-      throw new EngineError(`Engine bug: refusing to journal an invalid ${event.type} event (${issue?.path.join(".")}: ${issue?.message})`);
-    }
-    let recorded = checked.data;
+    let recorded: object = { seq: nextSeq, timestamp: new Date().toISOString(), ...event, hash: undefined };
+    const problem = eventProblem(event.type, recorded);
+    if (problem !== null) throw new EngineError(`Engine bug: refusing to journal an invalid ${event.type} event (${problem})`);
     let line = JSON.stringify(recorded);
     if (secrets.some((secret) => line.includes(secret.json))) {
       // Only string values change, so the event keeps its shape.
-      recorded = redactSecrets(recorded, secrets.map((secret) => secret.raw), { fields: false }) as JournalEvent;
+      recorded = redactSecrets(recorded, secrets.map((secret) => secret.raw), { fields: false }) as object;
       line = JSON.stringify(recorded);
     }
     // Hashed as it is written, secrets already out: the hash is the line's last member.
@@ -134,10 +132,10 @@ function createWriter(file: JsonlAppender, openedAt: string, firstSeq: number, s
     }
     nextSeq += 1;
     head = chained.hash;
-    const written = { ...recorded, hash: chained.hash };
+    // The check passed it: an event of the type given, now the journal's (the written-lines cache freezes it).
+    const written = { ...recorded, hash: chained.hash } as EventOf<E["type"]>;
     options.appended?.(written, chained.line);
-    // The schema checked it: an event of the type given.
-    return written as EventOf<E["type"]>;
+    return written;
   }
 
   function sync(): void {
@@ -166,3 +164,14 @@ function createWriter(file: JsonlAppender, openedAt: string, firstSeq: number, s
 }
 
 const REPLACED = "the journal was replaced: another process took the run over";
+
+/** Why `event` is not one of `type` as the journal writes it (the first field that fails, and how), or null when it is. */
+function eventProblem(type: string, event: object): string | null {
+  const check = eventCheck(type);
+  if (check === undefined) return "type: not an event type of the journal";
+  if (check(event)) return null;
+  const error = check.errors?.[0];
+  if (error === undefined) return "not an event of its type";
+  // The generated checks carry no message text: the keyword that failed and its parameters say it.
+  return `${error.instancePath.slice(1).replaceAll("/", ".") || "(event)"}: ${error.keyword} ${JSON.stringify(error.params)}`;
+}

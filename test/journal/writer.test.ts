@@ -89,6 +89,11 @@ describe("openJournal", () => {
     const writer = await openJournal(path, { secrets: runSecrets([]) });
     const invalid = { type: "THOUGHT", iteration: 0, content: null, tool_calls: [], usage: null, model: "m" } as NewEvent;
     expect(() => writer.append(invalid)).toThrow(EngineError);
+    expect(() => writer.append(invalid)).toThrow(/^Engine bug: refusing to journal an invalid THOUGHT event \(iteration: exclusiveMinimum \{"comparison":">","limit":0\}\)$/);
+    // A field its schema does not name: the reader would drop it, so the event read back would not be the one written.
+    const extra = { ...message("x"), surprise: true } as unknown as NewEvent;
+    expect(() => writer.append(extra)).toThrow(/invalid USER_MESSAGE event \(\(event\): additionalProperties \{"additionalProperty":"surprise"\}\)/);
+    expect(() => writer.append({ type: "NOT_AN_EVENT" } as unknown as NewEvent)).toThrow(/invalid NOT_AN_EVENT event \(type: not an event type of the journal\)/);
     expect(writer.append(message("after")).seq).toBe(1);
     writer.close();
     expect(readJournal(path)).toHaveLength(1);
