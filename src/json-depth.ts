@@ -29,3 +29,18 @@ export function jsonDepth(text: string, stopPast = Infinity): number {
   }
   return deepest;
 }
+
+/**
+ * Whether `text` nests deeper than `limit`. A text with no more than `limit` brackets that open cannot, and most
+ * replies have a few: those are counted by the string's own search, and only a text with more is scanned.
+ */
+export function nestsDeeperThan(text: string, limit: number): boolean {
+  let openers = 0;
+  for (const opener of ["{", "["]) {
+    for (let at = text.indexOf(opener); at !== -1; at = text.indexOf(opener, at + 1)) {
+      openers += 1;
+      if (openers > limit) return jsonDepth(text, limit) > limit;
+    }
+  }
+  return false;
+}

@@ -2,7 +2,7 @@
 import type { LlmReply } from "../conversation.js";
 import { statusFailure, thrownFailure, type AttemptFailure, type ProtocolReading } from "./failure.js";
 import { sendHttp, type HttpExchange } from "./transport/http-client.js";
-import { jsonDepth } from "../json-depth.js";
+import { nestsDeeperThan } from "../json-depth.js";
 import { wireJson } from "./wire-json.js";
 import type { ProxyEnv } from "./transport/proxy-env.js";
 import { looksLikeSse, parseSse, sseEvents, type SseEvent } from "./transport/sse.js";
@@ -183,8 +183,7 @@ class ReplyBound {
   }
 
   nestedText(text: string): string {
-    const depth = jsonDepth(text, this.bounds.maxReplyDepth);
-    if (depth > this.bounds.maxReplyDepth) {
+    if (nestsDeeperThan(text, this.bounds.maxReplyDepth)) {
       throw new AttemptFailed({ kind: "refused", reason: `the reply's JSON nests deeper than ${this.bounds.maxReplyDepth} levels (llm.max_reply_depth)` });
     }
     return text;

@@ -2,7 +2,7 @@
 //
 // A value nested thousands of levels deep overflows the stack of whatever walks it recursively (serializing,
 // redacting, freezing); a huge one bloats every later request. Both are caught here, where arguments enter.
-import { jsonDepth } from "../json-depth.js";
+import { jsonDepth, nestsDeeperThan } from "../json-depth.js";
 
 /** The largest arguments text accepted, in UTF-8 bytes. */
 export const MAX_ARGUMENT_BYTES = 1 << 20;
@@ -15,9 +15,8 @@ export function argumentsOverLimit(toolName: string, text: string): string | nul
   if (bytes > MAX_ARGUMENT_BYTES) {
     return `The arguments for '${toolName}' are ${bytes} bytes; at most ${MAX_ARGUMENT_BYTES} bytes are accepted. Send smaller arguments (write large content to a file first).`;
   }
-  const depth = jsonDepth(text);
-  if (depth > MAX_ARGUMENT_DEPTH) {
-    return `The arguments for '${toolName}' are nested ${depth} levels deep; at most ${MAX_ARGUMENT_DEPTH} levels are accepted. Send flatter arguments.`;
+  if (nestsDeeperThan(text, MAX_ARGUMENT_DEPTH)) {
+    return `The arguments for '${toolName}' are nested ${jsonDepth(text)} levels deep; at most ${MAX_ARGUMENT_DEPTH} levels are accepted. Send flatter arguments.`;
   }
   return null;
 }
