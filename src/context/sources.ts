@@ -28,6 +28,8 @@ export interface SourcesEnv {
 
 type BlockSource = FileSource | ComputedFileSource | SkillsSource;
 
+const NOTHING_HIDDEN: readonly string[] = [];
+
 /** A `file`, `computed_file` or `skills` source's system message, or null when it adds nothing. */
 export interface SourceBlock {
   index: number;
@@ -103,7 +105,7 @@ export function describeSource(source: ContextSource, index: number): string {
 async function readSource(source: BlockSource, index: number, variables: PathVariables, env: SourcesEnv, firstIteration: number): Promise<SourceRead> {
   switch (source.type) {
     case "file":
-      return readFileSource(source, index, variables, env.hidden ?? []);
+      return readFileSource(source, index, variables, env.hidden ?? NOTHING_HIDDEN);
     case "computed_file":
       return readComputedSource(source, index, variables, env, firstIteration);
     case "skills":
@@ -124,8 +126,20 @@ interface SourceRead {
 }
 
 async function readFileSource(source: FileSource, index: number, variables: PathVariables, hidden: readonly string[]): Promise<SourceRead> {
-  const file = fileSourceFile(source, index, variables, hidden);
+  const file = sourceFileOf(source, index, variables, hidden);
   return { path: file.path, content: await readSourceFile(file), ran: "" };
+}
+
+// A file source's path, folder and labels, worked out again only when what they are made of changed: the context is
+// built every iteration, and its variables (the agent's folder, the workspace) stay what they were.
+const knownSourceFiles = new WeakMap<FileSource, { index: number; variables: PathVariables; hidden: readonly string[]; file: SourceFile }>();
+
+function sourceFileOf(source: FileSource, index: number, variables: PathVariables, hidden: readonly string[]): SourceFile {
+  const known = knownSourceFiles.get(source);
+  if (known && known.index === index && known.hidden === hidden && known.variables.AGENT_HOME === variables.AGENT_HOME && known.variables.CWD === variables.CWD) return known.file;
+  const file = fileSourceFile(source, index, variables, hidden);
+  knownSourceFiles.set(source, { index, variables, hidden, file });
+  return file;
 }
 
 async function readComputedSource(source: ComputedFileSource, index: number, variables: PathVariables, env: SourcesEnv, firstIteration: number): Promise<SourceRead> {
