@@ -28,6 +28,7 @@ export interface SourcesEnv {
 
 type BlockSource = FileSource | ComputedFileSource | SkillsSource;
 
+/** What a run without boxes hides: one list for every build, so a source's kept path is found again (sourceFileOf). */
 const NOTHING_HIDDEN: readonly string[] = [];
 
 /** A `file`, `computed_file` or `skills` source's system message, or null when it adds nothing. */
