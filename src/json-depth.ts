@@ -6,6 +6,7 @@ const CLOSE_BRACE = 0x7d;
 const CLOSE_BRACKET = 0x5d;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
+const OPENERS = ["{", "["] as const;
 
 /** The deepest nesting of `[` and `{` outside strings; once it passes `stopPast`, the depth reached then (the scan stops). */
 export function jsonDepth(text: string, stopPast = Infinity): number {
@@ -36,7 +37,7 @@ export function jsonDepth(text: string, stopPast = Infinity): number {
  */
 export function nestsDeeperThan(text: string, limit: number): boolean {
   let openers = 0;
-  for (const opener of ["{", "["]) {
+  for (const opener of OPENERS) {
     for (let at = text.indexOf(opener); at !== -1; at = text.indexOf(opener, at + 1)) {
       openers += 1;
       if (openers > limit) return jsonDepth(text, limit) > limit;

@@ -194,10 +194,11 @@ const MAX_REMEMBERED_PLACES = 64;
 export function folderFileRereader(): (file: FolderFile) => Buffer | null {
   const passed = new Map<string, PassedFile>();
   return (file) => {
-    const key = JSON.stringify([path.resolve(file.path), file.folder, file.hidden ?? []]);
+    const named = path.resolve(file.path);
+    const key = JSON.stringify([named, file.folder, file.hidden ?? []]);
     const known = passed.get(key);
     if (known !== undefined) {
-      const again = rereadIfSame(file, known);
+      const again = rereadIfSame(named, file.maxBytes, known);
       if (again !== null) return again;
       passed.delete(key);
     }
@@ -210,9 +211,8 @@ export function folderFileRereader(): (file: FolderFile) => Buffer | null {
   };
 }
 
-/** The bytes of the file at `file`'s name when it is still the file `known` describes; null for anything else. */
-function rereadIfSame(file: FolderFile, known: PassedFile): Buffer | null {
-  const named = path.resolve(file.path);
+/** The bytes of the file at `named` (within `maxBytes`) when it is still the file `known` describes; null for anything else. */
+function rereadIfSame(named: string, maxBytes: number, known: PassedFile): Buffer | null {
   const now = lstatSync(named, { throwIfNoEntry: false });
   if (now === undefined || !isSameFile(now, known)) return null;
   let fd: number;
@@ -223,7 +223,7 @@ function rereadIfSame(file: FolderFile, known: PassedFile): Buffer | null {
   }
   try {
     const stats = fstatSync(fd);
-    return isSameFile(stats, known) ? readOpenedFile(fd, file.maxBytes, stats.size) : null;
+    return isSameFile(stats, known) ? readOpenedFile(fd, maxBytes, stats.size) : null;
   } finally {
     closeSync(fd);
   }
