@@ -203,38 +203,42 @@ try {
       const cpuOne = [];
       const cpuPerIteration = [];
       const bareCpu = [];
+      const runFilesCpu = [];
       for (let i = 0; i < plan.rssReps; i += 1) {
         const one = await resources(agent, ws, 1, ambient);
         const many = await resources(agent, ws, plan.turns, ambient);
         peaks.push(many.rssMb);
         cpuOne.push(one.cpuMs);
         cpuPerIteration.push((many.cpuMs - one.cpuMs) / (plan.turns - 1));
-        const bareOne = await runBareLoop(1, true);
-        const bareMany = await runBareLoop(plan.turns, true);
-        bareCpu.push((bareMany.cpuMs - bareOne.cpuMs) / (plan.turns - 1));
+        bareCpu.push(await bareCpuPerIteration(root, false));
+        runFilesCpu.push(await bareCpuPerIteration(ws, true));
       }
       rows.push(row(`peak RSS, ${plan.turns}-turn run`, peaks, "MB", { target: 80, le: true }));
       rows.push(row("one-turn run, CPU user+sys", cpuOne, "ms"));
       rows.push(row(`per-iteration CPU, (cpu(${plan.turns})−cpu(1))/${plan.turns - 1}`, cpuPerIteration, "ms"));
       rows.push(row("bare Node loop, per-iteration CPU, same formula, taken between the runs above", bareCpu, "ms"));
       rows.push(row("per-iteration CPU ÷ bare Node loop's, medians", [median(cpuPerIteration) / median(bareCpu)], "×", { target: 1.5, le: true }, 2));
+      rows.push(row("bare Node loop writing a run's files (journal flushed before each tool, two io/ records, engine.log), per-iteration CPU", runFilesCpu, "ms"));
+      rows.push(row("per-iteration CPU ÷ that loop's, medians: what the engine adds to a run's file work", [median(cpuPerIteration) / median(runFilesCpu)], "×", undefined, 2));
       // The same on a file system in memory, where making a file and fsync cost next to nothing: the engine's own work.
       if (existsSync("/dev/shm")) {
         const shm = mkdtempSync(join("/dev/shm", "delta-bench-"));
         try {
           const shmCpu = [];
           const shmBareCpu = [];
+          const shmRunFilesCpu = [];
           for (let i = 0; i < plan.rssReps; i += 1) {
             const one = await resources(agent, join(shm, "ws"), 1, ambient);
             const many = await resources(agent, join(shm, "ws"), plan.turns, ambient);
             shmCpu.push((many.cpuMs - one.cpuMs) / (plan.turns - 1));
-            const bareOne = await runBareLoop(1, true, shm);
-            const bareMany = await runBareLoop(plan.turns, true, shm);
-            shmBareCpu.push((bareMany.cpuMs - bareOne.cpuMs) / (plan.turns - 1));
+            shmBareCpu.push(await bareCpuPerIteration(shm, false));
+            shmRunFilesCpu.push(await bareCpuPerIteration(shm, true));
           }
           rows.push(row("per-iteration CPU, the workspace on tmpfs (/dev/shm)", shmCpu, "ms"));
           rows.push(row("bare Node loop, per-iteration CPU, its file on tmpfs", shmBareCpu, "ms"));
           rows.push(row("per-iteration CPU ÷ bare Node loop's, both on tmpfs, medians", [median(shmCpu) / median(shmBareCpu)], "×", undefined, 2));
+          rows.push(row("bare Node loop writing a run's files on tmpfs, per-iteration CPU", shmRunFilesCpu, "ms"));
+          rows.push(row("per-iteration CPU ÷ that loop's, both on tmpfs, medians", [median(shmCpu) / median(shmRunFilesCpu)], "×", undefined, 2));
         } finally {
           rmSync(shm, { recursive: true, force: true });
         }
@@ -643,11 +647,19 @@ async function runDelta(agent, ws, turns, env, extra = [], tolerant = false, inh
 }
 
 /** The bare Node loop for `turns` model calls, appending to a file in `dir`; `timed`: with its CPU time (ms, user + system, `echo`s included). */
-async function runBareLoop(turns, timed = false, dir = root) {
+/** The bare loop's per-iteration CPU, (cpu(turns) − cpu(1)) / (turns − 1), its files in `dir`. */
+async function bareCpuPerIteration(dir, runFiles) {
+  const one = await runBareLoop(1, true, dir, runFiles);
+  const many = await runBareLoop(plan.turns, true, dir, runFiles);
+  return (many.cpuMs - one.cpuMs) / (plan.turns - 1);
+}
+
+/** The bare loop (bench/lib/bare-loop.mjs) in `dir`; with `runFiles`, writing a run's files there as it goes. */
+async function runBareLoop(turns, timed = false, dir = root, runFiles = false) {
   keySeq += 1;
   const key = `bare-${process.pid}-${keySeq}`;
   const out = join(root, `${key}.time`);
-  const argv = [process.execPath, join(REPO, "bench/lib/bare-loop.mjs"), server.baseUrl, String(turns), key, join(dir, `${key}.jsonl`)];
+  const argv = [process.execPath, join(REPO, "bench/lib/bare-loop.mjs"), server.baseUrl, String(turns), key, ...(runFiles ? [join(dir, key), "--run-files"] : [join(dir, `${key}.jsonl`)])];
   const run = await spawnTimed(timed ? underMeasure(out, argv) : argv, process.env);
   if (run.exitCode !== 0 || server.arrivals(key).length !== turns) throw new Error(`bare loop ${key} failed: ${run.stderr}`);
   if (!timed) return run;

@@ -8,3 +8,9 @@ export interface Step {
 export function nextStep(messages: ReadonlyArray<{ role: string; content?: string | null }>): Step | null;
 export function anthropicMessages(body: object): { role: string; content: string }[];
 export function responsesMessages(body: object): { role: string; content: string }[];
+export interface ModelServer {
+  baseUrl: string;
+  arrivals(key: string): number[];
+  close(): Promise<void>;
+}
+export function startModelServer(): Promise<ModelServer>;
