@@ -30,6 +30,8 @@ const DELTA_BIN = args.includes("--bin") ? resolve(args[args.indexOf("--bin") + 
 const QUICK = args.includes("--quick");
 /** GNU time (peak RSS) and bash (CPU to the millisecond) are there: underMeasure(). */
 const CAN_MEASURE = existsSync("/usr/bin/time") && existsSync("/bin/bash");
+/** Above this median a new file costs more than a quiet ext4 takes to make one (0.02–0.06 ms here). */
+const SLOW_CREATE_MS = 0.1;
 /** `--sandbox-only`: just the rows of one tool call's cost in a sandbox. */
 const SANDBOX_ONLY = args.includes("--sandbox-only");
 /** `--budget-only`: just the rows of a model call's admission by a budget (a run's own, a fleet's ledger). */
@@ -95,7 +97,11 @@ try {
     // One append + fsync of a journal-sized line on this disk: the engine does one per iteration (before the tool runs).
     rows.push(row("append + fsync of one 300-byte line, this disk", fsyncTimes(join(root, "fsync-probe"), 50), "ms", undefined, 2));
     // A new file as each io/ record is made (exclusive, private, 1 KB): the engine makes two an iteration (docs/runs.md), a bare loop none.
-    rows.push(row("create a 1 KB file exclusively, as each io/ record (two an iteration), this disk", createTimes(join(root, "create-probe"), 50), "ms", undefined, 2));
+    const creates = createTimes(join(root, "create-probe"), 50);
+    rows.push(row("create a 1 KB file exclusively, as each io/ record (two an iteration), this disk", creates, "ms", undefined, 2));
+    if (median(creates) > SLOW_CREATE_MS) {
+      console.error(`[bench] a new file costs ${median(creates).toFixed(2)} ms on this disk: the rows on it include the file system's own search for a free inode past those deleted in the minutes before (bench/README.md); the tmpfs rows do not`);
+    }
 
     // Start-up: process start → first model request, and the whole one-turn run.
     for (const [label, env] of environments(ambient, noExtraCa)) {
