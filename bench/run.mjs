@@ -9,6 +9,7 @@ import { dirname, join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { startModelServer } from "./lib/model-server.mjs";
+import { canCountInstructions, countInstructions } from "./lib/instructions.mjs";
 import { formatSummary, gaps, median, prefixReuse, summarize } from "./lib/stats.mjs";
 import { checkRun } from "./lib/check-run.mjs";
 import { cacheKept } from "./lib/cache-kept.mjs";
@@ -44,6 +45,10 @@ const LONG_READ_ONLY = args.includes("--long-read-only");
 const LIST_RUNS_ONLY = args.includes("--list-runs-only");
 /** `--big-journal-only`: just the rows of `show`, `report`, `list-runs` and `continue` on a journal of 2 GB (100 MB with --quick). */
 const BIG_JOURNAL_ONLY = args.includes("--big-journal-only");
+/** `--instructions-only`: just the rows of instructions an iteration (callgrind; part of the full run, not of --quick). */
+const INSTRUCTIONS_ONLY = args.includes("--instructions-only");
+/** One of the modes above that runs only its own rows (the cache and folder rows too are left out). */
+const ONE_PART_ONLY = SANDBOX_ONLY || BUDGET_ONLY || LONG_READ_ONLY || LIST_RUNS_ONLY || BIG_JOURNAL_ONLY || INSTRUCTIONS_ONLY;
 /** `--folder-only`: just the run-folder rows (deterministic: bytes, not time). */
 const FOLDER_ONLY = args.includes("--folder-only");
 /** The folder rows: run folder ÷ (journal + tool outputs) after this many turns, for contexts (a), (b) and (d). */
@@ -86,6 +91,8 @@ try {
     await listRunsRow(agent, ambient);
   } else if (BIG_JOURNAL_ONLY) {
     await bigJournalRows(ws, ambient);
+  } else if (INSTRUCTIONS_ONLY) {
+    await instructionRows(agent, ws, noExtraCa);
   } else if (!CACHE_ONLY) {
     // Node itself, for scale.
     for (const [label, env] of environments(ambient, noExtraCa)) {
@@ -253,6 +260,7 @@ try {
       console.error("[bench] /usr/bin/time or /bin/bash not found: peak RSS and CPU time skipped");
     }
 
+    if (!QUICK) await instructionRows(agent, ws, noExtraCa);
     await longReadRows(ws, ambient);
     await listRunsRow(agent, ambient);
     await bigJournalRows(ws, ambient);
@@ -316,7 +324,7 @@ try {
   }
 
   // Run folders: io/invocations/ stores each distinct message once, so a folder grows with the run, not with its square.
-  for (const { label, contextYaml } of SANDBOX_ONLY || BUDGET_ONLY || LONG_READ_ONLY || LIST_RUNS_ONLY || BIG_JOURNAL_ONLY ? [] : cacheCases().filter((each) => !each.label.startsWith("(c)"))) {
+  for (const { label, contextYaml } of ONE_PART_ONLY ? [] : cacheCases().filter((each) => !each.label.startsWith("(c)"))) {
     const home = writeCacheAgent(join(root, `folder-${label.slice(1, 2)}`), contextYaml);
     for (const turns of FOLDER_TURNS) {
       keySeq += 1;
@@ -344,7 +352,7 @@ try {
   }
 
   // Cache kept: how much of each request repeats the previous one from its start, under four contexts.
-  for (const { label, contextYaml, target } of SANDBOX_ONLY || BUDGET_ONLY || FOLDER_ONLY || LONG_READ_ONLY || LIST_RUNS_ONLY || BIG_JOURNAL_ONLY ? [] : cacheCases()) {
+  for (const { label, contextYaml, target } of ONE_PART_ONLY || FOLDER_ONLY ? [] : cacheCases()) {
     const home = writeCacheAgent(join(root, `cache-${label.slice(1, 2)}`), contextYaml);
     keySeq += 1;
     const key = `cache-${process.pid}-${keySeq}`;
@@ -464,6 +472,38 @@ function modelEnv(base) {
   const env = { ...base, PATH: `${dirname(process.execPath)}:${base.PATH ?? ""}`, DELTA_API_KEY: "sk-bench", DELTA_BASE_URL: server.baseUrl };
   for (const name of ["OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "DELTA_PROVIDER"]) delete env[name];
   return env;
+}
+
+/**
+ * Instructions an iteration in user space (callgrind, lib/instructions.mjs), (count(turns) − count(1)) / (turns − 1), of
+ * the engine, the bare loop and the loop writing a run's files: the engine's own work in a figure a busy machine does not move.
+ */
+async function instructionRows(agent, ws, base) {
+  const env = modelEnv(base);
+  if (!(await canCountInstructions())) {
+    console.error("[bench] valgrind not found: the instruction rows skipped (apt install valgrind)");
+    return;
+  }
+  const perIteration = async (argvFor) => {
+    const [one, many] = await Promise.all([countInstructions(argvFor(1), env), countInstructions(argvFor(plan.turns), env)]);
+    return (many - one) / (plan.turns - 1) / 1e6;
+  };
+  const engine = await perIteration((turns) => {
+    keySeq += 1;
+    const runId = `bench-${process.pid}-${keySeq}`;
+    return [process.execPath, DELTA_BIN, "run", "--agent", agent, "-w", ws, "--run-id", runId, "-m", `turns=${turns} key=${runId}`, "--format", "json"];
+  });
+  const bareLoop = (runFiles) => (turns) => {
+    keySeq += 1;
+    const key = `bare-${process.pid}-${keySeq}`;
+    return [process.execPath, join(REPO, "bench/lib/bare-loop.mjs"), server.baseUrl, String(turns), key, ...(runFiles ? [join(ws, key), "--run-files"] : [join(root, `${key}.jsonl`)])];
+  };
+  const bare = await perIteration(bareLoop(false));
+  const runFiles = await perIteration(bareLoop(true));
+  rows.push(row(`instructions per iteration in user space (callgrind, (count(${plan.turns}) − count(1)) / ${plan.turns - 1}): the engine`, [engine], "M", undefined, 2));
+  rows.push(row("the same for the bare Node loop", [bare], "M", undefined, 2));
+  rows.push(row("the same for the bare Node loop writing a run's files", [runFiles], "M", undefined, 2));
+  rows.push(row("instructions per iteration ÷ the bare Node loop's (the kernel's work and the children's not counted)", [engine / bare], "×", undefined, 2));
 }
 
 /** One tool call's cost in a box: the per-iteration formula with every echo boxed, against off (only where bwrap can run). */
@@ -652,7 +692,6 @@ async function runDelta(agent, ws, turns, env, extra = [], tolerant = false, inh
   return { ...run, runId, arrivals };
 }
 
-/** The bare Node loop for `turns` model calls, appending to a file in `dir`; `timed`: with its CPU time (ms, user + system, `echo`s included). */
 /** The bare loop's per-iteration CPU, (cpu(turns) − cpu(1)) / (turns − 1), its files in `dir`. */
 async function bareCpuPerIteration(dir, runFiles) {
   const one = await runBareLoop(1, true, dir, runFiles);
@@ -660,7 +699,10 @@ async function bareCpuPerIteration(dir, runFiles) {
   return (many.cpuMs - one.cpuMs) / (plan.turns - 1);
 }
 
-/** The bare loop (bench/lib/bare-loop.mjs) in `dir`; with `runFiles`, writing a run's files there as it goes. */
+/**
+ * The bare Node loop (bench/lib/bare-loop.mjs) for `turns` model calls, appending to a file in `dir` (with `runFiles`,
+ * writing a run's files there as it goes); `timed`: with its CPU time (ms, user + system, `echo`s included).
+ */
 async function runBareLoop(turns, timed = false, dir = root, runFiles = false) {
   keySeq += 1;
   const key = `bare-${process.pid}-${keySeq}`;
