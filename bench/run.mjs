@@ -493,13 +493,8 @@ async function instructionRows(agent, ws, base) {
     const runId = `bench-${process.pid}-${keySeq}`;
     return [process.execPath, DELTA_BIN, "run", "--agent", agent, "-w", ws, "--run-id", runId, "-m", `turns=${turns} key=${runId}`, "--format", "json"];
   });
-  const bareLoop = (runFiles) => (turns) => {
-    keySeq += 1;
-    const key = `bare-${process.pid}-${keySeq}`;
-    return [process.execPath, join(REPO, "bench/lib/bare-loop.mjs"), server.baseUrl, String(turns), key, ...(runFiles ? [join(ws, key), "--run-files"] : [join(root, `${key}.jsonl`)])];
-  };
-  const bare = await perIteration(bareLoop(false));
-  const runFiles = await perIteration(bareLoop(true));
+  const bare = await perIteration((turns) => bareLoopArgv(turns, root, false).argv);
+  const runFiles = await perIteration((turns) => bareLoopArgv(turns, ws, true).argv);
   rows.push(row(`instructions per iteration in user space (callgrind, (count(${plan.turns}) − count(1)) / ${plan.turns - 1}): the engine`, [engine], "M", undefined, 2));
   rows.push(row("the same for the bare Node loop", [bare], "M", undefined, 2));
   rows.push(row("the same for the bare Node loop writing a run's files", [runFiles], "M", undefined, 2));
@@ -704,14 +699,20 @@ async function bareCpuPerIteration(dir, runFiles) {
  * writing a run's files there as it goes); `timed`: with its CPU time (ms, user + system, `echo`s included).
  */
 async function runBareLoop(turns, timed = false, dir = root, runFiles = false) {
-  keySeq += 1;
-  const key = `bare-${process.pid}-${keySeq}`;
+  const { key, argv } = bareLoopArgv(turns, dir, runFiles);
   const out = join(root, `${key}.time`);
-  const argv = [process.execPath, join(REPO, "bench/lib/bare-loop.mjs"), server.baseUrl, String(turns), key, ...(runFiles ? [join(dir, key), "--run-files"] : [join(dir, `${key}.jsonl`)])];
   const run = await spawnTimed(timed ? underMeasure(out, argv) : argv, process.env);
   if (run.exitCode !== 0 || server.arrivals(key).length !== turns) throw new Error(`bare loop ${key} failed: ${run.stderr}`);
   if (!timed) return run;
   return { ...run, cpuMs: measurements(out).cpuMs };
+}
+
+/** The bare loop's command line for `turns` model calls under a new key, its file (or with `runFiles` its run folder) in `dir`. */
+function bareLoopArgv(turns, dir, runFiles) {
+  keySeq += 1;
+  const key = `bare-${process.pid}-${keySeq}`;
+  const file = runFiles ? [join(dir, key), "--run-files"] : [join(dir, `${key}.jsonl`)];
+  return { key, argv: [process.execPath, join(REPO, "bench/lib/bare-loop.mjs"), server.baseUrl, String(turns), key, ...file] };
 }
 
 /**
