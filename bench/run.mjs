@@ -488,11 +488,7 @@ async function instructionRows(agent, ws, base) {
     const [one, many] = await Promise.all([countInstructions(argvFor(1), env), countInstructions(argvFor(plan.turns), env)]);
     return (many - one) / (plan.turns - 1) / 1e6;
   };
-  const engine = await perIteration((turns) => {
-    keySeq += 1;
-    const runId = `bench-${process.pid}-${keySeq}`;
-    return [process.execPath, DELTA_BIN, "run", "--agent", agent, "-w", ws, "--run-id", runId, "-m", `turns=${turns} key=${runId}`, "--format", "json"];
-  });
+  const engine = await perIteration((turns) => [process.execPath, ...deltaRunArgv(agent, ws, turns).argv]);
   const bare = await perIteration((turns) => bareLoopArgv(turns, root, false).argv);
   const runFiles = await perIteration((turns) => bareLoopArgv(turns, ws, true).argv);
   rows.push(row(`instructions per iteration in user space (callgrind, (count(${plan.turns}) − count(1)) / ${plan.turns - 1}): the engine`, [engine], "M", undefined, 2));
@@ -677,9 +673,7 @@ function spawnSyncOk(argv) {
 
 /** One `delta run` with `turns` model calls; a failure throws unless `tolerant` (fan-out checks runs itself). */
 async function runDelta(agent, ws, turns, env, extra = [], tolerant = false, inherited = []) {
-  keySeq += 1;
-  const runId = `bench-${process.pid}-${keySeq}`;
-  const argv = [DELTA_BIN, "run", "--agent", agent, "-w", ws, "--run-id", runId, "-m", `turns=${turns} key=${runId}`, "--format", "json", ...extra];
+  const { runId, argv } = deltaRunArgv(agent, ws, turns, extra);
   const run = await spawnTimed(argv, modelEnv(env), inherited);
   const arrivals = server.arrivals(runId);
   if (run.exitCode !== 0 && !tolerant) throw new Error(`run ${runId} exited ${run.exitCode}: ${run.stderr.slice(0, 2000)}`);
@@ -705,6 +699,13 @@ async function runBareLoop(turns, timed = false, dir = root, runFiles = false) {
   if (run.exitCode !== 0 || server.arrivals(key).length !== turns) throw new Error(`bare loop ${key} failed: ${run.stderr}`);
   if (!timed) return run;
   return { ...run, cpuMs: measurements(out).cpuMs };
+}
+
+/** `delta run` of `agent` in `ws` for `turns` model calls (the model server's task) under a new run id, JSON out, then `extra`. */
+function deltaRunArgv(agent, ws, turns, extra = []) {
+  keySeq += 1;
+  const runId = `bench-${process.pid}-${keySeq}`;
+  return { runId, argv: [DELTA_BIN, "run", "--agent", agent, "-w", ws, "--run-id", runId, "-m", `turns=${turns} key=${runId}`, "--format", "json", ...extra] };
 }
 
 /** The bare loop's command line for `turns` model calls under a new key, its file (or with `runFiles` its run folder) in `dir`. */
@@ -746,10 +747,9 @@ async function closedPortEndpoint() {
 
 /** Peak RSS (MB) and CPU time (ms, user + system) of one run (underMeasure()); the tool's children count too. */
 async function resources(agent, ws, turns, env, extra = []) {
-  keySeq += 1;
-  const runId = `bench-${process.pid}-${keySeq}`;
+  const { runId, argv } = deltaRunArgv(agent, ws, turns, extra);
   const out = join(root, `${runId}.time`);
-  const run = await spawnTimed(underMeasure(out, [DELTA_BIN, "run", "--agent", agent, "-w", ws, "--run-id", runId, "-m", `turns=${turns} key=${runId}`, "--format", "json", ...extra]), modelEnv(env));
+  const run = await spawnTimed(underMeasure(out, argv), modelEnv(env));
   if (run.exitCode !== 0) throw new Error(`run ${runId} failed: ${run.stderr}`);
   return measurements(out);
 }
