@@ -1,4 +1,4 @@
-// The launcher helper (dist/run-bundle.cjs) beside the bundle this code runs in: other bundles loaded through its code cache, its hold on V8's optimizing compiler, and what the cache should cover; none when this runs from sources.
+// The launcher helper (dist/run-bundle.cjs) beside the bundle this code runs in: other bundles loaded through its code cache, the V8 flags a run's loop holds, and what the cache should cover; none when this runs from sources.
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 /** What cli/run-bundle.ts exports to the bundles it runs (the one instance bin/delta.js loaded, from Node's module cache). */
 interface LauncherHelper {
   requireBundle(bundlePath: string): unknown;
-  holdOptimizingCompiler(): () => void;
+  holdLoopFlags(): () => void;
   ranCodePath(name: string): void;
 }
 

@@ -140,12 +140,12 @@ export async function runStint(options: StintOptions): Promise<RunOutcome> {
     if (!options.started) ports.journal.append(engineStartEvent(options, setup, drive, false));
     await options.opening?.(ports);
     files.journal.sync();
-    // V8's optimizing compiler off while the loop runs (cli/runtime-flags.ts says why).
-    const releaseCompiler = launcher?.holdOptimizingCompiler() ?? (() => {});
+    // V8's optimizing compiler and the scavenger's helper thread off while the loop runs (cli/runtime-flags.ts says why).
+    const releaseLoopFlags = launcher?.holdLoopFlags() ?? (() => {});
     try {
       end = await runLoop(ports, drive.maxIterations);
     } finally {
-      releaseCompiler();
+      releaseLoopFlags();
     }
   } catch (err) {
     end = { status: "FAILED", error: { type: err instanceof DeltaError ? err.type : ENGINE_ERROR, message: errorMessage(err) } };

@@ -1,4 +1,4 @@
-// The V8 flags of a long run: the optimizing compiler held off and given back, V8's defaults around every compile, and a user's own choice of compiler left alone.
+// The V8 flags of a long run: the optimizing compiler and the scavenger's helper thread held off and given back, V8's defaults around every compile, and a user's own choice of either left alone.
 import { afterEach, beforeEach, expect, it, vi } from "vitest";
 
 const set = vi.hoisted(() => ({ flags: [] as string[] }));
@@ -20,13 +20,13 @@ afterEach(() => {
   vi.unstubAllEnvs();
 });
 
-const HELD = "--semi-space-growth-factor=2 --no-turbofan";
-const DEFAULTS = "--semi-space-growth-factor=2 --turbofan";
+const HELD = "--semi-space-growth-factor=2 --no-turbofan --no-parallel-scavenge";
+const DEFAULTS = "--semi-space-growth-factor=2 --turbofan --parallel-scavenge";
 
-it("holds the optimizing compiler off from the first hold to the last release, once each way", async () => {
-  const { holdOptimizingCompiler } = await runtimeFlags();
-  const outer = holdOptimizingCompiler();
-  const inner = holdOptimizingCompiler();
+it("holds the optimizing compiler and the scavenger's helper thread off from the first hold to the last release, once each way", async () => {
+  const { holdLoopFlags } = await runtimeFlags();
+  const outer = holdLoopFlags();
+  const inner = holdLoopFlags();
   expect(set.flags).toEqual([HELD]);
   inner();
   inner();
@@ -38,8 +38,8 @@ it("holds the optimizing compiler off from the first hold to the last release, o
 });
 
 it("compiles against a code cache under V8's defaults while the compiler is held, and holds it again after, a failed compile included", async () => {
-  const { holdOptimizingCompiler, withDefaultFlags } = await runtimeFlags();
-  const release = holdOptimizingCompiler();
+  const { holdLoopFlags, withDefaultFlags } = await runtimeFlags();
+  const release = holdLoopFlags();
   set.flags = [];
   expect(withDefaultFlags(() => set.flags.slice())).toEqual([DEFAULTS]);
   expect(set.flags).toEqual([DEFAULTS, HELD]);
@@ -57,26 +57,43 @@ it("compiles against a code cache under V8's defaults while the compiler is held
 });
 
 it("keeps the young generation bounded through a hold and its release", async () => {
-  const { boundYoungGeneration, holdOptimizingCompiler, withDefaultFlags } = await runtimeFlags();
+  const { boundYoungGeneration, holdLoopFlags, withDefaultFlags } = await runtimeFlags();
   boundYoungGeneration();
-  const release = holdOptimizingCompiler();
+  const release = holdLoopFlags();
   withDefaultFlags(() => undefined);
   release();
   withDefaultFlags(() => undefined);
   expect(set.flags).toEqual([
-    "--semi-space-growth-factor=1 --turbofan",
-    "--semi-space-growth-factor=1 --no-turbofan",
+    "--semi-space-growth-factor=1 --turbofan --parallel-scavenge",
+    "--semi-space-growth-factor=1 --no-turbofan --no-parallel-scavenge",
     DEFAULTS,
-    "--semi-space-growth-factor=1 --no-turbofan",
-    "--semi-space-growth-factor=1 --turbofan",
+    "--semi-space-growth-factor=1 --no-turbofan --no-parallel-scavenge",
+    "--semi-space-growth-factor=1 --turbofan --parallel-scavenge",
     DEFAULTS,
-    "--semi-space-growth-factor=1 --turbofan",
+    "--semi-space-growth-factor=1 --turbofan --parallel-scavenge",
   ]);
 });
 
-it.each(["--no-opt", "--turbofan", "--max-opt=2", "--jitless", "--no_turbofan", "--max-old-space-size=512 --lite-mode"])("leaves the compiler to a user whose NODE_OPTIONS choose it: %s", async (choice) => {
-  const { boundYoungGeneration, holdOptimizingCompiler, withDefaultFlags } = await runtimeFlags(choice);
-  const release = holdOptimizingCompiler();
+it.each(["--no-opt", "--turbofan", "--max-opt=2", "--jitless", "--no_turbofan", "--max-old-space-size=512 --lite-mode"])("leaves the compiler to a user whose NODE_OPTIONS choose it, and holds the scavenger's thread: %s", async (choice) => {
+  const { boundYoungGeneration, holdLoopFlags, withDefaultFlags } = await runtimeFlags(choice);
+  const release = holdLoopFlags();
+  release();
+  expect(set.flags).toEqual(["--semi-space-growth-factor=2 --no-parallel-scavenge", "--semi-space-growth-factor=2 --parallel-scavenge"]);
+  set.flags = [];
+  boundYoungGeneration();
+  withDefaultFlags(() => undefined);
+  expect(set.flags).toEqual(["--semi-space-growth-factor=1 --parallel-scavenge", "--semi-space-growth-factor=2 --parallel-scavenge", "--semi-space-growth-factor=1 --parallel-scavenge"]);
+});
+
+it.each(["--parallel-scavenge", "--no-parallel-scavenge", "--single-threaded-gc", "--single_threaded", "--predictable"])("leaves the scavenger to a user whose NODE_OPTIONS choose it, and holds the compiler: %s", async (choice) => {
+  const { holdLoopFlags } = await runtimeFlags(choice);
+  holdLoopFlags()();
+  expect(set.flags).toEqual(["--semi-space-growth-factor=2 --no-turbofan", "--semi-space-growth-factor=2 --turbofan"]);
+});
+
+it("changes nothing for a loop whose user chose both the compiler and the scavenger", async () => {
+  const { boundYoungGeneration, holdLoopFlags, withDefaultFlags } = await runtimeFlags("--no-opt --single-threaded-gc");
+  const release = holdLoopFlags();
   release();
   expect(set.flags).toEqual([]);
   boundYoungGeneration();
@@ -85,7 +102,7 @@ it.each(["--no-opt", "--turbofan", "--max-opt=2", "--jitless", "--no_turbofan", 
 });
 
 it("holds it for a user whose NODE_OPTIONS name other flags", async () => {
-  const { holdOptimizingCompiler } = await runtimeFlags("--max-old-space-size=512 --trace-opt --optimize-for-size");
-  holdOptimizingCompiler()();
+  const { holdLoopFlags } = await runtimeFlags("--max-old-space-size=512 --trace-opt --optimize-for-size");
+  holdLoopFlags()();
   expect(set.flags).toEqual([HELD, DEFAULTS]);
 });
