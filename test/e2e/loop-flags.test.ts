@@ -50,9 +50,10 @@ async function traced(runId: string, nodeFlags: string[]): Promise<Traced> {
   return { optimized: lines.filter((line) => line.startsWith("[completed optimizing") && line.includes("(target TURBOFAN)")).length, scavengerTasks };
 }
 
-/** The scavenges of a run's second half, all in its loop (start-up has a dozen or so of a 150-iteration run's 60–80). */
+/** The middle half of a run's scavenges, all in its loop: start-up has a dozen or so of a 150-iteration run's 60–80, the run's end after the loop one or two. */
 function inLoop(run: Traced): number[] {
-  return run.scavengerTasks.slice(Math.ceil(run.scavengerTasks.length / 2));
+  const count = run.scavengerTasks.length;
+  return run.scavengerTasks.slice(Math.floor(count / 4), Math.ceil((count * 3) / 4));
 }
 
 let held: Traced;
