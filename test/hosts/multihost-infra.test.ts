@@ -155,7 +155,7 @@ describe("simulated hosts", () => {
     expect((await a!.exec(`ls -A ${mountPoint}`)).stdout).toBe("");
   });
 
-  it("can be clones: the same hostname and machine-id, told apart only by boot_id, pids that collide, and a clock that is off", async () => {
+  it("can be clones: the same hostname and machine-id, told apart only by boot_id, pids that collide, and a clock that is off; each with its own /dev/shm", async () => {
     const { hosts: [a, b] } = await hostsFor({ count: 2, prefix: "clone", sameHostname: true, sameMachineId: true, clockOffsetSeconds: [0, 3600] });
     const facts = async (host: typeof a) => (await host!.exec("hostname; cat /etc/machine-id /proc/sys/kernel/random/boot_id; date +%s; sh -c 'echo $$'")).stdout.split("\n");
     const before = Math.floor(Date.now() / 1000);
@@ -172,6 +172,14 @@ describe("simulated hosts", () => {
     // Fresh PID namespaces hand out the same numbers in the same order: the same history gives the same pid on both.
     expect(fa[4]).toBe(fb[4]);
     expect(a!.pidNamespace).not.toBe(b!.pidNamespace);
+    // Each has its own /dev/shm, where libfaketime keeps a semaphore and a shared-memory object for each process of the
+    // skewed host: none of it reaches this machine's, so a host killed with its sessions leaves nothing there.
+    const probe = `delta-shm-probe-${process.pid}-${Date.now()}`;
+    const shm = (await b!.exec(`touch /dev/shm/${probe} && ls -A /dev/shm`)).stdout.split("\n");
+    expect(shm).toContain(probe);
+    expect(shm.some((name) => name.startsWith("faketime_shm_"))).toBe(true);
+    expect(existsSync(join("/dev/shm", probe))).toBe(false);
+    expect((await a!.exec(`ls -A /dev/shm`)).stdout.split("\n")).not.toContain(probe);
   });
 });
 

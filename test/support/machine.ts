@@ -67,7 +67,10 @@ while (1) {
 
 /**
  * Runs as pid 1 before the init: names the machine and gives it its own identity files, by bind mounts that only its
- * mount namespace sees. $1 hostname, $2 machine directory, then the init's command line.
+ * mount namespace sees, and its own /dev/shm, as a machine has: what its processes leave there goes with it (libfaketime
+ * makes a semaphore and a shared-memory object for each process it is preloaded in and removes them only at a clean
+ * exit, so every session of a host with a skewed clock that was killed with the host left two files in the test's
+ * /dev/shm). $1 hostname, $2 machine directory, then the init's command line.
  */
 const SETUP_SH = `set -eu
 hostname "$1"
@@ -75,6 +78,7 @@ dir=$2
 shift 2
 if [ ! -e /etc/machine-id ]; then echo "machine setup: /etc/machine-id does not exist, so it cannot be replaced per machine" >&2; exit 97; fi
 mount --bind "$dir/machine-id" /etc/machine-id
+mount -t tmpfs -o mode=1777,nosuid,nodev,size=64m tmpfs /dev/shm
 if mount --bind "$dir/boot_id" /proc/sys/kernel/random/boot_id 2>"$dir/boot_id.err"; then echo yes > "$dir/own-boot_id"; else echo no > "$dir/own-boot_id"; fi
 exec "$@"
 `;
