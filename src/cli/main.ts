@@ -3,6 +3,7 @@
 import "../zod-config.js";
 import { DeltaError, EXIT, UsageError } from "../errors.js";
 import { takeDeferredCaCerts } from "../llm/transport/deferred-ca.js";
+import { takeLauncherMallocArenas } from "./malloc-arenas.js";
 import { EMPTY_USAGE } from "../llm/usage.js";
 import { parseArgv } from "./parse-argv.js";
 import { processIo, type CliIo } from "./io.js";
@@ -84,6 +85,7 @@ function refusal(argv: readonly string[], { type, message, status, agentName }: 
 
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   takeDeferredCaCerts();
+  takeLauncherMallocArenas();
   const cli = buildCli();
   try {
     // `delta help [command]` is `delta [command] --help`.

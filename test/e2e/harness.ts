@@ -59,13 +59,17 @@ export function spawnDelta(args: string[], options: DeltaOptions = {}): ResultPr
 /**
  * What the `delta` command's launcher (bin/delta.js read by sh) does before it starts Node, which a test skips by
  * starting the node that runs it on the file: NODE_EXTRA_CA_CERTS moved to DELTA_DEFERRED_CA_CERTS unless NODE_OPTIONS
- * chooses a CA store. Otherwise every delta a test starts parses the machine's CA bundle, as no user's does (37 ms of
- * CPU a start with Debian's bundle, on 2 cores). test/e2e/deferred-ca.test.ts starts the command itself.
+ * chooses a CA store, and malloc held to two arenas unless the environment chooses a number. Otherwise every delta a
+ * test starts parses the machine's CA bundle, as no user's does (37 ms of CPU a start with Debian's bundle, on 2
+ * cores). test/e2e/deferred-ca.test.ts and test/e2e/malloc-arenas.test.ts start the command itself.
  */
 function asTheCommandStartsNode(env: Record<string, string>): Record<string, string | undefined> {
+  // A variable the test names (even as undefined, which unsets it) wins over this process's.
+  const seen = (name: string): string | undefined => (name in env ? env[name] : process.env[name]);
+  const arenas = seen("MALLOC_ARENA_MAX") !== undefined || (seen("GLIBC_TUNABLES") ?? "").includes("arena_max") ? {} : { MALLOC_ARENA_MAX: "2", DELTA_LAUNCHER_MALLOC_ARENAS: "2" };
   const extra = env.NODE_EXTRA_CA_CERTS ?? process.env.NODE_EXTRA_CA_CERTS;
-  if (!extra || (env.NODE_OPTIONS ?? process.env.NODE_OPTIONS ?? "").includes("-ca")) return env;
-  return { ...env, NODE_EXTRA_CA_CERTS: undefined, DELTA_DEFERRED_CA_CERTS: extra };
+  if (!extra || (env.NODE_OPTIONS ?? process.env.NODE_OPTIONS ?? "").includes("-ca")) return { ...env, ...arenas };
+  return { ...env, ...arenas, NODE_EXTRA_CA_CERTS: undefined, DELTA_DEFERRED_CA_CERTS: extra };
 }
 
 export async function delta(args: string[], options: DeltaOptions = {}): Promise<DeltaResult> {
