@@ -44,24 +44,14 @@ async function seenWith(env: Record<string, string | undefined>): Promise<{ tool
 }
 
 describe("malloc's arenas through the delta command", () => {
-  it("holds the engine's process to two arenas and gives its tools the environment without the variable", async () => {
-    const seen = await seenWith({});
-    expect(seen.engine).toBe("engine: DELTA_LAUNCHER_MALLOC_ARENAS=2 MALLOC_ARENA_MAX=2 ");
-    expect(seen.tool).toBe("tool: arenas=[unset] mark=[unset] tunables=[unset]");
-  });
-
-  it("leaves a number the user chose, even an empty one, to the engine and its tools alike", async () => {
-    const four = await seenWith({ MALLOC_ARENA_MAX: "4" });
-    expect(four.engine).toBe("engine: MALLOC_ARENA_MAX=4 ");
-    expect(four.tool).toBe("tool: arenas=[4] mark=[unset] tunables=[unset]");
-    const empty = await seenWith({ MALLOC_ARENA_MAX: "" });
-    expect(empty.engine).toBe("engine: MALLOC_ARENA_MAX= ");
-    expect(empty.tool).toBe("tool: arenas=[] mark=[unset] tunables=[unset]");
-  });
-
-  it("leaves malloc alone when GLIBC_TUNABLES sets its arena_max", async () => {
-    const seen = await seenWith({ GLIBC_TUNABLES: "glibc.malloc.arena_max=3" });
-    expect(seen.engine).toBe("engine: ");
-    expect(seen.tool).toBe("tool: arenas=[unset] mark=[unset] tunables=[glibc.malloc.arena_max=3]");
+  it.each([
+    { why: "none chosen: two arenas for the engine's process, and its tool's environment without the variable", env: {}, engine: "DELTA_LAUNCHER_MALLOC_ARENAS=2 MALLOC_ARENA_MAX=2 ", tool: "arenas=[unset] mark=[unset] tunables=[unset]" },
+    { why: "the user's number, for the engine and its tool alike", env: { MALLOC_ARENA_MAX: "4" }, engine: "MALLOC_ARENA_MAX=4 ", tool: "arenas=[4] mark=[unset] tunables=[unset]" },
+    { why: "the user's empty value, left as it is", env: { MALLOC_ARENA_MAX: "" }, engine: "MALLOC_ARENA_MAX= ", tool: "arenas=[] mark=[unset] tunables=[unset]" },
+    { why: "arena_max in GLIBC_TUNABLES: malloc left alone", env: { GLIBC_TUNABLES: "glibc.malloc.arena_max=3" }, engine: "", tool: "arenas=[unset] mark=[unset] tunables=[glibc.malloc.arena_max=3]" },
+  ])("$why", async ({ env, engine, tool }) => {
+    const seen = await seenWith(env);
+    expect(seen.engine).toBe(`engine: ${engine}`);
+    expect(seen.tool).toBe(`tool: ${tool}`);
   });
 });
