@@ -1,6 +1,6 @@
 #!/bin/sh
 ":" //; case "${NODE_OPTIONS-}" in *-ca*) ;; *) if [ -n "${NODE_EXTRA_CA_CERTS-}" ]; then DELTA_DEFERRED_CA_CERTS=$NODE_EXTRA_CA_CERTS; export DELTA_DEFERRED_CA_CERTS; unset NODE_EXTRA_CA_CERTS; fi ;; esac
-":" //; case "${MALLOC_ARENA_MAX+set}${GLIBC_TUNABLES-}" in set*|*arena_max*) ;; *) MALLOC_ARENA_MAX=2; DELTA_LAUNCHER_MALLOC_ARENAS=2; export MALLOC_ARENA_MAX DELTA_LAUNCHER_MALLOC_ARENAS ;; esac
+":" //; case "${MALLOC_ARENA_MAX+set}:${GLIBC_TUNABLES-}" in set:*|*arena_max*) ;; *) MALLOC_ARENA_MAX=2; DELTA_LAUNCHER_MALLOC_ARENAS=2; export MALLOC_ARENA_MAX DELTA_LAUNCHER_MALLOC_ARENAS ;; esac
 ":" //; exec node "$0" "$@"
 // Launcher for the `delta` command, read by sh first and then by Node.
 //

@@ -22,7 +22,7 @@ import zlib from "node:zlib";
 import { boundOldGeneration } from "./old-generation.js";
 import { boundYoungGeneration, withDefaultFlags } from "./runtime-flags.js";
 
-// The bundle's loop holds the optimizing compiler off through this helper (launcher-helper.ts), which keeps V8's flags consistent around its compiles, and reports the code paths it ran (ranCodePath).
+// The bundle's loop holds V8's loop flags (the optimizing compiler, the scavenger's helper thread) through this helper (launcher-helper.ts), which keeps V8's flags consistent around its compiles, and reports the code paths it ran (ranCodePath).
 export { holdLoopFlags } from "./runtime-flags.js";
 
 /** The build stamps every bundle's first line with this prefix and the hex SHA-256 of the rest of the file. */

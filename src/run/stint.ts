@@ -70,7 +70,7 @@ export async function runStint(options: StintOptions): Promise<RunOutcome> {
   const marks = files.landmarks();
   const live = await openLiveTrace({ first: marks.first, path: files.paths.journal }, options.started ? 1 : (options.traceFromSeq ?? marks.count + 1), secrets, progress);
   if (live) files.subscribe((event) => live.push(event));
-  // The launcher (none from sources): what this run's code paths are, for its code cache, and its hold on V8's optimizing compiler.
+  // The launcher (none from sources): what this run's code paths are, for its code cache, and its hold on V8's loop flags.
   const launcher = launcherHelper();
   if (launcher) files.subscribe(codePathReporter(launcher.ranCodePath));
   let runTrace: ReturnType<typeof journalTraceOf> = null;

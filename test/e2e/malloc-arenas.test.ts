@@ -48,6 +48,7 @@ describe("malloc's arenas through the delta command", () => {
     { why: "none chosen: two arenas for the engine's process, and its tool's environment without the variable", env: {}, engine: "DELTA_LAUNCHER_MALLOC_ARENAS=2 MALLOC_ARENA_MAX=2 ", tool: "arenas=[unset] mark=[unset] tunables=[unset]" },
     { why: "the user's number, for the engine and its tool alike", env: { MALLOC_ARENA_MAX: "4" }, engine: "MALLOC_ARENA_MAX=4 ", tool: "arenas=[4] mark=[unset] tunables=[unset]" },
     { why: "the user's empty value, left as it is", env: { MALLOC_ARENA_MAX: "" }, engine: "MALLOC_ARENA_MAX= ", tool: "arenas=[] mark=[unset] tunables=[unset]" },
+    { why: "other GLIBC_TUNABLES: two arenas still, the tunables passed on", env: { GLIBC_TUNABLES: "glibc.malloc.tcache_count=0" }, engine: "DELTA_LAUNCHER_MALLOC_ARENAS=2 MALLOC_ARENA_MAX=2 ", tool: "arenas=[unset] mark=[unset] tunables=[glibc.malloc.tcache_count=0]" },
     { why: "arena_max in GLIBC_TUNABLES: malloc left alone", env: { GLIBC_TUNABLES: "glibc.malloc.arena_max=3" }, engine: "", tool: "arenas=[unset] mark=[unset] tunables=[glibc.malloc.arena_max=3]" },
   ])("$why", async ({ env, engine, tool }) => {
     const seen = await seenWith(env);
